@@ -1,0 +1,118 @@
+"""Lowering, the pure half of compilation: which kernel source, which -D specialisation, which launch.
+
+Kernels are compiled per kind, not per shape: a KernelSpec (source file + defines) is the program cache key,
+and everything that varies with the shape (element count, coalesced sizes and strides) travels as kernel
+arguments in an ElementwiseLayout.
+
+Every element-wise kernel in ``opencl/`` takes the same arguments, so one runtime routine can launch any of
+them: for each tensor in binding order, its buffer and its element offset (``ulong``); then the element count
+(``ulong``), the coalesced sizes (``uint8``) and one ``uint8`` of strides per tensor.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+MAX_RANK = 8
+
+
+def opencl_source_dir() -> Path:
+    """Where the .cl files are: inside the installed package (the wheel maps them there), else the source
+    tree's top-level ``opencl/`` (an editable install)."""
+    packaged = Path(str(importlib.resources.files("dmlpy"))) / "opencl"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "opencl"
+
+
+@cache
+def kernel_source(name: str) -> str:
+    """The text of ``opencl/<name>``."""
+    return (opencl_source_dir() / name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One compiled kind of kernel: a source file in ``opencl/`` and its -D specialisation."""
+
+    source_name: str
+    kernel_name: str
+    defines: tuple[tuple[str, str], ...]
+
+    @property
+    def build_options(self) -> tuple[str, ...]:
+        # No -cl-fast-relaxed-math, -cl-finite-math-only or -cl-denorms-are-zero: they break exact rounding of
+        # NaN, infinities, signed zeros and subnormals (peers.md §5).
+        return ("-cl-std=CL1.2", *(f"-D{name}={value}" for name, value in self.defines))
+
+    @property
+    def source(self) -> str:
+        return kernel_source(self.source_name)
+
+    @property
+    def specialised_source(self) -> str:
+        """The source as the compiler sees it, the -D options written out as #define lines (for reading)."""
+        defines = "".join(f"#define {name} {value}\n" for name, value in self.defines)
+        return f"// {self.source_name}, specialised by -D options:\n{defines}\n{self.source}"
+
+
+@dataclass(frozen=True)
+class ElementwiseLayout:
+    """Sizes and per-tensor strides after coalescing; ``packed`` when every tensor is one contiguous run."""
+
+    element_count: int
+    sizes: tuple[int, ...]
+    strides: tuple[tuple[int, ...], ...]
+    """One tuple per tensor, in binding order (inputs, then outputs)."""
+
+    @property
+    def rank(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def packed(self) -> bool:
+        return self.rank == 1 and all(s == (1,) for s in self.strides)
+
+
+def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> ElementwiseLayout:
+    """Drop size-1 dimensions and merge neighbours that are contiguous in every tensor.
+
+    A packed tensor of any shape becomes rank 1, so it runs the 1-D vectorised kernel; a transposed or
+    broadcast one keeps only the dimensions that really differ.
+    """
+    kept = [d for d, size in enumerate(sizes) if size != 1] or [len(sizes) - 1]
+    merged_sizes = [sizes[kept[0]]]
+    merged_strides = [[tensor[kept[0]]] for tensor in strides]
+    for dim in kept[1:]:
+        size = sizes[dim]
+        if all(tensor_merged[-1] == tensor[dim] * size for tensor_merged, tensor in zip(merged_strides, strides, strict=True)):
+            merged_sizes[-1] *= size
+            for tensor_merged, tensor in zip(merged_strides, strides, strict=True):
+                tensor_merged[-1] = tensor[dim]
+        else:
+            merged_sizes.append(size)
+            for tensor_merged, tensor in zip(merged_strides, strides, strict=True):
+                tensor_merged.append(tensor[dim])
+    if len(kept) == 1 and sizes[kept[0]] == 1:
+        merged_strides = [[1] for _ in strides]  # a single element: any stride reads the same address
+    return ElementwiseLayout(
+        element_count=math.prod(sizes),
+        sizes=tuple(merged_sizes),
+        strides=tuple(tuple(s) for s in merged_strides),
+    )
+
+
+@dataclass(frozen=True)
+class LoweredOperator:
+    """What the runtime needs to run an operator: the kernel kind, the layout arguments and the launch size."""
+
+    kernel: KernelSpec
+    layout: ElementwiseLayout
+    elements_per_work_item: int
+
+    @property
+    def global_size(self) -> int:
+        return max(1, -(-self.layout.element_count // self.elements_per_work_item))

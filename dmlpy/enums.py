@@ -1,0 +1,234 @@
+"""DirectML's enums and constants with directml.h's numeric values (DirectX-Headers, DML_TARGET_VERSION 0x6400).
+
+Members drop the C prefix: ``DML_ROUNDING_MODE_TOWARD_ZERO`` is ``RoundingMode.TOWARD_ZERO``. Wherever a value
+is parsed (constructors, JSON, the CLI) the C spelling, the short name and the number are all accepted::
+
+    RoundingMode("DML_ROUNDING_MODE_TOWARD_ZERO") is RoundingMode("TOWARD_ZERO") is RoundingMode(1)
+
+Flag enums also accept ``"A|B"`` combinations, as C code writes them.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, ClassVar, Self
+
+
+def _parse_name(cls: type[Any], prefix: str, value: object) -> Any:
+    """Look a member up by its C spelling or its short name (case-insensitive); None if neither matches."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        return cls(int(text, 0))  # a number written as text, e.g. "1" or "0x2100" from a CLI or JSON
+    except ValueError:
+        pass
+    name = text.upper()
+    name = name.removeprefix(prefix)
+    for candidate in (name, cls._short_name_alias(name)):
+        if candidate in cls.__members__:
+            return cls.__members__[candidate]
+    return None
+
+
+class DmlEnum(enum.IntEnum):
+    """An IntEnum that parses directml.h spellings and prints them."""
+
+    C_PREFIX: ClassVar[str]
+
+    @classmethod
+    def _short_name_alias(cls, name: str) -> str:
+        return name
+
+    @classmethod
+    def _missing_(cls, value: object) -> Self | None:
+        return _parse_name(cls, cls.C_PREFIX, value)  # type: ignore[no-any-return]
+
+    @property
+    def c_name(self) -> str:
+        """The directml.h spelling, e.g. ``DML_ROUNDING_MODE_TOWARD_ZERO``."""
+        return self.C_PREFIX + self.name
+
+    def __str__(self) -> str:
+        return self.c_name
+
+
+class DmlFlag(enum.IntFlag):
+    """An IntFlag that parses directml.h spellings, including ``"A|B"`` combinations."""
+
+    C_PREFIX: ClassVar[str]
+
+    @classmethod
+    def _short_name_alias(cls, name: str) -> str:
+        return name
+
+    @classmethod
+    def _missing_(cls, value: object) -> Self | None:
+        if isinstance(value, str):
+            combined = cls(0)
+            for part in value.split("|"):
+                member = _parse_name(cls, cls.C_PREFIX, part)
+                if member is None:
+                    return None
+                combined |= member
+            return combined
+        return super()._missing_(value)
+
+    @property
+    def c_name(self) -> str:
+        """The directml.h spelling, ``|``-joined for combinations (``DML_TENSOR_FLAG_NONE`` for zero)."""
+        if self.value == 0:
+            return self.C_PREFIX + "NONE"
+        return "|".join(self.C_PREFIX + (m.name or "") for m in type(self) if m.value and m in self)
+
+    def __str__(self) -> str:
+        return self.c_name
+
+
+class TensorDataType(DmlEnum):
+    """DML_TENSOR_DATA_TYPE."""
+
+    C_PREFIX = enum.nonmember("DML_TENSOR_DATA_TYPE_")
+    UNKNOWN = 0
+    FLOAT32 = 1
+    FLOAT16 = 2
+    UINT32 = 3
+    UINT16 = 4
+    UINT8 = 5
+    INT32 = 6
+    INT16 = 7
+    INT8 = 8
+    FLOAT64 = 9
+    UINT64 = 10
+    INT64 = 11
+    UINT4 = 12
+    INT4 = 13
+
+
+class TensorType(DmlEnum):
+    """DML_TENSOR_TYPE."""
+
+    C_PREFIX = enum.nonmember("DML_TENSOR_TYPE_")
+    INVALID = 0
+    BUFFER = 1
+
+
+class TensorFlags(DmlFlag):
+    """DML_TENSOR_FLAGS."""
+
+    C_PREFIX = enum.nonmember("DML_TENSOR_FLAG_")
+    NONE = 0
+    OWNED_BY_DML = 0x1
+
+
+class RoundingMode(DmlEnum):
+    """DML_ROUNDING_MODE. Beware the naming trap: TOWARD_INFINITY rounds to nearest with halves away from zero
+    (2.5 -> 3, -2.5 -> -3); it is not ceil (MicrosoftDocs/sdk-api PR #1974)."""
+
+    C_PREFIX = enum.nonmember("DML_ROUNDING_MODE_")
+    HALVES_TO_NEAREST_EVEN = 0
+    """Nearest; halves to even (C rint). 2.5 -> 2, -1.5 -> -2."""
+    TOWARD_ZERO = 1
+    """Truncate (C trunc). 1.75 -> 1, -1.75 -> -1."""
+    TOWARD_INFINITY = 2
+    """Nearest; halves away from zero (C round), not ceil. 2.5 -> 3, -2.5 -> -3, 1.25 -> 1."""
+
+
+class FeatureLevel(DmlEnum):
+    """DML_FEATURE_LEVEL; ordered, each level a strict superset of the ones below it."""
+
+    C_PREFIX = enum.nonmember("DML_FEATURE_LEVEL_")
+    FL_1_0 = 0x1000
+    FL_2_0 = 0x2000
+    FL_2_1 = 0x2100
+    FL_3_0 = 0x3000
+    FL_3_1 = 0x3100
+    FL_4_0 = 0x4000
+    FL_4_1 = 0x4100
+    FL_5_0 = 0x5000
+    FL_5_1 = 0x5100
+    FL_5_2 = 0x5200
+    FL_6_0 = 0x6000
+    FL_6_1 = 0x6100
+    FL_6_2 = 0x6200
+    FL_6_3 = 0x6300
+    FL_6_4 = 0x6400
+
+    @classmethod
+    def _short_name_alias(cls, name: str) -> str:
+        # "3_0", "3.0" and "FL_3_0" all name DML_FEATURE_LEVEL_3_0.
+        return "FL_" + name.removeprefix("FL_").replace(".", "_")
+
+    @property
+    def c_name(self) -> str:
+        return self.C_PREFIX + self.name.removeprefix("FL_")
+
+
+class OperatorType(DmlEnum):
+    """DML_OPERATOR_TYPE (the values dmlpy knows; directml.h numbers them implicitly, counted from the header)."""
+
+    C_PREFIX = enum.nonmember("DML_OPERATOR_")
+    INVALID = 0
+    ELEMENT_WISE_IDENTITY = 1
+    ELEMENT_WISE_QUANTIZE_LINEAR = 33
+    ELEMENT_WISE_DEQUANTIZE_LINEAR = 34
+    ELEMENT_WISE_ROUND = 99
+    QUANTIZE = 173
+    DEQUANTIZE = 174
+
+
+class ExecutionFlags(DmlFlag):
+    """DML_EXECUTION_FLAGS."""
+
+    C_PREFIX = enum.nonmember("DML_EXECUTION_FLAG_")
+    NONE = 0
+    ALLOW_HALF_PRECISION_COMPUTATION = 0x1
+    DISABLE_META_COMMANDS = 0x2
+    DESCRIPTORS_VOLATILE = 0x4
+
+
+class BindingType(DmlEnum):
+    """DML_BINDING_TYPE."""
+
+    C_PREFIX = enum.nonmember("DML_BINDING_TYPE_")
+    NONE = 0
+    BUFFER = 1
+    BUFFER_ARRAY = 2
+
+
+class CreateDeviceFlags(DmlFlag):
+    """DML_CREATE_DEVICE_FLAGS."""
+
+    C_PREFIX = enum.nonmember("DML_CREATE_DEVICE_FLAG_")
+    NONE = 0
+    DEBUG = 0x1
+
+
+class Feature(DmlEnum):
+    """DML_FEATURE: what IDMLDevice::CheckFeatureSupport can be asked."""
+
+    C_PREFIX = enum.nonmember("DML_FEATURE_")
+    TENSOR_DATA_TYPE_SUPPORT = 0
+    FEATURE_LEVELS = 1
+
+
+class QuantizationType(DmlEnum):
+    """DML_QUANTIZATION_TYPE (DML_TARGET_VERSION >= 0x6300)."""
+
+    C_PREFIX = enum.nonmember("DML_QUANTIZATION_TYPE_")
+    NONE = 0
+    SCALE = 1
+    SCALE_ZERO_POINT = 2
+
+
+DML_TENSOR_DIMENSION_COUNT_MAX = 5
+"""The dimension cap below DML_FEATURE_LEVEL_3_0."""
+DML_TENSOR_DIMENSION_COUNT_MAX1 = 8
+"""The dimension cap from DML_FEATURE_LEVEL_3_0 (DML_TARGET_VERSION >= 0x3000)."""
+DML_TEMPORARY_BUFFER_ALIGNMENT = 256
+DML_PERSISTENT_BUFFER_ALIGNMENT = 256
+DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
+"""Every tensor binding offset is a multiple of this many bytes."""
+
+DML_MAX_ELEMENT_COUNT = 2**32 - 1
+"""At most UINT32_MAX elements per tensor (DML_BUFFER_TENSOR_DESC remarks)."""

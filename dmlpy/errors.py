@@ -1,0 +1,52 @@
+"""Errors mirror DirectML's HRESULTs, but every message says what was wrong and why.
+
+DirectML reports most mistakes as E_INVALIDARG ("The parameter is incorrect") and removes the device for
+others. dmlpy raises at once, before anything is enqueued, with the operator, the field (C names), the value
+given, the rule, and the feature level where the rule changes.
+"""
+
+from __future__ import annotations
+
+E_INVALIDARG = 0x80070057
+DXGI_ERROR_UNSUPPORTED = 0x887A0004
+DXGI_ERROR_DEVICE_REMOVED = 0x887A0005
+E_OUTOFMEMORY = 0x8007000E
+E_FAIL = 0x80004005
+
+
+class DmlError(Exception):
+    """Base of every dmlpy error; ``hresult`` is the HRESULT DirectML would have returned."""
+
+    hresult: int = E_FAIL
+
+
+class InvalidArgumentError(DmlError, ValueError):
+    """E_INVALIDARG: a descriptor, binding or argument breaks a DirectML rule."""
+
+    hresult = E_INVALIDARG
+
+
+class UnsupportedError(DmlError):
+    """DXGI_ERROR_UNSUPPORTED: the feature level, operator or data type is not available here."""
+
+    hresult = DXGI_ERROR_UNSUPPORTED
+
+
+class DeviceRemovedError(DmlError):
+    """DXGI_ERROR_DEVICE_REMOVED: the OpenCL device failed; recreate the device and everything made from it."""
+
+    hresult = DXGI_ERROR_DEVICE_REMOVED
+
+
+class OutOfMemoryError(DmlError, MemoryError):
+    """E_OUTOFMEMORY: the OpenCL device could not allocate a buffer."""
+
+    hresult = E_OUTOFMEMORY
+
+
+class KernelBuildError(DmlError):
+    """An OpenCL program failed to build; ``build_log`` holds the compiler's output."""
+
+    def __init__(self, message: str, build_log: str) -> None:
+        super().__init__(f"{message}\n--- OpenCL build log ---\n{build_log}")
+        self.build_log = build_log

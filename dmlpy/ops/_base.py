@@ -1,0 +1,57 @@
+"""What every operator descriptor shares: tensors in binding order, validation against a feature level, and
+lowering to an OpenCL kernel specification."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from dmlpy.codegen import LoweredOperator
+from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.model import DmlModel
+from dmlpy.support import SupportTable
+from dmlpy.tensor import TensorDesc, check_buffer_tensor
+
+
+class OperatorDescBase(DmlModel):
+    """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, support
+    table, tensor fields in binding order and whether the output may alias an input (in-place)."""
+
+    OPERATOR_TYPE: ClassVar[OperatorType]
+    SUPPORT: ClassVar[SupportTable]
+    INPUTS: ClassVar[tuple[str, ...]]
+    """Input tensor fields (snake_case) in DirectML's binding order."""
+    OUTPUTS: ClassVar[tuple[str, ...]]
+    """Output tensor fields (snake_case) in DirectML's binding order."""
+    SUPPORTS_IN_PLACE: ClassVar[bool]
+
+    @classmethod
+    def c_field(cls, field: str) -> str:
+        """The C member name of a snake_case field, e.g. ``InputTensor``."""
+        return cls.model_fields[field].alias or field
+
+    def input_tensors(self) -> list[TensorDesc | None]:
+        return [getattr(self, name) for name in self.INPUTS]
+
+    def output_tensors(self) -> list[TensorDesc | None]:
+        return [getattr(self, name) for name in self.OUTPUTS]
+
+    def validate_for(self, level: FeatureLevel) -> None:
+        """Raise UnsupportedError or InvalidArgumentError for the first rule this descriptor breaks at
+        ``level``; return None when IDMLDevice::CreateOperator would accept it."""
+        self.SUPPORT.row_for(level)
+        name = self.OPERATOR_TYPE.name
+        for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
+            for field in fields:
+                tensor: TensorDesc | None = getattr(self, field)
+                if tensor is None:
+                    continue
+                check_buffer_tensor(tensor, f"{name}.{self.c_field(field)}", is_output=is_output)
+                self.SUPPORT.check_tensor(level, self.c_field(field), tensor.desc)
+        self.check_operator_rules(level)
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        """The operator's own cross-tensor rules (shared sizes, types, attribute ranges)."""
+
+    def lower(self) -> LoweredOperator:
+        """The OpenCL kernel and launch arguments that compute this operator (pure; no OpenCL needed)."""
+        raise NotImplementedError(f"{self.OPERATOR_TYPE.name} has no OpenCL lowering")

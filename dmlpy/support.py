@@ -1,0 +1,78 @@
+"""Capability as data: each operator's DirectML "tensor support" table, one row per feature level.
+
+A row holds from its level up to the next row's level. Checks always take the feature level explicitly
+(the device's, or the one given to ``dml.validate``); there is no ambient state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.tensor import BufferTensorDesc
+
+
+@dataclass(frozen=True)
+class SupportRow:
+    """What one feature level allows: a dimension-count range and the data types of each tensor (C names)."""
+
+    level: FeatureLevel
+    dimension_counts: tuple[int, int]
+    data_types: Mapping[str, frozenset[TensorDataType]]
+
+    def describe_dimensions(self) -> str:
+        low, high = self.dimension_counts
+        return f"exactly {low}" if low == high else f"{low} to {high}"
+
+    def allows_dimension_count(self, count: int) -> bool:
+        return self.dimension_counts[0] <= count <= self.dimension_counts[1]
+
+
+def _type_list(types: frozenset[TensorDataType]) -> str:
+    return ", ".join(str(t) for t in sorted(types))
+
+
+@dataclass(frozen=True)
+class SupportTable:
+    """An operator's rows, lowest level first."""
+
+    operator: OperatorType
+    rows: tuple[SupportRow, ...]
+
+    @property
+    def introduced(self) -> FeatureLevel:
+        return self.rows[0].level
+
+    def row_for(self, level: FeatureLevel) -> SupportRow:
+        """The row in force at ``level``; UnsupportedError below the operator's first level."""
+        in_force = [row for row in self.rows if row.level <= level]
+        if not in_force:
+            raise UnsupportedError(
+                f"{self.operator.name} needs {self.introduced.c_name} or higher; it was validated against "
+                f"{level.c_name}"
+            )
+        return in_force[-1]
+
+    def _later_rows(self, level: FeatureLevel) -> list[SupportRow]:
+        return [row for row in self.rows if row.level > level]
+
+    def check_tensor(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
+        """Dimension count and data type of the tensor ``field`` (its C name) against the row at ``level``."""
+        row = self.row_for(level)
+        where = f"{self.operator.name}.{field}"
+        count = desc.dimension_count
+        if not row.allows_dimension_count(count):
+            later = next((r for r in self._later_rows(level) if r.allows_dimension_count(count)), None)
+            hint = f" ({later.describe_dimensions()} from {later.level.c_name})" if later else ""
+            raise InvalidArgumentError(
+                f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions()}{hint}"
+            )
+        allowed = row.data_types[field]
+        if desc.data_type not in allowed:
+            later = next((r for r in self._later_rows(level) if desc.data_type in r.data_types[field]), None)
+            hint = f" ({desc.data_type} from {later.level.c_name})" if later else ""
+            raise InvalidArgumentError(
+                f"{where}.DataType is {desc.data_type}; {level.c_name} allows {_type_list(allowed)}{hint}"
+            )
