@@ -1,0 +1,128 @@
+"""DirectML's binding rules (IDMLBindingTable::BindInputs/BindOutputs, DML_BUFFER_BINDING), as pure checks.
+
+They run at bind and dispatch time, before anything is enqueued, so a broken binding never writes a byte.
+Where DirectML would remove the device (a wrong binding count, a partial alias) dmlpy raises instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.tensor import BufferTensorDesc
+
+
+class BindableBuffer(Protocol):
+    """What the rules need of a buffer: its size in bytes (identity tells two buffers apart)."""
+
+    @property
+    def size(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class BufferBinding:
+    """DML_BUFFER_BINDING: a byte range of a buffer. ``size_in_bytes=None`` means to the end of the buffer."""
+
+    buffer: BindableBuffer
+    offset: int = 0
+    size_in_bytes: int | None = None
+
+    @property
+    def size(self) -> int:
+        return self.buffer.size - self.offset if self.size_in_bytes is None else self.size_in_bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+    def describe(self) -> str:
+        return f"bytes [{self.offset}, {self.end}) of a {self.buffer.size}-byte buffer"
+
+
+@dataclass(frozen=True)
+class BindingProperties:
+    """DML_BINDING_PROPERTIES."""
+
+    required_descriptor_count: int
+    temporary_resource_size: int
+    persistent_resource_size: int
+
+
+@dataclass(frozen=True)
+class BoundTensor:
+    """A tensor slot with its binding, named for messages (``ELEMENT_WISE_ROUND.InputTensor``)."""
+
+    where: str
+    desc: BufferTensorDesc
+    binding: BufferBinding
+
+
+def check_tensor_binding(bound: BoundTensor) -> None:
+    """Offset alignment, size and range of one binding against its tensor."""
+    where, desc, binding = bound.where, bound.desc, bound.binding
+    alignment = max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
+    if binding.offset < 0 or binding.offset % alignment:
+        rule = f"a multiple of {DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT} (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)"
+        if desc.guaranteed_base_offset_alignment > DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
+            rule = (
+                f"a multiple of {alignment}, the tensor's GuaranteedBaseOffsetAlignment "
+                f"({desc.guaranteed_base_offset_alignment})"
+            )
+        raise InvalidArgumentError(f"{where} binding Offset is {binding.offset}; it must be {rule}")
+    if binding.size < desc.total_tensor_size_in_bytes:
+        raise InvalidArgumentError(
+            f"{where} binding SizeInBytes is {binding.size}; it must be at least the tensor's "
+            f"TotalTensorSizeInBytes ({desc.total_tensor_size_in_bytes})"
+        )
+    if binding.end > binding.buffer.size:
+        raise InvalidArgumentError(
+            f"{where} binding covers bytes [{binding.offset}, {binding.end}) but the buffer holds "
+            f"{binding.buffer.size} bytes; the range must lie inside the buffer"
+        )
+
+
+def _overlap(a: BufferBinding, b: BufferBinding) -> bool:
+    return a.buffer is b.buffer and a.offset < b.end and b.offset < a.end
+
+
+def _identical(a: BoundTensor, b: BoundTensor) -> bool:
+    return (
+        a.binding.offset == b.binding.offset
+        and a.binding.size == b.binding.size
+        and a.desc.data_type == b.desc.data_type
+        and a.desc.sizes == b.desc.sizes
+        and a.desc.effective_strides == b.desc.effective_strides
+        and a.desc.total_tensor_size_in_bytes == b.desc.total_tensor_size_in_bytes
+    )
+
+
+def check_aliasing(inputs: list[BoundTensor], outputs: list[BoundTensor], *, supports_in_place: bool) -> None:
+    """DirectML's hazard rules: inputs may overlap each other; an input may share memory with an output only
+    when the operator runs in place and range and layout are identical; outputs never overlap."""
+    for index, output in enumerate(outputs):
+        for other in outputs[index + 1 :]:
+            if _overlap(output.binding, other.binding):
+                raise InvalidArgumentError(
+                    f"{output.where} ({output.binding.describe()}) and {other.where} "
+                    f"({other.binding.describe()}) overlap; the writable ranges of two outputs never may"
+                )
+        for source in inputs:
+            if not _overlap(source.binding, output.binding):
+                continue
+            if supports_in_place and _identical(source, output):
+                continue
+            in_place = (
+                "identical binding Offset and SizeInBytes and identical Sizes, Strides and "
+                "TotalTensorSizeInBytes (in-place execution)"
+                if supports_in_place
+                else "never: this operator does not run in place"
+            )
+            raise InvalidArgumentError(
+                f"{source.where} ({source.binding.describe()}) and {output.where} "
+                f"({output.binding.describe()}) share memory but are not the same tensor. DirectML lets an "
+                f"input and an output overlap only with {in_place}; any partial overlap makes the result "
+                "depend on the order the GPU writes in. Bind them to disjoint ranges, or to the same range "
+                "with the same layout."
+            )

@@ -1,0 +1,145 @@
+"""IDMLDevice on OpenCL: one context and in-order queue on one device, at a declared feature level."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Literal, overload
+
+import numpy as np
+import numpy.typing as npt
+import pyopencl as cl
+
+from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.ops import OperatorDesc, as_operator_desc_base
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.runtime.binding_table import BindingTable, Dispatchable
+from dmlpy.runtime.buffer import Buffer, allocate
+from dmlpy.runtime.dispatchables import CompiledOperator, Operator, OperatorInitializer
+from dmlpy.runtime.platforms import preferred_device
+from dmlpy.runtime.programs import ProgramCache
+from dmlpy.runtime.recorder import CommandRecorder
+
+HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
+"""dmlpy validates every level up to directml.h's newest; operators it does not implement are refused."""
+
+
+class Device:
+    """IDMLDevice. Create with :func:`create_device`."""
+
+    def __init__(self, cl_device: cl.Device, feature_level: FeatureLevel) -> None:
+        self.cl_device = cl_device
+        self.feature_level = feature_level
+        self.context = cl.Context([cl_device])
+        self.queue = cl.CommandQueue(self.context)
+        self.programs = ProgramCache(self.context)
+        self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
+
+    @property
+    def name(self) -> str:
+        return f"{self.cl_device.name.strip()} ({self.cl_device.platform.name})"
+
+    def __repr__(self) -> str:
+        return f"<dmlpy.Device {self.name} at {self.feature_level.c_name}>"
+
+    @overload
+    def check_feature_support(
+        self, feature: Literal[Feature.FEATURE_LEVELS], query: Sequence[FeatureLevel | int | str]
+    ) -> FeatureLevel: ...
+    @overload
+    def check_feature_support(
+        self, feature: Literal[Feature.TENSOR_DATA_TYPE_SUPPORT], query: TensorDataType | int | str
+    ) -> bool: ...
+    def check_feature_support(self, feature: Feature, query: object) -> FeatureLevel | bool:
+        """IDMLDevice::CheckFeatureSupport.
+
+        FEATURE_LEVELS takes the levels the caller asks about and answers the highest of them this device
+        supports (which can be below ``device.feature_level``). TENSOR_DATA_TYPE_SUPPORT answers whether
+        buffers of that type work here: FLOAT64 needs cl_khr_fp64, UNKNOWN never.
+        """
+        feature = Feature(feature)
+        if feature == Feature.FEATURE_LEVELS:
+            if not isinstance(query, Sequence) or isinstance(query, str) or not query:
+                raise InvalidArgumentError("FEATURE_LEVELS needs a non-empty list of requested feature levels")
+            supported = [level for level in map(FeatureLevel, query) if level <= self.feature_level]
+            if not supported:
+                raise UnsupportedError(
+                    f"none of the requested levels is supported; this device is at {self.feature_level.c_name}"
+                )
+            return max(supported)
+        data_type = TensorDataType(query)  # type: ignore[arg-type]
+        if data_type == TensorDataType.UNKNOWN:
+            return False
+        if data_type == TensorDataType.FLOAT64:
+            return "cl_khr_fp64" in self.cl_device.extensions
+        return True
+
+    def create_operator(self, desc: OperatorDesc | OperatorDescBase) -> Operator:
+        """IDMLDevice::CreateOperator: validate ``desc`` against this device's feature level."""
+        base = as_operator_desc_base(desc)
+        base.validate_for(self.feature_level)
+        return Operator(self, base)
+
+    def compile_operator(self, operator: Operator, flags: ExecutionFlags | int = ExecutionFlags.NONE) -> CompiledOperator:
+        """IDMLDevice::CompileOperator: build the operator's kernel, or reuse the cached program."""
+        if operator.device is not self:
+            raise InvalidArgumentError(f"{operator!r} was created on another device")
+        return CompiledOperator(operator, ExecutionFlags(flags))
+
+    def create_operator_initializer(self, operators: Sequence[CompiledOperator]) -> OperatorInitializer:
+        """IDMLDevice::CreateOperatorInitializer."""
+        return OperatorInitializer(self, operators)
+
+    def create_binding_table(self, dispatchable: Dispatchable) -> BindingTable:
+        """IDMLDevice::CreateBindingTable."""
+        return BindingTable(self, dispatchable)
+
+    def create_command_recorder(self) -> CommandRecorder:
+        """IDMLDevice::CreateCommandRecorder."""
+        return CommandRecorder(self)
+
+    def create_buffer(self, size_in_bytes: int) -> Buffer:
+        """A zero-filled device buffer (ID3D12Device::CreateCommittedResource in DirectML's world)."""
+        return allocate(self, size_in_bytes)
+
+    def upload(self, array: npt.ArrayLike) -> Buffer:
+        """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds."""
+        data = np.ascontiguousarray(array)
+        buffer = allocate(self, max(4, (data.nbytes + 3) & ~3))
+        buffer.write(data)
+        return buffer
+
+
+def create_device(
+    minimum_feature_level: FeatureLevel | int | str = FeatureLevel.FL_1_0,
+    max_feature_level: FeatureLevel | int | str | None = None,
+    cl_device: cl.Device | None = None,
+) -> Device:
+    """DMLCreateDevice1 on OpenCL.
+
+    ``cl_device`` picks any pyopencl device; by default the first GPU, else PoCL's CPU device.
+    ``max_feature_level`` caps the device, to behave like an older DirectML. UnsupportedError when the
+    minimum cannot be met.
+    """
+    minimum = FeatureLevel(minimum_feature_level)
+    level = HIGHEST_FEATURE_LEVEL if max_feature_level is None else FeatureLevel(max_feature_level)
+    if level < minimum:
+        raise UnsupportedError(
+            f"minimum_feature_level {minimum.c_name} was requested but this device offers up to "
+            f"{level.c_name}" + (" (capped by max_feature_level)" if max_feature_level is not None else "")
+        )
+    return Device(cl_device if cl_device is not None else preferred_device().cl_device, level)
+
+
+_default: Device | None = None
+_default_lock = threading.Lock()
+
+
+def default_device() -> Device:
+    """The device ``dml.round`` uses when none is given: created once, at the highest feature level."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = create_device()
+        return _default

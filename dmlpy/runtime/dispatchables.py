@@ -1,0 +1,128 @@
+"""IDMLOperator, IDMLCompiledOperator and IDMLOperatorInitializer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from dmlpy.binding import BindingProperties
+from dmlpy.dtypes import element_size
+from dmlpy.enums import ExecutionFlags, TensorFlags
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.runtime.programs import Launchable
+from dmlpy.tensor import BufferTensorDesc
+
+if TYPE_CHECKING:
+    from dmlpy.runtime.device import Device
+
+
+class Operator:
+    """IDMLOperator: a descriptor validated against the device's feature level; compile it to run it."""
+
+    def __init__(self, device: Device, desc: OperatorDescBase) -> None:
+        self.device = device
+        self.desc = desc
+
+    def __repr__(self) -> str:
+        return f"<dmlpy.Operator {self.desc.OPERATOR_TYPE.name}>"
+
+
+class CompiledOperator:
+    """IDMLCompiledOperator: the operator's OpenCL kernel, built (or reused from the cache) and ready to bind.
+
+    ``source`` and ``build_options`` show exactly what runs, for people learning what the operator does.
+    """
+
+    def __init__(self, operator: Operator, flags: ExecutionFlags) -> None:
+        desc = operator.desc
+        for field in desc.INPUTS:
+            tensor = getattr(desc, field)
+            if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
+                raise UnsupportedError(
+                    f"{desc.OPERATOR_TYPE.name}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
+                    "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
+                    "without the flag"
+                )
+        self.device = operator.device
+        self.operator = operator
+        self.flags = flags
+        self.lowered = desc.lower()
+        self.launchable = Launchable.create(operator.device.programs.get(self.lowered.kernel), self.lowered)
+        self.initialized = False
+
+    @property
+    def desc(self) -> OperatorDescBase:
+        return self.operator.desc
+
+    @property
+    def name(self) -> str:
+        return self.desc.OPERATOR_TYPE.name
+
+    @property
+    def source(self) -> str:
+        """The OpenCL C source with this operator's -D specialisation written out as #define lines."""
+        return self.lowered.kernel.specialised_source
+
+    @property
+    def build_options(self) -> tuple[str, ...]:
+        return self.lowered.kernel.build_options
+
+    def input_descs(self) -> list[BufferTensorDesc | None]:
+        return [t.desc if t is not None else None for t in self.desc.input_tensors()]
+
+    def output_descs(self) -> list[BufferTensorDesc | None]:
+        return [t.desc if t is not None else None for t in self.desc.output_tensors()]
+
+    def slot_names(self, fields: Sequence[str]) -> list[str]:
+        return [f"{self.name}.{self.desc.c_field(field)}" for field in fields]
+
+    def get_binding_properties(self) -> BindingProperties:
+        """DML_BINDING_PROPERTIES: one descriptor per tensor; Round needs no temporary or persistent memory."""
+        return BindingProperties(
+            required_descriptor_count=len(self.desc.INPUTS) + len(self.desc.OUTPUTS),
+            temporary_resource_size=0,
+            persistent_resource_size=0,
+        )
+
+    def element_offsets(self, byte_offsets: Sequence[int]) -> list[int]:
+        """Binding byte offsets as element offsets, per tensor in binding order."""
+        descs = [*self.input_descs(), *self.output_descs()]
+        return [offset // element_size(d.data_type) if d else 0 for offset, d in zip(byte_offsets, descs, strict=True)]
+
+    def __repr__(self) -> str:
+        state = "initialized" if self.initialized else "not initialized"
+        return f"<dmlpy.CompiledOperator {self.name} {self.lowered.kernel.defines} {state}>"
+
+
+class OperatorInitializer:
+    """IDMLOperatorInitializer: dispatching it initializes its compiled operators, once each."""
+
+    def __init__(self, device: Device, operators: Sequence[CompiledOperator]) -> None:
+        self.device = device
+        self.operators: list[CompiledOperator] = []
+        self.reset(operators)
+
+    def reset(self, operators: Sequence[CompiledOperator]) -> None:
+        """IDMLOperatorInitializer::Reset: retarget the initializer."""
+        for compiled in operators:
+            if compiled.device is not self.device:
+                raise InvalidArgumentError(f"{compiled.name} was compiled on another device")
+        self.operators = list(operators)
+
+    def get_binding_properties(self) -> BindingProperties:
+        return BindingProperties(required_descriptor_count=0, temporary_resource_size=0, persistent_resource_size=0)
+
+    def initialize(self) -> None:
+        """What dispatching the initializer does: mark each target initialized, refusing a second time."""
+        for compiled in self.operators:
+            if compiled.initialized:
+                raise InvalidArgumentError(
+                    f"{compiled.name} is already initialized; DirectML initializes a compiled operator exactly "
+                    "once"
+                )
+        for compiled in self.operators:
+            compiled.initialized = True
+
+    def __repr__(self) -> str:
+        return f"<dmlpy.OperatorInitializer of {len(self.operators)} operators>"

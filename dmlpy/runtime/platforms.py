@@ -1,0 +1,70 @@
+"""Finding OpenCL devices: a GPU when one exists, else PoCL's CPU device from pocl-binary-distribution."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyopencl as cl
+
+from dmlpy.errors import UnsupportedError
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    """One OpenCL device as ``dmlpy devices`` lists it."""
+
+    index: int
+    platform: str
+    name: str
+    kind: str
+    version: str
+    cl_device: cl.Device
+
+
+def _kind(device: cl.Device) -> str:
+    if device.type & cl.device_type.GPU:
+        return "GPU"
+    if device.type & cl.device_type.CPU:
+        return "CPU"
+    return "ACCELERATOR" if device.type & cl.device_type.ACCELERATOR else "OTHER"
+
+
+def list_devices() -> list[DeviceEntry]:
+    """Every device of every platform, numbered in a stable order (platform, then device)."""
+    entries = []
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        platforms = []
+    for platform in platforms:
+        try:
+            devices = platform.get_devices()
+        except cl.Error:
+            continue
+        for device in devices:
+            entries.append(
+                DeviceEntry(len(entries), platform.name, device.name.strip(), _kind(device), device.version, device)
+            )
+    return entries
+
+
+def preferred_device() -> DeviceEntry:
+    """The default: the first GPU, else the first CPU device (PoCL's in a plain install), else anything."""
+    entries = list_devices()
+    if not entries:
+        raise UnsupportedError(
+            "no OpenCL device found; install the pocl-binary-distribution wheel (a CPU driver) or a GPU driver"
+        )
+    for kind in ("GPU", "CPU"):
+        for entry in entries:
+            if entry.kind == kind:
+                return entry
+    return entries[0]
+
+
+def device_by_index(index: int) -> DeviceEntry:
+    """The device ``dmlpy devices`` lists as ``index``."""
+    entries = list_devices()
+    if not 0 <= index < len(entries):
+        raise UnsupportedError(f"no OpenCL device {index}; there are {len(entries)} (see `dmlpy devices`)")
+    return entries[index]
