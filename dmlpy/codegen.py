@@ -88,7 +88,10 @@ def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> Elementw
     merged_strides = [[tensor[kept[0]]] for tensor in strides]
     for dim in kept[1:]:
         size = sizes[dim]
-        if all(tensor_merged[-1] == tensor[dim] * size for tensor_merged, tensor in zip(merged_strides, strides, strict=True)):
+        if all(
+            tensor_merged[-1] == tensor[dim] * size
+            for tensor_merged, tensor in zip(merged_strides, strides, strict=True)
+        ):
             merged_sizes[-1] *= size
             for tensor_merged, tensor in zip(merged_strides, strides, strict=True):
                 tensor_merged[-1] = tensor[dim]

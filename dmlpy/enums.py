@@ -36,13 +36,23 @@ class DmlEnum(enum.IntEnum):
 
     C_PREFIX: ClassVar[str]
 
+    def __init_subclass__(cls, *, c_prefix: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.C_PREFIX = c_prefix
+
+    @classmethod
+    def parse(cls, value: Self | int | str) -> Self:
+        """The member for a C spelling, short name, number or member; ValueError for anything else."""
+        return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+
     @classmethod
     def _short_name_alias(cls, name: str) -> str:
         return name
 
     @classmethod
     def _missing_(cls, value: object) -> Self | None:
-        return _parse_name(cls, cls.C_PREFIX, value)  # type: ignore[no-any-return]
+        member: Self | None = _parse_name(cls, cls.C_PREFIX, value)
+        return member
 
     @property
     def c_name(self) -> str:
@@ -58,6 +68,15 @@ class DmlFlag(enum.IntFlag):
 
     C_PREFIX: ClassVar[str]
 
+    def __init_subclass__(cls, *, c_prefix: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.C_PREFIX = c_prefix
+
+    @classmethod
+    def parse(cls, value: Self | int | str) -> Self:
+        """The flags for a C spelling (``"A|B"`` too), short name, number or member."""
+        return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+
     @classmethod
     def _short_name_alias(cls, name: str) -> str:
         return name
@@ -72,7 +91,8 @@ class DmlFlag(enum.IntFlag):
                     return None
                 combined |= member
             return combined
-        return super()._missing_(value)
+        member: Self | None = super()._missing_(value)
+        return member
 
     @property
     def c_name(self) -> str:
@@ -85,10 +105,9 @@ class DmlFlag(enum.IntFlag):
         return self.c_name
 
 
-class TensorDataType(DmlEnum):
+class TensorDataType(DmlEnum, c_prefix="DML_TENSOR_DATA_TYPE_"):
     """DML_TENSOR_DATA_TYPE."""
 
-    C_PREFIX = enum.nonmember("DML_TENSOR_DATA_TYPE_")
     UNKNOWN = 0
     FLOAT32 = 1
     FLOAT16 = 2
@@ -105,27 +124,24 @@ class TensorDataType(DmlEnum):
     INT4 = 13
 
 
-class TensorType(DmlEnum):
+class TensorType(DmlEnum, c_prefix="DML_TENSOR_TYPE_"):
     """DML_TENSOR_TYPE."""
 
-    C_PREFIX = enum.nonmember("DML_TENSOR_TYPE_")
     INVALID = 0
     BUFFER = 1
 
 
-class TensorFlags(DmlFlag):
+class TensorFlags(DmlFlag, c_prefix="DML_TENSOR_FLAG_"):
     """DML_TENSOR_FLAGS."""
 
-    C_PREFIX = enum.nonmember("DML_TENSOR_FLAG_")
     NONE = 0
     OWNED_BY_DML = 0x1
 
 
-class RoundingMode(DmlEnum):
+class RoundingMode(DmlEnum, c_prefix="DML_ROUNDING_MODE_"):
     """DML_ROUNDING_MODE. Beware the naming trap: TOWARD_INFINITY rounds to nearest with halves away from zero
     (2.5 -> 3, -2.5 -> -3); it is not ceil (MicrosoftDocs/sdk-api PR #1974)."""
 
-    C_PREFIX = enum.nonmember("DML_ROUNDING_MODE_")
     HALVES_TO_NEAREST_EVEN = 0
     """Nearest; halves to even (C rint). 2.5 -> 2, -1.5 -> -2."""
     TOWARD_ZERO = 1
@@ -134,10 +150,9 @@ class RoundingMode(DmlEnum):
     """Nearest; halves away from zero (C round), not ceil. 2.5 -> 3, -2.5 -> -3, 1.25 -> 1."""
 
 
-class FeatureLevel(DmlEnum):
+class FeatureLevel(DmlEnum, c_prefix="DML_FEATURE_LEVEL_"):
     """DML_FEATURE_LEVEL; ordered, each level a strict superset of the ones below it."""
 
-    C_PREFIX = enum.nonmember("DML_FEATURE_LEVEL_")
     FL_1_0 = 0x1000
     FL_2_0 = 0x2000
     FL_2_1 = 0x2100
@@ -164,10 +179,9 @@ class FeatureLevel(DmlEnum):
         return self.C_PREFIX + self.name.removeprefix("FL_")
 
 
-class OperatorType(DmlEnum):
+class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     """DML_OPERATOR_TYPE (the values dmlpy knows; directml.h numbers them implicitly, counted from the header)."""
 
-    C_PREFIX = enum.nonmember("DML_OPERATOR_")
     INVALID = 0
     ELEMENT_WISE_IDENTITY = 1
     ELEMENT_WISE_QUANTIZE_LINEAR = 33
@@ -177,45 +191,40 @@ class OperatorType(DmlEnum):
     DEQUANTIZE = 174
 
 
-class ExecutionFlags(DmlFlag):
+class ExecutionFlags(DmlFlag, c_prefix="DML_EXECUTION_FLAG_"):
     """DML_EXECUTION_FLAGS."""
 
-    C_PREFIX = enum.nonmember("DML_EXECUTION_FLAG_")
     NONE = 0
     ALLOW_HALF_PRECISION_COMPUTATION = 0x1
     DISABLE_META_COMMANDS = 0x2
     DESCRIPTORS_VOLATILE = 0x4
 
 
-class BindingType(DmlEnum):
+class BindingType(DmlEnum, c_prefix="DML_BINDING_TYPE_"):
     """DML_BINDING_TYPE."""
 
-    C_PREFIX = enum.nonmember("DML_BINDING_TYPE_")
     NONE = 0
     BUFFER = 1
     BUFFER_ARRAY = 2
 
 
-class CreateDeviceFlags(DmlFlag):
+class CreateDeviceFlags(DmlFlag, c_prefix="DML_CREATE_DEVICE_FLAG_"):
     """DML_CREATE_DEVICE_FLAGS."""
 
-    C_PREFIX = enum.nonmember("DML_CREATE_DEVICE_FLAG_")
     NONE = 0
     DEBUG = 0x1
 
 
-class Feature(DmlEnum):
+class Feature(DmlEnum, c_prefix="DML_FEATURE_"):
     """DML_FEATURE: what IDMLDevice::CheckFeatureSupport can be asked."""
 
-    C_PREFIX = enum.nonmember("DML_FEATURE_")
     TENSOR_DATA_TYPE_SUPPORT = 0
     FEATURE_LEVELS = 1
 
 
-class QuantizationType(DmlEnum):
+class QuantizationType(DmlEnum, c_prefix="DML_QUANTIZATION_TYPE_"):
     """DML_QUANTIZATION_TYPE (DML_TARGET_VERSION >= 0x6300)."""
 
-    C_PREFIX = enum.nonmember("DML_QUANTIZATION_TYPE_")
     NONE = 0
     SCALE = 1
     SCALE_ZERO_POINT = 2

@@ -28,7 +28,7 @@ def calc_buffer_tensor_size(
     4-bit types count in bits, as DirectMLX does. The C helpers sum in 32 bits and can overflow
     (microsoft/DirectML PR #296, #734); Python integers cannot.
     """
-    bits = element_size_in_bits(TensorDataType(data_type))
+    bits = element_size_in_bits(TensorDataType.parse(data_type))
     if bits == 0 or any(size == 0 for size in sizes):
         return 0
     if strides is None:
@@ -58,16 +58,17 @@ class BufferTensorDesc(DmlModel):
     """DataType (DML_TENSOR_DATA_TYPE)."""
     flags: TensorFlags = Field(default=TensorFlags.NONE, alias="Flags")
     """Flags (DML_TENSOR_FLAGS); OWNED_BY_DML is for inputs only."""
-    dimension_count: int = Field(default=None, alias="DimensionCount")
+    # Left out, these two are filled in by _derive_counts, so after construction they are always ints.
+    dimension_count: int = Field(default=None, alias="DimensionCount")  # type: ignore[assignment]
     """DimensionCount: derived from Sizes when left out, checked against it when given."""
     sizes: tuple[UInt32, ...] = Field(alias="Sizes")
     """Sizes: elements per dimension, outermost first."""
     strides: tuple[UInt32, ...] | None = Field(default=None, alias="Strides")
     """Strides: elements between neighbours per dimension; null means packed row-major, 0 broadcasts."""
-    total_tensor_size_in_bytes: UInt64 = Field(default=None, alias="TotalTensorSizeInBytes")
+    total_tensor_size_in_bytes: UInt64 = Field(default=None, alias="TotalTensorSizeInBytes")  # type: ignore[assignment]
     """TotalTensorSizeInBytes: defaults to DMLCalcBufferTensorSize(DataType, Sizes, Strides)."""
     guaranteed_base_offset_alignment: UInt32 = Field(default=0, alias="GuaranteedBaseOffsetAlignment")
-    """GuaranteedBaseOffsetAlignment: 0, or a power of two the binding offset is promised to be a multiple of."""
+    """GuaranteedBaseOffsetAlignment: 0, or a power of two that every binding offset is a multiple of."""
 
     @model_validator(mode="after")
     def _derive_counts(self) -> Self:
@@ -157,9 +158,7 @@ def check_buffer_tensor(tensor: TensorDesc, where: str, *, is_output: bool) -> N
         )
     for dim, size in enumerate(desc.sizes):
         if size == 0:
-            raise InvalidArgumentError(
-                f"{where}.Sizes[{dim}] is 0 (Sizes {desc.sizes}); every size must be at least 1"
-            )
+            raise InvalidArgumentError(f"{where}.Sizes[{dim}] is 0 (Sizes {desc.sizes}); every size must be at least 1")
     if desc.element_count > DML_MAX_ELEMENT_COUNT:
         raise InvalidArgumentError(
             f"{where} has {desc.element_count} elements (Sizes {desc.sizes}); DirectML allows at most "

@@ -64,4 +64,4 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
     Raises UnsupportedError when the operator does not exist at that level, InvalidArgumentError for any
     other broken rule; returns None when the descriptor is valid.
     """
-    as_operator_desc_base(op_desc).validate_for(FeatureLevel(feature_level))
+    as_operator_desc_base(op_desc).validate_for(FeatureLevel.parse(feature_level))

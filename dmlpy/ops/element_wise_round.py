@@ -50,7 +50,11 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         source, target = self.input_tensor.desc, self.output_tensor.desc
-        for c_name, attribute in (("DataType", "data_type"), ("DimensionCount", "dimension_count"), ("Sizes", "sizes")):
+        for c_name, attribute in (
+            ("DataType", "data_type"),
+            ("DimensionCount", "dimension_count"),
+            ("Sizes", "sizes"),
+        ):
             given, wanted = getattr(target, attribute), getattr(source, attribute)
             if given != wanted:
                 raise InvalidArgumentError(
@@ -66,7 +70,10 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
             ("DML_FLOAT16", "1" if source.data_type == TensorDataType.FLOAT16 else "0"),
             ("ROUND_FN", ROUNDING_FUNCTIONS[self.rounding_mode]),
             ("RANK", str(rank)),
-            ("VECTOR_WIDTH" if rank == 0 else "ELEMENTS_PER_ITEM", str(VECTOR_WIDTH if rank == 0 else ELEMENTS_PER_ITEM)),
+            (
+                "VECTOR_WIDTH" if rank == 0 else "ELEMENTS_PER_ITEM",
+                str(VECTOR_WIDTH if rank == 0 else ELEMENTS_PER_ITEM),
+            ),
         )
         return LoweredOperator(
             kernel=KernelSpec("element_wise_round.cl", "element_wise_round", defines),

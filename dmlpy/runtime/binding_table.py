@@ -88,8 +88,7 @@ class BindingTable:
     def _refuse_resource(self, kind: str, binding: BufferBinding | None) -> None:
         if binding is not None:
             raise InvalidArgumentError(
-                f"{self.dispatchable!r} reports a {kind} resource size of 0 "
-                "(get_binding_properties); bind None"
+                f"{self.dispatchable!r} reports a {kind} resource size of 0 (get_binding_properties); bind None"
             )
 
     def _compiled(self) -> CompiledOperator | None:

@@ -66,7 +66,7 @@ def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer
         memory = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size_in_bytes)
         if zero:
             # Also makes the allocation real now, so running out of memory is reported here, not later.
-            cl.enqueue_fill_buffer(device.queue, memory, np.uint8(0), 0, size_in_bytes).wait()
+            cl.enqueue_fill_buffer(device.queue, memory, np.zeros(1, np.uint8), 0, size_in_bytes).wait()
     except cl.Error as error:
         raise OutOfMemoryError(f"{device.name} could not allocate {size_in_bytes} bytes: {error}") from error
     return Buffer(device, memory, size_in_bytes)

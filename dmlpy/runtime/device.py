@@ -62,13 +62,13 @@ class Device:
         if feature == Feature.FEATURE_LEVELS:
             if not isinstance(query, Sequence) or isinstance(query, str) or not query:
                 raise InvalidArgumentError("FEATURE_LEVELS needs a non-empty list of requested feature levels")
-            supported = [level for level in map(FeatureLevel, query) if level <= self.feature_level]
+            supported = [level for level in map(FeatureLevel.parse, query) if level <= self.feature_level]
             if not supported:
                 raise UnsupportedError(
                     f"none of the requested levels is supported; this device is at {self.feature_level.c_name}"
                 )
             return max(supported)
-        data_type = TensorDataType(query)  # type: ignore[arg-type]
+        data_type = TensorDataType.parse(query)  # type: ignore[arg-type]  # the overloads type the query
         if data_type == TensorDataType.UNKNOWN:
             return False
         if data_type == TensorDataType.FLOAT64:
@@ -81,7 +81,9 @@ class Device:
         base.validate_for(self.feature_level)
         return Operator(self, base)
 
-    def compile_operator(self, operator: Operator, flags: ExecutionFlags | int = ExecutionFlags.NONE) -> CompiledOperator:
+    def compile_operator(
+        self, operator: Operator, flags: ExecutionFlags | int = ExecutionFlags.NONE
+    ) -> CompiledOperator:
         """IDMLDevice::CompileOperator: build the operator's kernel, or reuse the cached program."""
         if operator.device is not self:
             raise InvalidArgumentError(f"{operator!r} was created on another device")
@@ -122,8 +124,8 @@ def create_device(
     ``max_feature_level`` caps the device, to behave like an older DirectML. UnsupportedError when the
     minimum cannot be met.
     """
-    minimum = FeatureLevel(minimum_feature_level)
-    level = HIGHEST_FEATURE_LEVEL if max_feature_level is None else FeatureLevel(max_feature_level)
+    minimum = FeatureLevel.parse(minimum_feature_level)
+    level = HIGHEST_FEATURE_LEVEL if max_feature_level is None else FeatureLevel.parse(max_feature_level)
     if level < minimum:
         raise UnsupportedError(
             f"minimum_feature_level {minimum.c_name} was requested but this device offers up to "

@@ -118,8 +118,7 @@ class OperatorInitializer:
         for compiled in self.operators:
             if compiled.initialized:
                 raise InvalidArgumentError(
-                    f"{compiled.name} is already initialized; DirectML initializes a compiled operator exactly "
-                    "once"
+                    f"{compiled.name} is already initialized; DirectML initializes a compiled operator exactly once"
                 )
         for compiled in self.operators:
             compiled.initialized = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ def parse_mode(mode: RoundingMode | str | int) -> RoundingMode:
     if isinstance(mode, str) and mode.lower() in MODE_NAMES:
         return MODE_NAMES[mode.lower()]
     try:
-        return RoundingMode(mode)
+        return RoundingMode.parse(mode)
     except ValueError:
         names = ", ".join([*MODE_NAMES, *(m.name for m in RoundingMode)])
         raise InvalidArgumentError(f"mode {mode!r} is not a rounding mode; use one of {names}") from None
@@ -67,7 +68,7 @@ class _CompiledCache:
         self._entries: OrderedDict[tuple[Any, ...], CompiledOperator] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, device: Device, key: tuple[Any, ...], make: Any) -> CompiledOperator:
+    def get(self, device: Device, key: tuple[Any, ...], make: Callable[[], CompiledOperator]) -> CompiledOperator:
         full_key = (id(device), *key)
         with self._lock:
             compiled = self._entries.get(full_key)
@@ -110,9 +111,7 @@ def _check_arguments(x: npt.NDArray[Any], out: Any) -> None:
             f"dml.round takes float32 or float16 arrays (DML_TENSOR_DATA_TYPE_FLOAT32, FLOAT16); got {x.dtype}"
         )
     if x.ndim > MAX_DIMENSIONS:
-        raise InvalidArgumentError(
-            f"the array has {x.ndim} dimensions; DirectML tensors have at most {MAX_DIMENSIONS}"
-        )
+        raise InvalidArgumentError(f"the array has {x.ndim} dimensions; DirectML tensors have at most {MAX_DIMENSIONS}")
     if out is None:
         return
     if not isinstance(out, np.ndarray):
@@ -125,7 +124,7 @@ def _check_arguments(x: npt.NDArray[Any], out: Any) -> None:
         raise InvalidArgumentError("out is read-only")
 
 
-def round(  # noqa: A001 - the public name mirrors numpy.round and DESIGN.md's contract
+def round(
     x: npt.ArrayLike,
     mode: RoundingMode | str | int = "half_to_even",
     *,
@@ -155,9 +154,7 @@ def round(  # noqa: A001 - the public name mirrors numpy.round and DESIGN.md's c
         target = np.empty(array.shape, array.dtype)
         output_strides = packed_strides(array.shape)
     in_place = (
-        array.ctypes.data == target.ctypes.data
-        and array.strides == target.strides
-        and array.shape == target.shape
+        array.ctypes.data == target.ctypes.data and array.strides == target.strides and array.shape == target.shape
     )
     if not in_place and np.may_share_memory(array, target):
         array = array.copy()  # partial overlap: read from a snapshot, as NumPy ufuncs do
@@ -169,9 +166,13 @@ def round(  # noqa: A001 - the public name mirrors numpy.round and DESIGN.md's c
     sizes = array.shape
     key = (array.dtype.char, sizes, input_strides, output_strides, rounding_mode)
     compiled = _compiled_cache.get(
-        device, key, lambda: _compile(device, array.dtype, sizes, input_strides, output_strides, rounding_mode)
+        device,
+        key,
+        lambda: _compile(device, array.dtype, sizes, input_strides, output_strides, rounding_mode),
     )
-    _run(device, compiled, _span(array, input_strides), _span(target, output_strides), in_place)
+    destination = _span(target, output_strides)
+    output_has_gaps = destination.size != target.size
+    _run(device, compiled, _span(array, input_strides), destination, in_place=in_place, output_has_gaps=output_has_gaps)
     if copy_back:
         result[...] = target.reshape(result.shape)
     return result
@@ -182,7 +183,9 @@ def _run(
     compiled: CompiledOperator,
     source: npt.NDArray[Any],
     destination: npt.NDArray[Any],
+    *,
     in_place: bool,
+    output_has_gaps: bool,
 ) -> None:
     context, queue, flags = device.context, device.queue, cl.mem_flags
     if device.is_cpu:
@@ -192,16 +195,22 @@ def _run(
         source_memory = output if in_place else cl.Buffer(context, flags.READ_ONLY | flags.USE_HOST_PTR, hostbuf=source)
         done = compiled.launchable.launch(queue, [(source_memory, 0), (output, 0)])
         mapped, _ = cl.enqueue_map_buffer(
-            queue, output, cl.map_flags.READ, 0, destination.shape, destination.dtype, wait_for=[done], is_blocking=True
+            queue,
+            output,
+            cl.map_flags.READ,
+            0,
+            destination.shape,
+            destination.dtype,
+            wait_for=[done],
+            is_blocking=True,
         )
         mapped.base.release(queue)
         return
     # Other devices: one upload, one download. A strided output is uploaded too, so the bytes between its
     # elements come back unchanged.
-    contiguous_output = destination.nbytes == compiled.desc.output_tensors()[0].desc.element_count * destination.itemsize  # type: ignore[union-attr]
     output = (
         cl.Buffer(context, flags.READ_WRITE, destination.nbytes)
-        if contiguous_output and not in_place
+        if not output_has_gaps and not in_place
         else cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=destination)
     )
     source_memory = output if in_place else cl.Buffer(context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=source)

@@ -31,7 +31,7 @@ def _kind(device: cl.Device) -> str:
 
 def list_devices() -> list[DeviceEntry]:
     """Every device of every platform, numbered in a stable order (platform, then device)."""
-    entries = []
+    entries: list[DeviceEntry] = []
     try:
         platforms = cl.get_platforms()
     except cl.Error:

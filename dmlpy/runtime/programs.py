@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyopencl as cl
@@ -35,16 +36,18 @@ class ProgramCache:
 
     def _build(self, spec: KernelSpec) -> cl.Program:
         try:
-            return cl.Program(self._context, spec.source).build(options=list(spec.build_options))
+            program: cl.Program = cl.Program(self._context, spec.source).build(options=list(spec.build_options))
+            return program
         except cl.RuntimeError as error:
             raise KernelBuildError(
                 f"OpenCL could not build {spec.source_name} with {' '.join(spec.build_options)}", str(error)
             ) from error
 
 
-def _uint8(values: tuple[int, ...]) -> np.ndarray:  # type: ignore[type-arg]
+def _uint8(values: tuple[int, ...]) -> Any:
+    """An OpenCL ``uint8`` kernel argument holding ``values``, padded with 1s."""
     padded = (*values, *([1] * (MAX_RANK - len(values))))
-    return np.array(padded, dtype=np.uint32).view(cltypes.uint8)[0]  # type: ignore[no-any-return]
+    return np.array(padded, dtype=np.uint32).view(cltypes.uint8)[0]
 
 
 @dataclass
@@ -53,18 +56,22 @@ class Launchable:
 
     kernel: cl.Kernel
     lowered: LoweredOperator
-    layout_args: tuple[object, ...]
+    layout_args: tuple[Any, ...]
     lock: threading.Lock
 
     @classmethod
     def create(cls, program: cl.Program, lowered: LoweredOperator) -> Launchable:
         layout = lowered.layout
-        layout_args = (np.uint64(layout.element_count), _uint8(layout.sizes), *(_uint8(s) for s in layout.strides))
+        layout_args = (
+            np.uint64(layout.element_count),
+            _uint8(layout.sizes),
+            *(_uint8(s) for s in layout.strides),
+        )
         return cls(cl.Kernel(program, lowered.kernel.kernel_name), lowered, layout_args, threading.Lock())
 
     def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer, int]]) -> cl.Event:
         """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order."""
-        args: list[object] = []
+        args: list[Any] = []
         for memory, element_offset in tensors:
             args += [memory, np.uint64(element_offset)]
         args += self.layout_args

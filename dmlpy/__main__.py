@@ -1,0 +1,5 @@
+import sys
+
+from dmlpy.cli import main
+
+sys.exit(main())
