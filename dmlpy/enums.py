@@ -91,8 +91,8 @@ class DmlFlag(enum.IntFlag):
                     return None
                 combined |= member
             return combined
-        member: Self | None = super()._missing_(value)
-        return member
+        fallback: Self | None = super()._missing_(value)
+        return fallback
 
     @property
     def c_name(self) -> str:
