@@ -104,8 +104,9 @@ class BindingTable:
             supports_in_place=compiled.desc.SUPPORTS_IN_PLACE,
         )
 
-    def complete_bindings(self, compiled: CompiledOperator) -> list[BoundTensor]:
-        """Every tensor's binding in order, once all are bound and the pairs are valid; else raise."""
+    def complete_bindings(self, compiled: CompiledOperator) -> list[BoundTensor | None]:
+        """Every tensor's binding in binding order (None for an absent optional tensor), once all are bound and
+        the pairs are valid; else raise."""
         names = compiled.slot_names((*compiled.desc.INPUTS, *compiled.desc.OUTPUTS))
         descs = [*compiled.input_descs(), *compiled.output_descs()]
         if len(self.inputs) != len(compiled.desc.INPUTS) or len(self.outputs) != len(compiled.desc.OUTPUTS):
@@ -118,4 +119,4 @@ class BindingTable:
             if desc is not None and entry is None:
                 raise InvalidArgumentError(f"{name} is required but bound to nothing")
         self.check_aliasing()
-        return [entry for entry in bound if entry is not None]
+        return bound

@@ -69,7 +69,7 @@ class Launchable:
         )
         return cls(cl.Kernel(program, lowered.kernel.kernel_name), lowered, layout_args, threading.Lock())
 
-    def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer, int]]) -> cl.Event:
+    def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer | None, int]]) -> cl.Event:
         """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order."""
         args: list[Any] = []
         for memory, element_offset in tensors:

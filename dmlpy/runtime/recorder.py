@@ -42,6 +42,8 @@ class CommandRecorder:
                 "device.create_operator_initializer([compiled]) first"
             )
         bound = table.complete_bindings(dispatchable)
-        offsets = dispatchable.element_offsets([entry.binding.offset for entry in bound])
-        memories = [entry.binding.buffer.memory for entry in bound]  # type: ignore[attr-defined]
+        # An absent optional tensor stays in its argument slot as a NULL buffer, so every kernel of an operator
+        # keeps one positional signature.
+        offsets = dispatchable.element_offsets([entry.binding.offset if entry else 0 for entry in bound])
+        memories = [entry.binding.buffer.memory if entry else None for entry in bound]  # type: ignore[attr-defined]
         return dispatchable.launchable.launch(queue, list(zip(memories, offsets, strict=True)))
