@@ -21,6 +21,8 @@ class SupportRow:
     level: FeatureLevel
     dimension_counts: tuple[int, int]
     data_types: Mapping[str, frozenset[TensorDataType]]
+    optional: frozenset[str] = frozenset()
+    """Tensors (C names) that may be null at this level."""
 
     def describe_dimensions(self) -> str:
         low, high = self.dimension_counts
@@ -57,6 +59,14 @@ class SupportTable:
 
     def _later_rows(self, level: FeatureLevel) -> list[SupportRow]:
         return [row for row in self.rows if row.level > level]
+
+    def check_presence(self, level: FeatureLevel, field: str) -> None:
+        """A null tensor ``field`` (its C name) is allowed only where the row at ``level`` says it is optional."""
+        if field in self.row_for(level).optional:
+            return
+        later = next((r for r in self._later_rows(level) if field in r.optional), None)
+        hint = f" (optional from {later.level.c_name})" if later else ""
+        raise InvalidArgumentError(f"{self.operator.name}.{field} is null; {level.c_name} requires it{hint}")
 
     def check_tensor(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
         """Dimension count and data type of the tensor ``field`` (its C name) against the row at ``level``."""

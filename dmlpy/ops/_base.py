@@ -44,6 +44,7 @@ class OperatorDescBase(DmlModel):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
                 if tensor is None:
+                    self.SUPPORT.check_presence(level, self.c_field(field))
                     continue
                 check_buffer_tensor(tensor, f"{name}.{self.c_field(field)}", is_output=is_output)
                 self.SUPPORT.check_tensor(level, self.c_field(field), tensor.desc)
