@@ -3,13 +3,15 @@ lowering to an OpenCL kernel specification."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from dmlpy.codegen import LoweredOperator
 from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.support import SupportTable
-from dmlpy.tensor import TensorDesc, check_buffer_tensor
+from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 
 
 class OperatorDescBase(DmlModel):
@@ -52,6 +54,23 @@ class OperatorDescBase(DmlModel):
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         """The operator's own cross-tensor rules (shared sizes, types, attribute ranges)."""
+
+    def check_same(self, attributes: Sequence[str], reference: str, fields: Sequence[str], note: str = "") -> None:
+        """Each present tensor in ``fields`` must equal the ``reference`` tensor in every one of ``attributes``
+        (BufferTensorDesc field names); InvalidArgumentError naming both otherwise."""
+        wanted_desc = getattr(self, reference).desc
+        for field in fields:
+            tensor: TensorDesc | None = getattr(self, field)
+            if tensor is None:
+                continue
+            for attribute in attributes:
+                given, wanted = getattr(tensor.desc, attribute), getattr(wanted_desc, attribute)
+                if given != wanted:
+                    c_attribute = BufferTensorDesc.model_fields[attribute].alias
+                    raise InvalidArgumentError(
+                        f"{self.OPERATOR_TYPE.name}.{self.c_field(field)}.{c_attribute} is {given}; it must equal "
+                        f"{self.c_field(reference)}.{c_attribute} ({wanted}){note}"
+                    )
 
     def lower(self) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator (pure; no OpenCL needed)."""

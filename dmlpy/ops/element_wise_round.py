@@ -8,7 +8,6 @@ from pydantic import Field
 
 from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
@@ -49,18 +48,12 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
     """RoundingMode (DML_ROUNDING_MODE)."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        source, target = self.input_tensor.desc, self.output_tensor.desc
-        for c_name, attribute in (
-            ("DataType", "data_type"),
-            ("DimensionCount", "dimension_count"),
-            ("Sizes", "sizes"),
-        ):
-            given, wanted = getattr(target, attribute), getattr(source, attribute)
-            if given != wanted:
-                raise InvalidArgumentError(
-                    f"ELEMENT_WISE_ROUND.OutputTensor.{c_name} is {given}; it must equal "
-                    f"InputTensor.{c_name} ({wanted}); only the strides may differ"
-                )
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            "input_tensor",
+            ("output_tensor",),
+            "; only the strides may differ",
+        )
 
     def lower(self) -> LoweredOperator:
         source, target = self.input_tensor.desc, self.output_tensor.desc
