@@ -41,12 +41,15 @@ class KernelSpec:
     source_name: str
     kernel_name: str
     defines: tuple[tuple[str, str], ...]
+    options: tuple[str, ...] = ()
+    """Build options beyond the defaults, e.g. -cl-fp32-correctly-rounded-divide-sqrt for a true division."""
 
     @property
     def build_options(self) -> tuple[str, ...]:
         # No -cl-fast-relaxed-math, -cl-finite-math-only or -cl-denorms-are-zero: they break exact rounding of
-        # NaN, infinities, signed zeros and subnormals (peers.md §5).
-        return ("-cl-std=CL1.2", *(f"-D{name}={value}" for name, value in self.defines))
+        # NaN, infinities, signed zeros and subnormals (peers.md §5). -I lets kernels include shared headers.
+        defines = (f"-D{name}={value}" for name, value in self.defines)
+        return ("-cl-std=CL1.2", f"-I{opencl_source_dir()}", *self.options, *defines)
 
     @property
     def source(self) -> str:

@@ -9,9 +9,15 @@ from pydantic import Field, SerializeAsAny, model_validator
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_quantize_linear import (
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+)
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 
 OPERATORS: dict[OperatorType, type[OperatorDescBase]] = {
+    OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR: ElementWiseQuantizeLinearOperatorDesc,
+    OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR: ElementWiseDequantizeLinearOperatorDesc,
     OperatorType.ELEMENT_WISE_ROUND: ElementWiseRoundOperatorDesc,
 }
 

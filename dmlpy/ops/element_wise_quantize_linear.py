@@ -1,0 +1,166 @@
+"""DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC and DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC
+(learn.microsoft.com pages of the same names; directml-spec.md §4). Both structs hold InputTensor,
+ScaleTensor, ZeroPointTensor (null allowed from DML_FEATURE_LEVEL_6_2) and OutputTensor, all with the same
+DimensionCount and Sizes: per-axis scales and zero points are written as 0-strides.
+
+Quantize:   output = saturate(round_half_to_even(input / scale) + zero_point); the division is a true one.
+Dequantize: output = (input - zero_point) * scale.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
+from dmlpy.dtypes import DATA_TYPES
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.support import SupportRow, SupportTable
+from dmlpy.tensor import TensorDesc
+
+T = TensorDataType
+ELEMENTS_PER_ITEM = 16
+_ZERO_POINT = "ZeroPointTensor"
+
+
+def _rows(
+    operator: OperatorType, levels: tuple[tuple[FeatureLevel, tuple[int, int], dict[str, frozenset[T]]], ...]
+) -> SupportTable:
+    rows = tuple(
+        SupportRow(
+            level, dims, types, optional=frozenset({_ZERO_POINT}) if level >= FeatureLevel.FL_6_2 else frozenset()
+        )
+        for level, dims, types in levels
+    )
+    return SupportTable(operator, rows)
+
+
+def _types(input_: set[T], scale: set[T], zero_point: set[T], output: set[T]) -> dict[str, frozenset[T]]:
+    return {
+        "InputTensor": frozenset(input_),
+        "ScaleTensor": frozenset(scale),
+        _ZERO_POINT: frozenset(zero_point),
+        "OutputTensor": frozenset(output),
+    }
+
+
+_Q8 = {T.INT8, T.UINT8}
+_QUANTIZE_TYPES_3_0 = _types({T.FLOAT32, T.INT32}, {T.FLOAT32}, _Q8, _Q8)
+_QUANTIZE_TYPES_6_0 = _types({T.FLOAT32, T.FLOAT16, T.INT32}, {T.FLOAT32, T.FLOAT16}, _Q8, _Q8)
+_INTEGERS = {T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32}
+_DEQUANTIZE_TYPES_3_0 = _types(_INTEGERS, {T.FLOAT32}, _INTEGERS, {T.FLOAT32})
+_DEQUANTIZE_TYPES_6_0 = _types(_INTEGERS, {T.FLOAT32, T.FLOAT16}, _INTEGERS, {T.FLOAT32, T.FLOAT16})
+
+
+class _LinearQuantizationDesc(OperatorDescBase):
+    """The fields and rules QuantizeLinear and DequantizeLinear share."""
+
+    INPUTS = ("input_tensor", "scale_tensor", "zero_point_tensor")
+    OUTPUTS = ("output_tensor",)
+    SUPPORTS_IN_PLACE = False
+    DEQUANTIZE: ClassVar[bool]
+    SAME_TYPE: ClassVar[tuple[tuple[str, str], ...]]
+    """(reference, other) tensor fields whose DataType must match."""
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor."""
+    scale_tensor: TensorDesc = Field(alias="ScaleTensor")
+    """ScaleTensor: same Sizes as InputTensor; 0-strides broadcast a per-tensor or per-axis scale."""
+    zero_point_tensor: TensorDesc | None = Field(default=None, alias="ZeroPointTensor")
+    """ZeroPointTensor: like ScaleTensor; may be null from DML_FEATURE_LEVEL_6_2 (the zero point is then 0)."""
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: same Sizes as InputTensor."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        others = ("scale_tensor", "zero_point_tensor", "output_tensor")
+        self.check_same(("dimension_count", "sizes"), "input_tensor", others)
+        for reference, other in self.SAME_TYPE:
+            self.check_same(("data_type",), reference, (other,))
+
+    def lower(self) -> LoweredOperator:
+        source, scale, target = self.input_tensor.desc, self.scale_tensor.desc, self.output_tensor.desc
+        zero_point = self.zero_point_tensor.desc if self.zero_point_tensor is not None else None
+        # An absent zero point is never read: give it 0-strides so it never blocks merging dimensions.
+        zero_point_strides = zero_point.effective_strides if zero_point else (0,) * len(source.sizes)
+        layout = coalesce(
+            source.sizes,
+            (source.effective_strides, scale.effective_strides, zero_point_strides, target.effective_strides),
+        )
+
+        def storage(data_type: TensorDataType) -> str:
+            return DATA_TYPES[data_type].opencl_storage or "uchar"
+
+        def is_half(data_type: TensorDataType) -> str:
+            return "1" if data_type == TensorDataType.FLOAT16 else "0"
+
+        zero_point_type = zero_point.data_type if zero_point else (source if self.DEQUANTIZE else target).data_type
+        defines = (
+            ("DEQUANTIZE", "1" if self.DEQUANTIZE else "0"),
+            ("INPUT_T", storage(source.data_type)),
+            ("SCALE_T", storage(scale.data_type)),
+            ("ZERO_POINT_T", storage(zero_point_type)),
+            ("OUTPUT_T", storage(target.data_type)),
+            ("INPUT_IS_HALF", is_half(source.data_type)),
+            ("SCALE_IS_HALF", is_half(scale.data_type)),
+            ("OUTPUT_IS_HALF", is_half(target.data_type)),
+            ("HAS_ZERO_POINT", "1" if zero_point else "0"),
+            ("RANK", str(layout.rank)),
+            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
+        )
+        options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
+        return LoweredOperator(
+            kernel=KernelSpec("quantize_linear.cl", "quantize_linear", defines, options),
+            layout=layout,
+            elements_per_work_item=ELEMENTS_PER_ITEM,
+        )
+
+
+class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):
+    """DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC: OutputTensor = saturate(round(Input / Scale) + ZeroPoint),
+    rounding halves to even."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR
+    SUPPORT = _rows(
+        OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR,
+        (
+            (FeatureLevel.FL_1_0, (4, 4), _types({T.FLOAT32}, {T.FLOAT32}, {T.UINT8}, {T.UINT8})),
+            (FeatureLevel.FL_2_1, (4, 4), _QUANTIZE_TYPES_3_0),
+            (FeatureLevel.FL_3_0, (1, 8), _QUANTIZE_TYPES_3_0),
+            (FeatureLevel.FL_6_0, (1, 8), _QUANTIZE_TYPES_6_0),
+            (FeatureLevel.FL_6_2, (1, 8), _QUANTIZE_TYPES_6_0),
+        ),
+    )
+    DEQUANTIZE = False
+    SAME_TYPE = (("output_tensor", "zero_point_tensor"),)
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        super().check_operator_rules(level)
+        input_type, scale_type = self.input_tensor.desc.data_type, self.scale_tensor.desc.data_type
+        wanted = TensorDataType.FLOAT32 if input_type == TensorDataType.INT32 else input_type
+        if scale_type != wanted:
+            raise InvalidArgumentError(
+                f"ELEMENT_WISE_QUANTIZE_LINEAR.ScaleTensor.DataType is {scale_type}; with an InputTensor of "
+                f"{input_type} it must be {wanted} (an INT32 input takes a FLOAT32 scale, any other input a "
+                "scale of its own type)"
+            )
+
+
+class ElementWiseDequantizeLinearOperatorDesc(_LinearQuantizationDesc):
+    """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC: OutputTensor = (Input - ZeroPoint) * Scale."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR
+    SUPPORT = _rows(
+        OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR,
+        (
+            (FeatureLevel.FL_1_0, (4, 4), _types({T.UINT8}, {T.FLOAT32}, {T.UINT8}, {T.FLOAT32})),
+            (FeatureLevel.FL_2_1, (4, 4), _DEQUANTIZE_TYPES_3_0),
+            (FeatureLevel.FL_3_0, (1, 8), _DEQUANTIZE_TYPES_3_0),
+            (FeatureLevel.FL_6_0, (1, 8), _DEQUANTIZE_TYPES_6_0),
+            (FeatureLevel.FL_6_2, (1, 8), _DEQUANTIZE_TYPES_6_0),
+        ),
+    )
+    DEQUANTIZE = True
+    SAME_TYPE = (("input_tensor", "zero_point_tensor"), ("scale_tensor", "output_tensor"))
