@@ -35,6 +35,10 @@ from dmlpy.errors import (
     UnsupportedError,
 )
 from dmlpy.ops import OPERATORS, OperatorDesc, validate
+from dmlpy.ops.element_wise_quantize_linear import (
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+)
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, calc_buffer_tensor_size
 
@@ -51,6 +55,8 @@ if TYPE_CHECKING:
         OperatorInitializer,
         create_device,
         default_device,
+        dequantize_linear,
+        quantize_linear,
         round,
     )
 
@@ -66,6 +72,8 @@ _RUNTIME_NAMES = {
     "OperatorInitializer",
     "create_device",
     "default_device",
+    "dequantize_linear",
+    "quantize_linear",
     "round",
 }
 
@@ -99,6 +107,8 @@ __all__ = [
     "Device",
     "DeviceRemovedError",
     "DmlError",
+    "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRoundOperatorDesc",
     "ExecutionFlags",
     "Feature",
@@ -120,6 +130,8 @@ __all__ = [
     "calc_buffer_tensor_size",
     "create_device",
     "default_device",
+    "dequantize_linear",
+    "quantize_linear",
     "round",
     "validate",
 ]

@@ -6,6 +6,7 @@ from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, create_device, default_device
 from dmlpy.runtime.dispatchables import CompiledOperator, Operator, OperatorInitializer
+from dmlpy.runtime.numpy_quantize import dequantize_linear, quantize_linear
 from dmlpy.runtime.numpy_round import round
 from dmlpy.runtime.recorder import CommandRecorder
 
@@ -21,5 +22,7 @@ __all__ = [
     "OperatorInitializer",
     "create_device",
     "default_device",
+    "dequantize_linear",
+    "quantize_linear",
     "round",
 ]
