@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from dmlpy.enums import TensorDataType
+from dmlpy.extensions import ExtTensorDataType
+
+AnyDataType = TensorDataType | ExtTensorDataType
+"""A DirectML data type, or a dmlpy extension one (which no DirectML feature level accepts)."""
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,7 @@ class DataTypeInfo:
     vload_half/vstore_half, which needs no cl_khr_fp16."""
 
 
-DATA_TYPES: dict[TensorDataType, DataTypeInfo] = {
+DATA_TYPES: dict[AnyDataType, DataTypeInfo] = {
     TensorDataType.FLOAT32: DataTypeInfo(32, np.dtype(np.float32), "float"),
     TensorDataType.FLOAT16: DataTypeInfo(16, np.dtype(np.float16), "half"),
     TensorDataType.UINT32: DataTypeInfo(32, np.dtype(np.uint32), "uint"),
@@ -36,22 +41,23 @@ DATA_TYPES: dict[TensorDataType, DataTypeInfo] = {
     TensorDataType.INT64: DataTypeInfo(64, np.dtype(np.int64), "long"),
     TensorDataType.UINT4: DataTypeInfo(4, None, None),
     TensorDataType.INT4: DataTypeInfo(4, None, None),
+    ExtTensorDataType.BFLOAT16: DataTypeInfo(16, np.dtype(ml_dtypes.bfloat16), "ushort"),
 }
 
 
-def element_size_in_bits(data_type: TensorDataType) -> int:
+def element_size_in_bits(data_type: AnyDataType) -> int:
     """Bits per element; 0 for UNKNOWN (DMLCalcBufferTensorSize returns 0 for it)."""
     info = DATA_TYPES.get(data_type)
     return info.bits if info else 0
 
 
-def element_size(data_type: TensorDataType) -> int:
+def element_size(data_type: AnyDataType) -> int:
     """Whole bytes per element (1 for the 4-bit types, which never start mid-byte at an offset)."""
     return max(1, element_size_in_bits(data_type) // 8)
 
 
-def data_type_of(dtype: np.dtype[np.generic] | type) -> TensorDataType:
-    """The DML data type for a NumPy dtype; ValueError when DirectML has none."""
+def data_type_of(dtype: np.dtype[np.generic] | type) -> AnyDataType:
+    """The data type for a NumPy dtype (bfloat16 gives the extension type); ValueError when there is none."""
     wanted = np.dtype(dtype)
     for data_type, info in DATA_TYPES.items():
         if info.numpy == wanted:

@@ -13,14 +13,15 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from dmlpy.dtypes import element_size, element_size_in_bits
+from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
 from dmlpy.enums import DML_MAX_ELEMENT_COUNT, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.extensions import ExtTensorDataType
 from dmlpy.model import DmlModel, UInt32, UInt64
 
 
 def calc_buffer_tensor_size(
-    data_type: TensorDataType | int | str, sizes: Sequence[int], strides: Sequence[int] | None = None
+    data_type: AnyDataType | int | str, sizes: Sequence[int], strides: Sequence[int] | None = None
 ) -> int:
     """DMLCalcBufferTensorSize in exact integers: the bytes a tensor spans, rounded up to a multiple of 4.
 
@@ -28,7 +29,7 @@ def calc_buffer_tensor_size(
     4-bit types count in bits, as DirectMLX does. The C helpers sum in 32 bits and can overflow
     (microsoft/DirectML PR #296, #734); Python integers cannot.
     """
-    bits = element_size_in_bits(TensorDataType.parse(data_type))
+    bits = element_size_in_bits(_parse_data_type(data_type))
     if bits == 0 or any(size == 0 for size in sizes):
         return 0
     if strides is None:
@@ -43,6 +44,13 @@ def calc_buffer_tensor_size(
     return (size_in_bytes + 3) & ~3
 
 
+def _parse_data_type(value: AnyDataType | int | str) -> AnyDataType:
+    try:
+        return TensorDataType.parse(value)
+    except ValueError:
+        return ExtTensorDataType.parse(value)
+
+
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     """Row-major strides in elements, what a null Strides means."""
     strides = [1] * len(sizes)
@@ -54,8 +62,8 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
 class BufferTensorDesc(DmlModel):
     """DML_BUFFER_TENSOR_DESC: a tensor's data type, sizes, optional strides and the bytes it spans."""
 
-    data_type: TensorDataType = Field(alias="DataType")
-    """DataType (DML_TENSOR_DATA_TYPE)."""
+    data_type: TensorDataType | ExtTensorDataType = Field(alias="DataType")
+    """DataType (DML_TENSOR_DATA_TYPE); an ExtTensorDataType is a dmlpy extension no DirectML level accepts."""
     flags: TensorFlags = Field(default=TensorFlags.NONE, alias="Flags")
     """Flags (DML_TENSOR_FLAGS); OWNED_BY_DML is for inputs only."""
     # Left out, these two are filled in by _derive_counts, so after construction they are always ints.

@@ -9,6 +9,7 @@ from typing import ClassVar
 from dmlpy.codegen import LoweredOperator
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.extensions import ExtOperatorType
 from dmlpy.model import DmlModel
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
@@ -18,13 +19,20 @@ class OperatorDescBase(DmlModel):
     """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, support
     table, tensor fields in binding order and whether the output may alias an input (in-place)."""
 
-    OPERATOR_TYPE: ClassVar[OperatorType]
+    OPERATOR_TYPE: ClassVar[OperatorType | ExtOperatorType]
     SUPPORT: ClassVar[SupportTable]
     INPUTS: ClassVar[tuple[str, ...]]
     """Input tensor fields (snake_case) in DirectML's binding order."""
     OUTPUTS: ClassVar[tuple[str, ...]]
     """Output tensor fields (snake_case) in DirectML's binding order."""
     SUPPORTS_IN_PLACE: ClassVar[bool]
+
+    @classmethod
+    def operator_name(cls) -> str:
+        """How messages name the operator: DirectML's short name (ELEMENT_WISE_ROUND); an extension its full
+        DMLPY_EXT_ spelling, so it is never mistaken for DirectML."""
+        operator_type = cls.OPERATOR_TYPE
+        return operator_type.name if isinstance(operator_type, OperatorType) else operator_type.c_name
 
     @classmethod
     def c_field(cls, field: str) -> str:
@@ -41,7 +49,7 @@ class OperatorDescBase(DmlModel):
         """Raise UnsupportedError or InvalidArgumentError for the first rule this descriptor breaks at
         ``level``; return None when IDMLDevice::CreateOperator would accept it."""
         self.SUPPORT.row_for(level)
-        name = self.OPERATOR_TYPE.name
+        name = self.operator_name()
         for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
@@ -68,10 +76,10 @@ class OperatorDescBase(DmlModel):
                 if given != wanted:
                     c_attribute = BufferTensorDesc.model_fields[attribute].alias
                     raise InvalidArgumentError(
-                        f"{self.OPERATOR_TYPE.name}.{self.c_field(field)}.{c_attribute} is {given}; it must equal "
+                        f"{self.operator_name()}.{self.c_field(field)}.{c_attribute} is {given}; it must equal "
                         f"{self.c_field(reference)}.{c_attribute} ({wanted}){note}"
                     )
 
     def lower(self) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator (pure; no OpenCL needed)."""
-        raise NotImplementedError(f"{self.OPERATOR_TYPE.name} has no OpenCL lowering")
+        raise NotImplementedError(f"{self.operator_name()} has no OpenCL lowering")

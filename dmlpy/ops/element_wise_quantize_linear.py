@@ -14,7 +14,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
-from dmlpy.dtypes import DATA_TYPES
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
@@ -90,10 +90,10 @@ class _LinearQuantizationDesc(OperatorDescBase):
             (source.effective_strides, scale.effective_strides, zero_point_strides, target.effective_strides),
         )
 
-        def storage(data_type: TensorDataType) -> str:
+        def storage(data_type: AnyDataType) -> str:
             return DATA_TYPES[data_type].opencl_storage or "uchar"
 
-        def is_half(data_type: TensorDataType) -> str:
+        def is_half(data_type: AnyDataType) -> str:
             return "1" if data_type == TensorDataType.FLOAT16 else "0"
 
         zero_point_type = zero_point.data_type if zero_point else (source if self.DEQUANTIZE else target).data_type

@@ -12,6 +12,7 @@ import pyopencl as cl
 
 from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.extensions.round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable, Dispatchable
@@ -28,9 +29,11 @@ HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
 class Device:
     """IDMLDevice. Create with :func:`create_device`."""
 
-    def __init__(self, cl_device: cl.Device, feature_level: FeatureLevel) -> None:
+    def __init__(self, cl_device: cl.Device, feature_level: FeatureLevel, *, extensions: bool = False) -> None:
         self.cl_device = cl_device
         self.feature_level = feature_level
+        self.extensions = extensions
+        """Whether this device runs dmlpy's extension operators (not DirectML) besides DirectML's."""
         self.context = cl.Context([cl_device])
         self.queue = cl.CommandQueue(self.context)
         self.programs = ProgramCache(self.context)
@@ -41,7 +44,8 @@ class Device:
         return f"{self.cl_device.name.strip()} ({self.cl_device.platform.name})"
 
     def __repr__(self) -> str:
-        return f"<dmlpy.Device {self.name} at {self.feature_level.c_name}>"
+        extensions = " with dmlpy extensions" if self.extensions else ""
+        return f"<dmlpy.Device {self.name} at {self.feature_level.c_name}{extensions}>"
 
     @overload
     def check_feature_support(
@@ -76,9 +80,20 @@ class Device:
         return True
 
     def create_operator(self, desc: OperatorDesc | OperatorDescBase) -> Operator:
-        """IDMLDevice::CreateOperator: validate ``desc`` against this device's feature level."""
+        """IDMLDevice::CreateOperator: validate ``desc`` against this device's feature level.
+
+        Extension operators (not DirectML) are validated by their own rules, on devices created with
+        ``extensions=True`` only."""
         base = as_operator_desc_base(desc)
-        base.validate_for(self.feature_level)
+        if isinstance(base, ExtElementWiseRoundOperatorDesc):
+            if not self.extensions:
+                raise UnsupportedError(
+                    f"{base.operator_name()} is a dmlpy extension, not DirectML; this device runs DirectML "
+                    "operators only. Create one with dml.create_device(..., extensions=True)"
+                )
+            base.validate_extension(has_fp64=self.check_feature_support(Feature.TENSOR_DATA_TYPE_SUPPORT, "FLOAT64"))
+        else:
+            base.validate_for(self.feature_level)
         return Operator(self, base)
 
     def compile_operator(
@@ -117,12 +132,15 @@ def create_device(
     minimum_feature_level: FeatureLevel | int | str = FeatureLevel.FL_1_0,
     max_feature_level: FeatureLevel | int | str | None = None,
     cl_device: cl.Device | None = None,
+    *,
+    extensions: bool = False,
 ) -> Device:
     """DMLCreateDevice1 on OpenCL.
 
     ``cl_device`` picks any pyopencl device; by default the first GPU, else PoCL's CPU device.
     ``max_feature_level`` caps the device, to behave like an older DirectML. UnsupportedError when the
-    minimum cannot be met.
+    minimum cannot be met. ``extensions=True`` also runs dmlpy's extension operators (``dmlpy.extensions``,
+    not DirectML); DirectML descriptors are validated exactly as without it.
     """
     minimum = FeatureLevel.parse(minimum_feature_level)
     level = HIGHEST_FEATURE_LEVEL if max_feature_level is None else FeatureLevel.parse(max_feature_level)
@@ -131,7 +149,7 @@ def create_device(
             f"minimum_feature_level {minimum.c_name} was requested but this device offers up to "
             f"{level.c_name}" + (" (capped by max_feature_level)" if max_feature_level is not None else "")
         )
-    return Device(cl_device if cl_device is not None else preferred_device().cl_device, level)
+    return Device(cl_device if cl_device is not None else preferred_device().cl_device, level, extensions=extensions)
 
 
 _default: Device | None = None

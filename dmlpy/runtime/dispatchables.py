@@ -25,7 +25,7 @@ class Operator:
         self.desc = desc
 
     def __repr__(self) -> str:
-        return f"<dmlpy.Operator {self.desc.OPERATOR_TYPE.name}>"
+        return f"<dmlpy.Operator {self.desc.operator_name()}>"
 
 
 class CompiledOperator:
@@ -40,7 +40,7 @@ class CompiledOperator:
             tensor = getattr(desc, field)
             if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
                 raise UnsupportedError(
-                    f"{desc.OPERATOR_TYPE.name}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
+                    f"{desc.operator_name()}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
                     "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
                     "without the flag"
                 )
@@ -57,7 +57,7 @@ class CompiledOperator:
 
     @property
     def name(self) -> str:
-        return self.desc.OPERATOR_TYPE.name
+        return self.desc.operator_name()
 
     @property
     def source(self) -> str:
