@@ -12,6 +12,8 @@
 //   INPUT_T SCALE_T ZERO_POINT_T OUTPUT_T   storage types; half tensors are read and written through
 //                        vload_half/vstore_half (no cl_khr_fp16 needed), flagged by *_IS_HALF=1.
 //   HAS_ZERO_POINT=0     the ZeroPointTensor is null: the zero point is 0 and its buffer is never read.
+//   ROUND_MODE=0..8      dmlpy extension, NOT DirectML: quantize with one of nGraph's rounding modes
+//                        (round_modes.h) instead of rint.
 //   RANK, ELEMENTS_PER_ITEM   the strided walk (elementwise_walk.h).
 //
 // Arguments follow dmlpy's element-wise convention: per tensor (Input, Scale, ZeroPoint, Output) its buffer
@@ -77,6 +79,13 @@
 #define STORE_OUTPUT(value, i) (output[i] = CONCAT(CONCAT(convert_, OUTPUT_T), _sat)(value))
 #endif
 
+#ifdef ROUND_MODE
+#include "round_modes.h"
+#define QUANTIZE_ROUND(q) round_in_mode(q)
+#else
+#define QUANTIZE_ROUND(q) rint(q)
+#endif
+
 // A float rounded to the nearest half and back. Without cl_khr_fp16 no half variable may be declared, so the
 // half's 16 bits live in a ushort.
 inline float round_to_half(float value)
@@ -110,7 +119,7 @@ __kernel void quantize_linear(__global const INPUT_T *input, ulong input_offset,
 #if INPUT_IS_HALF
         quotient = round_to_half(quotient);
 #endif
-        STORE_OUTPUT(rint(quotient) + LOAD_ZERO_POINT(w.at[2]), w.at[3]);
+        STORE_OUTPUT(QUANTIZE_ROUND(quotient) + LOAD_ZERO_POINT(w.at[2]), w.at[3]);
 #endif
         walk_next(&w);
     }

@@ -64,5 +64,7 @@ class ExtRoundingMode(DmlEnum, c_prefix="DMLPY_EXT_ROUNDING_MODE_"):
 class ExtOperatorType(DmlEnum, c_prefix="DMLPY_EXT_OPERATOR_"):
     """Operators beyond DML_OPERATOR_TYPE (not DirectML)."""
 
+    ELEMENT_WISE_QUANTIZE_LINEAR = EXTENSION_BASE + 33
+    """QuantizeLinear rounding in any of the nine modes."""
     ELEMENT_WISE_ROUND = EXTENSION_BASE + 99
     """Round in any of the nine modes, on float32, float16, float64, bfloat16 and integer tensors."""

@@ -12,7 +12,7 @@ import pyopencl as cl
 
 from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.extensions.round import ExtElementWiseRoundOperatorDesc
+from dmlpy.extensions.operators import ExtensionOperator
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable, Dispatchable
@@ -85,7 +85,7 @@ class Device:
         Extension operators (not DirectML) are validated by their own rules, on devices created with
         ``extensions=True`` only."""
         base = as_operator_desc_base(desc)
-        if isinstance(base, ExtElementWiseRoundOperatorDesc):
+        if isinstance(base, ExtensionOperator):
             if not self.extensions:
                 raise UnsupportedError(
                     f"{base.operator_name()} is a dmlpy extension, not DirectML; this device runs DirectML "
