@@ -152,14 +152,16 @@ def create_device(
     return Device(cl_device if cl_device is not None else preferred_device().cl_device, level, extensions=extensions)
 
 
-_default: Device | None = None
-_default_lock = threading.Lock()
+_defaults: dict[bool, Device] = {}
+_defaults_lock = threading.Lock()
 
 
-def default_device() -> Device:
-    """The device ``dml.round`` uses when none is given: created once, at the highest feature level."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = create_device()
-        return _default
+def default_device(*, extensions: bool = False) -> Device:
+    """The device the one-liners use when none is given: created once, at the highest feature level.
+
+    ``extensions=True`` gives a second device on the same OpenCL device that also runs dmlpy's extension
+    operators; the one-liners use it only for what DirectML cannot do (nGraph's modes, bfloat16, ...)."""
+    with _defaults_lock:
+        if extensions not in _defaults:
+            _defaults[extensions] = create_device(extensions=extensions)
+        return _defaults[extensions]

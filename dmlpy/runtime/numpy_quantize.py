@@ -10,7 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.dtypes import data_type_of
+from dmlpy.enums import RoundingMode
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.extensions import ExtRoundingMode
+from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.modes import EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -52,8 +56,11 @@ def _run(
     axis: int | None,
     output_dtype: np.dtype[Any],
     device: Device | None,
+    extra_fields: dict[str, Any] | None = None,
 ) -> npt.NDArray[Any]:
-    """Dispatch ``desc_class`` over ``array`` with (scale, its dtype) and (zero point or None, its dtype)."""
+    """Dispatch ``desc_class`` over ``array`` with (scale, its dtype) and (zero point or None, its dtype);
+    ``extra_fields`` are further descriptor fields (an extension's rounding mode)."""
+    extra_fields = extra_fields or {}
     array = np.ascontiguousarray(array)
     shape = array.shape or (1,)
     result = np.empty(array.shape, output_dtype)
@@ -75,10 +82,20 @@ def _run(
             scale_tensor=tensor(scale_dtype, scale_strides),
             zero_point_tensor=tensor(zero_point_dtype, zero_point_strides) if zero_point_strides else None,
             output_tensor=tensor(output_dtype, packed_strides(shape)),
+            **extra_fields,
         )
         return compile_initialized(device, desc)
 
-    key = (desc_class, array.dtype.char, shape, scale_dtype.char, scale_strides, zero_point_strides, output_dtype.char)
+    key = (
+        desc_class,
+        *extra_fields.values(),
+        array.dtype.char,
+        shape,
+        scale_dtype.char,
+        scale_strides,
+        zero_point_strides,
+        output_dtype.char,
+    )
     compiled = _cache.get(device, key, make)
     run_on_arrays(device, compiled, [array.reshape(-1), scales, zero_points], result.reshape(-1))
     return result
@@ -91,9 +108,13 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
     """saturate(round_half_to_even(x / scale) + zero_point) as uint8 or int8, like ONNX QuantizeLinear.
+
+    ``mode`` other than halves to even (nGraph's "ROUND_NEAREST_UPWARD", ... see ``dmlpy.modes``) runs the
+    QuantizeLinear extension (not DirectML) on a device with extensions enabled.
 
     ``x``: float32, float16 or int32. ``scale``: a scalar, or 1-D along ``axis`` (default 1), float32 (or
     float16 for a float16 ``x``). ``zero_point``: same shape as ``scale``; its dtype is the output's, else
@@ -114,7 +135,15 @@ def quantize_linear(
         raise InvalidArgumentError(f"zero_point is {zero_point_dtype} but the output dtype is {output_dtype}")
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     parameters = ((scale, scale_dtype), (zero_point, output_dtype))
-    return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device)
+    rounding_mode = resolve_mode(mode)
+    if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device)
+    extension_mode = (
+        rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
+    )
+    device = device if device is not None else default_device(extensions=True)
+    extra = {"rounding_mode": extension_mode}
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device, extra)
 
 
 def dequantize_linear(

@@ -1,0 +1,52 @@
+"""Rounding-mode names across systems, resolved to DirectML's modes or dmlpy's extension modes.
+
+| name given                                   | resolves to                                        |
+|----------------------------------------------|----------------------------------------------------|
+| "half_to_even" (ONNX Round, OpenVINO default) | RoundingMode.HALVES_TO_NEAREST_EVEN (DirectML)    |
+| "half_away_from_zero" (OpenVINO Round-5)      | RoundingMode.TOWARD_INFINITY (DirectML)           |
+| "toward_zero"                                 | RoundingMode.TOWARD_ZERO (DirectML)               |
+| DirectML names, C names, numbers 0-2          | RoundingMode                                      |
+| nGraph names "ROUND_NEAREST_UPWARD", ...      | ExtRoundingMode (a dmlpy extension, not DirectML) |
+
+A short name means DirectML's mode where DirectML has one: "TOWARD_INFINITY" is DirectML's halves away from
+zero, while nGraph's directed "ROUND_TOWARD_INFINITY" must be written with its ROUND_ prefix.
+"""
+
+from __future__ import annotations
+
+from dmlpy.enums import RoundingMode
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.extensions import ExtRoundingMode
+
+AnyRoundingMode = RoundingMode | ExtRoundingMode
+
+MODE_ALIASES: dict[str, RoundingMode] = {
+    "half_to_even": RoundingMode.HALVES_TO_NEAREST_EVEN,
+    "half_away_from_zero": RoundingMode.TOWARD_INFINITY,
+    "toward_zero": RoundingMode.TOWARD_ZERO,
+}
+
+DIRECTML_EQUIVALENT: dict[ExtRoundingMode, RoundingMode] = {
+    ExtRoundingMode.NEAREST_TOWARD_EVEN: RoundingMode.HALVES_TO_NEAREST_EVEN,
+    ExtRoundingMode.TOWARD_ZERO: RoundingMode.TOWARD_ZERO,
+    ExtRoundingMode.NEAREST_TOWARD_INFINITY: RoundingMode.TOWARD_INFINITY,
+}
+"""The three nGraph modes DirectML also has, so they can run as DirectML operators."""
+
+EXTENSION_EQUIVALENT: dict[RoundingMode, ExtRoundingMode] = {dml: ext for ext, dml in DIRECTML_EQUIVALENT.items()}
+"""DirectML's three modes under their nGraph names, for extension operators that take only those."""
+
+
+def resolve_mode(mode: AnyRoundingMode | str | int) -> AnyRoundingMode:
+    """The mode a name, number or member stands for (table above); InvalidArgumentError listing the names."""
+    if isinstance(mode, RoundingMode | ExtRoundingMode):
+        return mode
+    if isinstance(mode, str) and mode.strip().lower() in MODE_ALIASES:
+        return MODE_ALIASES[mode.strip().lower()]
+    for enum in (RoundingMode, ExtRoundingMode):
+        try:
+            return enum.parse(mode)
+        except ValueError:
+            pass
+    names = [*MODE_ALIASES, *(m.name for m in RoundingMode), *(m.ngraph_name for m in ExtRoundingMode)]
+    raise InvalidArgumentError(f"mode {mode!r} is not a rounding mode; use one of {', '.join(names)}")
