@@ -31,8 +31,9 @@ typedef double storage_t;
 #define STORE(v, i, p) ((p)[i] = (v))
 #elif STORAGE == 2
 typedef half storage_t;
+#include "half_store.h"
 #define LOAD(i, p) vload_half((i), (p))
-#define STORE(v, i, p) vstore_half((v), (i), (p))
+#define STORE(v, i, p) store_half((v), (i), (p))
 #elif STORAGE == 4
 typedef ushort storage_t;
 #define LOAD(i, p) as_float((uint)(p)[i] << 16)

@@ -72,7 +72,8 @@
 #define LOAD_ZERO_POINT(i) 0.0f
 #endif
 #if OUTPUT_IS_HALF
-#define STORE_OUTPUT(value, i) vstore_half((value), (i), output)
+#include "half_store.h"
+#define STORE_OUTPUT(value, i) store_half((value), (i), output)
 #elif DEQUANTIZE
 #define STORE_OUTPUT(value, i) (output[i] = (value))
 #else
