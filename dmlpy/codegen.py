@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.resources
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -28,10 +29,18 @@ def opencl_source_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "opencl"
 
 
+_LOCAL_INCLUDE = re.compile(r'^#include "([\w.]+)"[ \t]*$', re.MULTILINE)
+
+
 @cache
 def kernel_source(name: str) -> str:
-    """The text of ``opencl/<name>``."""
-    return (opencl_source_dir() / name).read_text(encoding="utf-8")
+    """The text of ``opencl/<name>`` with its local ``#include "header.h"`` lines replaced by the headers.
+
+    The .cl files compile on their own with ``-I opencl``; inlining makes the program self-contained, so its
+    cache key holds no install path and ``compiled.source`` shows every line that runs. The headers' include
+    guards keep a header included twice harmless, as with the preprocessor."""
+    text = (opencl_source_dir() / name).read_text(encoding="utf-8")
+    return _LOCAL_INCLUDE.sub(lambda match: f"// ---- {match.group(1)} ----\n{kernel_source(match.group(1))}", text)
 
 
 @dataclass(frozen=True)
@@ -47,9 +56,9 @@ class KernelSpec:
     @property
     def build_options(self) -> tuple[str, ...]:
         # No -cl-fast-relaxed-math, -cl-finite-math-only or -cl-denorms-are-zero: they break exact rounding of
-        # NaN, infinities, signed zeros and subnormals (peers.md §5). -I lets kernels include shared headers.
+        # NaN, infinities, signed zeros and subnormals (peers.md §5).
         defines = (f"-D{name}={value}" for name, value in self.defines)
-        return ("-cl-std=CL1.2", f"-I{opencl_source_dir()}", *self.options, *defines)
+        return ("-cl-std=CL1.2", *self.options, *defines)
 
     @property
     def source(self) -> str:

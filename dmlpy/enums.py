@@ -11,7 +11,10 @@ Flag enums also accept ``"A|B"`` combinations, as C code writes them.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, ClassVar, Self
+
+_NUMBER = re.compile(r"[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
 def _parse_name(cls: type[Any], prefix: str, value: object) -> Any:
@@ -19,10 +22,11 @@ def _parse_name(cls: type[Any], prefix: str, value: object) -> Any:
     if not isinstance(value, str):
         return None
     text = value.strip()
-    try:
-        return cls(int(text, 0))  # a number written as text, e.g. "1" or "0x2100" from a CLI or JSON
-    except ValueError:
-        pass
+    if _NUMBER.fullmatch(text):  # a number written as text, e.g. "1" or "0x2100" from a CLI or JSON
+        try:
+            return cls(int(text, 0))
+        except ValueError:
+            return None
     name = text.upper()
     name = name.removeprefix(prefix)
     for candidate in (name, cls._short_name_alias(name)):
@@ -63,7 +67,7 @@ class DmlEnum(enum.IntEnum):
         return self.c_name
 
 
-class DmlFlag(enum.IntFlag):
+class DmlFlag(enum.IntFlag, boundary=enum.STRICT):
     """An IntFlag that parses directml.h spellings, including ``"A|B"`` combinations."""
 
     C_PREFIX: ClassVar[str]
@@ -91,6 +95,8 @@ class DmlFlag(enum.IntFlag):
                     return None
                 combined |= member
             return combined
+        if isinstance(value, int) and value < 0:
+            return None  # Flag would read -1 as "every bit"; a C flags value is unsigned
         fallback: Self | None = super()._missing_(value)
         return fallback
 

@@ -68,8 +68,8 @@ class SupportTable:
         hint = f" (optional from {later.level.c_name})" if later else ""
         raise InvalidArgumentError(f"{self.operator.name}.{field} is null; {level.c_name} requires it{hint}")
 
-    def check_tensor(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
-        """Dimension count and data type of the tensor ``field`` (its C name) against the row at ``level``."""
+    def check_dimension_count(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
+        """The dimension count of the tensor ``field`` (its C name) against the row at ``level``."""
         row = self.row_for(level)
         where = f"{self.operator.name}.{field}"
         count = desc.dimension_count
@@ -79,6 +79,11 @@ class SupportTable:
             raise InvalidArgumentError(
                 f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions()}{hint}"
             )
+
+    def check_data_type(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
+        """The data type of the tensor ``field`` (its C name) against the row at ``level``."""
+        row = self.row_for(level)
+        where = f"{self.operator.name}.{field}"
         allowed = row.data_types[field]
         if desc.data_type not in allowed:
             later = next((r for r in self._later_rows(level) if desc.data_type in r.data_types[field]), None)

@@ -29,6 +29,8 @@ def calc_buffer_tensor_size(
     4-bit types count in bits, as DirectMLX does. The C helpers sum in 32 bits and can overflow
     (microsoft/DirectML PR #296, #734); Python integers cannot.
     """
+    if any(value < 0 for value in (*sizes, *(strides or ()))):
+        raise InvalidArgumentError(f"Sizes {tuple(sizes)} and Strides {strides} are UINTs; none may be negative")
     bits = element_size_in_bits(_parse_data_type(data_type))
     if bits == 0 or any(size == 0 for size in sizes):
         return 0
@@ -77,6 +79,16 @@ class BufferTensorDesc(DmlModel):
     """TotalTensorSizeInBytes: defaults to DMLCalcBufferTensorSize(DataType, Sizes, Strides)."""
     guaranteed_base_offset_alignment: UInt32 = Field(default=0, alias="GuaranteedBaseOffsetAlignment")
     """GuaranteedBaseOffsetAlignment: 0, or a power of two that every binding offset is a multiple of."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_means_derived(cls, data: Any) -> Any:
+        # DimensionCount and TotalTensorSizeInBytes given as None (JSON null) mean "derive it", like leaving
+        # them out.
+        if isinstance(data, dict):
+            derived = {"dimension_count", "DimensionCount", "total_tensor_size_in_bytes", "TotalTensorSizeInBytes"}
+            return {key: value for key, value in data.items() if not (key in derived and value is None)}
+        return data
 
     @model_validator(mode="after")
     def _derive_counts(self) -> Self:

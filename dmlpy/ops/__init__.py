@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, SerializeAsAny, model_validator
 
 from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import (
@@ -56,7 +57,8 @@ class OperatorDesc(DmlModel):
                 f"it must be a {desc_class.__name__}"
             )
         desc = raw_desc if isinstance(raw_desc, OperatorDescBase) else desc_class.model_validate(raw_desc)
-        return {"type": operator_type, "desc": desc}
+        unknown = {key: value for key, value in data.items() if key not in {"type", "Type", "desc", "Desc"}}
+        return {"type": operator_type, "desc": desc, **unknown}  # unknown keys stay, so they are refused
 
 
 def as_operator_desc_base(op_desc: OperatorDesc | OperatorDescBase) -> OperatorDescBase:
@@ -68,6 +70,11 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
     """Check a descriptor against a feature level, as IDMLDevice::CreateOperator would, without a device.
 
     Raises UnsupportedError when the operator does not exist at that level, InvalidArgumentError for any
-    other broken rule; returns None when the descriptor is valid.
+    other broken rule (an unknown feature level too); returns None when the descriptor is valid.
     """
-    as_operator_desc_base(op_desc).validate_for(FeatureLevel.parse(feature_level))
+    try:
+        level = FeatureLevel.parse(feature_level)
+    except ValueError:
+        levels = ", ".join(level.c_name for level in FeatureLevel)
+        raise InvalidArgumentError(f"{feature_level!r} is not a DML_FEATURE_LEVEL; use one of {levels}") from None
+    as_operator_desc_base(op_desc).validate_for(level)

@@ -56,8 +56,10 @@ class OperatorDescBase(DmlModel):
                 if tensor is None:
                     self.SUPPORT.check_presence(level, self.c_field(field))
                     continue
+                # The level's own dimension rule speaks first: "exactly 4 at 2_1" teaches more than "1 to 8".
+                self.SUPPORT.check_dimension_count(level, self.c_field(field), tensor.desc)
                 check_buffer_tensor(tensor, f"{name}.{self.c_field(field)}", is_output=is_output)
-                self.SUPPORT.check_tensor(level, self.c_field(field), tensor.desc)
+                self.SUPPORT.check_data_type(level, self.c_field(field), tensor.desc)
         self.check_operator_rules(level)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
