@@ -105,9 +105,11 @@ class ExtElementWiseRoundOperatorDesc(ExtensionOperator):
         source, target = self.input_tensor.desc, self.output_tensor.desc
         layout = coalesce(source.sizes, (source.effective_strides, target.effective_strides))
         storage = _FLOAT_STORAGE.get(source.data_type, _INTEGER_STORAGE)
+        # Integers come back unchanged in every mode: one program serves all nine.
+        mode = ExtRoundingMode.TOWARD_ZERO if storage == _INTEGER_STORAGE else self.rounding_mode
         defines = (
             ("STORAGE", str(storage)),
-            ("ROUND_MODE", _mode_index(self.rounding_mode)),
+            ("ROUND_MODE", _mode_index(mode)),
             ("ELEMENT_T", DATA_TYPES[source.data_type].opencl_storage or "uchar"),
             ("RANK", str(layout.rank)),
             ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
