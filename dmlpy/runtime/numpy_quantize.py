@@ -32,12 +32,22 @@ _cache = CompiledCache()
 def _parameter(
     name: str, value: npt.ArrayLike, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
 ) -> tuple[npt.NDArray[Any], tuple[int, ...]]:
-    """A scale or zero point as a contiguous 1-D array, and its strides over the input's shape."""
-    array = np.ascontiguousarray(np.asarray(value, dtype=dtype).reshape(-1))
+    """A scale or zero point as a contiguous 1-D array, and its strides over the input's shape.
+
+    A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
+    is converted when it fits, never wrapped."""
+    given = np.asarray(value)
+    if given.ndim > 1:
+        raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {given.shape}")
+    if given.dtype.kind in "iu" and dtype.kind in "iu":
+        if not isinstance(value, int) and given.dtype != dtype:
+            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
+        limits = np.iinfo(dtype)
+        if given.size and (given.min() < limits.min or given.max() > limits.max):
+            raise InvalidArgumentError(f"{name} {value!r} does not fit {dtype} ({limits.min} to {limits.max})")
+    array = np.ascontiguousarray(given.astype(dtype, copy=False).reshape(-1))
     if array.size == 1:
         return array, (0,) * len(shape)
-    if array.ndim != 1 or not shape:
-        raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {np.shape(value)}")
     resolved = 1 if axis is None else axis
     if not -len(shape) <= resolved < len(shape):
         raise InvalidArgumentError(f"axis {resolved} is out of range for an input of {len(shape)} dimensions")
@@ -61,9 +71,9 @@ def _run(
     """Dispatch ``desc_class`` over ``array`` with (scale, its dtype) and (zero point or None, its dtype);
     ``extra_fields`` are further descriptor fields (an extension's rounding mode)."""
     extra_fields = extra_fields or {}
-    array = np.ascontiguousarray(array)
-    shape = array.shape or (1,)
     result = np.empty(array.shape, output_dtype)
+    array = np.ascontiguousarray(array)  # a 0-d array becomes 1-D here: DirectML has no 0-d tensors
+    shape = array.shape
     if array.size == 0:
         return result
     (scale, scale_dtype), (zero_point, zero_point_dtype) = parameters
@@ -123,16 +133,12 @@ def quantize_linear(
     array = np.asarray(x)
     if array.dtype not in (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)):
         raise InvalidArgumentError(f"quantize_linear takes float32, float16 or int32 input; got {array.dtype}")
-    zero_point_dtype = np.asarray(zero_point).dtype if zero_point is not None else None
+    # A NumPy zero point decides the output type (ONNX's rule); a plain int or None leaves it to dtype.
+    typed_zero_point = zero_point is not None and not isinstance(zero_point, int)
+    zero_point_dtype = np.asarray(zero_point).dtype if typed_zero_point else None
     output_dtype = np.dtype(dtype) if dtype is not None else zero_point_dtype or np.dtype(np.uint8)
     if output_dtype not in QUANTIZED_DTYPES:
         raise InvalidArgumentError(f"quantize_linear produces uint8 or int8; got {output_dtype}")
-    if (
-        zero_point_dtype is not None
-        and np.issubdtype(zero_point_dtype, np.integer)
-        and zero_point_dtype != output_dtype
-    ):
-        raise InvalidArgumentError(f"zero_point is {zero_point_dtype} but the output dtype is {output_dtype}")
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     parameters = ((scale, scale_dtype), (zero_point, output_dtype))
     rounding_mode = resolve_mode(mode)

@@ -1,0 +1,131 @@
+"""Oclgrind (OpenCL simulator: out-of-bounds accesses, data races, API misuse) on the quantize_linear.cl variants.
+
+oclgrind_driver.py runs in a subprocess whose ICD loader sees Oclgrind's ICD (OCL_ICD_VENDORS names a folder
+holding an .icd file that points at liboclgrind-rt-icd.so). Skipped when Oclgrind is not installed, except under
+CI=true where that is a failure (.ci/run installs it).
+
+Oclgrind's uninitialized-memory plugin is not enabled: it aborts on LLVM's ``freeze`` instruction, which the
+kernels' integer division compiles to ("Unsupported instruction: freeze"), an Oclgrind limitation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ICD_CANDIDATES = (
+    "/usr/lib/oclgrind/liboclgrind-rt-icd.so",
+    "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
+    "/usr/local/lib/liboclgrind-rt-icd.so",
+)
+# pyopencl's Program.build asks the device for properties Oclgrind does not know; Oclgrind's API checker reports
+# each as CL_INVALID_VALUE from clGetDeviceInfo. That is not a kernel problem.
+BENIGN = re.compile(
+    r"Oclgrind - OpenCL runtime error detected\s+Function: clGetDeviceInfo\s+Error:\s+CL_INVALID_VALUE\s+"
+    r"For argument 'param_name'\s*"
+)
+
+
+def _icd_library() -> str | None:
+    if shutil.which("oclgrind") is None:
+        return None
+    return next((path for path in ICD_CANDIDATES if os.path.exists(path)), None)
+
+
+@pytest.fixture(scope="module")
+def oclgrind_run(tmp_path_factory):
+    library = _icd_library()
+    if library is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Oclgrind is required under CI=true (apt-get install oclgrind)")
+        pytest.skip("Oclgrind is not installed (apt-get install oclgrind); memory-safety checks skipped")
+    vendors = tmp_path_factory.mktemp("oclgrind_icd")
+    (vendors / "oclgrind.icd").write_text(library + "\n")
+    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_CHECK_API="1", OCLGRIND_DATA_RACES="1")
+    env.pop("PYOPENCL_CTX", None)
+    result = subprocess.run(
+        [sys.executable, str(HERE / "oclgrind_driver.py")], env=env, capture_output=True, text=True, timeout=300
+    )
+    return result
+
+
+def _sections(stderr: str) -> dict[str, str]:
+    sections: dict[str, str] = {"<startup>": ""}
+    current = "<startup>"
+    for line in stderr.splitlines(keepends=True):
+        if line.startswith("@@VARIANT "):
+            current = line.split(" ", 1)[1].strip()
+            sections[current] = ""
+        else:
+            sections[current] += line
+    return sections
+
+
+VARIANTS = (
+    [
+        "q_f32_u8_size1",
+        "q_f32_u8_size3",
+        "q_f32_i8_size17",
+        "q_f32_i8_size33_nullzp",
+        "q_f32_u8_axis1_2x3x5",
+        "q_f32_i8_axis-1_3x7_nullzp",
+        "q_f16_i8_size19",
+        "q_f16_u8_axis0_5x3_nullzp",
+        "q_i32_u8_axis0_5x3",
+        "q_ext_round_up_size7",
+        "q_ext_nearest_downward_axis1_2x5",
+    ]
+    + [
+        f"dq_{t}_{s}"
+        for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32")
+        for s in ("float32_13", "float16_3x7", "float32_5_nullzp")
+    ]
+    + ["om_quantize_offsets_nullzp_padded_output"]
+)
+
+
+def test_driver_completed(oclgrind_run):
+    assert oclgrind_run.returncode == 0, oclgrind_run.stderr[-4000:]
+    assert "@@DONE" in oclgrind_run.stdout
+    ran = set(_sections(oclgrind_run.stderr))
+    assert set(VARIANTS) <= ran, set(VARIANTS) - ran
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_no_oclgrind_errors(oclgrind_run, variant):
+    sections = _sections(oclgrind_run.stderr)
+    assert variant in sections, f"{variant} did not run: {oclgrind_run.stderr[-2000:]}"
+    report = BENIGN.sub("", sections[variant]).strip()
+    assert report == "", f"Oclgrind reported for {variant}:\n{report[:4000]}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_values_on_oclgrind(oclgrind_run, variant):
+    mismatches = [line for line in oclgrind_run.stdout.splitlines() if line.startswith(f"@@MISMATCH {variant} ")]
+    assert not mismatches, mismatches
+
+
+def test_harness_sees_an_out_of_bounds_write(tmp_path):
+    # The detection itself: a deliberately broken kernel must produce a report this file would catch.
+    library = _icd_library()
+    if library is None:
+        pytest.skip("Oclgrind is not installed")
+    (tmp_path / "oclgrind.icd").write_text(library + "\n")
+    script = (
+        "import pyopencl as cl\n"
+        "p = [p for p in cl.get_platforms() if p.name == 'Oclgrind'][0]\n"
+        "ctx = cl.Context(p.get_devices()); q = cl.CommandQueue(ctx)\n"
+        "k = cl.Program(ctx, '__kernel void k(__global uchar *a) { a[get_global_id(0) + 1] = 1; }').build()\n"
+        "b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 3)\n"
+        "k.k(q, (3,), None, b); q.finish()\n"
+    )
+    env = dict(os.environ, OCL_ICD_VENDORS=str(tmp_path), OCLGRIND_CHECK_API="1")
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert "Invalid write" in BENIGN.sub("", result.stderr)
