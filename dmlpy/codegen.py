@@ -64,11 +64,13 @@ class KernelSpec:
     def source(self) -> str:
         return kernel_source(self.source_name)
 
-    @property
-    def specialised_source(self) -> str:
-        """The source as the compiler sees it, the -D options written out as #define lines (for reading)."""
-        defines = "".join(f"#define {name} {value}\n" for name, value in self.defines)
-        return f"// {self.source_name}, specialised by -D options:\n{defines}\n{self.source}"
+    def specialised_source(self, device_options: Sequence[str] = ()) -> str:
+        """The source as the compiler sees it, every -D option (the operator's, then ``device_options``)
+        written out as a #define line, for reading."""
+        options = (*self.build_options, *device_options)
+        defines = (option[2:].split("=", 1) for option in options if option.startswith("-D"))
+        lines = "".join(f"#define {name} {value}\n" for name, value in defines)
+        return f"// {self.source_name}, specialised by -D options:\n{lines}\n{self.source}"
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,15 @@
 //                        round : DML_ROUNDING_MODE_TOWARD_INFINITY, halves away from zero (2.5 -> 3), not ceil.
 //                        The built-ins are exact for every input, keep the sign of zero, pass infinities and
 //                        NaN (sign and payload) through; never replace them with x + 0.5 tricks.
-//   RANK=0               packed: both tensors are one contiguous run; each work-item rounds VECTOR_WIDTH
-//                        neighbours with one vector load and store.
-//   RANK=1..8            strided (padding, broadcast 0-strides, permutations): each work-item walks
-//                        ELEMENTS_PER_ITEM consecutive elements, stepping coordinates like an odometer.
+//   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint and trunc become clang's element-wise built-ins.
+//   ROUNDING_MODE        DML_ROUNDING_MODE's value (0, 1, 2): lets clang-based compilers inline rint and trunc as
+//                        their exact element-wise built-ins (see ROUND below). Optional.
+//   RANK=0               packed: both tensors are one contiguous run.
+//   RANK=1..8            strided (padding, broadcast 0-strides, permutations): coordinates step like an odometer.
+//   ELEMENTS_PER_ITEM    each work-item rounds this many consecutive elements (in the output's logical order),
+//   VECTOR_WIDTH         VECTOR_WIDTH at a time with vector loads, rounding and stores (gathered and scattered
+//                        through a private array where a stride is not 1). Long work-items suit CPU devices:
+//                        PoCL runs each as a plain loop of SIMD instructions.
 //
 // Arguments follow dmlpy's element-wise convention (dmlpy/codegen.py): per tensor its buffer and element
 // offset, then the element count, the coalesced sizes and per-tensor strides (unused when RANK=0).
@@ -30,7 +35,7 @@
 #define VECTOR_WIDTH 8
 #endif
 #ifndef ELEMENTS_PER_ITEM
-#define ELEMENTS_PER_ITEM 16
+#define ELEMENTS_PER_ITEM 2048
 #endif
 
 #define CONCAT_(a, b) a##b
@@ -38,8 +43,13 @@
 
 #if DML_FLOAT16
 typedef half storage_t;
+
+// Scalar half stores (packed tails, strided scatters) go through store_half: PoCL 3.0's scalar vstore_half
+// drops NaN payloads.
+#include "half_store.h"
+
 #define LOAD(index, p) vload_half((index), (p))
-#define STORE(value, index, p) vstore_half((value), (index), (p))
+#define STORE(value, index, p) store_half((value), (index), (p))
 #define LOAD_VECTOR(index, p) CONCAT(vload_half, VECTOR_WIDTH)((index), (p))
 #define STORE_VECTOR(value, index, p) CONCAT(vstore_half, VECTOR_WIDTH)((value), (index), (p))
 #else
@@ -49,29 +59,47 @@ typedef float storage_t;
 #define LOAD_VECTOR(index, p) CONCAT(vload, VECTOR_WIDTH)((index), (p))
 #define STORE_VECTOR(value, index, p) CONCAT(vstore, VECTOR_WIDTH)((value), (index), (p))
 #endif
+typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
+
+// The rounding itself: ROUND_FN, the OpenCL built-in (exact for every input). With DML_ELEMENTWISE_BUILTINS
+// (dmlpy sets it on PoCL, whose clang compiles them to the target's rounding instruction, vroundps on x86,
+// instead of a library call) __builtin_elementwise_roundeven and __builtin_elementwise_trunc replace rint and
+// trunc: the same exact IEEE-754 roundToIntegral. Opt-in, because other clang-based implementations may accept
+// the built-ins and fail to run them (Oclgrind does). ROUNDING_MODE (DML_ROUNDING_MODE's value) says which
+// function ROUND_FN names, as the preprocessor cannot compare the names themselves.
+#define ROUND(x) ROUND_FN(x)
+#if defined(ROUNDING_MODE) && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if ROUNDING_MODE == 0 && __has_builtin(__builtin_elementwise_roundeven)
+#undef ROUND
+#define ROUND(x) __builtin_elementwise_roundeven(x)
+#elif ROUNDING_MODE == 1 && __has_builtin(__builtin_elementwise_trunc)
+#undef ROUND
+#define ROUND(x) __builtin_elementwise_trunc(x)
+#endif
+#endif
+
 
 __kernel void element_wise_round(__global const storage_t *input, ulong input_offset,
                                  __global storage_t *output, ulong output_offset,
                                  ulong element_count, uint8 sizes, uint8 input_strides,
                                  uint8 output_strides)
 {
-#if RANK == 0
-    __global const storage_t *src = input + input_offset;
-    __global storage_t *dst = output + output_offset;
-    const ulong item = get_global_id(0);
-    const ulong first = item * VECTOR_WIDTH;
-    if (first + VECTOR_WIDTH <= element_count) {
-        STORE_VECTOR(ROUND_FN(LOAD_VECTOR(item, src)), item, dst);
-    } else {
-        for (ulong i = first; i < element_count; ++i)
-            STORE(ROUND_FN(LOAD(i, src)), i, dst);
-    }
-#else
-    const ulong first = get_global_id(0) * ELEMENTS_PER_ITEM;
+    // Each work-item rounds one chunk of ELEMENTS_PER_ITEM consecutive elements (in the output's logical
+    // order), VECTOR_WIDTH at a time: few, long work-items suit CPU devices, and the vector built-ins
+    // (rint, trunc, round on floatN; vload_halfN, vstore_halfN) compile to branch-free SIMD code.
+    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
     if (first >= element_count)
         return;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
-
+#if RANK == 0
+    __global const storage_t *src = input + input_offset;
+    __global storage_t *dst = output + output_offset;
+    ulong i = first;
+    for (; i + VECTOR_WIDTH <= end; i += VECTOR_WIDTH)
+        STORE_VECTOR(ROUND(LOAD_VECTOR(0, src + i)), 0, dst + i);
+    for (; i < end; ++i)
+        STORE(ROUND(LOAD(i, src)), i, dst);
+#else
     uint size[8], in_stride[8], out_stride[8];
     vstore8(sizes, 0, size);
     vstore8(input_strides, 0, in_stride);
@@ -88,9 +116,44 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
         in_at += coord[d] * in_stride[d];
         out_at += coord[d] * out_stride[d];
     }
-    for (ulong i = first; i < end; ++i) {
-        STORE(ROUND_FN(LOAD(in_at, input)), out_at, output);
-        for (int d = RANK - 1; d >= 0; --d) {
+    // Walk the chunk one run of the innermost dimension at a time; carry into the outer ones between runs.
+    const ulong inner = size[RANK - 1];
+    const ulong in_step = in_stride[RANK - 1], out_step = out_stride[RANK - 1];
+    float lanes[VECTOR_WIDTH];
+    ulong i = first;
+    while (i < end) {
+        const ulong run = min(inner - coord[RANK - 1], end - i);
+        ulong j = 0;
+        for (; j + VECTOR_WIDTH <= run; j += VECTOR_WIDTH) {
+            compute_vector_t v;
+            if (in_step == 1) {
+                v = LOAD_VECTOR(0, input + in_at + j);
+            } else {
+                for (int k = 0; k < VECTOR_WIDTH; ++k)
+                    lanes[k] = LOAD(in_at + (j + k) * in_step, input);
+                v = CONCAT(vload, VECTOR_WIDTH)(0, lanes);
+            }
+            v = ROUND(v);
+            if (out_step == 1) {
+                STORE_VECTOR(v, 0, output + out_at + j);
+            } else {
+                CONCAT(vstore, VECTOR_WIDTH)(v, 0, lanes);
+                for (int k = 0; k < VECTOR_WIDTH; ++k)
+                    STORE(lanes[k], out_at + (j + k) * out_step, output);
+            }
+        }
+        for (; j < run; ++j)
+            STORE(ROUND(LOAD(in_at + j * in_step, input)), out_at + j * out_step, output);
+        i += run;
+        in_at += run * in_step;
+        out_at += run * out_step;
+        coord[RANK - 1] += run;
+        if (coord[RANK - 1] < inner)
+            break;  // the chunk ended inside this run
+        coord[RANK - 1] = 0;
+        in_at -= inner * in_step;
+        out_at -= inner * out_step;
+        for (int d = RANK - 2; d >= 0; --d) {
             in_at += in_stride[d];
             out_at += out_stride[d];
             if (++coord[d] < size[d])

@@ -22,7 +22,11 @@ ROUNDING_FUNCTIONS: dict[RoundingMode, str] = {
 }
 
 VECTOR_WIDTH = 8
-ELEMENTS_PER_ITEM = 16
+"""Elements per vector load, rounding and store: float8 is one 256-bit register (PoCL cannot pass float16
+vectors to its built-ins on CPUs without AVX-512)."""
+ELEMENTS_PER_ITEM = 2048
+"""Consecutive elements each work-item rounds, packed or strided: long loops suit CPU devices (PoCL), measured
+with benchmarks/bench_round.py. A multiple of VECTOR_WIDTH, so only the last work-item has a scalar tail."""
 
 
 class ElementWiseRoundOperatorDesc(OperatorDescBase):
@@ -62,14 +66,14 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
         defines = (
             ("DML_FLOAT16", "1" if source.data_type == TensorDataType.FLOAT16 else "0"),
             ("ROUND_FN", ROUNDING_FUNCTIONS[self.rounding_mode]),
+            # Lets the kernel use the compiler's exact element-wise built-in for ROUND_FN where it has one.
+            ("ROUNDING_MODE", str(int(self.rounding_mode))),
             ("RANK", str(rank)),
-            (
-                "VECTOR_WIDTH" if rank == 0 else "ELEMENTS_PER_ITEM",
-                str(VECTOR_WIDTH if rank == 0 else ELEMENTS_PER_ITEM),
-            ),
+            ("VECTOR_WIDTH", str(VECTOR_WIDTH)),
+            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
         )
         return LoweredOperator(
             kernel=KernelSpec("element_wise_round.cl", "element_wise_round", defines),
             layout=layout,
-            elements_per_work_item=VECTOR_WIDTH if rank == 0 else ELEMENTS_PER_ITEM,
+            elements_per_work_item=ELEMENTS_PER_ITEM,
         )

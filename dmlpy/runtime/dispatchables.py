@@ -62,11 +62,12 @@ class CompiledOperator:
     @property
     def source(self) -> str:
         """The OpenCL C source with this operator's -D specialisation written out as #define lines."""
-        return self.lowered.kernel.specialised_source
+        return self.lowered.kernel.specialised_source(self.device.programs.device_options)
 
     @property
     def build_options(self) -> tuple[str, ...]:
-        return self.lowered.kernel.build_options
+        """Every option the program was built with: the operator's, then the device's."""
+        return (*self.lowered.kernel.build_options, *self.device.programs.device_options)
 
     def input_descs(self) -> list[BufferTensorDesc | None]:
         return [t.desc if t is not None else None for t in self.desc.input_tensors()]

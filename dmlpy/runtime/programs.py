@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyopencl as cl
@@ -13,6 +13,14 @@ import pyopencl.cltypes as cltypes
 
 from dmlpy.codegen import MAX_RANK, KernelSpec, LoweredOperator
 from dmlpy.errors import DeviceRemovedError, KernelBuildError
+
+POCL_PLATFORM = "Portable Computing Language"
+
+
+def device_options(device: cl.Device) -> tuple[str, ...]:
+    """Build options that depend on the device rather than the operator: on PoCL, whose clang lowers them to
+    the CPU's rounding instructions, the kernels' exact element-wise built-ins (DML_ELEMENTWISE_BUILTINS)."""
+    return ("-DDML_ELEMENTWISE_BUILTINS=1",) if device.platform.name == POCL_PLATFORM else ()
 
 
 class ProgramCache:
@@ -22,6 +30,8 @@ class ProgramCache:
         self._context = context
         self._programs: dict[KernelSpec, cl.Program] = {}
         self._lock = threading.Lock()
+        self.device_options = device_options(context.devices[0])
+        """Options this device adds to every KernelSpec's own (see device_options)."""
 
     def __len__(self) -> int:
         return len(self._programs)
@@ -36,11 +46,12 @@ class ProgramCache:
 
     def _build(self, spec: KernelSpec) -> cl.Program:
         try:
-            program: cl.Program = cl.Program(self._context, spec.source).build(options=list(spec.build_options))
+            options = [*spec.build_options, *self.device_options]
+            program: cl.Program = cl.Program(self._context, spec.source).build(options=options)
             return program
         except cl.RuntimeError as error:
             raise KernelBuildError(
-                f"OpenCL could not build {spec.source_name} with {' '.join(spec.build_options)}", str(error)
+                f"OpenCL could not build {spec.source_name} with {' '.join(options)}", str(error)
             ) from error
 
 
@@ -48,6 +59,20 @@ def _uint8(values: tuple[int, ...]) -> Any:
     """An OpenCL ``uint8`` kernel argument holding ``values``, padded with 1s."""
     padded = (*values, *([1] * (MAX_RANK - len(values))))
     return np.array(padded, dtype=np.uint32).view(cltypes.uint8)[0]
+
+
+LONG_WORK_ITEM = 256
+"""Elements per work-item from which a CPU device runs work-groups of one work-item (see _local_size)."""
+
+
+def _local_size(program: cl.Program, lowered: LoweredOperator) -> tuple[int] | None:
+    """Work-groups of one work-item on CPU devices when each work-item already loops over many elements, else
+    the driver's choice. PoCL compiles a kernel once per local size and picks the local size from the global
+    size, so a fixed one means one compiled variant for every shape (found in its disk cache by the next
+    process), and its work-group loop adds nothing to a work-item that is a long loop already."""
+    devices = cast("list[cl.Device]", program.get_info(cl.program_info.DEVICES))
+    on_cpu = bool(devices) and all(device.type & cl.device_type.CPU for device in devices)
+    return (1,) if on_cpu and lowered.elements_per_work_item >= LONG_WORK_ITEM else None
 
 
 @dataclass
@@ -58,6 +83,7 @@ class Launchable:
     lowered: LoweredOperator
     layout_args: tuple[Any, ...]
     lock: threading.Lock
+    local_size: tuple[int] | None = None
 
     @classmethod
     def create(cls, program: cl.Program, lowered: LoweredOperator) -> Launchable:
@@ -67,7 +93,8 @@ class Launchable:
             _uint8(layout.sizes),
             *(_uint8(s) for s in layout.strides),
         )
-        return cls(cl.Kernel(program, lowered.kernel.kernel_name), lowered, layout_args, threading.Lock())
+        kernel = cl.Kernel(program, lowered.kernel.kernel_name)
+        return cls(kernel, lowered, layout_args, threading.Lock(), _local_size(program, lowered))
 
     def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer | None, int]]) -> cl.Event:
         """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order."""
@@ -80,6 +107,6 @@ class Launchable:
             # enqueueing must not interleave between threads.
             with self.lock:
                 self.kernel.set_args(*args)
-                return cl.enqueue_nd_range_kernel(queue, self.kernel, (self.lowered.global_size,), None)
+                return cl.enqueue_nd_range_kernel(queue, self.kernel, (self.lowered.global_size,), self.local_size)
         except cl.Error as error:
             raise DeviceRemovedError(f"enqueueing {self.lowered.kernel.kernel_name} failed: {error}") from error

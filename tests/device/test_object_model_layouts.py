@@ -91,29 +91,12 @@ NAN_LAYOUTS = [
     "in_place_packed_offset",
     "in_place_strided",
 ]
-# PoCL's scalar vstore_half writes every NaN as 0x7fff/0xffff; only the packed kernel's vector body keeps payloads.
-F16_SCALAR_PATH = {
-    "packed_odd_count",
-    "strided_padded_both",
-    "broadcast_input_inner",
-    "permuted_input",
-    "offsets_strided",
-    "in_place_packed_offset",
-    "in_place_strided",
-}
-F16_NAN_BUG = (
-    "BUG: float16 NaN payload lost (written as 0x7fff/0xffff) by the strided kernel and the packed kernel's "
-    "scalar tail (scalar vstore_half on PoCL); DESIGN §3 requires sign and payload kept"
-)
+# Includes the layouts that store halves one at a time (tails, strided scatters): PoCL's scalar vstore_half
+# drops NaN payloads, which opencl/half_store.h works around.
 
 
 def _nan_case(layout: str, dtype: np.dtype) -> object:
-    marks = (
-        [pytest.mark.xfail(strict=True, reason=F16_NAN_BUG)]
-        if dtype == np.float16 and layout in F16_SCALAR_PATH
-        else []
-    )
-    return pytest.param(layout, dtype, id=f"{layout}-{dtype.name}", marks=marks)
+    return pytest.param(layout, dtype, id=f"{layout}-{dtype.name}")
 
 
 @pytest.mark.parametrize(("layout", "dtype"), [_nan_case(name, dtype) for name in NAN_LAYOUTS for dtype in DTYPES])

@@ -20,13 +20,6 @@ def test_every_float16_bit_pattern(device, mode):
     assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
 
 
-F16_NAN_BUG = (
-    "BUG: float16 NaN payload lost (written as 0x7fff/0xffff) by the strided kernel and the packed kernel's "
-    "scalar tail (scalar vstore_half on PoCL); DESIGN §3 requires sign and payload kept"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=F16_NAN_BUG)
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
 def test_every_float16_bit_pattern_strided(device, mode):
     # A transposed view runs the strided kernel (one element at a time) instead of the packed vector body.
@@ -34,18 +27,6 @@ def test_every_float16_bit_pattern_strided(device, mode):
     assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
 
 
-@pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
-def test_every_float16_bit_pattern_strided_nan_sign(device, mode):
-    # The strided kernel's results for every non-NaN pattern, bit-exact; NaNs stay NaN with their sign.
-    x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256).T
-    got = dml.round(x, mode, device=device)
-    nan = np.isnan(x)
-    assert np.isnan(got[nan]).all()
-    np.testing.assert_array_equal(np.signbit(got[nan]), np.signbit(x[nan]))
-    assert_rounds_like_reference(got[~nan], x[~nan], mode)
-
-
-@pytest.mark.xfail(strict=True, reason=F16_NAN_BUG)
 @pytest.mark.parametrize("count", [1, 7, 9], ids=["count1", "count7", "count9"])
 def test_float16_nan_payload_in_packed_tail(device, count):
     x = np.array([0x7E01, 0xFD00, 0x7C01, 0xFF23, 0x7E00, 0x7D55, 0xFE00, 0x7C80, 0xFC01], np.uint16)[:count]
