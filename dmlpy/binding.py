@@ -29,6 +29,14 @@ class BufferBinding:
     offset: int = 0
     size_in_bytes: int | None = None
 
+    def __post_init__(self) -> None:
+        # bool is an int in Python but never a byte count.
+        for name, value in (("offset", self.offset), ("size_in_bytes", self.size_in_bytes)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise InvalidArgumentError(f"BufferBinding.{name} is {value!r}; it must be a UINT64 byte count")
+        if not isinstance(getattr(self.buffer, "size", None), int):
+            raise InvalidArgumentError(f"BufferBinding.buffer is {self.buffer!r}; it must be a dmlpy Buffer")
+
     @property
     def size(self) -> int:
         return self.buffer.size - self.offset if self.size_in_bytes is None else self.size_in_bytes

@@ -38,6 +38,7 @@ from dmlpy.enums import (
     TensorType,
 )
 from dmlpy.errors import DmlError
+from dmlpy.modes import AnyRoundingMode, resolve_mode
 from dmlpy.ops import OPERATORS, OperatorDesc, validate
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ROUNDING_FUNCTIONS, ElementWiseRoundOperatorDesc
@@ -540,7 +541,7 @@ def command_explain(args: argparse.Namespace) -> int:
         f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
         "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
         "",
-        spec.specialised_source.rstrip("\n"),
+        spec.specialised_source().rstrip("\n"),
     ]
     print("\n".join(lines))
     return EXIT_OK
@@ -689,14 +690,13 @@ def _pick_device(index: int | None) -> Device | None:
         entry = device_by_index(index)
     except DmlError as error:
         raise CliError(f"--device {index}: {error}") from None
-    return create_device(cl_device=entry.cl_device)
+    # Extensions on: the command takes every mode and dtype dml.round takes.
+    return create_device(cl_device=entry.cl_device, extensions=True)
 
 
-def _parse_mode(text: str) -> RoundingMode:
-    from dmlpy.runtime.numpy_round import parse_mode
-
+def _parse_mode(text: str) -> AnyRoundingMode:
     try:
-        return parse_mode(text)
+        return resolve_mode(text)
     except DmlError as error:
         raise CliError(f"--mode: {error}") from None
 
@@ -743,7 +743,7 @@ def _chunks(total: int, step: int) -> Iterator[tuple[int, int]]:
 def round_file(
     source_path: Path,
     target_path: Path,
-    mode: RoundingMode,
+    mode: AnyRoundingMode,
     device: Device | None,
     *,
     chunk_bytes: int = CHUNK_BYTES,

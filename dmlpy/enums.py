@@ -14,6 +14,8 @@ import enum
 import re
 from typing import Any, ClassVar, Self
 
+from dmlpy.errors import InvalidArgumentError
+
 _NUMBER = re.compile(r"[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
@@ -46,8 +48,13 @@ class DmlEnum(enum.IntEnum):
 
     @classmethod
     def parse(cls, value: Self | int | str) -> Self:
-        """The member for a C spelling, short name, number or member; ValueError for anything else."""
-        return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+        """The member for a C spelling, short name, number or member; InvalidArgumentError (a ValueError)
+        naming the accepted values for anything else."""
+        try:
+            return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+        except (ValueError, TypeError):
+            names = ", ".join(member.c_name for member in cls)
+            raise InvalidArgumentError(f"{value!r} is not a {cls.__name__}; use one of {names}") from None
 
     @classmethod
     def _short_name_alias(cls, name: str) -> str:
@@ -78,8 +85,13 @@ class DmlFlag(enum.IntFlag, boundary=enum.STRICT):
 
     @classmethod
     def parse(cls, value: Self | int | str) -> Self:
-        """The flags for a C spelling (``"A|B"`` too), short name, number or member."""
-        return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+        """The flags for a C spelling (``"A|B"`` too), short name, number or member; InvalidArgumentError
+        (a ValueError) naming the accepted flags for anything else."""
+        try:
+            return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+        except (ValueError, TypeError):
+            names = ", ".join(member.c_name for member in cls)
+            raise InvalidArgumentError(f"{value!r} is not a {cls.__name__}; combine {names}") from None
 
     @classmethod
     def _short_name_alias(cls, name: str) -> str:

@@ -7,7 +7,6 @@ from typing import Any
 from pydantic import Field, SerializeAsAny, model_validator
 
 from dmlpy.enums import FeatureLevel, OperatorType
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import (
@@ -72,9 +71,4 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
     Raises UnsupportedError when the operator does not exist at that level, InvalidArgumentError for any
     other broken rule (an unknown feature level too); returns None when the descriptor is valid.
     """
-    try:
-        level = FeatureLevel.parse(feature_level)
-    except ValueError:
-        levels = ", ".join(level.c_name for level in FeatureLevel)
-        raise InvalidArgumentError(f"{feature_level!r} is not a DML_FEATURE_LEVEL; use one of {levels}") from None
-    as_operator_desc_base(op_desc).validate_for(level)
+    as_operator_desc_base(op_desc).validate_for(FeatureLevel.parse(feature_level))

@@ -39,6 +39,11 @@ class BindingTable:
         descs: Sequence[BufferTensorDesc | None],
         bindings: Sequence[BufferBinding | None],
     ) -> list[BoundTensor | None]:
+        if not isinstance(bindings, Sequence) or isinstance(bindings, str | bytes):
+            raise InvalidArgumentError(f"{what} takes a list of dml.BufferBinding (or None), not {bindings!r}")
+        for binding in bindings:
+            if binding is not None and not isinstance(binding, BufferBinding):
+                raise InvalidArgumentError(f"{what} takes dml.BufferBinding entries (or None), not {binding!r}")
         if len(bindings) != len(descs):
             raise InvalidArgumentError(
                 f"{what} got {len(bindings)} bindings; {self.dispatchable!r} takes exactly {len(descs)} "

@@ -62,7 +62,7 @@ class Device:
         supports (which can be below ``device.feature_level``). TENSOR_DATA_TYPE_SUPPORT answers whether
         buffers of that type work here: FLOAT64 needs cl_khr_fp64, UNKNOWN never.
         """
-        feature = Feature(feature)
+        feature = Feature.parse(feature)
         if feature == Feature.FEATURE_LEVELS:
             if not isinstance(query, Sequence) or isinstance(query, str) or not query:
                 raise InvalidArgumentError("FEATURE_LEVELS needs a non-empty list of requested feature levels")
@@ -106,7 +106,7 @@ class Device:
 
     def create_operator_initializer(self, operators: Sequence[CompiledOperator]) -> OperatorInitializer:
         """IDMLDevice::CreateOperatorInitializer."""
-        return OperatorInitializer(self, operators)
+        return OperatorInitializer(self, list(operators))
 
     def create_binding_table(self, dispatchable: Dispatchable) -> BindingTable:
         """IDMLDevice::CreateBindingTable."""
@@ -149,6 +149,8 @@ def create_device(
             f"minimum_feature_level {minimum.c_name} was requested but this device offers up to "
             f"{level.c_name}" + (" (capped by max_feature_level)" if max_feature_level is not None else "")
         )
+    if cl_device is not None and not isinstance(cl_device, cl.Device):
+        raise InvalidArgumentError(f"cl_device must be a pyopencl.Device, not {type(cl_device).__name__}")
     return Device(cl_device if cl_device is not None else preferred_device().cl_device, level, extensions=extensions)
 
 

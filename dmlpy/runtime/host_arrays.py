@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
+from dmlpy.errors import OutOfMemoryError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.dispatchables import CompiledOperator
@@ -66,6 +67,8 @@ def element_strides(array: npt.NDArray[Any]) -> tuple[int, ...] | None:
 
 def span(array: npt.NDArray[Any], strides: Sequence[int]) -> npt.NDArray[Any]:
     """A contiguous 1-D view of the memory from the array's first element to its last."""
+    if array.flags.c_contiguous:
+        return array.reshape(-1)
     elements = sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True)) + 1
     return np.lib.stride_tricks.as_strided(array, shape=(elements,), strides=(array.itemsize,))
 
@@ -84,6 +87,28 @@ def run_on_arrays(
     ``in_place``: the first input is the output's memory. ``output_has_gaps``: the output span holds bytes
     that are not elements (a strided view); they must come back unchanged.
     """
+    limit = device.cl_device.max_mem_alloc_size
+    for array in (*inputs, output):
+        if array is not None and array.nbytes > limit:
+            raise OutOfMemoryError(
+                f"an array of {array.nbytes} bytes is larger than {device.name} allows for one buffer ({limit} "
+                "bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE); split it"
+            )
+    try:
+        _launch(device, compiled, inputs, output, in_place=in_place, output_has_gaps=output_has_gaps)
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+
+
+def _launch(
+    device: Device,
+    compiled: CompiledOperator,
+    inputs: Sequence[npt.NDArray[Any] | None],
+    output: npt.NDArray[Any],
+    *,
+    in_place: bool,
+    output_has_gaps: bool,
+) -> None:
     context, queue, flags = device.context, device.queue, cl.mem_flags
     if device.is_cpu:
         output_memory = cl.Buffer(context, flags.READ_WRITE | flags.USE_HOST_PTR, hostbuf=output)

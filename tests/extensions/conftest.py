@@ -1,0 +1,23 @@
+"""Fixtures for the extension tests: one device that runs dmlpy's extension operators (not DirectML)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def ext_device() -> Any:
+    """A device created with extensions=True on the default OpenCL device (PoCL's CPU device in CI)."""
+    import dmlpy as dml
+
+    return dml.create_device(extensions=True)
+
+
+@pytest.fixture(scope="session")
+def ext_device_fp64(ext_device: Any) -> Any:
+    """``ext_device`` when it has cl_khr_fp64; the FLOAT64 tests skip (saying why) where it has not."""
+    if "cl_khr_fp64" not in ext_device.cl_device.extensions:
+        pytest.skip(f"{ext_device.name} has no cl_khr_fp64; FLOAT64 cannot run here (refusal tested separately)")
+    return ext_device

@@ -1,0 +1,108 @@
+"""DMLPY_EXT_ELEMENT_WISE_ROUND through DirectML's object model (create_operator, compile_operator, the
+initializer, a binding table, record_dispatch) in every layout class: packed, strided, broadcast (0 strides),
+permuted, binding offsets and in place. The whole output buffer is checked byte for byte: the tensor's
+elements hold the oracle's results and every other byte is unchanged."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dmlpy as dml
+
+from .cases import packed_strides, round_desc, round_through_object_model
+from .oracle import describe, mismatches
+
+
+def padded(sizes: tuple[int, ...], pad: int = 1) -> tuple[int, ...]:
+    strides = [1] * len(sizes)
+    for dim in range(len(sizes) - 2, -1, -1):
+        strides[dim] = strides[dim + 1] * sizes[dim + 1] + pad
+    return tuple(strides)
+
+
+def permuted(sizes: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    base = packed_strides(tuple(sizes[d] for d in order))
+    strides = [0] * len(sizes)
+    for position, dim in enumerate(order):
+        strides[dim] = base[position]
+    return tuple(strides)
+
+
+S4 = (2, 3, 4, 5)
+LAYOUTS: dict[str, dict[str, object]] = {
+    "packed": {"sizes": S4},
+    "packed_odd_count": {"sizes": (3, 7, 11)},
+    "packed_one_element": {"sizes": (1,)},
+    "strided_padded_both": {"sizes": S4, "input_strides": padded(S4, 2), "output_strides": padded(S4, 5)},
+    "broadcast_input_inner": {"sizes": S4, "input_strides": (60, 20, 5, 0)},
+    "broadcast_input_scalar": {"sizes": S4, "input_strides": (0, 0, 0, 0)},
+    "permuted_input": {"sizes": S4, "input_strides": permuted(S4, (3, 2, 1, 0))},
+    "permuted_output": {"sizes": S4, "output_strides": permuted(S4, (1, 3, 0, 2))},
+    "offsets_broadcast": {"sizes": S4, "input_strides": (0, 5, 0, 1), "input_offset": 112, "output_offset": 240},
+    "in_place_packed_offset": {"sizes": (3, 7, 11), "in_place": True, "input_offset": 64, "output_offset": 64},
+    "in_place_strided": {
+        "sizes": S4,
+        "in_place": True,
+        "input_strides": padded(S4, 2),
+        "output_strides": padded(S4, 2),
+    },
+    "rank_8": {
+        "sizes": (2, 1, 2, 3, 1, 2, 2, 3),
+        "output_strides": permuted((2, 1, 2, 3, 1, 2, 2, 3), tuple(range(7, -1, -1))),
+    },
+}
+# (dtype, mode): every storage class of the kernel; the floats in two modes each.
+KINDS = [
+    (np.dtype(np.float32), "NEAREST_UPWARD"),
+    (np.dtype(np.float32), "DOWN"),
+    (np.dtype(np.float16), "NEAREST_DOWNWARD"),
+    (np.dtype(np.float16), "TOWARD_INFINITY"),
+    (np.dtype(ml_dtypes.bfloat16), "NEAREST_TOWARD_ZERO"),
+    (np.dtype(ml_dtypes.bfloat16), "UP"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_EVEN"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_INFINITY"),
+    (np.dtype(np.int16), "TOWARD_ZERO"),
+    (np.dtype(np.uint64), "NEAREST_UPWARD"),
+]
+KIND_IDS = [f"{dtype.name}-{mode}" for dtype, mode in KINDS]
+
+
+@pytest.mark.parametrize(("dtype", "mode"), KINDS, ids=KIND_IDS)
+@pytest.mark.parametrize("layout", list(LAYOUTS), ids=list(LAYOUTS))
+def test_layout(request, ext_device, layout, dtype, mode):
+    if dtype == np.float64:
+        request.getfixturevalue("ext_device_fp64")
+    kwargs = LAYOUTS[layout]
+    logical_input, expected, got, changed = round_through_object_model(
+        ext_device,
+        dtype,
+        mode=mode,
+        seed=len(layout),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    if dtype.kind in "iu":
+        assert np.array_equal(got, expected), np.flatnonzero(got != expected)[:10]
+    else:
+        wrong = mismatches(got, expected)
+        assert wrong.size == 0, describe(wrong, logical_input, got, expected)
+    assert not changed, f"{len(changed)} bytes outside the output tensor changed, first at {changed[:8]}"
+
+
+def test_partial_overlap_is_refused(ext_device):
+    # DirectML's aliasing rule holds for the extension too: input and output may share memory only when their
+    # ranges and layouts are identical.
+    desc = round_desc(np.dtype(np.float32), (4, 4), "UP")
+    compiled = ext_device.compile_operator(ext_device.create_operator(desc))
+    initializer = ext_device.create_operator_initializer([compiled])
+    ext_device.create_command_recorder().record_dispatch(
+        ext_device.queue, initializer, ext_device.create_binding_table(initializer)
+    ).wait()
+    buffer = ext_device.create_buffer(256)
+    table = ext_device.create_binding_table(compiled)
+    size = desc.input_tensor.desc.total_tensor_size_in_bytes
+    table.bind_inputs([dml.BufferBinding(buffer, 0, size)])
+    with pytest.raises(dml.InvalidArgumentError, match="share memory"):
+        table.bind_outputs([dml.BufferBinding(buffer, 16, size)])
+        ext_device.create_command_recorder().record_dispatch(ext_device.queue, compiled, table)
