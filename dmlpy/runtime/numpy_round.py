@@ -111,6 +111,12 @@ def round(
         array = np.ascontiguousarray(array)
         input_strides = packed_strides(array.shape)
 
+    limit = device.cl_device.max_mem_alloc_size
+    if array.nbytes > limit and array.flags.c_contiguous and target.flags.c_contiguous:
+        _round_in_chunks(array.reshape(-1), target.reshape(-1), rounding_mode, device, limit)
+        if copy_back:
+            result[...] = target.reshape(result.shape)
+        return result
     sizes = array.shape
 
     def make() -> CompiledOperator:
@@ -136,3 +142,13 @@ def round(
     if copy_back:
         result[...] = target.reshape(result.shape)
     return result
+
+
+def _round_in_chunks(
+    source: npt.NDArray[Any], target: npt.NDArray[Any], mode: AnyRoundingMode, device: Device, limit: int
+) -> None:
+    """Round a packed array larger than one device buffer may be (CL_DEVICE_MAX_MEM_ALLOC_SIZE) piece by piece;
+    element-wise rounding does not care where the pieces end."""
+    step = max(1, limit // source.itemsize // 4096 * 4096)  # whole pages, so every piece stays aligned
+    for start in range(0, source.size, step):
+        round(source[start : start + step], mode, out=target[start : start + step], device=device)

@@ -9,6 +9,7 @@ from round_checks import DTYPE_IDS, DTYPES, MODE_IDS, MODES, assert_rounds_like_
 
 import dmlpy as dml
 from dmlpy.reference import round_reference
+from dmlpy.runtime import numpy_round
 
 
 def values(shape, dtype, seed=0):
@@ -233,10 +234,11 @@ def test_new_strided_shape_of_same_rank_builds_no_new_program(device):
 
 @pytest.mark.slow
 def test_more_than_2_31_float16_elements_in_place(device):
-    # 2^31 + 1 half elements (4 GiB + 2 bytes): element indices and byte offsets beyond 2^31 must not wrap. A
-    # device that allocates less at once (PoCL: 4 GiB) gets the largest array it can take, still past 2^31 bytes.
-    count = min(2**31 + 1, device.cl_device.max_mem_alloc_size // 2)
-    if count <= 2**30 + 64:
+    # 2^31 + 1 half elements (4 GiB + 2 bytes): element indices and byte offsets beyond 2^31 must not wrap. Where
+    # the device allocates less at once (PoCL here: 4 GiB), dml.round splits the array at that limit, and each
+    # piece still spans more than 2^31 bytes.
+    count = 2**31 + 1
+    if device.cl_device.max_mem_alloc_size <= 2**31 + 64:
         pytest.skip(f"{device.name} allocates at most {device.cl_device.max_mem_alloc_size} bytes at once")
     x = np.empty(count, dtype=np.float16)
     x[...] = np.float16(2.5)
@@ -251,13 +253,34 @@ def test_more_than_2_31_float16_elements_in_place(device):
 
 
 @pytest.mark.slow
-def test_array_larger_than_one_allocation_raises_dml_error(device):
+def test_packed_array_larger_than_one_allocation_is_rounded_in_pieces(device):
     limit = device.cl_device.max_mem_alloc_size
     if limit > 2**33:
         pytest.skip(f"{device.name} allocates up to {limit} bytes at once; the array would be too large here")
-    x = np.zeros(limit // 4 + 4, dtype=np.float32)
-    with pytest.raises(dml.DmlError):
-        dml.round(x, out=x, device=device)
+    x = np.full(limit // 4 + 4, 2.5, dtype=np.float32)
+    x[-1] = -3.5
+    dml.round(x, out=x, device=device)
+    assert x[0] == 2.0 and x[limit // 4 - 1] == 2.0 and x[limit // 4] == 2.0 and x[-1] == -4.0
+
+
+@pytest.mark.slow
+def test_strided_array_larger_than_one_allocation_raises_dml_error(device):
+    limit = device.cl_device.max_mem_alloc_size
+    if limit > 2**33:
+        pytest.skip(f"{device.name} allocates up to {limit} bytes at once; the array would be too large here")
+    x = np.zeros((limit // 8 + 4, 2), dtype=np.float32)
+    with pytest.raises(dml.OutOfMemoryError, match="CL_DEVICE_MAX_MEM_ALLOC_SIZE"):
+        dml.round(x.T, device=device)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_pieces_for_arrays_beyond_one_allocation(device, dtype):
+    # The piece-by-piece path that packed arrays beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE take, with a small limit
+    # standing in for the device's: three whole pieces of 4096 elements and a short last one.
+    x = values((3 * 4096 + 77,), dtype, seed=13)
+    out = np.empty_like(x)
+    numpy_round._round_in_chunks(x, out, dml.RoundingMode.HALVES_TO_NEAREST_EVEN, device, limit=4096 * x.itemsize)
+    assert_rounds_like_reference(out, x, "half_to_even")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
