@@ -67,6 +67,11 @@ typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
 // trunc: the same exact IEEE-754 roundToIntegral. Opt-in, because other clang-based implementations may accept
 // the built-ins and fail to run them (Oclgrind does). ROUNDING_MODE (DML_ROUNDING_MODE's value) says which
 // function ROUND_FN names, as the preprocessor cannot compare the names themselves.
+//
+// Halves away from zero (ROUNDING_MODE 2) has no such built-in, and PoCL's round() is a library call. It is
+// built from trunc instead, exactly: t = trunc(x); x - t never rounds; when |x - t| >= 0.5, step one away from
+// zero (t + copysign(1, x) is exact, as a fraction means |x| < 2^23). Otherwise t itself, which keeps the sign
+// of zero; NaN and infinities (x - t is NaN for them) fail the comparison and come back as trunc gives them.
 #define ROUND(x) ROUND_FN(x)
 #if defined(ROUNDING_MODE) && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
 #if ROUNDING_MODE == 0 && __has_builtin(__builtin_elementwise_roundeven)
@@ -75,6 +80,20 @@ typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
 #elif ROUNDING_MODE == 1 && __has_builtin(__builtin_elementwise_trunc)
 #undef ROUND
 #define ROUND(x) __builtin_elementwise_trunc(x)
+#elif ROUNDING_MODE == 2 && __has_builtin(__builtin_elementwise_trunc)
+// overloadable is a clang extension; this branch only exists for clang (PoCL).
+__attribute__((overloadable)) inline float round_half_away(float x)
+{
+    const float t = __builtin_elementwise_trunc(x);
+    return fabs(x - t) >= 0.5f ? t + copysign(1.0f, x) : t;
+}
+__attribute__((overloadable)) inline compute_vector_t round_half_away(compute_vector_t x)
+{
+    const compute_vector_t t = __builtin_elementwise_trunc(x);
+    return select(t, t + copysign((compute_vector_t)(1.0f), x), fabs(x - t) >= 0.5f);
+}
+#undef ROUND
+#define ROUND(x) round_half_away(x)
 #endif
 #endif
 

@@ -20,8 +20,8 @@ import numpy as np
 import pyopencl as cl
 
 import dmlpy as dml
-from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM, VECTOR_WIDTH
 from dmlpy.modes import resolve_mode
+from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM, VECTOR_WIDTH
 
 MODES = list(dml.RoundingMode)
 DTYPES = {dml.TensorDataType.FLOAT32: np.float32, dml.TensorDataType.FLOAT16: np.float16}
