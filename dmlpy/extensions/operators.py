@@ -94,12 +94,7 @@ class ExtElementWiseRoundOperatorDesc(ExtensionOperator):
             raise InvalidArgumentError(f"{name}.InputTensor.DataType is {data_type}; the extension takes {allowed}")
         if data_type == TensorDataType.FLOAT64 and not has_fp64:
             raise UnsupportedError(f"{name} on FLOAT64 needs a device with cl_khr_fp64; this one has none")
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("output_tensor",),
-            "; only the strides may differ",
-        )
+        self.check_output_like_input()
 
     def lower(self) -> LoweredOperator:
         source, target = self.input_tensor.desc, self.output_tensor.desc

@@ -65,6 +65,15 @@ class OperatorDescBase(DmlModel):
     def check_operator_rules(self, level: FeatureLevel) -> None:
         """The operator's own cross-tensor rules (shared sizes, types, attribute ranges)."""
 
+    def check_output_like_input(self) -> None:
+        """The unary element-wise rule: OutputTensor has InputTensor's DataType, DimensionCount and Sizes."""
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            "input_tensor",
+            ("output_tensor",),
+            "; only the strides may differ",
+        )
+
     def check_same(self, attributes: Sequence[str], reference: str, fields: Sequence[str], note: str = "") -> None:
         """Each present tensor in ``fields`` must equal the ``reference`` tensor in every one of ``attributes``
         (BufferTensorDesc field names); InvalidArgumentError naming both otherwise."""

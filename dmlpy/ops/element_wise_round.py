@@ -52,12 +52,7 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
     """RoundingMode (DML_ROUNDING_MODE)."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("output_tensor",),
-            "; only the strides may differ",
-        )
+        self.check_output_like_input()
 
     def lower(self) -> LoweredOperator:
         source, target = self.input_tensor.desc, self.output_tensor.desc
