@@ -48,7 +48,7 @@ class CompiledOperator:
         self.operator = operator
         self.flags = flags
         self.lowered = desc.lower()
-        self.launchable = Launchable.create(operator.device.programs.get(self.lowered.kernel), self.lowered)
+        self.launchable = Launchable.create(operator.device.programs, self.lowered)
         self.initialized = False
 
     @property

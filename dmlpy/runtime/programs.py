@@ -23,12 +23,23 @@ def device_options(device: cl.Device) -> tuple[str, ...]:
     return ("-DDML_ELEMENTWISE_BUILTINS=1",) if device.platform.name == POCL_PLATFORM else ()
 
 
+@dataclass(frozen=True)
+class SharedKernel:
+    """The one pyopencl Kernel of a KernelSpec in a context, shared by every operator of that kind whatever
+    its shape; setting its arguments and enqueueing must not interleave between threads, hence the lock."""
+
+    kernel: cl.Kernel
+    lock: threading.Lock
+    local_size: tuple[int] | None
+
+
 class ProgramCache:
-    """Built programs of one OpenCL context."""
+    """Built programs, and their kernels, of one OpenCL context."""
 
     def __init__(self, context: cl.Context) -> None:
         self._context = context
         self._programs: dict[KernelSpec, cl.Program] = {}
+        self._kernels: dict[KernelSpec, SharedKernel] = {}
         self._lock = threading.Lock()
         self.device_options = device_options(context.devices[0])
         """Options this device adds to every KernelSpec's own (see device_options)."""
@@ -43,6 +54,18 @@ class ProgramCache:
                 program = self._build(spec)
                 self._programs[spec] = program
             return program
+
+    def kernel(self, lowered: LoweredOperator) -> SharedKernel:
+        """The shared kernel of ``lowered``'s KernelSpec, made once per context."""
+        spec = lowered.kernel
+        program = self.get(spec)
+        with self._lock:
+            shared = self._kernels.get(spec)
+            if shared is None:
+                kernel = cl.Kernel(program, spec.kernel_name)
+                shared = SharedKernel(kernel, threading.Lock(), _local_size(program, lowered))
+                self._kernels[spec] = shared
+            return shared
 
     def _build(self, spec: KernelSpec) -> cl.Program:
         try:
@@ -77,24 +100,22 @@ def _local_size(program: cl.Program, lowered: LoweredOperator) -> tuple[int] | N
 
 @dataclass
 class Launchable:
-    """A kernel ready to launch for one lowered operator: its fixed layout arguments are prepared once."""
+    """One lowered operator ready to launch: its kind's shared kernel, and its own layout arguments, prepared
+    once."""
 
-    kernel: cl.Kernel
+    shared: SharedKernel
     lowered: LoweredOperator
     layout_args: tuple[Any, ...]
-    lock: threading.Lock
-    local_size: tuple[int] | None = None
 
     @classmethod
-    def create(cls, program: cl.Program, lowered: LoweredOperator) -> Launchable:
+    def create(cls, programs: ProgramCache, lowered: LoweredOperator) -> Launchable:
         layout = lowered.layout
         layout_args = (
             np.uint64(layout.element_count),
             _uint8(layout.sizes),
             *(_uint8(s) for s in layout.strides),
         )
-        kernel = cl.Kernel(program, lowered.kernel.kernel_name)
-        return cls(kernel, lowered, layout_args, threading.Lock(), _local_size(program, lowered))
+        return cls(programs.kernel(lowered), lowered, layout_args)
 
     def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer | None, int]]) -> cl.Event:
         """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order."""
@@ -102,11 +123,10 @@ class Launchable:
         for memory, element_offset in tensors:
             args += [memory, np.uint64(element_offset)]
         args += self.layout_args
+        shared = self.shared
         try:
-            # One pyopencl Kernel is shared by every dispatch of the operator; setting its arguments and
-            # enqueueing must not interleave between threads.
-            with self.lock:
-                self.kernel.set_args(*args)
-                return cl.enqueue_nd_range_kernel(queue, self.kernel, (self.lowered.global_size,), self.local_size)
+            with shared.lock:
+                shared.kernel.set_args(*args)
+                return cl.enqueue_nd_range_kernel(queue, shared.kernel, (self.lowered.global_size,), shared.local_size)
         except cl.Error as error:
             raise DeviceRemovedError(f"enqueueing {self.lowered.kernel.kernel_name} failed: {error}") from error
