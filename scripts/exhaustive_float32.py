@@ -37,6 +37,8 @@ MODES = (
     dml.RoundingMode.TOWARD_INFINITY,
 )
 TOTAL_BITS = 32
+DEFAULT_STATE = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "exhaustive_float32.state.json"
+"""Beside the benchmark results, which git ignores."""
 QUIET_BIT = np.uint32(0x0040_0000)
 
 
@@ -83,6 +85,7 @@ def load_state(path: Path, chunk_bits: int) -> dict[str, Any]:
 
 
 def save_state(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(path.suffix + ".tmp")
     temporary.write_text(json.dumps(state, indent=1))
     os.replace(temporary, path)  # atomic: an interrupt never leaves a half-written state file
@@ -103,7 +106,7 @@ def progress(done: int, total: int, seconds: float, mismatches: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunk-bits", type=int, default=24, help="log2 of the patterns per chunk (default 24)")
-    parser.add_argument("--state", type=Path, default=Path("exhaustive_float32.state.json"), help="resume file")
+    parser.add_argument("--state", type=Path, default=DEFAULT_STATE, help="resume file (default: %(default)s)")
     parser.add_argument("--reset", action="store_true", help="ignore and overwrite an existing state file")
     parser.add_argument("--chunks", type=int, default=None, help="stop after this many chunks (sampling)")
     args = parser.parse_args(argv)

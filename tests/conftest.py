@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 
@@ -24,3 +33,96 @@ def device():  # type: ignore[no-untyped-def]
     import dmlpy as dml
 
     return dml.default_device()
+
+
+# ---------------------------------------------------------------------------------------------------- Oclgrind
+# Memory-safety suites (tests/oclgrind, tests/extensions, tests/quantize) run scripts in a subprocess whose only
+# OpenCL platform is Oclgrind: pyopencl's bundled ocl-icd loader honours OCL_ICD_VENDORS, pointed at a folder
+# holding an oclgrind.icd file.
+
+OCLGRIND_ICD_CANDIDATES = (
+    "/usr/lib/oclgrind/liboclgrind-rt-icd.so",  # Debian/Ubuntu package
+    "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
+    "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
+    "/usr/local/lib/liboclgrind-rt-icd.so",  # built from source
+)
+# pyopencl probes device properties OpenCL 1.2 (Oclgrind) does not define and handles the CL_INVALID_VALUE;
+# with OCLGRIND_CHECK_API Oclgrind reports each probe. This exact report is not a kernel problem.
+OCLGRIND_ALLOWED_API_REPORT = re.compile(
+    r"Function: clGetDeviceInfo\s+Error:\s+CL_INVALID_VALUE\s+For argument 'param_name'"
+)
+
+
+def _oclgrind_library() -> str | None:
+    configured = os.environ.get("OCLGRIND_ICD")
+    return next((c for c in (configured, *OCLGRIND_ICD_CANDIDATES) if c and Path(c).is_file()), None)
+
+
+@pytest.fixture(scope="session")
+def oclgrind_icd_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder for OCL_ICD_VENDORS naming Oclgrind's ICD. Skips without Oclgrind, except under CI=true, where
+    .ci/run installs it: there a missing Oclgrind fails."""
+    library = _oclgrind_library()
+    if library is None:
+        message = "Oclgrind is not installed (apt-get install oclgrind, or set OCLGRIND_ICD to liboclgrind-rt-icd.so)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{message}; CI must install it", pytrace=False)
+        pytest.skip(message)
+    folder = tmp_path_factory.mktemp("oclgrind_icd")
+    (folder / "oclgrind.icd").write_text(library + "\n")
+    return folder
+
+
+def _oclgrind_env(icd_dir: Path, **settings: str) -> dict[str, str]:
+    env = dict(os.environ, OCL_ICD_VENDORS=str(icd_dir), OCLGRIND_CHECK_API="1", **settings)
+    env.pop("PYOPENCL_CTX", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def oclgrind_env(oclgrind_icd_dir: Path) -> Callable[..., dict[str, str]]:
+    """``oclgrind_env(**settings)``: the environment of a subprocess that sees only Oclgrind, API checks on."""
+    return lambda **settings: _oclgrind_env(oclgrind_icd_dir, **settings)
+
+
+def _oclgrind_reports(text: str) -> list[str]:
+    """Oclgrind's report blocks (a headline at column 0, then tab-indented detail lines), minus the allowed one."""
+    blocks = (block.strip() for block in re.split(r"\n(?=\S)", text))
+    return [
+        block
+        for block in blocks
+        if len(block.splitlines()) >= 2
+        and block.splitlines()[1].startswith("\t")
+        and not OCLGRIND_ALLOWED_API_REPORT.search(block)
+    ]
+
+
+@pytest.fixture(scope="session")
+def run_oclgrind_script(oclgrind_icd_dir: Path) -> Callable[..., tuple[dict[str, Any], list[str]]]:
+    """Run a variants script under Oclgrind: ``run(script, *args, tmp_path=..., uninitialized=...)`` returns the
+    JSON the script printed on its ``OCLGRIND_SUMMARY`` line and Oclgrind's report blocks.
+
+    The uninitialised-values pass builds with -cl-opt-disable (Oclgrind 21.10's plugin aborts on LLVM's
+    ``freeze``, which optimised builds contain) and turns pyopencl's binary cache off (its key ignores
+    OCLGRIND_BUILD_OPTIONS)."""
+
+    def run(script: Path, *args: str, tmp_path: Path, uninitialized: bool) -> tuple[dict[str, Any], list[str]]:
+        log = tmp_path / "oclgrind.log"
+        settings = {"OCLGRIND_LOG": str(log), "PYOPENCL_NO_CACHE": "1", "PYOPENCL_COMPILER_OUTPUT": "0"}
+        if uninitialized:
+            settings.update(OCLGRIND_UNINITIALIZED="1", OCLGRIND_BUILD_OPTIONS="-cl-opt-disable")
+        result = subprocess.run(
+            [sys.executable, str(script), *args],
+            env=_oclgrind_env(oclgrind_icd_dir, **settings),
+            capture_output=True,
+            text=True,
+            timeout=170,
+            cwd=script.parent,
+        )
+        text = result.stderr + "\n" + (log.read_text() if log.exists() else "")
+        assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout[-2000:]}\n{text[-4000:]}"
+        line = next((ln for ln in result.stdout.splitlines() if ln.startswith("OCLGRIND_SUMMARY ")), None)
+        assert line is not None, result.stdout[-2000:]
+        return json.loads(line.removeprefix("OCLGRIND_SUMMARY ")), _oclgrind_reports(text)
+
+    return run

@@ -20,88 +20,15 @@ are seen. Without Oclgrind the test skips, except under CI=true, where it fails:
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-ICD_CANDIDATES = (
-    "/usr/lib/oclgrind/liboclgrind-rt-icd.so",  # Debian/Ubuntu package
-    "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
-    "/usr/local/lib/liboclgrind-rt-icd.so",  # built from source
-    "/usr/lib/liboclgrind-rt-icd.so",
-)
-# pyopencl's Kernel constructor probes a device property that OpenCL 1.2 (Oclgrind) does not define and handles
-# the CL_INVALID_VALUE; with OCLGRIND_CHECK_API Oclgrind reports each probe. This exact report is allowed.
-ALLOWED_API_REPORT = re.compile(r"Function: clGetDeviceInfo\s+Error:\s+CL_INVALID_VALUE\s+For argument 'param_name'")
-
-
-def oclgrind_icd() -> str | None:
-    configured = os.environ.get("OCLGRIND_ICD")
-    for candidate in (configured, *ICD_CANDIDATES):
-        if candidate and Path(candidate).is_file():
-            return candidate
-    return None
-
-
-@pytest.fixture(scope="module")
-def icd_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    library = oclgrind_icd()
-    if library is None:
-        message = "Oclgrind is not installed (apt-get install oclgrind, or set OCLGRIND_ICD to liboclgrind-rt-icd.so)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{message}; CI must install it", pytrace=False)
-        pytest.skip(message)
-    folder = tmp_path_factory.mktemp("oclgrind_icd")
-    (folder / "oclgrind.icd").write_text(library + "\n")
-    return folder
-
-
-def reports(text: str) -> list[str]:
-    """Oclgrind's report blocks: a headline at column 0 followed by tab-indented detail lines."""
-    blocks = re.split(r"\n(?=\S)", text)
-    return [
-        b.strip() for b in blocks if len(b.strip().splitlines()) >= 2 and b.strip().splitlines()[1].startswith("\t")
-    ]
-
-
-def run_under_oclgrind(
-    icd_dir: Path, tmp_path: Path, *args: str, uninitialized: bool
-) -> tuple[dict[str, Any], list[str]]:
-    log = tmp_path / "oclgrind.log"
-    env = dict(os.environ)
-    env.update(
-        OCL_ICD_VENDORS=str(icd_dir),
-        OCLGRIND_CHECK_API="1",
-        OCLGRIND_LOG=str(log),
-        PYOPENCL_NO_CACHE="1",
-        PYOPENCL_COMPILER_OUTPUT="0",
-    )
-    # dmlpy enables the kernel's __builtin_elementwise_* fast path on PoCL only, so Oclgrind runs the OpenCL
-    # built-ins (its interpreter has no llvm.roundeven / llvm.trunc vector intrinsics).
-    if uninitialized:
-        env.update(OCLGRIND_UNINITIALIZED="1", OCLGRIND_BUILD_OPTIONS="-cl-opt-disable")
-    result = subprocess.run(
-        [sys.executable, str(HERE / "oclgrind_variants.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=170,
-        cwd=HERE,
-    )
-    text = result.stderr + "\n" + (log.read_text() if log.exists() else "")
-    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout[-2000:]}\n{text[-4000:]}"
-    line = next((ln for ln in result.stdout.splitlines() if ln.startswith("OCLGRIND_SUMMARY ")), None)
-    assert line is not None, result.stdout[-2000:]
-    errors = [block for block in reports(text) if not ALLOWED_API_REPORT.search(block)]
-    return json.loads(line.removeprefix("OCLGRIND_SUMMARY ")), errors
+SCRIPT = HERE / "oclgrind_variants.py"
 
 
 def _check(summary: dict[str, Any], errors: list[str]) -> None:
@@ -110,22 +37,22 @@ def _check(summary: dict[str, Any], errors: list[str]) -> None:
     assert summary["wrong_bytes"] == 0 and summary["dml_round_wrong"] == 0, summary["failures"]
 
 
-def test_every_kernel_variant_memory_checks(icd_dir: Path, tmp_path: Path, tally: Any) -> None:
-    summary, errors = run_under_oclgrind(icd_dir, tmp_path, "--dml-round", uninitialized=False)
+def test_every_kernel_variant_memory_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
+    summary, errors = run_oclgrind_script(SCRIPT, "--dml-round", tmp_path=tmp_path, uninitialized=False)
     _check(summary, errors)
     tally["oclgrind kernel variants (dispatches, memory pass)"] += summary["variants"]
     tally["oclgrind kernel specs"] = summary["kernel_specs"]
 
 
-def test_every_kernel_variant_uninitialized_checks(icd_dir: Path, tmp_path: Path, tally: Any) -> None:
-    summary, errors = run_under_oclgrind(icd_dir, tmp_path, uninitialized=True)
+def test_every_kernel_variant_uninitialized_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
+    summary, errors = run_oclgrind_script(SCRIPT, tmp_path=tmp_path, uninitialized=True)
     _check(summary, errors)
     tally["oclgrind kernel variants (dispatches, uninitialised pass)"] += summary["variants"]
 
 
 @pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
-def test_negative_control_is_reported(icd_dir: Path, tmp_path: Path, uninitialized: bool) -> None:
-    _, errors = run_under_oclgrind(icd_dir, tmp_path, "--negative-control", uninitialized=uninitialized)
+def test_negative_control_is_reported(run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool) -> None:
+    _, errors = run_oclgrind_script(SCRIPT, "--negative-control", tmp_path=tmp_path, uninitialized=uninitialized)
     headlines = [block.splitlines()[0] for block in errors]
     assert any(h.startswith("Invalid read") for h in headlines), headlines
     assert any(h.startswith("Invalid write") for h in headlines), headlines
@@ -133,6 +60,6 @@ def test_negative_control_is_reported(icd_dir: Path, tmp_path: Path, uninitializ
         assert any("uninitialized" in h.lower() for h in headlines), headlines
 
 
-def test_oclgrind_command_is_on_path_when_installed(icd_dir: Path) -> None:
-    assert (icd_dir / "oclgrind.icd").is_file()
+def test_oclgrind_command_is_on_path_when_installed(oclgrind_icd_dir: Path) -> None:
+    assert (oclgrind_icd_dir / "oclgrind.icd").is_file()
     assert shutil.which("oclgrind") is not None or os.environ.get("OCLGRIND_ICD")
