@@ -1,4 +1,5 @@
-"""Shared fixtures: the OpenCL device the device tests run on, and the opt-in switch for long sweeps."""
+"""Shared fixtures: the OpenCL device the device tests run on, the opt-in switch for long sweeps, the counts
+the closing notes quote, and the Oclgrind harness of the memory-safety suites."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+COUNTS: Counter[str] = Counter()
+
+
+@pytest.fixture
+def tally() -> Counter[str]:
+    """A session-wide counter, printed in the terminal summary: ``tally["cases compared"] += n``."""
+    return COUNTS
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if COUNTS:
+        terminalreporter.section("counts (cases compared, fuzz examples, threads x calls, Oclgrind variants)")
+        for name, value in sorted(COUNTS.items()):
+            terminalreporter.write_line(f"{name}: {value}")
 
 
 @pytest.fixture(scope="session")
