@@ -70,6 +70,10 @@ class BoundTensor:
 def check_tensor_binding(bound: BoundTensor) -> None:
     """Offset alignment, size and range of one binding against its tensor."""
     where, desc, binding = bound.where, bound.desc, bound.binding
+    if binding.offset > binding.buffer.size:
+        raise InvalidArgumentError(
+            f"{where} binding Offset is {binding.offset}, past the end of the {binding.buffer.size}-byte buffer"
+        )
     alignment = max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
     if binding.offset < 0 or binding.offset % alignment:
         rule = f"a multiple of {DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT} (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)"

@@ -690,7 +690,7 @@ def _pick_device(index: int | None) -> Device | None:
         entry = device_by_index(index)
     except DmlError as error:
         raise CliError(f"--device {index}: {error}") from None
-    # Extensions on: the command takes every mode and dtype dml.round takes.
+    # Extensions on: the command takes every mode dml.round takes (nGraph's too).
     return create_device(cl_device=entry.cl_device, extensions=True)
 
 
@@ -805,8 +805,12 @@ def command_round(args: argparse.Namespace) -> int:
     )
     if same and not args.in_place:
         raise CliError(f"{target} is the input file; refusing to overwrite it without --in-place")
+    if target.is_dir():
+        raise CliError(f"{target} is a directory; give the output file's name")
     if not target.parent.is_dir():
         raise CliError(f"{target.parent}: no such directory for the output")
+    if not os.access(target.parent, os.W_OK):
+        raise CliError(f"{target.parent}: not writable, so {target.name} cannot be written there")
     if args.chunk_bytes is not None and args.chunk_bytes < 1:
         raise CliError("--chunk-bytes must be at least 1")
     device = _pick_device(args.device)

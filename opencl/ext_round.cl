@@ -53,7 +53,7 @@ __kernel void ext_round(__global const storage_t *input, ulong input_offset, __g
                         ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                         uint8 output_strides)
 {
-    const ulong first = get_global_id(0) * ELEMENTS_PER_ITEM;
+    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
     if (first >= element_count)
         return;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);

@@ -103,7 +103,7 @@ __kernel void quantize_linear(__global const INPUT_T *input, ulong input_offset,
                               ulong element_count, uint8 sizes, uint8 input_strides,
                               uint8 scale_strides, uint8 zero_point_strides, uint8 output_strides)
 {
-    const ulong first = get_global_id(0) * ELEMENTS_PER_ITEM;
+    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
     if (first >= element_count)
         return;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);

@@ -18,7 +18,7 @@ from pydantic import Field
 from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, TensorDataType
-from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError
 from dmlpy.extensions import ExtOperatorType, ExtRoundingMode, ExtTensorDataType
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import ElementWiseQuantizeLinearOperatorDesc
@@ -127,8 +127,15 @@ class ExtElementWiseQuantizeLinearOperatorDesc(ExtensionOperator, ElementWiseQua
     """RoundingMode (DMLPY_EXT_ROUNDING_MODE, nGraph's names) applied to Input / Scale."""
 
     def validate_extension(self, *, has_fp64: bool) -> None:
-        """DirectML's QuantizeLinear rules at its newest level, which the extension keeps."""
-        ElementWiseQuantizeLinearOperatorDesc.validate_for(self, max(FeatureLevel))
+        """DirectML's QuantizeLinear rules at its newest level, which the extension keeps; a broken rule is
+        reported as the extension's, quoting DirectML's."""
+        try:
+            ElementWiseQuantizeLinearOperatorDesc.validate_for(self, max(FeatureLevel))
+        except DmlError as error:
+            raise type(error)(
+                f"{self.operator_name()} keeps DirectML QuantizeLinear's rules at {max(FeatureLevel).c_name}, "
+                f"and breaks one: {error}"
+            ) from None
 
     def lower(self) -> LoweredOperator:
         lowered = super().lower()

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, SerializeAsAny, model_validator
 
 from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import (
@@ -62,7 +63,14 @@ class OperatorDesc(DmlModel):
 
 def as_operator_desc_base(op_desc: OperatorDesc | OperatorDescBase) -> OperatorDescBase:
     """The type-specific descriptor, whichever form was given."""
-    return op_desc.desc if isinstance(op_desc, OperatorDesc) else op_desc
+    if isinstance(op_desc, OperatorDesc):
+        return op_desc.desc
+    if not isinstance(op_desc, OperatorDescBase):
+        raise InvalidArgumentError(
+            f"expected an OperatorDesc or a DML_*_OPERATOR_DESC model, not {type(op_desc).__name__}; build one "
+            "with dml.OperatorDesc.model_validate(...) from a dict or JSON"
+        )
+    return op_desc
 
 
 def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLevel | int | str) -> None:

@@ -23,13 +23,22 @@ class BindingTable:
 
     def __init__(self, device: Device, dispatchable: Dispatchable) -> None:
         self.device = device
-        self.dispatchable = dispatchable
+        self.dispatchable = self._own(dispatchable)
         self.inputs: list[BoundTensor | None] = []
         self.outputs: list[BoundTensor | None] = []
 
+    def _own(self, dispatchable: Dispatchable) -> Dispatchable:
+        if not isinstance(dispatchable, CompiledOperator | OperatorInitializer):
+            raise InvalidArgumentError(
+                f"a binding table is made for a compiled operator or an initializer, not {dispatchable!r}"
+            )
+        if dispatchable.device is not self.device:
+            raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this binding table")
+        return dispatchable
+
     def reset(self, dispatchable: Dispatchable) -> None:
         """IDMLBindingTable::Reset: retarget the table and drop every binding."""
-        self.dispatchable = dispatchable
+        self.dispatchable = self._own(dispatchable)
         self.inputs, self.outputs = [], []
 
     def _bind(
@@ -79,8 +88,9 @@ class BindingTable:
             self.outputs = self._bind("bind_outputs", [], [], bindings)
             return
         names = compiled.slot_names(compiled.desc.OUTPUTS)
-        self.outputs = self._bind("bind_outputs", names, compiled.output_descs(), bindings)
-        self.check_aliasing()
+        outputs = self._bind("bind_outputs", names, compiled.output_descs(), bindings)
+        self._check_aliasing(compiled, self.inputs, outputs)  # before keeping them: a refused call changes nothing
+        self.outputs = outputs
 
     def bind_temporary_resource(self, binding: BufferBinding | None) -> None:
         """IDMLBindingTable::BindTemporaryResource: dmlpy's operators need none, so only None is accepted."""
@@ -99,13 +109,13 @@ class BindingTable:
     def _compiled(self) -> CompiledOperator | None:
         return self.dispatchable if isinstance(self.dispatchable, CompiledOperator) else None
 
-    def check_aliasing(self) -> None:
-        compiled = self._compiled()
-        if compiled is None:
-            return
+    @staticmethod
+    def _check_aliasing(
+        compiled: CompiledOperator, inputs: list[BoundTensor | None], outputs: list[BoundTensor | None]
+    ) -> None:
         check_aliasing(
-            [b for b in self.inputs if b is not None],
-            [b for b in self.outputs if b is not None],
+            [b for b in inputs if b is not None],
+            [b for b in outputs if b is not None],
             supports_in_place=compiled.desc.SUPPORTS_IN_PLACE,
         )
 
@@ -123,5 +133,5 @@ class BindingTable:
         for name, desc, entry in zip(names, descs, bound, strict=True):
             if desc is not None and entry is None:
                 raise InvalidArgumentError(f"{name} is required but bound to nothing")
-        self.check_aliasing()
+        self._check_aliasing(compiled, self.inputs, self.outputs)
         return bound

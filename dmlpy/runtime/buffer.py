@@ -28,7 +28,9 @@ class Buffer:
         return self._size
 
     def _check_range(self, what: str, offset: int, nbytes: int) -> None:
-        if offset < 0 or offset + nbytes > self._size:
+        if not _is_byte_count(offset):
+            raise InvalidArgumentError(f"{what} offset is {offset!r}; it must be a whole number of bytes")
+        if offset + nbytes > self._size:
             raise InvalidArgumentError(
                 f"{what} of {nbytes} bytes at offset {offset} does not fit a {self._size}-byte buffer"
             )
@@ -52,10 +54,15 @@ class Buffer:
         return f"<dmlpy.Buffer {self._size} bytes on {self.device.name}>"
 
 
+def _is_byte_count(value: object) -> bool:
+    # bool is an int in Python but never a byte count; NumPy integers are fine.
+    return isinstance(value, int | np.integer) and not isinstance(value, bool) and bool(value >= 0)
+
+
 def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer:
     """A new buffer, zero-filled like a committed D3D12 resource; OutOfMemoryError when the device cannot."""
-    if size_in_bytes <= 0:
-        raise InvalidArgumentError(f"buffer size is {size_in_bytes}; it must be at least 1 byte")
+    if not _is_byte_count(size_in_bytes) or size_in_bytes == 0:
+        raise InvalidArgumentError(f"buffer size is {size_in_bytes!r}; it must be a whole number of bytes, at least 1")
     limit = device.cl_device.max_mem_alloc_size
     if size_in_bytes > limit:
         raise OutOfMemoryError(

@@ -39,16 +39,21 @@ def _parameter(
     given = np.asarray(value)
     if given.ndim > 1:
         raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {given.shape}")
-    if given.dtype.kind in "iu" and dtype.kind in "iu":
-        if not isinstance(value, int) and given.dtype != dtype:
+    if given.dtype.kind not in "iuf":
+        raise InvalidArgumentError(f"{name} must hold numbers; got {given.dtype}")
+    if dtype.kind in "iu":
+        if given.dtype.kind in "iu" and not isinstance(value, int) and given.dtype != dtype:
             raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
         limits = np.iinfo(dtype)
-        if given.size and (given.min() < limits.min or given.max() > limits.max):
-            raise InvalidArgumentError(f"{name} {value!r} does not fit {dtype} ({limits.min} to {limits.max})")
+        whole = given.dtype.kind in "iu" or bool(np.all(np.floor(given) == given))
+        if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
+            raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
     array = np.ascontiguousarray(given.astype(dtype, copy=False).reshape(-1))
+    resolved = 1 if axis is None else axis
+    if axis is not None and not -len(shape) <= axis < len(shape):
+        raise InvalidArgumentError(f"axis {axis} is out of range for an input of {len(shape)} dimensions")
     if array.size == 1:
         return array, (0,) * len(shape)
-    resolved = 1 if axis is None else axis
     if not -len(shape) <= resolved < len(shape):
         raise InvalidArgumentError(f"axis {resolved} is out of range for an input of {len(shape)} dimensions")
     resolved %= len(shape)
@@ -136,7 +141,10 @@ def quantize_linear(
     # A NumPy zero point decides the output type (ONNX's rule); a plain int or None leaves it to dtype.
     typed_zero_point = zero_point is not None and not isinstance(zero_point, int)
     zero_point_dtype = np.asarray(zero_point).dtype if typed_zero_point else None
-    output_dtype = np.dtype(dtype) if dtype is not None else zero_point_dtype or np.dtype(np.uint8)
+    try:
+        output_dtype = np.dtype(dtype) if dtype is not None else zero_point_dtype or np.dtype(np.uint8)
+    except TypeError:
+        raise InvalidArgumentError(f"dtype {dtype!r} is not a NumPy dtype; use uint8 or int8") from None
     if output_dtype not in QUANTIZED_DTYPES:
         raise InvalidArgumentError(f"quantize_linear produces uint8 or int8; got {output_dtype}")
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype

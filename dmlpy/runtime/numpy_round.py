@@ -84,6 +84,8 @@ def round(
     extension, on ``device`` if it has extensions enabled (else UnsupportedError) or a default one that has.
     """
     array = np.asarray(x)
+    if not array.dtype.isnative:  # big-endian data on a little-endian host: the device reads native order
+        array = array.astype(array.dtype.newbyteorder("="))
     rounding_mode = resolve_mode(mode)
     _check_arguments(array, out)
     result = out if out is not None else np.empty(array.shape, array.dtype)

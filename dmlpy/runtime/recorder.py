@@ -30,6 +30,8 @@ class CommandRecorder:
                 f"the binding table was made for {table.dispatchable!r}, not {dispatchable!r}; "
                 "create_binding_table(dispatchable) or table.reset(dispatchable) first"
             )
+        if dispatchable.device is not self.device:
+            raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this command recorder")
         if queue.context != self.device.context:
             raise InvalidArgumentError("the queue belongs to another OpenCL context than this device's")
         if not isinstance(dispatchable, CompiledOperator):

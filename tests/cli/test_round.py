@@ -133,3 +133,11 @@ def test_bad_mode_and_device(run: Run, tmp_path: Path) -> None:
     assert_one_line_error(run("round", str(source), str(target), "--device", "-1"), 2, "no OpenCL device -1")
     assert_one_line_error(run("round", str(source), str(target), "--device", "gpu"), 2, "--device takes a number")
     assert not target.exists()
+
+
+def test_output_that_is_a_directory_is_refused_before_writing(run: Run, tmp_path: Path) -> None:
+    source = tmp_path / "in.npy"
+    np.save(source, SEED)
+    before = sorted(tmp_path.parent.iterdir())
+    assert_one_line_error(run("round", str(source), str(tmp_path)), 2, "is a directory")
+    assert sorted(tmp_path.parent.iterdir()) == before  # no temporary file left beside it

@@ -328,3 +328,17 @@ def test_json_bfloat16_data_type_by_name():
     assert desc.output_tensor.desc.data_type is ExtTensorDataType.BFLOAT16
     assert desc.input_tensor.desc.total_tensor_size_in_bytes == 8  # 16-bit elements
     assert desc.rounding_mode is ExtRoundingMode.NEAREST_DOWNWARD
+
+
+def test_quantize_extension_errors_name_the_extension() -> None:
+    from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc
+
+    def tensor(data_type: str, strides: tuple[int, ...] | None = None) -> dml.BufferTensorDesc:
+        return dml.BufferTensorDesc(data_type=data_type, sizes=(4,), strides=strides)
+
+    desc = ExtElementWiseQuantizeLinearOperatorDesc(
+        input_tensor=tensor("UINT8"), scale_tensor=tensor("FLOAT32", (0,)), output_tensor=tensor("UINT8")
+    )
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        desc.validate_extension(has_fp64=True)
+    assert str(error.value).startswith("DMLPY_EXT_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR keeps DirectML")

@@ -481,3 +481,27 @@ def test_two_dimensional_scale_refused():
 def test_one_liner_refusals(call, match):
     with pytest.raises(dml.InvalidArgumentError, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    ("zero_point", "match"),
+    [
+        pytest.param(np.float32(-1.0), "whole number from 0 to 255", id="negative_float_for_uint8"),
+        pytest.param(np.float32(2.5), "whole number", id="fractional_float"),
+        pytest.param(300, "whole number from 0 to 255", id="python_int_out_of_range"),
+    ],
+)
+def test_zero_points_are_never_wrapped(zero_point, match):
+    with pytest.raises(dml.InvalidArgumentError, match=match):
+        dml.quantize_linear(np.float32([1, 2, 3]), np.float32(1), zero_point, dtype=U8)
+
+
+def test_whole_float_and_python_int_zero_points_are_taken():
+    x = np.float32([1, 2, 3])
+    assert_same(dml.quantize_linear(x, np.float32(1), np.float32(5.0), dtype=U8), np.array([6, 7, 8], U8))
+    assert_same(dml.quantize_linear(x, np.float32(1), 128, dtype=U8), np.array([129, 130, 131], U8))
+
+
+def test_an_explicit_axis_is_checked_even_for_a_scalar_scale():
+    with pytest.raises(dml.InvalidArgumentError, match="axis 7"):
+        dml.quantize_linear(np.float32([1, 2, 3]), np.float32(1), axis=7)
