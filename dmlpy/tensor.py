@@ -150,9 +150,11 @@ def _overlapping_dimension(sizes: Sequence[int], strides: Sequence[int]) -> str 
     reach = 0
     for dim in sorted((d for d, size in enumerate(sizes) if size > 1), key=lambda d: strides[d]):
         if strides[dim] <= reach:
+            if reach == 0:
+                return f"dimension {dim} has size {sizes[dim]} and stride 0, so all its elements share one address"
             return (
-                f"dimension {dim} (size {sizes[dim]}, stride {strides[dim]}) lands inside the "
-                f"{reach + 1} elements the smaller strides already reach"
+                f"dimension {dim} (size {sizes[dim]}, stride {strides[dim]}) steps inside the span of "
+                f"{reach + 1} elements that the smaller strides already reach"
             )
         reach += (sizes[dim] - 1) * strides[dim]
     return None
