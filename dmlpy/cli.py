@@ -38,7 +38,7 @@ from dmlpy.enums import (
     TensorType,
 )
 from dmlpy.errors import DmlError
-from dmlpy.modes import AnyRoundingMode, resolve_mode
+from dmlpy.modes import MODE_ALIASES, AnyRoundingMode, resolve_mode
 from dmlpy.ops import OPERATORS, OperatorDesc, validate
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ROUNDING_FUNCTIONS, ElementWiseRoundOperatorDesc
@@ -451,7 +451,9 @@ def command_demo(args: argparse.Namespace) -> int:
     modes = list(RoundingMode)
     width = max(len(mode.name) for mode in modes) + 2
     print(f"   {'input':>8}" + "".join(f"{mode.name:>{width}}" for mode in modes))
-    print(f"   {'':>8}" + "".join(f"{'(' + MODE_VOCABULARY[mode][2] + ')':>{width}}" for mode in modes))
+    # The name dml.round and `dmlpy round --mode` also take for each mode.
+    alias = {mode: name for name, mode in MODE_ALIASES.items()}
+    print(f"   {'':>8}" + "".join(f"{'(' + alias[mode] + ')':>{width}}" for mode in modes))
     results = {mode: round(SEED, mode) for mode in modes}
     for index, value in enumerate(SEED):
         print(f"   {value!s:>8}" + "".join(f"{results[mode][index]!s:>{width}}" for mode in modes))
