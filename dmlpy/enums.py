@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, ClassVar, Self
+from collections.abc import Iterable
+from typing import Any, ClassVar, Self, cast
 
 from dmlpy.errors import InvalidArgumentError
 
@@ -37,8 +38,9 @@ def _parse_name(cls: type[Any], prefix: str, value: object) -> Any:
     return None
 
 
-class DmlEnum(enum.IntEnum):
-    """An IntEnum that parses directml.h spellings and prints them."""
+class _CSpelling:
+    """What DmlEnum and DmlFlag share: the C prefix given as a class keyword, parsing with a teaching error,
+    and printing the directml.h spelling."""
 
     C_PREFIX: ClassVar[str]
 
@@ -48,17 +50,30 @@ class DmlEnum(enum.IntEnum):
 
     @classmethod
     def parse(cls, value: Self | int | str) -> Self:
-        """The member for a C spelling, short name, number or member; InvalidArgumentError (a ValueError)
-        naming the accepted values for anything else."""
+        """The member for a C spelling, short name, number or member (flags: ``"A|B"`` too);
+        InvalidArgumentError (a ValueError) naming the accepted values for anything else."""
         try:
-            return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
+            return cls(value)  # type: ignore[call-arg]  # the enum's _missing_ handles the strings
         except (ValueError, TypeError):
-            names = ", ".join(member.c_name for member in cls)
-            raise InvalidArgumentError(f"{value!r} is not a {cls.__name__}; use one of {names}") from None
+            members = cast("Iterable[DmlEnum | DmlFlag]", cls)
+            how = "combine" if issubclass(cls, enum.Flag) else "use one of"
+            names = ", ".join(member.c_name for member in members)
+            raise InvalidArgumentError(f"{value!r} is not a {cls.__name__}; {how} {names}") from None
 
     @classmethod
     def _short_name_alias(cls, name: str) -> str:
         return name
+
+    @property
+    def c_name(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.c_name
+
+
+class DmlEnum(_CSpelling, enum.IntEnum):
+    """An IntEnum that parses directml.h spellings and prints them."""
 
     @classmethod
     def _missing_(cls, value: object) -> Self | None:
@@ -70,32 +85,9 @@ class DmlEnum(enum.IntEnum):
         """The directml.h spelling, e.g. ``DML_ROUNDING_MODE_TOWARD_ZERO``."""
         return self.C_PREFIX + self.name
 
-    def __str__(self) -> str:
-        return self.c_name
 
-
-class DmlFlag(enum.IntFlag, boundary=enum.STRICT):
+class DmlFlag(_CSpelling, enum.IntFlag, boundary=enum.STRICT):
     """An IntFlag that parses directml.h spellings, including ``"A|B"`` combinations."""
-
-    C_PREFIX: ClassVar[str]
-
-    def __init_subclass__(cls, *, c_prefix: str = "", **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.C_PREFIX = c_prefix
-
-    @classmethod
-    def parse(cls, value: Self | int | str) -> Self:
-        """The flags for a C spelling (``"A|B"`` too), short name, number or member; InvalidArgumentError
-        (a ValueError) naming the accepted flags for anything else."""
-        try:
-            return cls(value)  # type: ignore[arg-type]  # _missing_ handles the strings
-        except (ValueError, TypeError):
-            names = ", ".join(member.c_name for member in cls)
-            raise InvalidArgumentError(f"{value!r} is not a {cls.__name__}; combine {names}") from None
-
-    @classmethod
-    def _short_name_alias(cls, name: str) -> str:
-        return name
 
     @classmethod
     def _missing_(cls, value: object) -> Self | None:
@@ -118,9 +110,6 @@ class DmlFlag(enum.IntFlag, boundary=enum.STRICT):
         if self.value == 0:
             return self.C_PREFIX + "NONE"
         return "|".join(self.C_PREFIX + (m.name or "") for m in type(self) if m.value and m in self)
-
-    def __str__(self) -> str:
-        return self.c_name
 
 
 class TensorDataType(DmlEnum, c_prefix="DML_TENSOR_DATA_TYPE_"):
