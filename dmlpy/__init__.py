@@ -6,8 +6,10 @@ pyopencl, and it is loaded on first use of a runtime name.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
+from dmlpy import ops
 from dmlpy.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     DML_PERSISTENT_BUFFER_ALIGNMENT,
@@ -34,57 +36,20 @@ from dmlpy.errors import (
     OutOfMemoryError,
     UnsupportedError,
 )
-from dmlpy.ops import OPERATORS, OperatorDesc, validate
-from dmlpy.ops.element_wise_quantize_linear import (
-    ElementWiseDequantizeLinearOperatorDesc,
-    ElementWiseQuantizeLinearOperatorDesc,
-)
-from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
+from dmlpy.ops import *  # noqa: F403  # the operator table's descriptors, OperatorDesc, validate
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, calc_buffer_tensor_size
 
 if TYPE_CHECKING:
-    from dmlpy.runtime import (
-        BindingProperties,
-        BindingTable,
-        Buffer,
-        BufferBinding,
-        CommandRecorder,
-        CompiledOperator,
-        Device,
-        Operator,
-        OperatorInitializer,
-        create_device,
-        default_device,
-        dequantize_linear,
-        quantize_linear,
-        round,
-    )
-
-_RUNTIME_NAMES = {
-    "BindingProperties",
-    "BindingTable",
-    "Buffer",
-    "BufferBinding",
-    "CommandRecorder",
-    "CompiledOperator",
-    "Device",
-    "Operator",
-    "OperatorInitializer",
-    "create_device",
-    "default_device",
-    "dequantize_linear",
-    "quantize_linear",
-    "round",
-}
+    from dmlpy.runtime import *  # noqa: F403
 
 
 def __getattr__(name: str) -> Any:
-    # The runtime imports pyopencl; load it only when a runtime name is used, so descriptor work and
-    # validation need no OpenCL installation.
-    if name in _RUNTIME_NAMES:
-        from dmlpy import runtime
-
-        return getattr(runtime, name)
+    # The runtime imports pyopencl; load it only when one of its names is used, so descriptor work and
+    # validation need no OpenCL installation. Dunder probes (copy, pickle, inspect) never load it.
+    if not name.startswith("__"):
+        runtime = importlib.import_module("dmlpy.runtime")
+        if name in runtime.__all__:
+            return getattr(runtime, name)
     raise AttributeError(f"module 'dmlpy' has no attribute {name!r}")
 
 
@@ -94,30 +59,16 @@ __all__ = [
     "DML_TEMPORARY_BUFFER_ALIGNMENT",
     "DML_TENSOR_DIMENSION_COUNT_MAX",
     "DML_TENSOR_DIMENSION_COUNT_MAX1",
-    "OPERATORS",
-    "BindingProperties",
-    "BindingTable",
     "BindingType",
-    "Buffer",
-    "BufferBinding",
     "BufferTensorDesc",
-    "CommandRecorder",
-    "CompiledOperator",
     "CreateDeviceFlags",
-    "Device",
     "DeviceRemovedError",
     "DmlError",
-    "ElementWiseDequantizeLinearOperatorDesc",
-    "ElementWiseQuantizeLinearOperatorDesc",
-    "ElementWiseRoundOperatorDesc",
     "ExecutionFlags",
     "Feature",
     "FeatureLevel",
     "InvalidArgumentError",
     "KernelBuildError",
-    "Operator",
-    "OperatorDesc",
-    "OperatorInitializer",
     "OperatorType",
     "OutOfMemoryError",
     "QuantizationType",
@@ -128,10 +79,5 @@ __all__ = [
     "TensorType",
     "UnsupportedError",
     "calc_buffer_tensor_size",
-    "create_device",
-    "default_device",
-    "dequantize_linear",
-    "quantize_linear",
-    "round",
-    "validate",
 ]
+__all__ += ops.__all__  # names that `import *` gives; the runtime's are looked up lazily

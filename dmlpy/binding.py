@@ -99,15 +99,18 @@ def _overlap(a: BufferBinding, b: BufferBinding) -> bool:
     return a.buffer is b.buffer and a.offset < b.end and b.offset < a.end
 
 
-def _identical(a: BoundTensor, b: BoundTensor) -> bool:
+def same_layout(a: BufferTensorDesc, b: BufferTensorDesc) -> bool:
+    """Whether two tensors put the same elements at the same bytes, so one binding may serve both (in place)."""
     return (
-        a.binding.offset == b.binding.offset
-        and a.binding.size == b.binding.size
-        and a.desc.data_type == b.desc.data_type
-        and a.desc.sizes == b.desc.sizes
-        and a.desc.effective_strides == b.desc.effective_strides
-        and a.desc.total_tensor_size_in_bytes == b.desc.total_tensor_size_in_bytes
+        a.data_type == b.data_type
+        and a.sizes == b.sizes
+        and a.effective_strides == b.effective_strides
+        and a.total_tensor_size_in_bytes == b.total_tensor_size_in_bytes
     )
+
+
+def _identical(a: BoundTensor, b: BoundTensor) -> bool:
+    return a.binding.offset == b.binding.offset and a.binding.size == b.binding.size and same_layout(a.desc, b.desc)
 
 
 def check_aliasing(inputs: list[BoundTensor], outputs: list[BoundTensor], *, supports_in_place: bool) -> None:

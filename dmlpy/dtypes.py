@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from dmlpy.enums import TensorDataType
-from dmlpy.extensions import ExtTensorDataType
+from dmlpy.enums import ExtTensorDataType, TensorDataType
 
 AnyDataType = TensorDataType | ExtTensorDataType
 """A DirectML data type, or a dmlpy extension one (which no DirectML feature level accepts)."""

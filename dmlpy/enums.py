@@ -64,6 +64,29 @@ class _CSpelling:
     def _short_name_alias(cls, name: str) -> str:
         return name
 
+    @classmethod
+    def spellings(cls) -> list[str]:
+        """Every name a value of this enum may be written as (its number aside): C names, then short names."""
+        # __members__, not iteration: a flag's NONE is included.
+        members = cast("list[DmlEnum | DmlFlag]", list(cast("type[enum.Enum]", cls).__members__.values()))
+        return [m.c_name for m in members] + [m.name or "" for m in members]
+
+    @classmethod
+    def _json_values(cls) -> tuple[dict[str, Any], dict[str, Any]]:
+        """JSON Schemas of the numbers and of the strings the parser takes."""
+        members = cast("list[DmlEnum]", list(cast("type[enum.Enum]", cls).__members__.values()))
+        return {"type": "integer", "enum": [m.value for m in members]}, {"type": "string", "enum": cls.spellings()}
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        # What the parser takes, so a JSON Schema validator accepts what dmlpy accepts: numbers and spellings.
+        numbers, names = cls._json_values()
+        return {
+            "title": cls.__name__,
+            "description": f"{(cls.__doc__ or '').strip()} The C name, the short name (any case) or the number.",
+            "anyOf": [numbers, names],
+        }
+
     @property
     def c_name(self) -> str:
         raise NotImplementedError
@@ -103,6 +126,13 @@ class DmlFlag(_CSpelling, enum.IntFlag, boundary=enum.STRICT):
             return None  # Flag would read -1 as "every bit"; a C flags value is unsigned
         fallback: Self | None = super()._missing_(value)
         return fallback
+
+    @classmethod
+    def _json_values(cls) -> tuple[dict[str, Any], dict[str, Any]]:
+        every_bit = sum(m.value for m in cls)
+        name = "(" + "|".join(re.escape(spelling) for spelling in cls.spellings()) + ")"
+        combined = {"type": "string", "pattern": f"^{name}(\\|{name})*$"}
+        return {"type": "integer", "minimum": 0, "maximum": every_bit}, combined
 
     @property
     def c_name(self) -> str:
@@ -185,6 +215,10 @@ class FeatureLevel(DmlEnum, c_prefix="DML_FEATURE_LEVEL_"):
     def c_name(self) -> str:
         return self.C_PREFIX + self.name.removeprefix("FL_")
 
+    @classmethod
+    def spellings(cls) -> list[str]:
+        return [*super().spellings(), *(m.name.removeprefix("FL_") for m in cls)]
+
 
 class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     """DML_OPERATOR_TYPE (the values dmlpy knows; directml.h numbers them implicitly, counted from the header)."""
@@ -248,3 +282,60 @@ DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
 
 DML_MAX_ELEMENT_COUNT = 2**32 - 1
 """At most UINT32_MAX elements per tensor (DML_BUFFER_TENSOR_DESC remarks)."""
+
+
+# ------------------------------------------------------------------------------------------------ dmlpy extensions
+# Not DirectML. They live in the enum layer so every layer can name them; ``dmlpy.extensions`` documents them.
+# Each is an ``Ext*`` class whose C spellings start with ``DMLPY_EXT_`` and whose values start at 0x80000000, so
+# no number DirectML uses ever parses as an extension value, or the reverse.
+
+EXTENSION_BASE = 0x8000_0000
+"""First value of every extension enum; DirectML's values are all far below."""
+
+
+class ExtTensorDataType(DmlEnum, c_prefix="DMLPY_EXT_TENSOR_DATA_TYPE_"):
+    """Data types beyond DML_TENSOR_DATA_TYPE (not DirectML)."""
+
+    BFLOAT16 = EXTENSION_BASE + 1
+    """bfloat16: float32's top 16 bits (NumPy arrays from ml_dtypes); computed in float."""
+
+
+class ExtRoundingMode(DmlEnum, c_prefix="DMLPY_EXT_ROUNDING_MODE_"):
+    """nGraph's nine rounding modes (not DirectML). The first five round to nearest and differ on ties."""
+
+    NEAREST_TOWARD_INFINITY = EXTENSION_BASE + 0
+    """Nearest; ties away from zero (2.5 -> 3, -3.5 -> -4). DirectML's TOWARD_INFINITY, OpenVINO's
+    half_away_from_zero."""
+    NEAREST_TOWARD_ZERO = EXTENSION_BASE + 1
+    """Nearest; ties toward zero (2.5 -> 2, -3.5 -> -3)."""
+    NEAREST_UPWARD = EXTENSION_BASE + 2
+    """Nearest; ties toward +inf (2.5 -> 3, -3.5 -> -3)."""
+    NEAREST_DOWNWARD = EXTENSION_BASE + 3
+    """Nearest; ties toward -inf (2.5 -> 2, -3.5 -> -4)."""
+    NEAREST_TOWARD_EVEN = EXTENSION_BASE + 4
+    """Nearest; ties to even (2.5 -> 2, -3.5 -> -4). DirectML's HALVES_TO_NEAREST_EVEN, ONNX Round."""
+    TOWARD_INFINITY = EXTENSION_BASE + 5
+    """Directed away from zero (0.1 -> 1, -0.1 -> -1). Not DirectML's TOWARD_INFINITY."""
+    TOWARD_ZERO = EXTENSION_BASE + 6
+    """Directed toward zero, truncation. DirectML's TOWARD_ZERO."""
+    UP = EXTENSION_BASE + 7
+    """Directed toward +inf, ceil."""
+    DOWN = EXTENSION_BASE + 8
+    """Directed toward -inf, floor."""
+
+    @classmethod
+    def _short_name_alias(cls, name: str) -> str:
+        return name.removeprefix("ROUND_")  # nGraph spells them ROUND_NEAREST_UPWARD, ...
+
+    @property
+    def ngraph_name(self) -> str:
+        return "ROUND_" + self.name
+
+
+class ExtOperatorType(DmlEnum, c_prefix="DMLPY_EXT_OPERATOR_"):
+    """Operators beyond DML_OPERATOR_TYPE (not DirectML)."""
+
+    ELEMENT_WISE_QUANTIZE_LINEAR = EXTENSION_BASE + 33
+    """QuantizeLinear rounding in any of the nine modes."""
+    ELEMENT_WISE_ROUND = EXTENSION_BASE + 99
+    """Round in any of the nine modes, on float32, float16, float64, bfloat16 and integer tensors."""

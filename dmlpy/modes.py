@@ -14,9 +14,8 @@ zero, while nGraph's directed "ROUND_TOWARD_INFINITY" must be written with its R
 
 from __future__ import annotations
 
-from dmlpy.enums import RoundingMode
+from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.extensions import ExtRoundingMode
 
 AnyRoundingMode = RoundingMode | ExtRoundingMode
 
@@ -25,6 +24,18 @@ MODE_ALIASES: dict[str, RoundingMode] = {
     "half_away_from_zero": RoundingMode.TOWARD_INFINITY,
     "toward_zero": RoundingMode.TOWARD_ZERO,
 }
+
+ALIAS_OF: dict[RoundingMode, str] = {mode: name for name, mode in MODE_ALIASES.items()}
+"""The short name dml.round and `dmlpy round --mode` also take for each DirectML mode."""
+
+OTHER_MODE_NAMES: dict[str, RoundingMode] = {
+    **MODE_ALIASES,
+    "round_nearest_toward_even": RoundingMode.HALVES_TO_NEAREST_EVEN,
+    "round_nearest_toward_infinity": RoundingMode.TOWARD_INFINITY,
+    "round_toward_zero": RoundingMode.TOWARD_ZERO,
+}
+"""Other systems' names (ONNX, OpenVINO, nGraph; lower-cased) for DirectML's modes, which a descriptor's
+RoundingMode does not take, and the DirectML mode to write instead."""
 
 DIRECTML_EQUIVALENT: dict[ExtRoundingMode, RoundingMode] = {
     ExtRoundingMode.NEAREST_TOWARD_EVEN: RoundingMode.HALVES_TO_NEAREST_EVEN,

@@ -11,12 +11,13 @@ import math
 from collections.abc import Sequence
 from typing import Any, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
-from dmlpy.enums import DML_MAX_ELEMENT_COUNT, TensorDataType, TensorFlags, TensorType
+from dmlpy.enums import DML_MAX_ELEMENT_COUNT, ExtTensorDataType, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.extensions import ExtTensorDataType
 from dmlpy.model import DmlModel, UInt32, UInt64
 
 
@@ -123,12 +124,20 @@ class BufferTensorDesc(DmlModel):
 
 
 class TensorDesc(DmlModel):
-    """DML_TENSOR_DESC: a tagged pointer to the tensor's description; BUFFER is the only real kind."""
+    """DML_TENSOR_DESC: a tagged pointer to the tensor's description; BUFFER is the only real kind. Operators
+    also take the DML_BUFFER_TENSOR_DESC alone."""
 
     type: TensorType = Field(default=TensorType.BUFFER, alias="Type")
     """Type (DML_TENSOR_TYPE)."""
     desc: BufferTensorDesc = Field(alias="Desc")
     """Desc: the DML_BUFFER_TENSOR_DESC."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        # The schema takes what _accept_bare_buffer_desc takes: the wrapper, or the buffer tensor alone.
+        wrapped = handler.resolve_ref_schema(handler(core_schema))
+        bare = handler(BufferTensorDesc.__pydantic_core_schema__)
+        return {"title": "TensorDesc", "description": cls.__doc__ or "", "anyOf": [wrapped, bare]}
 
     @model_validator(mode="before")
     @classmethod

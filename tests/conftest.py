@@ -1,5 +1,13 @@
-"""Shared fixtures: the OpenCL device the device tests run on, the opt-in switch for long sweeps, the counts
-the closing notes quote, and the Oclgrind harness of the memory-safety suites."""
+"""Shared fixtures: the OpenCL devices the device tests run on, the opt-in switch for long sweeps, the counts
+the closing notes quote, and the Oclgrind harness of the memory-safety suites.
+
+Devices: the session fixture ``device`` is parametrised over every device of every platform
+``pyopencl.get_platforms()`` lists (PoCL's CPU device at least), one ``dml.create_device(cl_device=...)`` each,
+with ids such as ``pocl-cpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
+test helper reads PYOPENCL_TEST: a device runs when any substring occurs, case-insensitively, in its
+``"platform name: device name"`` (``DMLPY_TEST_DEVICES=pocl``, ``DMLPY_TEST_DEVICES="nvidia,intel"``). A
+substring that matches no device is a usage error (pytest exits with status 4): a selection never skips
+silently. Tests that need dmlpy's *default* device (the one-liners without ``device=``) use it directly."""
 
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +54,97 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(f"{name}: {value}")
 
 
+# ---------------------------------------------------------------------------------------------------- devices
+
+DEVICES_VARIABLE = "DMLPY_TEST_DEVICES"
+PLATFORM_IDS = {
+    "portable computing language": "pocl",
+    "nvidia cuda": "nvidia",
+    "amd accelerated parallel processing": "amd",
+    "intel(r) opencl": "intel",
+    "intel(r) opencl graphics": "intel",
+    "intel(r) opencl hd graphics": "intel",
+    "apple": "apple",
+    "oclgrind": "oclgrind",
+}
+"""Short names of common platforms for test ids; any other platform is named by its first word."""
+
+
+@dataclass(frozen=True)
+class SelectedDevice:
+    """One OpenCL device the device tests run on."""
+
+    id: str
+    """The pytest id: platform short name and device type, e.g. ``pocl-cpu`` (``-2`` ... when repeated)."""
+    label: str
+    """``"platform name: device name"``, what DMLPY_TEST_DEVICES is matched against."""
+    cl_device: Any
+
+
+def _device_kind(cl_device: Any) -> str:
+    import pyopencl as cl
+
+    for kind in ("GPU", "CPU", "ACCELERATOR"):
+        if cl_device.type & getattr(cl.device_type, kind):
+            return kind.lower()
+    return "other"
+
+
+def _platform_id(name: str) -> str:
+    words = name.lower().split()
+    return PLATFORM_IDS.get(name.strip().lower()) or re.sub(r"[^a-z0-9]+", "-", words[0] if words else "opencl")
+
+
+def opencl_test_devices(selection: str | None) -> list[SelectedDevice]:
+    """Every device ``pyopencl.get_platforms()`` lists, narrowed by ``selection`` (DMLPY_TEST_DEVICES's value).
+
+    pytest.UsageError when there is no device at all, or when a substring of ``selection`` matches none."""
+    import pyopencl as cl
+
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as error:
+        raise pytest.UsageError(f"no OpenCL platform ({error}); install pocl-binary-distribution") from error
+    devices: list[SelectedDevice] = []
+    counts: Counter[str] = Counter()
+    for platform in platforms:
+        for cl_device in platform.get_devices():
+            base = f"{_platform_id(platform.name)}-{_device_kind(cl_device)}"
+            counts[base] += 1
+            test_id = base if counts[base] == 1 else f"{base}-{counts[base]}"
+            devices.append(SelectedDevice(test_id, f"{platform.name.strip()}: {cl_device.name.strip()}", cl_device))
+    if not devices:
+        raise pytest.UsageError("no OpenCL device found; install pocl-binary-distribution (a CPU driver)")
+    if selection is None or not selection.strip():
+        return devices
+    listed = "; ".join(f"{d.id} ({d.label})" for d in devices)
+    wanted = [part.strip().lower() for part in selection.split(",") if part.strip()]
+    for part in wanted:
+        if not any(part in d.label.lower() for d in devices):
+            raise pytest.UsageError(f"{DEVICES_VARIABLE}={selection!r}: {part!r} matches no OpenCL device; {listed}")
+    return [d for d in devices if any(part in d.label.lower() for part in wanted)]
+
+
+TEST_DEVICES = pytest.StashKey[list[SelectedDevice]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[TEST_DEVICES] = opencl_test_devices(os.environ.get(DEVICES_VARIABLE))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "device" in metafunc.fixturenames:
+        devices = metafunc.config.stash[TEST_DEVICES]
+        metafunc.parametrize("device", devices, ids=[d.id for d in devices], indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def device():  # type: ignore[no-untyped-def]
-    """dmlpy's default device (a GPU when present, else PoCL's CPU device), shared by the whole session."""
+def device(request: pytest.FixtureRequest) -> Any:
+    """A dmlpy device (no extensions, highest feature level) on one selected OpenCL device; a test that asks
+    for it runs once per device (see the module docstring)."""
     import dmlpy as dml
 
-    return dml.default_device()
+    return dml.create_device(cl_device=request.param.cl_device)
 
 
 # ---------------------------------------------------------------------------------------------------- Oclgrind

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.modes import ONE_LINER_MODES
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_round.py"
 
 
@@ -29,7 +31,7 @@ def test_quick_run_writes_json(tmp_path: Path) -> None:
         (d, layout, m)
         for d in ("float32", "float16")
         for layout in ("packed", "inplace", "strided", "broadcast")
-        for m in ("half_to_even", "toward_zero", "half_away_from_zero")
+        for m in ONE_LINER_MODES
     }
     for row in rows:
         assert set(row) == {"dtype", "size", "layout", "mode", "seconds", "gbps", "ratios"}

@@ -1,64 +1,156 @@
-"""The operator registry (one line per operator), DML_OPERATOR_DESC, and validation without a device."""
+"""The operator table (one line per operator: the only registry), DML_OPERATOR_DESC as a discriminated union
+built from it, and validation without a device.
+
+Everything else reads the table: the package's exports, the JSON Schema, the CLI and the runtime.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar, Union
 
-from pydantic import Field, SerializeAsAny, model_validator
+from pydantic import Discriminator, Field, GetCoreSchemaHandler, SerializeAsAny, Tag, WithJsonSchema, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import CoreSchema
 
-from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.enums import ExtOperatorType, FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
 )
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
+from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 
-OPERATORS: dict[OperatorType, type[OperatorDescBase]] = {
-    OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR: ElementWiseQuantizeLinearOperatorDesc,
-    OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR: ElementWiseDequantizeLinearOperatorDesc,
-    OperatorType.ELEMENT_WISE_ROUND: ElementWiseRoundOperatorDesc,
+AnyOperatorType = OperatorType | ExtOperatorType
+
+OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
+    desc.OPERATOR_TYPE: desc
+    for desc in (
+        ElementWiseIdentityOperatorDesc,
+        ElementWiseQuantizeLinearOperatorDesc,
+        ElementWiseDequantizeLinearOperatorDesc,
+        ElementWiseRoundOperatorDesc,
+        ExtElementWiseRoundOperatorDesc,
+        ExtElementWiseQuantizeLinearOperatorDesc,
+    )
 }
+"""Every operator dmlpy implements, DirectML's and the extensions (not DirectML), by operator type."""
+
+_UNKNOWN_TAG = "OperatorDesc[unknown]"
 
 
-def _first_key(data: dict[str, Any], *keys: str) -> Any:
-    return next((data[key] for key in keys if key in data), None)
+def _tag(operator_type: AnyOperatorType) -> str:
+    # Brackets mark the tag in pydantic's error locations, so messages skip it like other union tags.
+    return f"OperatorDesc[{operator_type.c_name}]"
+
+
+def _parse_type(raw: Any) -> AnyOperatorType | None:
+    for enum in (OperatorType, ExtOperatorType):
+        try:
+            return enum(raw)
+        except (ValueError, TypeError):
+            pass
+    return None
+
+
+def _operator_tag(data: Any) -> str:
+    """The union member for raw data: by its Type in any spelling, or by the class of a descriptor given alone."""
+    if isinstance(data, OperatorDesc):
+        return _tag(data.type)
+    if isinstance(data, OperatorDescBase):
+        return _tag(data.OPERATOR_TYPE)
+    raw = data.get("Type", data.get("type")) if isinstance(data, dict) else None
+    operator_type = _parse_type(raw)
+    return _tag(operator_type) if operator_type in OPERATORS else _UNKNOWN_TAG
 
 
 class OperatorDesc(DmlModel):
-    """DML_OPERATOR_DESC: the operator type and its type-specific descriptor."""
+    """DML_OPERATOR_DESC: the operator type and its type-specific descriptor.
 
-    type: OperatorType = Field(alias="Type")
+    A discriminated union on Type: ``OperatorDesc(type=..., desc=...)`` and ``OperatorDesc.model_validate(...)``
+    give the member for that Type (``OperatorDesc_DML_OPERATOR_ELEMENT_WISE_ROUND``, ...), whose Desc is that
+    operator's descriptor; ``OperatorDesc.model_json_schema()`` is the per-operator schema."""
+
+    type: AnyOperatorType = Field(alias="Type")
     """Type (DML_OPERATOR_TYPE); decides which descriptor Desc holds."""
     desc: SerializeAsAny[OperatorDescBase] = Field(alias="Desc")
     """Desc: the DML_*_OPERATOR_DESC for Type."""
 
+    _UNION: ClassVar[Any] = None
+
+    def __new__(cls, *args: Any, **data: Any) -> OperatorDesc:
+        # Constructing the union picks its member, as validating does.
+        if cls is OperatorDesc and data:
+            cls = _MEMBERS.get(_operator_tag(data), _UnknownOperatorDesc)
+        return super().__new__(cls)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        union = cls.__dict__.get("_UNION")  # set on OperatorDesc itself once its members exist
+        if union is not None:
+            return handler.generate_schema(union)
+        return handler(source)
+
     @model_validator(mode="before")
     @classmethod
-    def _parse_desc_by_type(cls, data: Any) -> Any:
+    def _descriptor_alone(cls, data: Any) -> Any:
         if isinstance(data, OperatorDescBase):
             return {"type": data.OPERATOR_TYPE, "desc": data}
-        if not isinstance(data, dict):
-            return data
-        raw_type, raw_desc = _first_key(data, "type", "Type"), _first_key(data, "desc", "Desc")
-        try:
-            operator_type = OperatorType(raw_type)
-        except ValueError:
-            return data  # the field validator reports the bad Type
-        desc_class = OPERATORS.get(operator_type)
-        if desc_class is None:
-            known = ", ".join(t.c_name for t in OPERATORS)
-            raise ValueError(f"{operator_type.c_name} is not implemented by dmlpy (it implements {known})")
-        if isinstance(raw_desc, OperatorDescBase) and not isinstance(raw_desc, desc_class):
-            raise ValueError(
-                f"Type is {operator_type.c_name} but Desc is a {type(raw_desc).__name__}; "
-                f"it must be a {desc_class.__name__}"
-            )
-        desc = raw_desc if isinstance(raw_desc, OperatorDescBase) else desc_class.model_validate(raw_desc)
-        unknown = {key: value for key, value in data.items() if key not in {"type", "Type", "desc", "Desc"}}
-        return {"type": operator_type, "desc": desc, **unknown}  # unknown keys stay, so they are refused
+        given = data.get("desc", data.get("Desc")) if isinstance(data, dict) else None
+        wanted = cls.model_fields["desc"].annotation
+        if isinstance(given, OperatorDescBase) and isinstance(wanted, type) and not isinstance(given, wanted):
+            raise ValueError(f"Desc is a {type(given).__name__}; for this Type it must be a {wanted.__name__}")
+        return data
+
+
+class _UnknownOperatorDesc(OperatorDesc):
+    """The union member for a Type that is no operator dmlpy implements: always refused, saying why."""
+
+    desc: Any = Field(default=None, alias="Desc")
+
+    @model_validator(mode="after")
+    def _refuse(self) -> _UnknownOperatorDesc:
+        known = ", ".join(t.c_name for t in OPERATORS)
+        raise ValueError(f"{self.type.c_name} is not implemented by dmlpy (it implements {known})")
+
+
+def _member(operator_type: AnyOperatorType, desc_class: type[OperatorDescBase]) -> type[OperatorDesc]:
+    spellings = [operator_type.value, operator_type.c_name, operator_type.name]
+    type_field: Any = Annotated[type(operator_type), WithJsonSchema({"enum": spellings})]
+    member = type(
+        f"OperatorDesc_{operator_type.c_name}",
+        (OperatorDesc,),
+        {
+            "__module__": __name__,
+            "__doc__": f"DML_OPERATOR_DESC holding a {desc_class.__name__} ({operator_type.c_name}).",
+            "__annotations__": {"type": type_field, "desc": desc_class},
+            "type": Field(default=operator_type, alias="Type"),
+            "desc": Field(alias="Desc"),
+        },
+    )
+    return member
+
+
+_MEMBERS: dict[str, type[OperatorDesc]] = {_tag(t): _member(t, d) for t, d in OPERATORS.items()}
+_MEMBERS[_UNKNOWN_TAG] = _UnknownOperatorDesc
+
+
+def _union_member(tag: str, member: type[OperatorDesc]) -> Any:
+    tagged = Annotated[member, Tag(tag)]  # type: ignore[valid-type]  # built at import, from the table
+    if member is _UnknownOperatorDesc:
+        return SkipJsonSchema[tagged]  # type: ignore[misc]  # refusals are no part of the schema
+    return tagged
+
+
+OperatorDesc._UNION = Annotated[
+    Union[tuple(_union_member(tag, member) for tag, member in _MEMBERS.items())],  # noqa: UP007  # a tuple of types
+    Discriminator(_operator_tag),
+]
+OperatorDesc.model_rebuild(force=True)
 
 
 def as_operator_desc_base(op_desc: OperatorDesc | OperatorDescBase) -> OperatorDescBase:
@@ -76,7 +168,20 @@ def as_operator_desc_base(op_desc: OperatorDesc | OperatorDescBase) -> OperatorD
 def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLevel | int | str) -> None:
     """Check a descriptor against a feature level, as IDMLDevice::CreateOperator would, without a device.
 
-    Raises UnsupportedError when the operator does not exist at that level, InvalidArgumentError for any
-    other broken rule (an unknown feature level too); returns None when the descriptor is valid.
+    Raises UnsupportedError when the operator does not exist at that level (a dmlpy extension exists at none),
+    InvalidArgumentError for any other broken rule (an unknown feature level too); returns None when valid.
     """
-    as_operator_desc_base(op_desc).validate_for(FeatureLevel.parse(feature_level))
+    as_operator_desc_base(op_desc).validate_on(FeatureLevel.parse(feature_level))
+
+
+__all__ = [
+    "OPERATORS",
+    "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseIdentityOperatorDesc",
+    "ElementWiseQuantizeLinearOperatorDesc",
+    "ElementWiseRoundOperatorDesc",
+    "ExtElementWiseQuantizeLinearOperatorDesc",
+    "ExtElementWiseRoundOperatorDesc",
+    "OperatorDesc",
+    "validate",
+]

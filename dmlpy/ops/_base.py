@@ -1,26 +1,43 @@
-"""What every operator descriptor shares: tensors in binding order, validation against a feature level, and
-lowering to an OpenCL kernel specification."""
+"""What every operator descriptor carries: its tensors in binding order, its rules (which feature levels accept
+it and what it checks across tensors) and its lowering to an OpenCL kernel, side by side in one class.
+
+A DirectML operator declares its support table; an extension operator (not DirectML) declares its own rules.
+Either way the caller asks one question, :meth:`OperatorDescBase.validate_on`, and never needs to know which.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
-from dmlpy.codegen import LoweredOperator
-from dmlpy.enums import FeatureLevel, OperatorType
-from dmlpy.errors import InvalidArgumentError
-from dmlpy.extensions import ExtOperatorType
+from dmlpy.codegen import ElementwiseLayout, LoweredOperator, coalesce
+from dmlpy.enums import ExtOperatorType, FeatureLevel, OperatorType
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 
 
+@dataclass(frozen=True)
+class DeviceCapabilities:
+    """What a device offers beyond its feature level, as far as validation needs to know."""
+
+    fp64: bool = False
+    """Double precision (cl_khr_fp64): only extension operators can use it."""
+
+
+NO_CAPABILITIES = DeviceCapabilities()
+
+
 class OperatorDescBase(DmlModel):
-    """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, support
-    table, tensor fields in binding order and whether the output may alias an input (in-place)."""
+    """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, tensor
+    fields in binding order, whether the output may alias an input (in-place) and, for DirectML operators, the
+    support table; and implement ``check_operator_rules`` and ``lower``."""
 
     OPERATOR_TYPE: ClassVar[OperatorType | ExtOperatorType]
     SUPPORT: ClassVar[SupportTable]
+    """DirectML's tensor-support table, one row per feature level (DirectML operators only)."""
     INPUTS: ClassVar[tuple[str, ...]]
     """Input tensor fields (snake_case) in DirectML's binding order."""
     OUTPUTS: ClassVar[tuple[str, ...]]
@@ -28,16 +45,25 @@ class OperatorDescBase(DmlModel):
     SUPPORTS_IN_PLACE: ClassVar[bool]
 
     @classmethod
+    def is_extension(cls) -> bool:
+        """Whether this is a dmlpy extension (not DirectML), which no DirectML feature level accepts."""
+        return isinstance(cls.OPERATOR_TYPE, ExtOperatorType)
+
+    @classmethod
     def operator_name(cls) -> str:
         """How messages name the operator: DirectML's short name (ELEMENT_WISE_ROUND); an extension its full
         DMLPY_EXT_ spelling, so it is never mistaken for DirectML."""
-        operator_type = cls.OPERATOR_TYPE
-        return operator_type.name if isinstance(operator_type, OperatorType) else operator_type.c_name
+        return cls.OPERATOR_TYPE.c_name if cls.is_extension() else cls.OPERATOR_TYPE.name
 
     @classmethod
     def c_field(cls, field: str) -> str:
         """The C member name of a snake_case field, e.g. ``InputTensor``."""
         return cls.model_fields[field].alias or field
+
+    def describe(self) -> str:
+        """The operator by its type and what specialises it, for messages: ``ELEMENT_WISE_ROUND (FLOAT32)``."""
+        first = self.input_tensors()[0]
+        return f"{self.operator_name()} ({first.desc.data_type.name if first else '-'})"
 
     def input_tensors(self) -> list[TensorDesc | None]:
         return [getattr(self, name) for name in self.INPUTS]
@@ -45,9 +71,29 @@ class OperatorDescBase(DmlModel):
     def output_tensors(self) -> list[TensorDesc | None]:
         return [getattr(self, name) for name in self.OUTPUTS]
 
-    def validate_for(self, level: FeatureLevel) -> None:
-        """Raise UnsupportedError or InvalidArgumentError for the first rule this descriptor breaks at
-        ``level``; return None when IDMLDevice::CreateOperator would accept it."""
+    def validate_on(
+        self,
+        level: FeatureLevel,
+        *,
+        extensions: bool = False,
+        capabilities: DeviceCapabilities = NO_CAPABILITIES,
+    ) -> None:
+        """Raise UnsupportedError or InvalidArgumentError for the first rule this descriptor breaks on a device
+        at ``level`` (running extensions or not, with ``capabilities``); return None when
+        IDMLDevice::CreateOperator would accept it."""
+        if not self.is_extension():
+            self.check_support(level)
+            self.check_operator_rules(level)
+            return
+        if not extensions:
+            raise UnsupportedError(
+                f"{self.operator_name()} is a dmlpy extension, not DirectML: no DirectML feature level accepts it "
+                f"({level.c_name} included). Run it on a device created with dml.create_device(..., extensions=True)"
+            )
+        self.check_extension_rules(capabilities)
+
+    def check_support(self, level: FeatureLevel) -> None:
+        """Every tensor against the buffer-tensor rules and the support table's row at ``level``."""
         self.SUPPORT.row_for(level)
         name = self.operator_name()
         for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
@@ -60,19 +106,22 @@ class OperatorDescBase(DmlModel):
                 self.SUPPORT.check_dimension_count(level, self.c_field(field), tensor.desc)
                 check_buffer_tensor(tensor, f"{name}.{self.c_field(field)}", is_output=is_output)
                 self.SUPPORT.check_data_type(level, self.c_field(field), tensor.desc)
-        self.check_operator_rules(level)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         """The operator's own cross-tensor rules (shared sizes, types, attribute ranges)."""
 
-    def check_output_like_input(self) -> None:
-        """The unary element-wise rule: OutputTensor has InputTensor's DataType, DimensionCount and Sizes."""
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("output_tensor",),
-            "; only the strides may differ",
-        )
+    def check_extension_rules(self, capabilities: DeviceCapabilities) -> None:
+        """An extension's rules on a device that runs extensions (extensions override this)."""
+        raise UnsupportedError(f"{self.operator_name()} declares no extension rules")
+
+    def check_buffer_tensors(self) -> None:
+        """DirectML's buffer-tensor rules for every present tensor, without a support table (extensions)."""
+        for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
+            for field in fields:
+                tensor: TensorDesc | None = getattr(self, field)
+                if tensor is not None:
+                    where = f"{self.operator_name()}.{self.c_field(field)}"
+                    check_buffer_tensor(tensor, where, is_output=is_output)
 
     def check_same(self, attributes: Sequence[str], reference: str, fields: Sequence[str], note: str = "") -> None:
         """Each present tensor in ``fields`` must equal the ``reference`` tensor in every one of ``attributes``
@@ -91,6 +140,20 @@ class OperatorDescBase(DmlModel):
                         f"{self.c_field(reference)}.{c_attribute} ({wanted}){note}"
                     )
 
+    def element_layout(self) -> ElementwiseLayout:
+        """Sizes and every tensor's strides coalesced (binding order); an absent tensor gets 0-strides, since it
+        is never read and must not keep dimensions apart."""
+        sizes = self.input_tensors()[0].desc.sizes  # type: ignore[union-attr]  # the first input is required
+        strides = [
+            tensor.desc.effective_strides if tensor is not None else (0,) * len(sizes)
+            for tensor in (*self.input_tensors(), *self.output_tensors())
+        ]
+        return coalesce(sizes, strides)
+
     def lower(self) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator (pure; no OpenCL needed)."""
         raise NotImplementedError(f"{self.operator_name()} has no OpenCL lowering")
+
+    def explain_lines(self) -> list[str]:
+        """What the lowering chose and why, one line each, for ``dmlpy explain``."""
+        return []

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
+from dmlpy.codegen import KernelSpec, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
@@ -83,12 +83,7 @@ class _LinearQuantizationDesc(OperatorDescBase):
     def lower(self) -> LoweredOperator:
         source, scale, target = self.input_tensor.desc, self.scale_tensor.desc, self.output_tensor.desc
         zero_point = self.zero_point_tensor.desc if self.zero_point_tensor is not None else None
-        # An absent zero point is never read: give it 0-strides so it never blocks merging dimensions.
-        zero_point_strides = zero_point.effective_strides if zero_point else (0,) * len(source.sizes)
-        layout = coalesce(
-            source.sizes,
-            (source.effective_strides, scale.effective_strides, zero_point_strides, target.effective_strides),
-        )
+        layout = self.element_layout()
 
         def storage(data_type: AnyDataType) -> str:
             return DATA_TYPES[data_type].opencl_storage or "uchar"

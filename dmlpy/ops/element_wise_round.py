@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator, coalesce
+from dmlpy.codegen import KernelSpec, LoweredOperator
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import TensorDesc
 
 _FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
 
@@ -29,7 +28,7 @@ ELEMENTS_PER_ITEM = 2048
 with benchmarks/bench_round.py. A multiple of VECTOR_WIDTH, so only the last work-item has a scalar tail."""
 
 
-class ElementWiseRoundOperatorDesc(OperatorDescBase):
+class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
     """DML_ELEMENT_WISE_ROUND_OPERATOR_DESC: OutputTensor = round(InputTensor) in the given rounding mode."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_ROUND
@@ -40,30 +39,21 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
             SupportRow(FeatureLevel.FL_3_0, (1, 8), {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}),
         ),
     )
-    INPUTS = ("input_tensor",)
-    OUTPUTS = ("output_tensor",)
-    SUPPORTS_IN_PLACE = True
 
-    input_tensor: TensorDesc = Field(alias="InputTensor")
-    """InputTensor: the tensor to round."""
-    output_tensor: TensorDesc = Field(alias="OutputTensor")
-    """OutputTensor: same DataType, DimensionCount and Sizes as InputTensor; Strides may differ."""
     rounding_mode: RoundingMode = Field(default=RoundingMode.HALVES_TO_NEAREST_EVEN, alias="RoundingMode")
     """RoundingMode (DML_ROUNDING_MODE)."""
 
-    def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_output_like_input()
+    def describe(self) -> str:
+        return f"{self.operator_name()} ({self.input_tensor.desc.data_type.name}, {self.rounding_mode.name})"
 
     def lower(self) -> LoweredOperator:
-        source, target = self.input_tensor.desc, self.output_tensor.desc
-        layout = coalesce(source.sizes, (source.effective_strides, target.effective_strides))
-        rank = 0 if layout.packed else layout.rank
+        layout = self.element_layout()
         defines = (
-            ("DML_FLOAT16", "1" if source.data_type == TensorDataType.FLOAT16 else "0"),
+            ("DML_FLOAT16", "1" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "0"),
             ("ROUND_FN", ROUNDING_FUNCTIONS[self.rounding_mode]),
             # Lets the kernel use the compiler's exact element-wise built-in for ROUND_FN where it has one.
             ("ROUNDING_MODE", str(int(self.rounding_mode))),
-            ("RANK", str(rank)),
+            ("RANK", str(0 if layout.packed else layout.rank)),
             ("VECTOR_WIDTH", str(VECTOR_WIDTH)),
             ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
         )
@@ -72,3 +62,7 @@ class ElementWiseRoundOperatorDesc(OperatorDescBase):
             layout=layout,
             elements_per_work_item=ELEMENTS_PER_ITEM,
         )
+
+    def explain_lines(self) -> list[str]:
+        mode = self.rounding_mode
+        return [f"RoundingMode {mode.c_name} -> OpenCL built-in {ROUNDING_FUNCTIONS[mode]}()"]

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING
 from dmlpy.binding import BoundTensor, BufferBinding, check_aliasing, check_tensor_binding
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.runtime.buffer import Buffer
-from dmlpy.runtime.dispatchables import CompiledOperator, OperatorInitializer
+from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.tensor import BufferTensorDesc
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
-
-Dispatchable = CompiledOperator | OperatorInitializer
 
 
 class BindingTable:

@@ -10,16 +10,15 @@ import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
-from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType
+from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType, TensorFlags
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.extensions.operators import ExtensionOperator
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
-from dmlpy.ops._base import OperatorDescBase
-from dmlpy.runtime.binding_table import BindingTable, Dispatchable
+from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
+from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate
-from dmlpy.runtime.dispatchables import CompiledOperator, Operator, OperatorInitializer
+from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, Operator, OperatorInitializer
 from dmlpy.runtime.platforms import preferred_device
-from dmlpy.runtime.programs import ProgramCache
+from dmlpy.runtime.programs import Launchable, ProgramCache
 from dmlpy.runtime.recorder import CommandRecorder
 
 HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
@@ -38,6 +37,7 @@ class Device:
         self.queue = cl.CommandQueue(self.context)
         self.programs = ProgramCache(self.context)
         self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
+        self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
 
     @property
     def name(self) -> str:
@@ -76,7 +76,7 @@ class Device:
         if data_type == TensorDataType.UNKNOWN:
             return False
         if data_type == TensorDataType.FLOAT64:
-            return "cl_khr_fp64" in self.cl_device.extensions
+            return self.capabilities.fp64
         return True
 
     def create_operator(self, desc: OperatorDesc | OperatorDescBase) -> Operator:
@@ -85,24 +85,27 @@ class Device:
         Extension operators (not DirectML) are validated by their own rules, on devices created with
         ``extensions=True`` only."""
         base = as_operator_desc_base(desc)
-        if isinstance(base, ExtensionOperator):
-            if not self.extensions:
-                raise UnsupportedError(
-                    f"{base.operator_name()} is a dmlpy extension, not DirectML; this device runs DirectML "
-                    "operators only. Create one with dml.create_device(..., extensions=True)"
-                )
-            base.validate_extension(has_fp64=self.check_feature_support(Feature.TENSOR_DATA_TYPE_SUPPORT, "FLOAT64"))
-        else:
-            base.validate_for(self.feature_level)
+        base.validate_on(self.feature_level, extensions=self.extensions, capabilities=self.capabilities)
         return Operator(self, base)
 
     def compile_operator(
         self, operator: Operator, flags: ExecutionFlags | int = ExecutionFlags.NONE
     ) -> CompiledOperator:
         """IDMLDevice::CompileOperator: build the operator's kernel, or reuse the cached program."""
-        if operator.device is not self:
-            raise InvalidArgumentError(f"{operator!r} was created on another device")
-        return CompiledOperator(operator, ExecutionFlags(flags))
+        if not isinstance(operator, Operator) or operator.device is not self:
+            raise InvalidArgumentError(f"compile_operator takes an Operator of this device, not {operator!r}")
+        desc = operator.desc
+        for field in desc.INPUTS:
+            tensor = getattr(desc, field)
+            if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
+                raise UnsupportedError(
+                    f"{desc.operator_name()}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
+                    "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
+                    "without the flag"
+                )
+        lowered = desc.lower()
+        launchable = Launchable.create(self.programs, lowered)
+        return CompiledOperator(operator, ExecutionFlags(flags), lowered, launchable, self.programs.device_options)
 
     def create_operator_initializer(self, operators: Sequence[CompiledOperator]) -> OperatorInitializer:
         """IDMLDevice::CreateOperatorInitializer."""

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dmlpy.binding import BindingProperties
+from dmlpy.codegen import LoweredOperator
 from dmlpy.dtypes import element_size
-from dmlpy.enums import ExecutionFlags, TensorFlags
-from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.enums import ExecutionFlags
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.programs import Launchable
 from dmlpy.tensor import BufferTensorDesc
@@ -25,7 +26,7 @@ class Operator:
         self.desc = desc
 
     def __repr__(self) -> str:
-        return f"<dmlpy.Operator {self.desc.operator_name()}>"
+        return f"<dmlpy.Operator {self.desc.describe()}>"
 
 
 class CompiledOperator:
@@ -34,21 +35,21 @@ class CompiledOperator:
     ``source`` and ``build_options`` show exactly what runs, for people learning what the operator does.
     """
 
-    def __init__(self, operator: Operator, flags: ExecutionFlags) -> None:
-        desc = operator.desc
-        for field in desc.INPUTS:
-            tensor = getattr(desc, field)
-            if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
-                raise UnsupportedError(
-                    f"{desc.operator_name()}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
-                    "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
-                    "without the flag"
-                )
+    def __init__(
+        self,
+        operator: Operator,
+        flags: ExecutionFlags,
+        lowered: LoweredOperator,
+        launchable: Launchable,
+        device_options: tuple[str, ...],
+    ) -> None:
         self.device = operator.device
         self.operator = operator
         self.flags = flags
-        self.lowered = desc.lower()
-        self.launchable = Launchable.create(operator.device.programs, self.lowered)
+        self.lowered = lowered
+        self.launchable = launchable
+        self.device_options = device_options
+        """Build options the device adds to the operator's own."""
         self.initialized = False
 
     @property
@@ -62,12 +63,12 @@ class CompiledOperator:
     @property
     def source(self) -> str:
         """The OpenCL C source with this operator's -D specialisation written out as #define lines."""
-        return self.lowered.kernel.specialised_source(self.device.programs.device_options)
+        return self.lowered.kernel.specialised_source(self.device_options)
 
     @property
     def build_options(self) -> tuple[str, ...]:
         """Every option the program was built with: the operator's, then the device's."""
-        return (*self.lowered.kernel.build_options, *self.device.programs.device_options)
+        return (*self.lowered.kernel.build_options, *self.device_options)
 
     def input_descs(self) -> list[BufferTensorDesc | None]:
         return [t.desc if t is not None else None for t in self.desc.input_tensors()]
@@ -93,7 +94,7 @@ class CompiledOperator:
 
     def __repr__(self) -> str:
         state = "initialized" if self.initialized else "not initialized"
-        return f"<dmlpy.CompiledOperator {self.name} {self.lowered.kernel.defines} {state}>"
+        return f"<dmlpy.CompiledOperator {self.desc.describe()} {state}>"
 
 
 class OperatorInitializer:
@@ -126,3 +127,7 @@ class OperatorInitializer:
 
     def __repr__(self) -> str:
         return f"<dmlpy.OperatorInitializer of {len(self.operators)} operators>"
+
+
+Dispatchable = CompiledOperator | OperatorInitializer
+"""What a binding table is made for and a command recorder dispatches."""

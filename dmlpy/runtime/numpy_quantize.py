@@ -9,30 +9,26 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.dtypes import data_type_of
-from dmlpy.enums import RoundingMode
+from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.extensions import ExtRoundingMode
-from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.modes import EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     _LinearQuantizationDesc,
 )
+from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.runtime.array_runner import ArrayCall, run
 from dmlpy.runtime.device import Device, default_device
-from dmlpy.runtime.dispatchables import CompiledOperator
-from dmlpy.runtime.host_arrays import CompiledCache, compile_initialized, run_on_arrays
-from dmlpy.tensor import BufferTensorDesc, packed_strides
 
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
-_cache = CompiledCache()
 
 
 def _parameter(
     name: str, value: npt.ArrayLike, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
-) -> tuple[npt.NDArray[Any], tuple[int, ...]]:
-    """A scale or zero point as a contiguous 1-D array, and its strides over the input's shape.
+) -> npt.NDArray[Any]:
+    """A scale or zero point as a view of the input's shape: a scalar or per-axis 1-D array broadcast with
+    0-strides, never materialised.
 
     A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
     is converted when it fits, never wrapped."""
@@ -49,19 +45,40 @@ def _parameter(
         if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
             raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
     array = np.ascontiguousarray(given.astype(dtype, copy=False).reshape(-1))
+    rank = max(1, len(shape))  # a 0-d input runs as one element
     resolved = 1 if axis is None else axis
-    if axis is not None and not -len(shape) <= axis < len(shape):
+    if axis is not None and not -rank <= axis < rank:
         raise InvalidArgumentError(f"axis {axis} is out of range for an input of {len(shape)} dimensions")
     if array.size == 1:
-        return array, (0,) * len(shape)
-    if not -len(shape) <= resolved < len(shape):
+        return np.broadcast_to(array.reshape(()), shape)
+    if not -rank <= resolved < rank:
         raise InvalidArgumentError(f"axis {resolved} is out of range for an input of {len(shape)} dimensions")
-    resolved %= len(shape)
-    if array.size != shape[resolved]:
+    resolved %= rank
+    axis_length = shape[resolved] if shape else 1
+    if array.size != axis_length:
         raise InvalidArgumentError(
-            f"{name} has {array.size} values but the input's axis {resolved} has {shape[resolved]} entries"
+            f"{name} has {array.size} values but the input's axis {resolved} has {axis_length} entries"
         )
-    return array, tuple(1 if dim == resolved else 0 for dim in range(len(shape)))
+    along_axis = [1] * len(shape)
+    along_axis[resolved] = array.size
+    return np.broadcast_to(array.reshape(along_axis), shape)
+
+
+def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    # Big-endian data on a little-endian host: the output takes the native dtype.
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+
+
+def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    if out is None:
+        return np.empty(shape, dtype)
+    if not isinstance(out, np.ndarray):
+        raise InvalidArgumentError(f"out must be a NumPy array, not {type(out).__name__}")
+    if out.shape != shape or out.dtype != dtype:
+        raise InvalidArgumentError(f"out has shape {out.shape} and dtype {out.dtype}; it must be {shape} {dtype}")
+    if not out.flags.writeable:
+        raise InvalidArgumentError("out is read-only")
+    return out
 
 
 def _run(
@@ -69,51 +86,21 @@ def _run(
     array: npt.NDArray[Any],
     parameters: tuple[tuple[npt.ArrayLike, np.dtype[Any]], tuple[npt.ArrayLike | None, np.dtype[Any]]],
     axis: int | None,
-    output_dtype: np.dtype[Any],
-    device: Device | None,
-    extra_fields: dict[str, Any] | None = None,
+    output: npt.NDArray[Any],
+    device: Device,
+    fields: tuple[tuple[str, Any], ...] = (),
 ) -> npt.NDArray[Any]:
-    """Dispatch ``desc_class`` over ``array`` with (scale, its dtype) and (zero point or None, its dtype);
-    ``extra_fields`` are further descriptor fields (an extension's rounding mode)."""
-    extra_fields = extra_fields or {}
-    result = np.empty(array.shape, output_dtype)
-    array = np.ascontiguousarray(array)  # a 0-d array becomes 1-D here: DirectML has no 0-d tensors
-    shape = array.shape
+    """Dispatch ``desc_class`` over ``array`` into ``output`` with (scale, its dtype) and (zero point or None,
+    its dtype); ``fields`` are further descriptor fields (an extension's rounding mode)."""
     if array.size == 0:
-        return result
+        return output
     (scale, scale_dtype), (zero_point, zero_point_dtype) = parameters
-    scales, scale_strides = _parameter("scale", scale, shape, axis, scale_dtype)
-    zero_points, zero_point_strides = (
-        _parameter("zero_point", zero_point, shape, axis, zero_point_dtype) if zero_point is not None else (None, None)
+    scales = _parameter("scale", scale, array.shape, axis, scale_dtype)
+    zero_points = (
+        _parameter("zero_point", zero_point, array.shape, axis, zero_point_dtype) if zero_point is not None else None
     )
-    device = device if device is not None else default_device()
-
-    def tensor(dtype: np.dtype[Any], strides: tuple[int, ...]) -> BufferTensorDesc:
-        return BufferTensorDesc(data_type=data_type_of(dtype), sizes=shape, strides=strides)
-
-    def make() -> CompiledOperator:
-        desc = desc_class(
-            input_tensor=tensor(array.dtype, packed_strides(shape)),
-            scale_tensor=tensor(scale_dtype, scale_strides),
-            zero_point_tensor=tensor(zero_point_dtype, zero_point_strides) if zero_point_strides else None,
-            output_tensor=tensor(output_dtype, packed_strides(shape)),
-            **extra_fields,
-        )
-        return compile_initialized(device, desc)
-
-    key = (
-        desc_class,
-        *extra_fields.values(),
-        array.dtype.char,
-        shape,
-        scale_dtype.char,
-        scale_strides,
-        zero_point_strides,
-        output_dtype.char,
-    )
-    compiled = _cache.get(device, key, make)
-    run_on_arrays(device, compiled, [array.reshape(-1), scales, zero_points], result.reshape(-1))
-    return result
+    run(ArrayCall(desc_class, fields, [array, scales, zero_points], output), device)
+    return output
 
 
 def quantize_linear(
@@ -124,6 +111,7 @@ def quantize_linear(
     dtype: npt.DTypeLike | None = None,
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
+    out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
     """saturate(round_half_to_even(x / scale) + zero_point) as uint8 or int8, like ONNX QuantizeLinear.
@@ -135,7 +123,7 @@ def quantize_linear(
     float16 for a float16 ``x``). ``zero_point``: same shape as ``scale``; its dtype is the output's, else
     ``dtype`` (default uint8). NaN quantizes to 0, +inf and -inf saturate.
     """
-    array = np.asarray(x)
+    array = _native(np.asarray(x))
     if array.dtype not in (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)):
         raise InvalidArgumentError(f"quantize_linear takes float32, float16 or int32 input; got {array.dtype}")
     # A NumPy zero point decides the output type (ONNX's rule); a plain int or None leaves it to dtype.
@@ -150,14 +138,16 @@ def quantize_linear(
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     parameters = ((scale, scale_dtype), (zero_point, output_dtype))
     rounding_mode = resolve_mode(mode)
+    output = _check_out(out, array.shape, output_dtype)
     if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
-        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device)
+        device = device if device is not None else default_device()
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output, device)
     extension_mode = (
         rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
     )
     device = device if device is not None else default_device(extensions=True)
-    extra = {"rounding_mode": extension_mode}
-    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device, extra)
+    fields = (("rounding_mode", extension_mode),)
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output, device, fields)
 
 
 def dequantize_linear(
@@ -166,15 +156,18 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
     float16). ``x``: int8, uint8, int16, uint16, int32 or uint32."""
-    array = np.asarray(x)
+    array = _native(np.asarray(x))
     integers = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)]
     if array.dtype not in integers:
         raise InvalidArgumentError(f"dequantize_linear takes 8-, 16- or 32-bit integer input; got {array.dtype}")
     given = np.asarray(scale).dtype
     output_dtype = given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
     parameters = ((scale, output_dtype), (zero_point, array.dtype))
-    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, axis, output_dtype, device)
+    output = _check_out(out, array.shape, output_dtype)
+    device = device if device is not None else default_device()
+    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, axis, output, device)

@@ -73,9 +73,18 @@ class ProgramCache:
             program: cl.Program = cl.Program(self._context, spec.source).build(options=options)
             return program
         except cl.RuntimeError as error:
+            log = str(error)
+            hint = _UNKNOWN_CPU_HINT if "unknown target CPU" in log else ""
             raise KernelBuildError(
-                f"OpenCL could not build {spec.source_name} with {' '.join(options)}", str(error)
+                f"OpenCL could not build {spec.source_name} with {' '.join(options)}{hint}", log
             ) from error
+
+
+_UNKNOWN_CPU_HINT = (
+    ". This OpenCL driver's compiler does not know this CPU: PoCL 3.0, which the pyopencl wheels bundle, uses "
+    "LLVM 14, older than CPUs such as AMD Zen 5. Install a newer PoCL as the system OpenCL driver (Debian and "
+    "Ubuntu: apt-get install pocl-opencl-icd) and dmlpy picks it, or pass another device"
+)
 
 
 def _uint8(values: tuple[int, ...]) -> Any:

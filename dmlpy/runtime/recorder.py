@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.runtime.binding_table import BindingTable, Dispatchable
-from dmlpy.runtime.dispatchables import CompiledOperator
+from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device

@@ -1,5 +1,5 @@
 """Inputs for the extension tests (edge values per format, seeded random values) and two ways to run
-DMLPY_EXT_ELEMENT_WISE_ROUND: on NumPy arrays (compile_initialized + run_on_arrays) and through DirectML's
+DMLPY_EXT_ELEMENT_WISE_ROUND: on NumPy arrays (the one-liners' array runner) and through DirectML's
 object model over sentinel-filled buffers (create_operator .. binding table .. record_dispatch)."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
+from helpers.modes import NGRAPH_MODES as MODES
+from helpers.object_model import run_unary
 
 import dmlpy as dml
-from dmlpy.extensions import ExtRoundingMode, ExtTensorDataType
-from dmlpy.extensions.operators import ExtElementWiseRoundOperatorDesc
-from dmlpy.runtime.host_arrays import compile_initialized, run_on_arrays
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
+from dmlpy.runtime.array_runner import ArrayCall, run
 
-from .oracle import MODES, Format, format_of, round_values
+from .oracle import Format, format_of, round_values
 
 MODE_IDS = list(MODES)
 
@@ -36,9 +37,6 @@ DATA_TYPE: dict[np.dtype[Any], Any] = {
     np.dtype(np.uint64): dml.TensorDataType.UINT64,
 }
 FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32), np.dtype(np.float64))
-INTEGER_DTYPES = tuple(
-    np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
-)
 
 
 def ext_mode(mode: str) -> ExtRoundingMode:
@@ -67,9 +65,8 @@ def round_desc(
 def run_ext_round(device: Any, values: npt.NDArray[Any], mode: str) -> npt.NDArray[Any]:
     """``values`` (any shape, packed) rounded by the extension operator; a new array of the same dtype."""
     source = np.ascontiguousarray(values).reshape(-1)
-    compiled = compile_initialized(device, round_desc(source.dtype, (source.size,), mode))
     result = np.empty_like(source)
-    run_on_arrays(device, compiled, [source], result)
+    run(ArrayCall(ExtElementWiseRoundOperatorDesc, (("rounding_mode", ext_mode(mode)),), [source], result), device)
     return result.reshape(np.shape(values))
 
 
@@ -156,34 +153,6 @@ def is_nan(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
 # ------------------------------------------------------------------------------------------------ object model
 
 
-def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
-    strides = [1] * len(sizes)
-    for dim in range(len(sizes) - 2, -1, -1):
-        strides[dim] = strides[dim + 1] * sizes[dim + 1]
-    return tuple(strides)
-
-
-def sentinel_bytes(size: int) -> npt.NDArray[np.uint8]:
-    return ((np.arange(size, dtype=np.int64) * 37 + 11) % 256).astype(np.uint8)
-
-
-def strided_view(
-    memory: npt.NDArray[np.uint8], dtype: np.dtype[Any], offset: int, sizes: Sequence[int], strides: Sequence[int]
-) -> npt.NDArray[Any]:
-    span = sum((n - 1) * s for n, s in zip(sizes, strides, strict=True)) + 1
-    elements = memory[offset : offset + span * dtype.itemsize].view(dtype)
-    return np.lib.stride_tricks.as_strided(
-        elements, shape=tuple(sizes), strides=tuple(s * dtype.itemsize for s in strides), writeable=True
-    )
-
-
-def element_offsets(sizes: Sequence[int], strides: Sequence[int]) -> npt.NDArray[np.int64]:
-    offsets = np.zeros((), dtype=np.int64)
-    for size, stride in zip(sizes, strides, strict=True):
-        offsets = offsets[..., None] + np.arange(size, dtype=np.int64) * stride
-    return offsets.reshape(-1)
-
-
 def fill_values(dtype: np.dtype[Any], count: int, seed: int) -> npt.NDArray[Any]:
     """Values for layout tests: for floats many ties, signed zeros, NaNs; for integers the full range."""
     rng = np.random.default_rng(seed)
@@ -224,42 +193,14 @@ def round_through_object_model(
     bytes changed). NaN comparison is left to the caller."""
     dtype = np.dtype(dtype)
     desc = round_desc(dtype, sizes, mode, input_strides, output_strides)
-    in_desc, out_desc = desc.input_tensor.desc, desc.output_tensor.desc
-    in_strides = tuple(input_strides) if input_strides is not None else packed_strides(sizes)
-    out_strides = tuple(output_strides) if output_strides is not None else packed_strides(sizes)
-    in_total, out_total = in_desc.total_tensor_size_in_bytes, out_desc.total_tensor_size_in_bytes
-
-    in_image = sentinel_bytes(input_offset + in_total + 48)
-    span = sum((n - 1) * s for n, s in zip(sizes, in_strides, strict=True)) + 1
-    in_image[input_offset : input_offset + span * dtype.itemsize] = fill_values(dtype, span, seed).view(np.uint8)
-    logical_input = strided_view(in_image, dtype, input_offset, sizes, in_strides).copy()
-    expected_elements = expected_rounding(logical_input, mode)
-
-    before = in_image.copy() if in_place else sentinel_bytes(output_offset + out_total + 48)[::-1].copy()
-
-    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
-    initializer = device.create_operator_initializer([compiled])
-    device.create_command_recorder().record_dispatch(
-        device.queue, initializer, device.create_binding_table(initializer)
-    ).wait()
-    in_buffer = device.create_buffer(in_image.size)
-    in_buffer.write(in_image)
-    if in_place:
-        out_buffer = in_buffer
-    else:
-        out_buffer = device.create_buffer(before.size)
-        out_buffer.write(before)
-    table = device.create_binding_table(compiled)
-    table.bind_inputs([dml.BufferBinding(in_buffer, input_offset, in_total)])
-    table.bind_outputs([dml.BufferBinding(out_buffer, output_offset, out_total)])
-    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
-    got = out_buffer.read(np.uint8, out_buffer.size)
-    if not in_place:
-        assert np.array_equal(in_buffer.read(np.uint8, in_buffer.size), in_image), "the input buffer changed"
-
-    got_elements = np.array(strided_view(got, dtype, output_offset, sizes, out_strides))
-    mask = np.zeros(got.size, dtype=bool)
-    for byte in range(dtype.itemsize):
-        mask[output_offset + byte + dtype.itemsize * element_offsets(sizes, out_strides)] = True
-    changed = np.flatnonzero((got != before) & ~mask).tolist()
-    return logical_input, expected_elements, got_elements, changed
+    run = run_unary(
+        device,
+        desc,
+        dtype,
+        lambda count: fill_values(dtype, count, seed),
+        input_offset=input_offset,
+        output_offset=output_offset,
+        in_place=in_place,
+    )
+    assert run.changed_outside is not None
+    return run.logical_input, expected_rounding(run.logical_input, mode), run.got, run.changed_outside

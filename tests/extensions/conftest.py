@@ -1,4 +1,5 @@
-"""Fixtures for the extension tests: one device that runs dmlpy's extension operators (not DirectML)."""
+"""Fixtures for the extension tests: a device that runs dmlpy's extension operators (not DirectML) on each of
+the OpenCL devices the session's ``device`` fixture is parametrised over (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def ext_device() -> Any:
-    """A device created with extensions=True on the default OpenCL device (PoCL's CPU device in CI)."""
+def ext_device(device: Any) -> Any:
+    """A device created with extensions=True on ``device``'s OpenCL device (PoCL's CPU device in CI)."""
     import dmlpy as dml
 
-    return dml.create_device(extensions=True)
+    return dml.create_device(cl_device=device.cl_device, extensions=True)
 
 
 @pytest.fixture(scope="session")

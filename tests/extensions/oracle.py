@@ -25,20 +25,6 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-# nGraph's nine modes, by the member names of dmlpy.extensions.ExtRoundingMode (kept as strings here so the
-# oracle does not depend on the code under test).
-MODES = (
-    "NEAREST_TOWARD_INFINITY",
-    "NEAREST_TOWARD_ZERO",
-    "NEAREST_UPWARD",
-    "NEAREST_DOWNWARD",
-    "NEAREST_TOWARD_EVEN",
-    "TOWARD_INFINITY",
-    "TOWARD_ZERO",
-    "UP",
-    "DOWN",
-)
-
 HALF = Fraction(1, 2)
 
 

@@ -12,15 +12,23 @@ import ml_dtypes
 import numpy as np
 import pydantic
 import pytest
+from helpers.dtypes import INTEGER_DTYPES
+from helpers.modes import NGRAPH_MODES as MODES
 
 import dmlpy as dml
 import dmlpy.enums
-from dmlpy.extensions import EXTENSION_BASE, ExtOperatorType, ExtRoundingMode, ExtTensorDataType
-from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc, ExtElementWiseRoundOperatorDesc
+from dmlpy.extensions import (
+    EXTENSION_BASE,
+    ExtElementWiseQuantizeLinearOperatorDesc,
+    ExtElementWiseRoundOperatorDesc,
+    ExtOperatorType,
+    ExtRoundingMode,
+    ExtTensorDataType,
+)
 from dmlpy.modes import resolve_mode
+from dmlpy.ops._base import DeviceCapabilities
 
-from .cases import DATA_TYPE, FLOAT_DTYPES, INTEGER_DTYPES, round_desc
-from .oracle import MODES
+from .cases import DATA_TYPE, FLOAT_DTYPES, round_desc
 
 LEVELS = list(dml.FeatureLevel)
 LEVEL_IDS = [level.name for level in LEVELS]
@@ -239,16 +247,16 @@ def test_default_mode_is_nearest_even():
 def test_float64_needs_cl_khr_fp64():
     desc = ext_round(np.float64)
     with pytest.raises(dml.UnsupportedError, match="cl_khr_fp64"):
-        desc.validate_extension(has_fp64=False)
-    desc.validate_extension(has_fp64=True)
+        desc.check_extension_rules(DeviceCapabilities(fp64=False))
+    desc.check_extension_rules(DeviceCapabilities(fp64=True))
 
 
 @pytest.mark.parametrize("dtype", [*FLOAT_DTYPES, *INTEGER_DTYPES], ids=lambda d: d.name)
 def test_supported_types_need_no_fp64_except_float64(dtype):
     desc = ext_round(dtype)
-    desc.validate_extension(has_fp64=True)
+    desc.check_extension_rules(DeviceCapabilities(fp64=True))
     if dtype != np.float64:
-        desc.validate_extension(has_fp64=False)
+        desc.check_extension_rules(DeviceCapabilities(fp64=False))
 
 
 def test_extension_device_runs_float64_only_with_fp64(ext_device):
@@ -266,7 +274,9 @@ def test_extension_device_runs_float64_only_with_fp64(ext_device):
 def test_other_types_refused(data_type):
     td = dml.BufferTensorDesc(data_type=data_type, sizes=(2, 4))
     with pytest.raises(dml.InvalidArgumentError):
-        ExtElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=td).validate_extension(has_fp64=True)
+        ExtElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=td).check_extension_rules(
+            DeviceCapabilities(fp64=True)
+        )
 
 
 @pytest.mark.parametrize(
@@ -282,14 +292,16 @@ def test_output_must_match_input(output, field):
     td = dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=(2, 3))
     desc = ExtElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=output)
     with pytest.raises(dml.InvalidArgumentError, match=field):
-        desc.validate_extension(has_fp64=True)
+        desc.check_extension_rules(DeviceCapabilities(fp64=True))
 
 
 def test_broadcast_output_refused():
     td = dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=(2, 3))
     out = dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=(2, 3), strides=(0, 1))
     with pytest.raises(dml.InvalidArgumentError, match="OutputTensor"):
-        ExtElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=out).validate_extension(has_fp64=True)
+        ExtElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=out).check_extension_rules(
+            DeviceCapabilities(fp64=True)
+        )
 
 
 # ------------------------------------------------------------------------------------------------ JSON
@@ -331,7 +343,7 @@ def test_json_bfloat16_data_type_by_name():
 
 
 def test_quantize_extension_errors_name_the_extension() -> None:
-    from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc
+    from dmlpy.extensions import ExtElementWiseQuantizeLinearOperatorDesc
 
     def tensor(data_type: str, strides: tuple[int, ...] | None = None) -> dml.BufferTensorDesc:
         return dml.BufferTensorDesc(data_type=data_type, sizes=(4,), strides=strides)
@@ -340,5 +352,5 @@ def test_quantize_extension_errors_name_the_extension() -> None:
         input_tensor=tensor("UINT8"), scale_tensor=tensor("FLOAT32", (0,)), output_tensor=tensor("UINT8")
     )
     with pytest.raises(dml.InvalidArgumentError) as error:
-        desc.validate_extension(has_fp64=True)
+        desc.check_extension_rules(DeviceCapabilities(fp64=True))
     assert str(error.value).startswith("DMLPY_EXT_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR keeps DirectML")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.dtypes import INTEGER_DTYPES
+from helpers.modes import NGRAPH_MODES as MODES
 
-from .cases import INTEGER_DTYPES, MODE_IDS, run_ext_round
-from .oracle import MODES
+from .cases import MODE_IDS, run_ext_round
 
 
 def integer_values(dtype: np.dtype, seed: int) -> np.ndarray:

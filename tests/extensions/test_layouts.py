@@ -8,51 +8,30 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers.layouts import column_major, pick
 
 import dmlpy as dml
 
-from .cases import packed_strides, round_desc, round_through_object_model
+from .cases import round_desc, round_through_object_model
 from .oracle import describe, mismatches
 
-
-def padded(sizes: tuple[int, ...], pad: int = 1) -> tuple[int, ...]:
-    strides = [1] * len(sizes)
-    for dim in range(len(sizes) - 2, -1, -1):
-        strides[dim] = strides[dim + 1] * sizes[dim + 1] + pad
-    return tuple(strides)
-
-
-def permuted(sizes: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
-    base = packed_strides(tuple(sizes[d] for d in order))
-    strides = [0] * len(sizes)
-    for position, dim in enumerate(order):
-        strides[dim] = base[position]
-    return tuple(strides)
-
-
-S4 = (2, 3, 4, 5)
 LAYOUTS: dict[str, dict[str, object]] = {
-    "packed": {"sizes": S4},
-    "packed_odd_count": {"sizes": (3, 7, 11)},
+    **pick("packed", "packed_odd_count"),
     "packed_one_element": {"sizes": (1,)},
-    "strided_padded_both": {"sizes": S4, "input_strides": padded(S4, 2), "output_strides": padded(S4, 5)},
-    "broadcast_input_inner": {"sizes": S4, "input_strides": (60, 20, 5, 0)},
-    "broadcast_input_scalar": {"sizes": S4, "input_strides": (0, 0, 0, 0)},
-    "permuted_input": {"sizes": S4, "input_strides": permuted(S4, (3, 2, 1, 0))},
-    "permuted_output": {"sizes": S4, "output_strides": permuted(S4, (1, 3, 0, 2))},
-    "offsets_broadcast": {"sizes": S4, "input_strides": (0, 5, 0, 1), "input_offset": 112, "output_offset": 240},
-    "in_place_packed_offset": {"sizes": (3, 7, 11), "in_place": True, "input_offset": 64, "output_offset": 64},
-    "in_place_strided": {
-        "sizes": S4,
-        "in_place": True,
-        "input_strides": padded(S4, 2),
-        "output_strides": padded(S4, 2),
-    },
-    "rank_8": {
-        "sizes": (2, 1, 2, 3, 1, 2, 2, 3),
-        "output_strides": permuted((2, 1, 2, 3, 1, 2, 2, 3), tuple(range(7, -1, -1))),
-    },
+    **pick(
+        "strided_padded_both",
+        "broadcast_input_inner",
+        "broadcast_input_scalar",
+        "permuted_input",
+        "permuted_output",
+        "offsets_broadcast",
+        "in_place_packed_offset",
+        "in_place_strided",
+    ),
+    "rank_8": {"sizes": (2, 1, 2, 3, 1, 2, 2, 3), "output_strides": column_major((2, 1, 2, 3, 1, 2, 2, 3))},
 }
+"""The shared layout classes (helpers.layouts), a rank-1 single element and rank 8 with a column-major output."""
+
 # (dtype, mode): every storage class of the kernel; the floats in two modes each.
 KINDS = [
     (np.dtype(np.float32), "NEAREST_UPWARD"),

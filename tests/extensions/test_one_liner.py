@@ -7,12 +7,14 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers.dtypes import INTEGER_DTYPES
+from helpers.modes import NGRAPH_MODES as MODES
 
 import dmlpy as dml
 from dmlpy.extensions import ExtRoundingMode
 
-from .cases import INTEGER_DTYPES, edge_values, is_nan, random_values
-from .oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, MODES, assert_rounded, format_of
+from .cases import edge_values, is_nan, random_values
+from .oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, assert_rounded, format_of
 
 # Every spelling the one-liner takes, with the nGraph mode it means.
 SPELLINGS: list[tuple[object, str]] = [

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers.modes import NGRAPH_MODES as MODES
 
 from .cases import all_patterns, edge_values, random_values
 from .oracle import (
@@ -14,7 +15,6 @@ from .oracle import (
     FLOAT16,
     FLOAT32,
     FLOAT64,
-    MODES,
     describe,
     mismatches,
     round_fraction,

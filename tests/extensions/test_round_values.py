@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.modes import NGRAPH_MODES as MODES
 
-from dmlpy.runtime.host_arrays import compile_initialized, run_on_arrays
+from dmlpy.runtime.array_runner import ArrayCall, run
 
-from .cases import MODE_IDS, all_patterns, edge_values, is_nan, random_values, round_desc, run_ext_round
+from .cases import MODE_IDS, all_patterns, edge_values, ext_mode, is_nan, random_values, round_desc, run_ext_round
 from .oracle import (
     BFLOAT16,
     FLOAT16,
     FLOAT32,
     FLOAT64,
-    MODES,
     assert_rounded,
     describe,
     mismatches,
@@ -90,9 +90,13 @@ def test_random_values(request, ext_device, fmt, mode):
 def test_random_values_multidimensional(ext_device, mode):
     """A packed rank-3 float32 tensor: same results as the flat one (the walk covers every element once)."""
     values = random_values(FLOAT32, 3 * 17 * 31, seed=5).reshape(3, 17, 31)
-    compiled = compile_initialized(ext_device, round_desc(values.dtype, values.shape, mode))
     got = np.empty_like(values)
-    run_on_arrays(ext_device, compiled, [values.reshape(-1)], got.reshape(-1))
+    run(
+        ArrayCall(
+            type(round_desc(values.dtype, values.shape, mode)), (("rounding_mode", ext_mode(mode)),), [values], got
+        ),
+        ext_device,
+    )
     expected = round_values(values, mode)
     wrong = mismatches(got, expected)
     assert wrong.size == 0, describe(wrong, values, got, expected)

@@ -126,20 +126,6 @@ def _mode_round(value: Fraction, mode: str) -> int:
     raise ValueError(f"unknown mode {mode}")
 
 
-MODES = (
-    "NEAREST_TOWARD_INFINITY",
-    "NEAREST_TOWARD_ZERO",
-    "NEAREST_UPWARD",
-    "NEAREST_DOWNWARD",
-    "NEAREST_TOWARD_EVEN",
-    "TOWARD_INFINITY",
-    "TOWARD_ZERO",
-    "UP",
-    "DOWN",
-)
-"""nGraph's modes without their ROUND_ prefix, in nGraph's order."""
-
-
 def quantize_scalar(
     x: Any, scale: Any, zero_point: int, out_dtype: npt.DTypeLike, mode: str = "NEAREST_TOWARD_EVEN"
 ) -> int:

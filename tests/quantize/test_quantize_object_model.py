@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
+from helpers.object_model import compile_and_initialize, dispatch
 
 import dmlpy as dml
 
@@ -26,29 +28,6 @@ NP = {
     T.INT8: np.dtype(np.int8),
     T.UINT8: np.dtype(np.uint8),
 }
-
-
-def packed(sizes):
-    strides = [1] * len(sizes)
-    for d in range(len(sizes) - 2, -1, -1):
-        strides[d] = strides[d + 1] * sizes[d + 1]
-    return tuple(strides)
-
-
-def padded(sizes, pad=1):
-    strides = [1] * len(sizes)
-    for d in range(len(sizes) - 2, -1, -1):
-        strides[d] = strides[d + 1] * sizes[d + 1] + pad
-    return tuple(strides)
-
-
-def sentinel(size: int, salt: int) -> np.ndarray:
-    return ((np.arange(size, dtype=np.int64) * 37 + 11 + salt) % 256).astype(np.uint8)
-
-
-def element_offsets(sizes, strides) -> np.ndarray:
-    grids = np.meshgrid(*[np.arange(n) for n in sizes], indexing="ij")
-    return sum(g * s for g, s in zip(grids, strides, strict=True)).reshape(-1)
 
 
 def run(
@@ -102,15 +81,12 @@ def run(
     op_desc = desc_class(
         input_tensor=descs[0], scale_tensor=descs[1], zero_point_tensor=descs[2], output_tensor=descs[3]
     )
-    compiled = device.compile_operator(device.create_operator(op_desc), dml.ExecutionFlags.NONE)
-    initializer = device.create_operator_initializer([compiled])
-    init_table = device.create_binding_table(initializer)
-    device.create_command_recorder().record_dispatch(device.queue, initializer, init_table).wait()
+    compiled = compile_and_initialize(device, op_desc)
 
     def upload(array: np.ndarray | None, desc, offset: int, salt: int):
         if array is None:
             return None, None
-        image = sentinel(offset + desc.total_tensor_size_in_bytes + 32, salt)
+        image = sentinel_bytes(offset + desc.total_tensor_size_in_bytes + 32, salt)
         data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         image[offset : offset + data.size] = data
         buffer = device.create_buffer(image.size)
@@ -122,13 +98,11 @@ def run(
         bindings.append(upload(array, descs[i], offsets[i], i)[1])
     out_desc = descs[3]
     out_size = offsets[3] + out_desc.total_tensor_size_in_bytes + 32
-    before = sentinel(out_size, 99)
+    before = sentinel_bytes(out_size, 99)
     out_buffer = device.create_buffer(out_size)
     out_buffer.write(before)
-    table = device.create_binding_table(compiled)
-    table.bind_inputs(bindings)
-    table.bind_outputs([dml.BufferBinding(out_buffer, offsets[3], out_desc.total_tensor_size_in_bytes)])
-    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
+    out_binding = dml.BufferBinding(out_buffer, offsets[3], out_desc.total_tensor_size_in_bytes)
+    dispatch(device, compiled, bindings, [out_binding])
     got = out_buffer.read(np.uint8, out_size)
 
     out_strides = output_strides if output_strides is not None else packed(sizes)
@@ -139,16 +113,9 @@ def run(
     else:
         want = oracle.quantize(x, scale, zero_point, axis=axis if axis is not None else 0, out_dtype=out_dtype)
     assert_same(elements.reshape(sizes), want)
-    mask = np.zeros(out_size, bool)
-    for b in range(out_dtype.itemsize):
-        mask[positions + b] = True
+    mask = byte_mask(out_size, offsets[3], out_dtype.itemsize, element_offsets(sizes, out_strides))
     changed = np.flatnonzero((got != before) & ~mask)
     assert changed.size == 0, f"bytes outside the output tensor changed at {changed[:8]}"
-
-
-@pytest.fixture(scope="module")
-def device():
-    return dml.create_device()
 
 
 Q_TYPES = {

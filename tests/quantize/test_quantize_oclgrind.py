@@ -1,6 +1,6 @@
 """Oclgrind (OpenCL simulator: out-of-bounds accesses, data races, API misuse) on the quantize_linear.cl variants.
 
-oclgrind_driver.py runs in a subprocess whose ICD loader sees Oclgrind's ICD (OCL_ICD_VENDORS names a folder
+oclgrind_quantize_variants.py runs in a subprocess whose ICD loader sees Oclgrind's ICD (OCL_ICD_VENDORS names a folder
 holding an .icd file that points at liboclgrind-rt-icd.so). Skipped when Oclgrind is not installed, except under
 CI=true where that is a failure (.ci/run installs it).
 
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "oclgrind_quantize_variants.py"
 # pyopencl's Program.build asks the device for properties Oclgrind does not know; Oclgrind's API checker reports
 # each as CL_INVALID_VALUE from clGetDeviceInfo. That is not a kernel problem.
 BENIGN = re.compile(
@@ -29,9 +30,7 @@ BENIGN = re.compile(
 @pytest.fixture(scope="module")
 def oclgrind_run(oclgrind_env):
     env = oclgrind_env(OCLGRIND_DATA_RACES="1")
-    return subprocess.run(
-        [sys.executable, str(HERE / "oclgrind_driver.py")], env=env, capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([sys.executable, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=300)
 
 
 def _sections(stderr: str) -> dict[str, str]:
@@ -91,16 +90,13 @@ def test_values_on_oclgrind(oclgrind_run, variant):
 
 
 def test_harness_sees_an_out_of_bounds_write(oclgrind_env):
-    # The detection itself: a deliberately broken kernel must produce a report this file would catch.
-    script = (
-        "import pyopencl as cl\n"
-        "p = [p for p in cl.get_platforms() if p.name == 'Oclgrind'][0]\n"
-        "ctx = cl.Context(p.get_devices()); q = cl.CommandQueue(ctx)\n"
-        "k = cl.Program(ctx, '__kernel void k(__global uchar *a) { a[get_global_id(0) + 1] = 1; }').build()\n"
-        "b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 3)\n"
-        "k.k(q, (3,), None, b); q.finish()\n"
-    )
+    # The detection itself: a deliberately broken kernel (the shared negative control, helpers/oclgrind_driver.py)
+    # must produce a report this file would catch.
     result = subprocess.run(
-        [sys.executable, "-c", script], env=oclgrind_env(), capture_output=True, text=True, timeout=120
+        [sys.executable, str(SCRIPT), "--negative-control"],
+        env=oclgrind_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "Invalid write" in BENIGN.sub("", result.stderr)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
+from helpers.modes import NGRAPH_MODES
 
 import dmlpy as dml
 
@@ -130,9 +132,6 @@ def _dequantize_inputs(rng, in_dtype, scale_dtype, n):
     return x, low, high
 
 
-INTEGER_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)]
-
-
 @pytest.mark.parametrize("scale_dtype", [F32, F16], ids=["float32", "float16"])
 @pytest.mark.parametrize("in_dtype", INTEGER_DTYPES, ids=[d.name for d in INTEGER_DTYPES])
 def test_dequantize_matches_onnx(in_dtype, scale_dtype):
@@ -191,7 +190,7 @@ MODE_X = np.array(
 )
 
 
-@pytest.mark.parametrize("mode", oracle.MODES)
+@pytest.mark.parametrize("mode", NGRAPH_MODES)
 @pytest.mark.parametrize("out_dtype", [U8, I8], ids=["uint8", "int8"])
 def test_extension_modes(mode, out_dtype):
     rng = np.random.default_rng(len(mode))
@@ -235,19 +234,14 @@ def test_directml_mode_names(alias, mode):
     assert_same(got, oracle.quantize(MODE_X, np.float32(1), np.int8(0), out_dtype=I8, mode=mode))
 
 
-@pytest.fixture(scope="module")
-def plain_device():
-    return dml.create_device()
-
-
-@pytest.mark.parametrize("mode", [m for m in oracle.MODES if m != "NEAREST_TOWARD_EVEN"])
-def test_extension_mode_refused_on_plain_device(plain_device, mode):
+@pytest.mark.parametrize("mode", [m for m in NGRAPH_MODES if m != "NEAREST_TOWARD_EVEN"])
+def test_extension_mode_refused_on_plain_device(device, mode):
     with pytest.raises(dml.UnsupportedError, match="extension"):
-        dml.quantize_linear(MODE_X, np.float32(1), np.uint8(0), mode=f"ROUND_{mode}", device=plain_device)
+        dml.quantize_linear(MODE_X, np.float32(1), np.uint8(0), mode=f"ROUND_{mode}", device=device)
 
 
-def test_halves_to_even_runs_on_plain_device(plain_device):
-    got = dml.quantize_linear(MODE_X, np.float32(1), np.uint8(0), mode="ROUND_NEAREST_TOWARD_EVEN", device=plain_device)
+def test_halves_to_even_runs_on_plain_device(device):
+    got = dml.quantize_linear(MODE_X, np.float32(1), np.uint8(0), mode="ROUND_NEAREST_TOWARD_EVEN", device=device)
     assert_same(got, oracle.quantize(MODE_X, np.float32(1), np.uint8(0), out_dtype=U8))
 
 

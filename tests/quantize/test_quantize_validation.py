@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import dmlpy as dml
-from dmlpy.extensions.operators import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.extensions import ExtElementWiseQuantizeLinearOperatorDesc
 
 T = dml.TensorDataType
 FL = dml.FeatureLevel

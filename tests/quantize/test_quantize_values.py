@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
 
 import dmlpy as dml
 
@@ -19,7 +20,6 @@ from . import oracle
 
 U8, I8 = np.dtype(np.uint8), np.dtype(np.int8)
 F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
-INTEGER_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)]
 
 
 def assert_same(actual: npt.NDArray[Any], expected: npt.NDArray[Any]) -> None:

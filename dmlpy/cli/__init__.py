@@ -1,0 +1,100 @@
+"""The ``dmlpy`` command (also ``python -m dmlpy``): one module per command, each with ``add_arguments(parser)``
+and ``run(args) -> int``; this module builds the parser from the table below and turns errors into statuses.
+
+Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``schema``. Errors are one line on stderr
+and a non-zero status, never a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be
+read (missing file, bad JSON, bad option value, unknown device). Set ``DMLPY_TRACEBACK=1`` to see the traceback
+of an unexpected error.
+
+Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and ``round``
+load the runtime inside ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, Protocol
+
+from dmlpy.cli import demo, devices, explain, schema, validate
+from dmlpy.cli import round as round_command
+from dmlpy.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, CliError
+from dmlpy.descriptors_json import DescriptorProblems
+from dmlpy.errors import DmlError
+
+
+class Command(Protocol):
+    """What a command module provides."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+COMMANDS: dict[str, tuple[Command, str]] = {
+    "demo": (demo, "run the seed example in every rounding mode on the default device"),
+    "devices": (devices, "list OpenCL devices, the default, and what dmlpy supports on each"),
+    "validate": (validate, "validate a descriptor (JSON) and show its memory layout and sizes"),
+    "explain": (explain, "show the OpenCL kernel source and build options for a descriptor"),
+    "round": (round_command, "round a float32/float16 .npy file on an OpenCL device"),
+    "schema": (schema, "print the JSON Schema of the descriptors"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dmlpy",
+        description="DirectML's operator-descriptor model on OpenCL. Exit status: 0 ok, 1 invalid descriptor, "
+        "2 unreadable input or bad arguments.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (command, help_text) in COMMANDS.items():
+        command.add_arguments(subparsers.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command, _ = COMMANDS[args.command]
+    prefix = f"dmlpy {args.command}"
+    try:
+        return command.run(args)
+    except CliError as error:
+        print(f"{prefix}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except DescriptorProblems as problems:  # before DmlError, which it is: every problem, one line each
+        for line in problems.problems:
+            print(f"{prefix}: {line}", file=sys.stderr)
+        return EXIT_INVALID
+    except DmlError as error:
+        print(f"{prefix}: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return EXIT_INVALID
+    except BrokenPipeError:
+        # The reader went away (`dmlpy schema | head`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as error:
+        print(
+            f"{prefix}: {error.strerror or error}" + (f": {error.filename}" if error.filename else ""), file=sys.stderr
+        )
+        return EXIT_BAD_INPUT
+    except Exception as error:
+        if os.environ.get("DMLPY_TRACEBACK"):
+            raise
+        print(
+            f"{prefix}: internal error: {type(error).__name__}: {error} (DMLPY_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

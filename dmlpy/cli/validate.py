@@ -1,0 +1,129 @@
+"""``dmlpy validate``: check a JSON descriptor at a feature level; print its problems, or its normalised form,
+memory layout, binding and the feature levels that accept it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from dmlpy.binding import same_layout
+from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
+from dmlpy.cli.files import read_descriptor
+from dmlpy.descriptors_json import Descriptor, DescriptorProblems
+from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
+from dmlpy.errors import DmlError
+from dmlpy.layout import describe_layout
+from dmlpy.ops import OperatorDesc, validate
+from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_descriptor_arguments(
+        parser, f"2_1, 2.1 or DML_FEATURE_LEVEL_2_1 (default: the highest, {HIGHEST_LEVEL.c_name})"
+    )
+
+
+def check_descriptor(desc: Descriptor, level: FeatureLevel) -> None:
+    """Raise DmlError for the first rule ``desc`` breaks at ``level``."""
+    if isinstance(desc, TensorDesc):
+        check_buffer_tensor(desc, "DML_BUFFER_TENSOR_DESC", is_output=False)
+    else:
+        validate(desc, level)
+
+
+def valid_levels(desc: Descriptor) -> list[FeatureLevel]:
+    levels = []
+    for level in FeatureLevel:
+        try:
+            check_descriptor(desc, level)
+        except DmlError:
+            continue
+        levels.append(level)
+    return levels
+
+
+def c_names(value: Any) -> Any:
+    """A model_dump(by_alias=True) with enums as their C spellings and tuples as lists (JSON-ready)."""
+    if isinstance(value, (DmlEnum, DmlFlag)):
+        return value.c_name
+    if isinstance(value, dict):
+        return {key: c_names(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [c_names(item) for item in value]
+    return value
+
+
+def compact_json(value: Any, indent: str = "") -> str:
+    """JSON with objects one field a line and lists of numbers on one line, as C initialisers read."""
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        fields = [f"{inner}{json.dumps(key)}: {compact_json(item, inner)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(fields) + f"\n{indent}}}"
+    return json.dumps(value)
+
+
+def normalised(desc: Descriptor) -> dict[str, Any]:
+    """The descriptor with every field filled in, C names throughout."""
+    if isinstance(desc, TensorDesc):
+        return dict(c_names(desc.model_dump(by_alias=True)))
+    wrapped = OperatorDesc(type=desc.OPERATOR_TYPE, desc=desc)
+    return dict(c_names(wrapped.model_dump(by_alias=True)))
+
+
+def report(desc: Descriptor, level: FeatureLevel) -> list[str]:
+    """What ``validate`` prints for a valid descriptor."""
+    lines = [f"valid at {level.c_name}", "", "Normalised descriptor (C field names):"]
+    lines += compact_json(normalised(desc)).splitlines()
+    lines += ["", "Memory layout:"]
+    if isinstance(desc, TensorDesc):
+        lines += describe_layout("Tensor", desc.desc)
+        return lines
+    tensors: list[tuple[str, BufferTensorDesc]] = []
+    for field in (*desc.INPUTS, *desc.OUTPUTS):
+        tensor: TensorDesc | None = getattr(desc, field)
+        if tensor is not None:
+            tensors.append((desc.c_field(field), tensor.desc))
+    for name, tensor_desc in tensors:
+        lines += describe_layout(name, tensor_desc)
+    lines += ["", "Binding:"]
+    lines.append(
+        f"  binding properties: RequiredDescriptorCount {len(tensors)}, TemporaryResourceSize 0, "
+        "PersistentResourceSize 0"
+    )
+    if desc.SUPPORTS_IN_PLACE and len(tensors) == 2:
+        (_, first), (_, second) = tensors
+        if same_layout(first, second):
+            lines.append("  in place: allowed; input and output have identical layouts, so one binding may serve both")
+        else:
+            lines.append("  in place: no; input and output layouts differ, so bind them to disjoint ranges")
+    levels = valid_levels(desc)
+    if levels:
+        lines += ["", f"Feature levels: valid from {levels[0].c_name} to {levels[-1].c_name}"]
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate a descriptor given as JSON at a feature level; print the problems or the normalised form."""
+    level = feature_level(args)
+    try:
+        desc = read_descriptor(args.descriptor)
+    except DescriptorProblems as problems:
+        count = len(problems.problems)
+        print(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
+        print("\n".join(f"  {line}" for line in problems.problems))
+        return EXIT_INVALID
+    try:
+        check_descriptor(desc, level)
+    except DmlError as error:
+        lines = [f"invalid at {level.c_name}", f"  {type(error).__name__} (HRESULT {error.hresult:#010x}): {error}"]
+        later = [candidate for candidate in valid_levels(desc) if candidate > level]
+        if later:
+            lines.append(
+                f"  it is valid from {later[0].c_name}: create the device with "
+                f"minimum_feature_level={later[0].name} (DMLCreateDevice1's minimumFeatureLevel)"
+            )
+        print("\n".join(lines))
+        return EXIT_INVALID
+    print("\n".join(report(desc, level)))
+    return EXIT_OK

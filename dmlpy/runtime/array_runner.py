@@ -1,0 +1,259 @@
+"""The one run path of the one-liners: an element-wise operator over NumPy arrays, through the same descriptors,
+validation, binding table and command recorder as the object model.
+
+A one-liner describes its call as an :class:`ArrayCall`: the descriptor class, its non-tensor fields, and one
+NumPy array per tensor slot, each of the call's shape (a per-axis scale is a 0-stride view of a 1-D array, so
+nothing is materialised). The runner then does what every one-liner needs:
+
+- NumPy strides become DirectML strides, so views, transposes and broadcasts run without a gather copy; an
+  input DirectML cannot bind as it lies (negative strides, a start off a 16-byte boundary) is copied, and an
+  output of that kind is computed into a scratch array and copied into place;
+- an output that is an input's very memory and layout runs in place (where the operator allows it); an input
+  that overlaps the output otherwise is read from a snapshot, as NumPy's ufuncs do;
+- arrays larger than one device buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) run in pieces along their outer
+  dimensions, which an element-wise operator does not notice;
+- the compiled operator is cached per (device, descriptor class, fields, shape, dtypes, strides), so a repeated
+  call costs a dictionary lookup instead of building and validating descriptors.
+
+Memory: on a CPU device the kernel reads and writes the arrays' own memory (host-pointer buffers, made
+coherent by mapping the output); on other devices each input is uploaded once and the output downloaded once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyopencl as cl
+
+from dmlpy.binding import BufferBinding
+from dmlpy.dtypes import data_type_of
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from dmlpy.errors import OutOfMemoryError
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.buffer import Buffer
+from dmlpy.runtime.device import Device
+from dmlpy.runtime.dispatchables import CompiledOperator
+from dmlpy.runtime.recorder import CommandRecorder
+from dmlpy.tensor import BufferTensorDesc
+
+PIECE_ALIGNMENT = 4096
+"""Pieces of an oversize array start at multiples of this many elements, so each stays page-aligned."""
+
+
+@dataclass
+class ArrayCall:
+    """One one-liner call: ``desc_class`` with ``fields``, over ``inputs`` (one array or None per INPUTS slot)
+    into ``output``. Every array has the output's shape."""
+
+    desc_class: type[OperatorDescBase]
+    fields: tuple[tuple[str, Any], ...]
+    inputs: list[npt.NDArray[Any] | None]
+    output: npt.NDArray[Any]
+
+
+class CompiledCache:
+    """Compiled, initialized operators per (device, key), the least recently used evicted past ``capacity``."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self._entries: OrderedDict[tuple[Any, ...], CompiledOperator] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def get(self, device: Device, key: tuple[Any, ...], make: Callable[[], CompiledOperator]) -> CompiledOperator:
+        full_key = (id(device), *key)
+        with self._lock:
+            compiled = self._entries.get(full_key)
+            if compiled is not None and compiled.device is device:
+                self._entries.move_to_end(full_key)
+                return compiled
+        compiled = make()
+        with self._lock:
+            self._entries[full_key] = compiled
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+        return compiled
+
+
+_cache = CompiledCache()
+
+
+def compile_initialized(device: Device, desc: OperatorDescBase) -> CompiledOperator:
+    """Create, compile and initialize an operator in one step, as the one-liners need it."""
+    compiled = device.compile_operator(device.create_operator(desc))
+    device.create_operator_initializer([compiled]).initialize()
+    return compiled
+
+
+def element_strides(array: npt.NDArray[Any]) -> tuple[int, ...] | None:
+    """The array's strides in elements, or None where DirectML cannot bind the array as it lies: negative
+    strides, strides that are not a multiple of the element size, or a start that is not a multiple of
+    DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16) bytes. DirectML binds tensors only at such offsets, and drivers
+    rely on it: PoCL 3.1's vload_half8 crashes on a float16 array that starts 4 bytes past a 16-byte boundary."""
+    itemsize = array.itemsize
+    if array.ctypes.data % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or any(s < 0 or s % itemsize for s in array.strides):
+        return None
+    return tuple(s // itemsize for s in array.strides)
+
+
+def span(array: npt.NDArray[Any], strides: Sequence[int]) -> npt.NDArray[Any]:
+    """A contiguous 1-D view of the memory from the array's first element to its last."""
+    if array.flags.c_contiguous:
+        return array.reshape(-1)
+    elements = sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True)) + 1
+    return np.lib.stride_tricks.as_strided(array, shape=(elements,), strides=(array.itemsize,))
+
+
+def _same_tensor(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+    return a.ctypes.data == b.ctypes.data and a.strides == b.strides and a.dtype == b.dtype
+
+
+def run(call: ArrayCall, device: Device) -> None:
+    """Compute ``call`` on ``device``, writing ``call.output``; see the module's docstring for what it decides."""
+    if call.output.size == 0:
+        return
+    shape = call.output.shape or (1,)  # DirectML has no 0-d tensors: a scalar runs as one element
+    inputs = [None if a is None else _native(a).reshape(shape) for a in call.inputs]
+    result = call.output.reshape(shape)
+    target = result if element_strides(result) is not None else np.empty(shape, result.dtype)
+    in_place = [False] * len(inputs)
+    for index, array in enumerate(inputs):
+        if array is None:
+            continue
+        if call.desc_class.SUPPORTS_IN_PLACE and _same_tensor(array, target):
+            in_place[index] = True
+        elif np.may_share_memory(array, target):
+            array = array.copy()  # partial overlap: read from a snapshot, as NumPy ufuncs do
+        # A fresh copy, not ascontiguousarray: a packed but misaligned array would come back as it is.
+        inputs[index] = array if element_strides(array) is not None else array.copy()
+    _run_in_pieces(call, device, inputs, target, in_place)
+    if target is not result:
+        result[...] = target
+
+
+def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    # Big-endian data on a little-endian host: the device reads native byte order.
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+
+
+def _run_in_pieces(
+    call: ArrayCall,
+    device: Device,
+    inputs: list[npt.NDArray[Any] | None],
+    target: npt.NDArray[Any],
+    in_place: list[bool],
+) -> None:
+    """Dispatch, splitting the outermost dimension that has more than one element while any operand's memory
+    is larger than one device buffer may be. Only packed arrays (and small broadcast ones) are split: a strided
+    array's pieces would each still span most of its memory."""
+    limit = device.cl_device.max_mem_alloc_size
+    oversize = [a for a in (*inputs, target) if a is not None and span(a, element_strides(a) or ()).nbytes > limit]
+    if not oversize:
+        _dispatch(call, device, inputs, target, in_place)
+        return
+    dim = next((d for d, size in enumerate(target.shape) if size > 1), None)
+    if dim is None or not all(a.flags.c_contiguous for a in oversize):
+        raise OutOfMemoryError(
+            f"an array spanning {max(a.nbytes for a in oversize)} bytes is larger than {device.name} allows for one "
+            f"buffer ({limit} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE), and only packed arrays are split; pass a "
+            "packed copy, or split it"
+        )
+    half = (target.shape[dim] + 1) // 2
+    middle = -(-half // PIECE_ALIGNMENT) * PIECE_ALIGNMENT if half > PIECE_ALIGNMENT else half
+    for piece in (slice(0, middle), slice(middle, None)):
+        index = (slice(None),) * dim + (piece,)
+        pieces = [None if a is None else a[index] for a in inputs]
+        _run_in_pieces(call, device, pieces, target[index], in_place)
+
+
+def _dispatch(
+    call: ArrayCall,
+    device: Device,
+    inputs: list[npt.NDArray[Any] | None],
+    target: npt.NDArray[Any],
+    in_place: list[bool],
+) -> None:
+    operands = [*inputs, target]
+    strides = [None if a is None else element_strides(a) for a in operands]
+    layout = tuple(None if a is None else (a.dtype.str, s) for a, s in zip(operands, strides, strict=True))
+    key = (call.desc_class, call.fields, target.shape, layout)
+
+    def make() -> CompiledOperator:
+        desc_class = call.desc_class
+        tensors = {
+            slot: None
+            if array is None
+            else BufferTensorDesc(data_type=data_type_of(array.dtype), sizes=target.shape, strides=slot_strides)
+            for slot, array, slot_strides in zip(
+                (*desc_class.INPUTS, *desc_class.OUTPUTS), operands, strides, strict=True
+            )
+        }
+        return compile_initialized(device, desc_class(**tensors, **dict(call.fields)))
+
+    compiled = _cache.get(device, key, make)
+    spans = [None if a is None else span(a, s or ()) for a, s in zip(operands, strides, strict=True)]
+    try:
+        _bind_and_launch(device, compiled, spans, in_place, output_has_gaps=spans[-1].size != target.size)  # type: ignore[union-attr]
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+
+
+def _host_buffer(device: Device, memory: cl.Buffer, nbytes: int) -> Buffer:
+    # DirectML binds whole DWORDs, so a binding's size is the span rounded up to 4 bytes; the kernel touches
+    # only the elements, never those rounding bytes, which the host array need not have.
+    return Buffer(device, memory, (nbytes + 3) & ~3)
+
+
+def _bind_and_launch(
+    device: Device,
+    compiled: CompiledOperator,
+    spans: list[npt.NDArray[Any] | None],
+    in_place: list[bool],
+    *,
+    output_has_gaps: bool,
+) -> None:
+    """Bind the spans (one per tensor, the output last) through a binding table and record the dispatch."""
+    context, queue, flags = device.context, device.queue, cl.mem_flags
+    output = spans[-1]
+    assert output is not None
+    if device.is_cpu:
+        output_memory = cl.Buffer(context, flags.READ_WRITE | flags.USE_HOST_PTR, hostbuf=output)
+        input_flags = flags.READ_ONLY | flags.USE_HOST_PTR
+    else:
+        # A strided output is uploaded too, so the bytes between its elements come back unchanged.
+        output_memory = (
+            cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=output)
+            if output_has_gaps or any(in_place)
+            else cl.Buffer(context, flags.READ_WRITE, output.nbytes)
+        )
+        input_flags = flags.READ_ONLY | flags.COPY_HOST_PTR
+    output_buffer = _host_buffer(device, output_memory, output.nbytes)
+    input_bindings = [
+        None
+        if array is None
+        else BufferBinding(
+            output_buffer
+            if alias
+            else _host_buffer(device, cl.Buffer(context, input_flags, hostbuf=array), array.nbytes)
+        )
+        for array, alias in zip(spans[:-1], in_place, strict=True)
+    ]
+    table = BindingTable(device, compiled)
+    table.bind_inputs(input_bindings)
+    table.bind_outputs([BufferBinding(output_buffer)])
+    done = CommandRecorder(device).record_dispatch(queue, compiled, table)
+    if device.is_cpu:
+        # Mapping is OpenCL's way to make the kernel's writes visible to the host; on a CPU device it copies
+        # nothing.
+        mapped, _ = cl.enqueue_map_buffer(
+            queue, output_memory, cl.map_flags.READ, 0, output.shape, output.dtype, wait_for=[done], is_blocking=True
+        )
+        mapped.base.release(queue)
+    else:
+        cl.enqueue_copy(queue, output, output_memory, wait_for=[done], is_blocking=True)

@@ -1,0 +1,129 @@
+"""What the Oclgrind variant scripts share (round/oclgrind_round_variants.py, extensions/oclgrind_ext_variants.py,
+quantize/oclgrind_quantize_variants.py): finding Oclgrind's device, the negative control (a kernel with known
+defects, to prove the reports are seen), one layout case through the object model with buffers exactly as large
+as their bindings, the tally of kernel specs and wrong results, and the ``OCLGRIND_SUMMARY {json}`` line.
+
+The scripts run in a subprocess whose OCL_ICD_VENDORS names Oclgrind's ICD (tests/conftest.py); each puts
+``tests/`` on ``sys.path`` to import this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyopencl as cl
+
+import dmlpy as dml
+
+from .object_model import UnaryRun, run_unary
+
+NEGATIVE_CONTROL = """
+__kernel void broken(__global const float *input, __global float *output)
+{
+    float never_set;
+    const size_t i = get_global_id(0);
+    output[i + 1] = input[i + 1];          /* the last work-item reads and writes one past the end */
+    if (i == 0 && never_set > 0.0f)        /* control flow on an uninitialised value */
+        output[0] = 2.0f;
+}
+"""
+
+
+def oclgrind_cl_device() -> Any:
+    """Oclgrind's simulated device; exits with status 3 (and says why) when Oclgrind is not a platform."""
+    platforms = [p for p in cl.get_platforms() if p.name == "Oclgrind"]
+    if not platforms:
+        print("no Oclgrind platform; set OCL_ICD_VENDORS to a folder with oclgrind.icd", file=sys.stderr)
+        raise SystemExit(3)
+    return platforms[0].get_devices()[0]
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    print("OCLGRIND_SUMMARY " + json.dumps(summary), flush=True)
+
+
+def negative_control(device: Any) -> None:
+    """A kernel with an out-of-bounds read and write and an uninitialised value, to prove the harness sees them."""
+    program = cl.Program(device.context, NEGATIVE_CONTROL).build()
+    flags = cl.mem_flags
+    source = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.ones(4, np.float32))
+    target = cl.Buffer(device.context, flags.READ_WRITE, 16)
+    program.broken(device.queue, (4,), None, source, target)
+    device.queue.finish()
+    print_summary({"negative_control": True})
+
+
+def run_layout_case(
+    device: Any, desc: Any, dtype: np.dtype[Any], values: Callable[[int], npt.NDArray[Any]], case: dict[str, Any]
+) -> UnaryRun:
+    """``desc`` (built from ``case``: helpers.layouts' keyword form) once through the object model, each buffer
+    exactly as large as its binding needs (offset + TotalTensorSizeInBytes) so that any access past a tensor
+    is an access past its buffer, the output buffer left uninitialised."""
+    return run_unary(
+        device,
+        desc,
+        dtype,
+        values,
+        input_offset=case.get("input_offset", 0),
+        output_offset=case.get("output_offset", 0),
+        in_place=case.get("in_place", False),
+        slack=0,
+        fill_output=False,
+    )
+
+
+@dataclass
+class Tally:
+    """Dispatches run, the distinct kernel specs they compiled, and the wrong results."""
+
+    specs: set[Any] = field(default_factory=set)
+    runs: int = 0
+    wrong: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, spec: Any, wrong: int, label: str) -> None:
+        self.specs.add(spec)
+        self.runs += 1
+        self.wrong += wrong
+        if wrong:
+            self.failures.append(f"{label}: {wrong} wrong")
+
+    def summary(self, wrong_key: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "variants": self.runs,
+            "kernel_specs": len(self.specs),
+            "specs": sorted(" ".join(f"{k}={v}" for k, v in spec.defines) for spec in self.specs),
+            wrong_key: self.wrong,
+            **extra,
+            "failures": self.failures[:10],
+        }
+
+
+def main(
+    run_variants: Callable[[Any, argparse.Namespace], dict[str, Any] | None],
+    *,
+    extensions: bool = False,
+    flags: Sequence[tuple[str, str]] = (),
+) -> int:
+    """Parse ``--negative-control`` and ``flags`` (name, help), create a dmlpy device on Oclgrind, then run the
+    negative control or ``run_variants(device, args)`` and print the summary it returns (if any)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--negative-control", action="store_true", help="run a kernel with known defects")
+    for name, text in flags:
+        parser.add_argument(name, action="store_true", help=text)
+    args = parser.parse_args()
+    device = dml.create_device(cl_device=oclgrind_cl_device(), extensions=extensions)
+    if args.negative_control:
+        negative_control(device)
+        return 0
+    summary = run_variants(device, args)
+    if summary is not None:
+        print_summary(summary)
+    return 0

@@ -1,0 +1,137 @@
+"""Helpers of Round's device tests (and of the runtime tests, which run Round): bit-exact comparison against the
+independent NumPy oracle (``dmlpy.reference``), and one full trip through DirectML's object model over
+sentinel-filled buffers (helpers.object_model)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from helpers.dtypes import ROUND_DTYPES as DTYPES
+from helpers.modes import ONE_LINER_MODE_NAMES
+from helpers.object_model import run_unary
+
+import dmlpy as dml
+from dmlpy.reference import round_reference
+
+DTYPE_IDS = [dtype.name for dtype in DTYPES]
+DATA_TYPES = {np.dtype(np.float32): dml.TensorDataType.FLOAT32, np.dtype(np.float16): dml.TensorDataType.FLOAT16}
+
+_BITS = {np.dtype(np.float16): np.dtype(np.uint16), np.dtype(np.float32): np.dtype(np.uint32)}
+_SIGN = {np.dtype(np.float16): 0x8000, np.dtype(np.float32): 0x8000_0000}
+_PAYLOAD = {np.dtype(np.float16): 0x01FF, np.dtype(np.float32): 0x003F_FFFF}  # mantissa without the quiet bit
+
+
+def bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The raw bit patterns of a float16/float32 array, flattened (a copy, so views and 0-d arrays work)."""
+    flat = np.array(array, copy=True).reshape(-1)
+    return flat.view(_BITS[flat.dtype])
+
+
+def assert_same_rounding(actual: npt.NDArray[Any], expected: npt.NDArray[Any], inputs: npt.NDArray[Any]) -> None:
+    """``actual`` equals ``expected`` bit for bit, except that where ``expected`` is NaN ``actual`` must be a NaN
+    with the same sign bit and payload, the quiet bit aside (a signalling NaN may come back quieted)."""
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    dtype = expected.dtype
+    got, want = bits(actual), bits(expected)
+    source = bits(inputs) if inputs.size == expected.size else None
+    want_nan = np.isnan(np.array(expected).reshape(-1))
+    got_nan = np.isnan(np.array(actual).reshape(-1))
+    keep = _SIGN[dtype] | _PAYLOAD[dtype]
+    wrong = np.where(want_nan, ~got_nan | ((got & keep) != (want & keep)), got != want)
+    if wrong.any():
+        where = np.flatnonzero(wrong)
+        got_values, want_values = np.array(actual).reshape(-1), np.array(expected).reshape(-1)
+
+        def hex_bits(value: Any) -> str:
+            return f"{int(value):#0{dtype.itemsize * 2 + 2}x}"
+
+        lines = [
+            f"  [{i}] "
+            + (f"input {hex_bits(source[i])} " if source is not None else "")
+            + f"got {hex_bits(got[i])} ({got_values[i]!r}) want {hex_bits(want[i])} ({want_values[i]!r})"
+            for i in where[:12]
+        ]
+        raise AssertionError(f"{where.size} of {want.size} {dtype} results differ:\n" + "\n".join(lines))
+
+
+def assert_rounds_like_reference(
+    actual: npt.NDArray[Any], inputs: npt.NDArray[Any], mode: dml.RoundingMode | str | int
+) -> None:
+    """``actual`` is ``inputs`` rounded in ``mode`` per the independent oracle (see assert_same_rounding)."""
+    assert_same_rounding(actual, round_reference(np.asarray(inputs), as_mode(mode)), inputs)
+
+
+def as_mode(mode: dml.RoundingMode | str | int) -> dml.RoundingMode:
+    if isinstance(mode, str) and mode in ONE_LINER_MODE_NAMES:
+        return ONE_LINER_MODE_NAMES[mode]
+    return dml.RoundingMode.parse(mode)
+
+
+def interesting_values(count: int, dtype: np.dtype[Any], seed: int, *, nans: bool = False) -> npt.NDArray[Any]:
+    """Random values with many ties, signed zeros and infinities; with ``nans``, also NaNs of both signs with
+    payloads, quiet and signalling."""
+    rng = np.random.default_rng(seed)
+    quarters = rng.integers(-40, 41, count) / 4.0
+    spread = rng.uniform(-1000.0, 1000.0, count)
+    values = np.where(rng.random(count) < 0.5, quarters, spread).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, 0.5, -0.5, 2.5, -2.5], dtype=dtype)
+    picks = rng.random(count) < 0.1
+    values[picks] = specials[rng.integers(0, specials.size, int(picks.sum()))]
+    if nans:
+        patterns = NAN_PATTERNS[dtype]
+        picks = rng.random(count) < 0.2
+        values[picks] = patterns[rng.integers(0, patterns.size, int(picks.sum()))]
+    return values
+
+
+NAN_PATTERNS = {
+    np.dtype(np.float16): np.array([0x7E00, 0xFE00, 0x7E01, 0xFF23, 0x7D00, 0xFC01, 0x7FFF, 0x7C80], np.uint16).view(
+        np.float16
+    ),
+    np.dtype(np.float32): np.array(
+        [0x7FC0_0000, 0xFFC0_0000, 0x7FC1_2345, 0xFFDE_ADBE, 0x7F80_0001, 0xFFA0_0000, 0x7FFF_FFFF], np.uint32
+    ).view(np.float32),
+}
+"""NaNs of both signs, with and without payload, quiet and signalling."""
+
+
+def round_through_object_model(
+    device: Any,
+    dtype: np.dtype[Any],
+    sizes: Sequence[int],
+    mode: dml.RoundingMode,
+    *,
+    input_strides: Sequence[int] | None = None,
+    output_strides: Sequence[int] | None = None,
+    input_offset: int = 0,
+    output_offset: int = 0,
+    in_place: bool = False,
+    seed: int = 0,
+    nans: bool = False,
+) -> None:
+    """Round one tensor via create_operator .. record_dispatch and check the whole output buffer byte for byte:
+    the tensor's elements hold the oracle's results, every other byte still holds what was there before."""
+    data_type = DATA_TYPES[dtype]
+    in_desc = dml.BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=input_strides)
+    out_desc = dml.BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=output_strides)
+    op_desc = dml.ElementWiseRoundOperatorDesc(input_tensor=in_desc, output_tensor=out_desc, rounding_mode=mode)
+    run = run_unary(
+        device,
+        op_desc,
+        dtype,
+        lambda count: interesting_values(count, dtype, seed, nans=nans),
+        input_offset=input_offset,
+        output_offset=output_offset,
+        in_place=in_place,
+    )
+    # The tensor's elements: the oracle's results (NaN: sign and payload kept, quiet bit aside).
+    assert_rounds_like_reference(run.got, run.logical_input, mode)
+    # Every other byte of the buffer: exactly what was there before the dispatch.
+    assert run.changed_outside == [], (
+        f"{len(run.changed_outside or [])} bytes outside the output tensor's elements changed, first at byte "
+        f"offsets {(run.changed_outside or [])[:8]}"
+    )

@@ -1,0 +1,65 @@
+"""Memory safety: every ELEMENT_WISE_ROUND kernel variant dmlpy generates runs under Oclgrind (a simulated OpenCL
+device that checks every memory access) with zero invalid or uninitialised accesses reported.
+
+Oclgrind (Debian/Ubuntu package ``oclgrind``) ships an ICD library; pyopencl's wheel bundles the ocl-icd loader,
+which honours ``OCL_ICD_VENDORS``, so pointing that at a folder holding ``oclgrind.icd`` makes Oclgrind the only
+platform of the subprocess. Two passes run ``oclgrind_round_variants.py`` (2 data types x 3 modes x 39 layouts =
+234 dispatches covering all 54 kernel specialisations: RANK 0 to 8 per type and mode):
+
+* memory: kernels built as dmlpy builds them (optimised); Oclgrind always checks every global access against
+  its buffer; ``OCLGRIND_CHECK_API=1`` checks the API calls. dml.round's host-pointer path runs here too.
+* uninitialised: ``OCLGRIND_UNINITIALIZED=1`` as well. Oclgrind 21.10's plugin aborts on LLVM's ``freeze``
+  instruction, which optimised builds of the strided kernel contain, so this pass adds ``-cl-opt-disable``
+  (``OCLGRIND_BUILD_OPTIONS``) and turns pyopencl's binary cache off, which is keyed without that option. The
+  plugin also treats CL_MEM_USE_HOST_PTR memory as never written (a false positive), so dml.round's host-pointer
+  path runs only in the memory pass; the object-model path uploads with enqueue_copy, which the plugin tracks.
+
+A negative control (a kernel with an out-of-bounds read and write and an uninitialised branch) proves the reports
+are seen. Without Oclgrind the test skips, except under CI=true, where it fails: CI installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "oclgrind_round_variants.py"
+
+
+def _check(summary: dict[str, Any], errors: list[str]) -> None:
+    assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
+    assert summary["kernel_specs"] == 54, summary["specs"]  # {float32, float16} x 3 modes x RANK 0..8
+    assert summary["wrong_bytes"] == 0 and summary["dml_round_wrong"] == 0, summary["failures"]
+
+
+def test_every_kernel_variant_memory_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
+    summary, errors = run_oclgrind_script(SCRIPT, "--dml-round", tmp_path=tmp_path, uninitialized=False)
+    _check(summary, errors)
+    tally["oclgrind kernel variants (dispatches, memory pass)"] += summary["variants"]
+    tally["oclgrind kernel specs"] = summary["kernel_specs"]
+
+
+def test_every_kernel_variant_uninitialized_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
+    summary, errors = run_oclgrind_script(SCRIPT, tmp_path=tmp_path, uninitialized=True)
+    _check(summary, errors)
+    tally["oclgrind kernel variants (dispatches, uninitialised pass)"] += summary["variants"]
+
+
+@pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
+def test_negative_control_is_reported(run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool) -> None:
+    _, errors = run_oclgrind_script(SCRIPT, "--negative-control", tmp_path=tmp_path, uninitialized=uninitialized)
+    headlines = [block.splitlines()[0] for block in errors]
+    assert any(h.startswith("Invalid read") for h in headlines), headlines
+    assert any(h.startswith("Invalid write") for h in headlines), headlines
+    if uninitialized:
+        assert any("uninitialized" in h.lower() for h in headlines), headlines
+
+
+def test_oclgrind_command_is_on_path_when_installed(oclgrind_icd_dir: Path) -> None:
+    assert (oclgrind_icd_dir / "oclgrind.icd").is_file()
+    assert shutil.which("oclgrind") is not None or os.environ.get("OCLGRIND_ICD")
