@@ -98,6 +98,10 @@ def descriptor_schema() -> dict[str, Any]:
     defs: dict[str, Any] = operator.pop("$defs")
     members = [defs.pop(ref["$ref"].rsplit("/", 1)[-1]) for ref in operator["oneOf"]]
     defs["OperatorDesc"] = {"title": "OperatorDesc", "description": OperatorDesc.__doc__ or "", "oneOf": members}
+    for desc in OPERATORS.values():  # the extensions, which no DML_OPERATOR_DESC holds, are read bare
+        bare = desc.model_json_schema()
+        defs.update(bare.pop("$defs", {}))
+        defs[desc.__name__] = bare
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/dmlpy/dmlpy/schema/descriptor.json",

@@ -115,6 +115,12 @@ def opencl_test_devices(selection: str | None) -> list[SelectedDevice]:
             devices.append(SelectedDevice(test_id, f"{platform.name.strip()}: {cl_device.name.strip()}", cl_device))
     if not devices:
         raise pytest.UsageError("no OpenCL device found; install pocl-binary-distribution (a CPU driver)")
+    for d in devices:
+        if (reason := compiler_failure(d.cl_device)) is not None:
+            UNUSABLE[d.label] = reason
+    devices = [d for d in devices if d.label not in UNUSABLE]
+    if not devices:
+        raise pytest.UsageError("no OpenCL device can build a kernel: " + "; ".join(UNUSABLE.values()))
     if selection is None or not selection.strip():
         return devices
     listed = "; ".join(f"{d.id} ({d.label})" for d in devices)
@@ -123,6 +129,34 @@ def opencl_test_devices(selection: str | None) -> list[SelectedDevice]:
         if not any(part in d.label.lower() for d in devices):
             raise pytest.UsageError(f"{DEVICES_VARIABLE}={selection!r}: {part!r} matches no OpenCL device; {listed}")
     return [d for d in devices if any(part in d.label.lower() for part in wanted)]
+
+
+UNUSABLE: dict[str, str] = {}
+"""Devices whose OpenCL compiler cannot build even a one-line kernel, by label, with the compiler's error; the
+session header lists
+them. They are a broken driver, not a dmlpy failure: the PoCL bundled in the pyopencl wheels (LLVM 14) on CPUs
+newer than LLVM 14 (AMD Zen 5) reports "unknown target CPU 'generic'" for every program."""
+
+
+def compiler_failure(cl_device: Any) -> str | None:
+    """The compiler's first error line when ``cl_device`` cannot build a one-line kernel, else None."""
+    import pyopencl as cl
+
+    try:
+        context = cl.Context([cl_device])
+        cl.Program(context, "__kernel void probe(__global float *a) { a[0] = rint(a[0]); }").build()
+    except cl.Error as error:
+        lines = [line.strip() for line in str(error).splitlines() if "error:" in line]
+        return lines[0] if lines else str(error).splitlines()[0]
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    selected = ", ".join(f"{d.id} ({d.label})" for d in config.stash[TEST_DEVICES])
+    return [
+        f"OpenCL devices under test: {selected}",
+        *(f"OpenCL device left out, its compiler fails: {label}: {why}" for label, why in UNUSABLE.items()),
+    ]
 
 
 TEST_DEVICES = pytest.StashKey[list[SelectedDevice]]()

@@ -16,7 +16,7 @@ from dmlpy.enums import ExtOperatorType, FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
+from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -39,6 +39,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
     )
 }
 """Every operator dmlpy implements, DirectML's and the extensions (not DirectML), by operator type."""
+DIRECTML_OPERATORS = {t: desc for t, desc in OPERATORS.items() if not desc.is_extension()}
+"""The DirectML operators: what DML_OPERATOR_DESC (``OperatorDesc``) holds."""
 
 _UNKNOWN_TAG = "OperatorDesc[unknown]"
 
@@ -65,7 +67,7 @@ def _operator_tag(data: Any) -> str:
         return _tag(data.OPERATOR_TYPE)
     raw = data.get("Type", data.get("type")) if isinstance(data, dict) else None
     operator_type = _parse_type(raw)
-    return _tag(operator_type) if operator_type in OPERATORS else _UNKNOWN_TAG
+    return _tag(operator_type) if operator_type in DIRECTML_OPERATORS else _UNKNOWN_TAG
 
 
 class OperatorDesc(DmlModel):
@@ -102,8 +104,9 @@ class OperatorDesc(DmlModel):
             return {"type": data.OPERATOR_TYPE, "desc": data}
         given = data.get("desc", data.get("Desc")) if isinstance(data, dict) else None
         wanted = cls.model_fields["desc"].annotation
-        if isinstance(given, OperatorDescBase) and isinstance(wanted, type) and not isinstance(given, wanted):
-            raise ValueError(f"Desc is a {type(given).__name__}; for this Type it must be a {wanted.__name__}")
+        wanted_class = wanted if isinstance(wanted, type) and issubclass(wanted, OperatorDescBase) else None
+        if isinstance(given, OperatorDescBase) and wanted_class is not None and not isinstance(given, wanted_class):
+            raise ValueError(f"Desc is a {type(given).__name__}; for this Type it must be a {wanted_class.__name__}")
         return data
 
 
@@ -114,7 +117,12 @@ class _UnknownOperatorDesc(OperatorDesc):
 
     @model_validator(mode="after")
     def _refuse(self) -> _UnknownOperatorDesc:
-        known = ", ".join(t.c_name for t in OPERATORS)
+        if isinstance(self.type, ExtOperatorType):
+            raise ValueError(
+                f"{self.type.c_name} is a dmlpy extension, not a DML_OPERATOR_TYPE: DML_OPERATOR_DESC holds DirectML "
+                "operators only; pass the extension's descriptor itself"
+            )
+        known = ", ".join(t.c_name for t in DIRECTML_OPERATORS)
         raise ValueError(f"{self.type.c_name} is not implemented by dmlpy (it implements {known})")
 
 
@@ -135,7 +143,7 @@ def _member(operator_type: AnyOperatorType, desc_class: type[OperatorDescBase]) 
     return member
 
 
-_MEMBERS: dict[str, type[OperatorDesc]] = {_tag(t): _member(t, d) for t, d in OPERATORS.items()}
+_MEMBERS: dict[str, type[OperatorDesc]] = {_tag(t): _member(t, d) for t, d in DIRECTML_OPERATORS.items()}
 _MEMBERS[_UNKNOWN_TAG] = _UnknownOperatorDesc
 
 
@@ -175,6 +183,7 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
 
 
 __all__ = [
+    "DIRECTML_OPERATORS",
     "OPERATORS",
     "ElementWiseDequantizeLinearOperatorDesc",
     "ElementWiseIdentityOperatorDesc",
@@ -183,5 +192,6 @@ __all__ = [
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
     "OperatorDesc",
+    "ScaleBias",
     "validate",
 ]

@@ -114,14 +114,16 @@ def _same_tensor(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
     return a.ctypes.data == b.ctypes.data and a.strides == b.strides and a.dtype == b.dtype
 
 
-def run(call: ArrayCall, device: Device) -> None:
-    """Compute ``call`` on ``device``, writing ``call.output``; see the module's docstring for what it decides."""
+def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None) -> None:
+    """Compute ``call`` on ``device``, writing ``call.output``; see the module's docstring for what it decides.
+
+    ``max_buffer_bytes``: the largest array to bind at once (default: the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    larger packed arrays run in pieces."""
     if call.output.size == 0:
         return
     shape = call.output.shape or (1,)  # DirectML has no 0-d tensors: a scalar runs as one element
     inputs = [None if a is None else _native(a).reshape(shape) for a in call.inputs]
-    result = call.output.reshape(shape)
-    target = result if element_strides(result) is not None else np.empty(shape, result.dtype)
+    target = call.output.reshape(shape)
     in_place = [False] * len(inputs)
     for index, array in enumerate(inputs):
         if array is None:
@@ -129,12 +131,9 @@ def run(call: ArrayCall, device: Device) -> None:
         if call.desc_class.SUPPORTS_IN_PLACE and _same_tensor(array, target):
             in_place[index] = True
         elif np.may_share_memory(array, target):
-            array = array.copy()  # partial overlap: read from a snapshot, as NumPy ufuncs do
-        # A fresh copy, not ascontiguousarray: a packed but misaligned array would come back as it is.
-        inputs[index] = array if element_strides(array) is not None else array.copy()
-    _run_in_pieces(call, device, inputs, target, in_place)
-    if target is not result:
-        result[...] = target
+            inputs[index] = array.copy()  # partial overlap: read from a snapshot, as NumPy ufuncs do
+    limit = device.cl_device.max_mem_alloc_size if max_buffer_bytes is None else max_buffer_bytes
+    _run_in_pieces(call, device, inputs, target, in_place, limit)
 
 
 def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -148,28 +147,35 @@ def _run_in_pieces(
     inputs: list[npt.NDArray[Any] | None],
     target: npt.NDArray[Any],
     in_place: list[bool],
+    limit: int,
 ) -> None:
-    """Dispatch, splitting the outermost dimension that has more than one element while any operand's memory
-    is larger than one device buffer may be. Only packed arrays (and small broadcast ones) are split: a strided
+    """Dispatch, in pieces along the outermost dimension that has more than one element while any operand's
+    memory is larger than ``limit`` bytes. Only packed arrays (and small broadcast ones) are split: a strided
     array's pieces would each still span most of its memory."""
-    limit = device.cl_device.max_mem_alloc_size
-    oversize = [a for a in (*inputs, target) if a is not None and span(a, element_strides(a) or ()).nbytes > limit]
+    oversize = [a for a in (*inputs, target) if a is not None and _span_bytes(a) > limit]
     if not oversize:
         _dispatch(call, device, inputs, target, in_place)
         return
     dim = next((d for d, size in enumerate(target.shape) if size > 1), None)
     if dim is None or not all(a.flags.c_contiguous for a in oversize):
         raise OutOfMemoryError(
-            f"an array spanning {max(a.nbytes for a in oversize)} bytes is larger than {device.name} allows for one "
+            f"an array of {max(a.nbytes for a in oversize)} bytes is larger than {device.name} allows for one "
             f"buffer ({limit} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE), and only packed arrays are split; pass a "
             "packed copy, or split it"
         )
-    half = (target.shape[dim] + 1) // 2
-    middle = -(-half // PIECE_ALIGNMENT) * PIECE_ALIGNMENT if half > PIECE_ALIGNMENT else half
-    for piece in (slice(0, middle), slice(middle, None)):
-        index = (slice(None),) * dim + (piece,)
+    bytes_per_index = max(a.nbytes // a.shape[dim] for a in oversize)
+    step = limit // bytes_per_index
+    if step > PIECE_ALIGNMENT:
+        step -= step % PIECE_ALIGNMENT
+    for start in range(0, target.shape[dim], max(1, step)):  # a step of 0: each index splits the next dimension
+        index = (slice(None),) * dim + (slice(start, start + max(1, step)),)
         pieces = [None if a is None else a[index] for a in inputs]
-        _run_in_pieces(call, device, pieces, target[index], in_place)
+        _run_in_pieces(call, device, pieces, target[index], in_place, limit)
+
+
+def _span_bytes(array: npt.NDArray[Any]) -> int:
+    """Bytes from the array's lowest element to its highest, whatever the signs of its strides."""
+    return int(sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides, strict=True))) + array.itemsize
 
 
 def _dispatch(
@@ -179,17 +185,24 @@ def _dispatch(
     target: npt.NDArray[Any],
     in_place: list[bool],
 ) -> None:
-    operands = [*inputs, target]
+    """One dispatch over arrays that fit a buffer. An array DirectML cannot bind as it lies is copied (an
+    input) or computed into scratch and copied into place (the output); the input that is the output's memory
+    then goes with it."""
+    scratch = target if element_strides(target) is not None else np.empty(target.shape, target.dtype)
+    aliased = [flag and scratch is target for flag in in_place]
+    # A fresh copy, not ascontiguousarray: a packed but misaligned array would come back as it is.
+    inputs = [a if a is None or element_strides(a) is not None else a.copy() for a in inputs]
+    operands = [*inputs, scratch]
     strides = [None if a is None else element_strides(a) for a in operands]
     layout = tuple(None if a is None else (a.dtype.str, s) for a, s in zip(operands, strides, strict=True))
-    key = (call.desc_class, call.fields, target.shape, layout)
+    key = (call.desc_class, call.fields, scratch.shape, layout)
 
     def make() -> CompiledOperator:
         desc_class = call.desc_class
         tensors = {
             slot: None
             if array is None
-            else BufferTensorDesc(data_type=data_type_of(array.dtype), sizes=target.shape, strides=slot_strides)
+            else BufferTensorDesc(data_type=data_type_of(array.dtype), sizes=scratch.shape, strides=slot_strides)
             for slot, array, slot_strides in zip(
                 (*desc_class.INPUTS, *desc_class.OUTPUTS), operands, strides, strict=True
             )
@@ -198,10 +211,14 @@ def _dispatch(
 
     compiled = _cache.get(device, key, make)
     spans = [None if a is None else span(a, s or ()) for a, s in zip(operands, strides, strict=True)]
+    output_span = spans[-1]
+    assert output_span is not None
     try:
-        _bind_and_launch(device, compiled, spans, in_place, output_has_gaps=spans[-1].size != target.size)  # type: ignore[union-attr]
+        _bind_and_launch(device, compiled, spans, aliased, output_has_gaps=output_span.size != scratch.size)
     except cl.MemoryError as error:
         raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+    if scratch is not target:
+        target[...] = scratch
 
 
 def _host_buffer(device: Device, memory: cl.Buffer, nbytes: int) -> Buffer:

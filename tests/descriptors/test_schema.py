@@ -44,9 +44,9 @@ def schema() -> dict[str, Any]:
 
 def test_operator_desc_schema_is_one_member_per_operator() -> None:
     members = dml.OperatorDesc.model_json_schema()["oneOf"]
-    assert len(members) == len(dml.OPERATORS)
+    assert len(members) == len(dml.DIRECTML_OPERATORS)
     operators = dml.OperatorDesc.model_json_schema()["$defs"]
-    for operator_type, desc_class in dml.OPERATORS.items():
+    for operator_type, desc_class in dml.DIRECTML_OPERATORS.items():
         member = operators[f"OperatorDesc_{operator_type.c_name}"]
         assert operator_type.value in member["properties"]["Type"]["enum"]
         assert member["properties"]["Desc"] == {"$ref": f"#/$defs/{desc_class.__name__}"}

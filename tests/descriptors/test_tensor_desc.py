@@ -290,7 +290,7 @@ def test_tensor_desc_keeps_an_explicit_invalid_type() -> None:
 class _NotRound(OperatorDescBase):
     """A stand-in descriptor of another operator, to check that OperatorDesc refuses a mismatched Desc."""
 
-    OPERATOR_TYPE: ClassVar[dml.OperatorType] = dml.OperatorType.ELEMENT_WISE_IDENTITY
+    OPERATOR_TYPE: ClassVar[dml.OperatorType] = dml.OperatorType.QUANTIZE
 
 
 @pytest.mark.parametrize(
@@ -317,8 +317,8 @@ def test_operator_desc_rejects_a_desc_of_another_operator_class() -> None:
 
 
 def test_operator_desc_rejects_a_type_dmlpy_does_not_implement() -> None:
-    with pytest.raises(pydantic.ValidationError, match="DML_OPERATOR_ELEMENT_WISE_IDENTITY is not implemented"):
-        dml.OperatorDesc(type=dml.OperatorType.ELEMENT_WISE_IDENTITY, desc=round_op())
+    with pytest.raises(pydantic.ValidationError, match="DML_OPERATOR_QUANTIZE is not implemented"):
+        dml.OperatorDesc(type=dml.OperatorType.QUANTIZE, desc=round_op())
 
 
 @pytest.mark.parametrize(

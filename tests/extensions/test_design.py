@@ -37,7 +37,7 @@ DIRECTML_ENUMS = tuple(
     cls
     for _, cls in inspect.getmembers(dmlpy.enums, inspect.isclass)
     if issubclass(cls, dmlpy.enums.DmlEnum | dmlpy.enums.DmlFlag)
-    and cls not in (dmlpy.enums.DmlEnum, dmlpy.enums.DmlFlag)
+    and cls not in (dmlpy.enums.DmlEnum, dmlpy.enums.DmlFlag, *EXT_ENUMS)
 )
 
 

@@ -10,7 +10,8 @@ from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
 from dmlpy.reference import round_reference
-from dmlpy.runtime import numpy_round
+from dmlpy.runtime import array_runner
+from dmlpy.runtime.array_runner import ArrayCall
 
 from .round_checks import DTYPE_IDS, DTYPES, assert_rounds_like_reference, interesting_values
 
@@ -282,7 +283,10 @@ def test_pieces_for_arrays_beyond_one_allocation(device, dtype):
     # standing in for the device's: three whole pieces of 4096 elements and a short last one.
     x = values((3 * 4096 + 77,), dtype, seed=13)
     out = np.empty_like(x)
-    numpy_round._round_in_chunks(x, out, dml.RoundingMode.HALVES_TO_NEAREST_EVEN, device, limit=4096 * x.itemsize)
+    call = ArrayCall(
+        dml.ElementWiseRoundOperatorDesc, (("rounding_mode", dml.RoundingMode.HALVES_TO_NEAREST_EVEN),), [x], out
+    )
+    array_runner.run(call, device, max_buffer_bytes=4096 * x.itemsize)
     assert_rounds_like_reference(out, x, "half_to_even")
 
 
