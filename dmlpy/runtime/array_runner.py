@@ -188,12 +188,19 @@ def _dispatch(
     """One dispatch over arrays that fit a buffer. An array DirectML cannot bind as it lies is copied (an
     input) or computed into scratch and copied into place (the output); the input that is the output's memory
     then goes with it."""
-    scratch = target if element_strides(target) is not None else np.empty(target.shape, target.dtype)
+    target_strides = element_strides(target)
+    scratch = target if target_strides is not None else np.empty(target.shape, target.dtype)
     aliased = [flag and scratch is target for flag in in_place]
-    # A fresh copy, not ascontiguousarray: a packed but misaligned array would come back as it is.
-    inputs = [a if a is None or element_strides(a) is not None else a.copy() for a in inputs]
-    operands = [*inputs, scratch]
-    strides = [None if a is None else element_strides(a) for a in operands]
+    operands: list[npt.NDArray[Any] | None] = []
+    strides: list[tuple[int, ...] | None] = []
+    for array in (*inputs, scratch):
+        array_strides = None if array is None else element_strides(array)
+        if array is not None and array_strides is None:
+            # A fresh copy, not ascontiguousarray: a packed but misaligned array would come back as it is.
+            array = array.copy()
+            array_strides = element_strides(array)
+        operands.append(array)
+        strides.append(array_strides)
     layout = tuple(None if a is None else (a.dtype.str, s) for a, s in zip(operands, strides, strict=True))
     key = (call.desc_class, call.fields, scratch.shape, layout)
 

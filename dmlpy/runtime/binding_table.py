@@ -76,7 +76,7 @@ class BindingTable:
         if compiled is None:
             self.inputs = self._bind("bind_inputs", [], [], bindings)
             return
-        names = compiled.slot_names(compiled.desc.INPUTS)
+        names = compiled.input_names
         self.inputs = self._bind("bind_inputs", names, compiled.input_descs(), bindings)
 
     def bind_outputs(self, bindings: Sequence[BufferBinding | None]) -> None:
@@ -85,7 +85,7 @@ class BindingTable:
         if compiled is None:
             self.outputs = self._bind("bind_outputs", [], [], bindings)
             return
-        names = compiled.slot_names(compiled.desc.OUTPUTS)
+        names = compiled.output_names
         outputs = self._bind("bind_outputs", names, compiled.output_descs(), bindings)
         self._check_aliasing(compiled, self.inputs, outputs)  # before keeping them: a refused call changes nothing
         self.outputs = outputs
@@ -120,7 +120,7 @@ class BindingTable:
     def complete_bindings(self, compiled: CompiledOperator) -> list[BoundTensor | None]:
         """Every tensor's binding in binding order (None for an absent optional tensor), once all are bound and
         the pairs are valid; else raise."""
-        names = compiled.slot_names((*compiled.desc.INPUTS, *compiled.desc.OUTPUTS))
+        names = [*compiled.input_names, *compiled.output_names]
         descs = [*compiled.input_descs(), *compiled.output_descs()]
         if len(self.inputs) != len(compiled.desc.INPUTS) or len(self.outputs) != len(compiled.desc.OUTPUTS):
             raise InvalidArgumentError(

@@ -51,6 +51,13 @@ class CompiledOperator:
         self.device_options = device_options
         """Build options the device adds to the operator's own."""
         self.initialized = False
+        # What binding and dispatch ask on every call, worked out once (descriptors are frozen).
+        desc = operator.desc
+        self.input_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.INPUTS]
+        self.output_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.OUTPUTS]
+        self._input_descs = [t.desc if t is not None else None for t in desc.input_tensors()]
+        self._output_descs = [t.desc if t is not None else None for t in desc.output_tensors()]
+        self._element_sizes = [element_size(d.data_type) if d else 1 for d in (*self._input_descs, *self._output_descs)]
 
     @property
     def desc(self) -> OperatorDescBase:
@@ -71,13 +78,10 @@ class CompiledOperator:
         return (*self.lowered.kernel.build_options, *self.device_options)
 
     def input_descs(self) -> list[BufferTensorDesc | None]:
-        return [t.desc if t is not None else None for t in self.desc.input_tensors()]
+        return self._input_descs
 
     def output_descs(self) -> list[BufferTensorDesc | None]:
-        return [t.desc if t is not None else None for t in self.desc.output_tensors()]
-
-    def slot_names(self, fields: Sequence[str]) -> list[str]:
-        return [f"{self.name}.{self.desc.c_field(field)}" for field in fields]
+        return self._output_descs
 
     def get_binding_properties(self) -> BindingProperties:
         """DML_BINDING_PROPERTIES: one descriptor per tensor; Round needs no temporary or persistent memory."""
@@ -89,8 +93,7 @@ class CompiledOperator:
 
     def element_offsets(self, byte_offsets: Sequence[int]) -> list[int]:
         """Binding byte offsets as element offsets, per tensor in binding order."""
-        descs = [*self.input_descs(), *self.output_descs()]
-        return [offset // element_size(d.data_type) if d else 0 for offset, d in zip(byte_offsets, descs, strict=True)]
+        return [offset // size for offset, size in zip(byte_offsets, self._element_sizes, strict=True)]
 
     def __repr__(self) -> str:
         state = "initialized" if self.initialized else "not initialized"
