@@ -272,3 +272,21 @@ def run_oclgrind_script(oclgrind_icd_dir: Path) -> Callable[..., tuple[dict[str,
         return json.loads(line.removeprefix("OCLGRIND_SUMMARY ")), _oclgrind_reports(text)
 
     return run
+
+
+@pytest.fixture
+def assert_negative_control_reported(
+    run_oclgrind_script: Callable[..., tuple[dict[str, Any], list[str]]],
+) -> Callable[..., None]:
+    """``check(script, tmp_path=..., uninitialized=...)``: the script's deliberately broken kernel
+    (``--negative-control``) is reported by Oclgrind, so a clean run of the real kernels means something."""
+
+    def check(script: Path, *, tmp_path: Path, uninitialized: bool) -> None:
+        _, errors = run_oclgrind_script(script, "--negative-control", tmp_path=tmp_path, uninitialized=uninitialized)
+        headlines = [block.splitlines()[0] for block in errors]
+        assert any(h.startswith("Invalid read") for h in headlines), headlines
+        assert any(h.startswith("Invalid write") for h in headlines), headlines
+        if uninitialized:
+            assert any("uninitialized" in h.lower() for h in headlines), headlines
+
+    return check
