@@ -150,22 +150,27 @@ class TensorDesc(DmlModel):
         return data
 
 
-def _overlapping_dimension(sizes: Sequence[int], strides: Sequence[int]) -> str | None:
+def overlapping_dimension(
+    sizes: Sequence[int], strides: Sequence[int], *, element_width: int = 1, unit: str = "elements"
+) -> str | None:
     """Why two elements would share memory, or None when every element has its own address.
 
-    Sorted by stride, each dimension must step past everything the smaller strides reach. This is exact for
-    the layouts DirectML describes (packed, padded, permuted) and refuses only exotic interleavings.
+    Strides count ``unit``s and an element is ``element_width`` of them wide (elements and 1 for DirectML;
+    bytes and the item size for a NumPy array, whose strides may be negative: only their size matters). Sorted
+    by stride, each dimension must step past everything the smaller strides reach. This is exact for the
+    layouts DirectML describes (packed, padded, permuted) and refuses only exotic interleavings.
     """
     reach = 0
-    for dim in sorted((d for d, size in enumerate(sizes) if size > 1), key=lambda d: strides[d]):
-        if strides[dim] <= reach:
-            if reach == 0:
+    for dim in sorted((d for d, size in enumerate(sizes) if size > 1), key=lambda d: abs(strides[d])):
+        step = abs(strides[dim])
+        if step < reach + element_width:
+            if step == 0:
                 return f"dimension {dim} has size {sizes[dim]} and stride 0, so all its elements share one address"
             return (
                 f"dimension {dim} (size {sizes[dim]}, stride {strides[dim]}) steps inside the span of "
-                f"{reach + 1} elements that the smaller strides already reach"
+                f"{reach + element_width} {unit} that the smaller strides already reach"
             )
-        reach += (sizes[dim] - 1) * strides[dim]
+        reach += (sizes[dim] - 1) * step
     return None
 
 
@@ -220,7 +225,7 @@ def check_buffer_tensor(tensor: TensorDesc, where: str, *, is_output: bool) -> N
             "(DirectML copies such inputs into its persistent resource at initialization)"
         )
     if is_output:
-        reason = _overlapping_dimension(desc.sizes, desc.effective_strides)
+        reason = overlapping_dimension(desc.sizes, desc.effective_strides)
         if reason is not None:
             raise InvalidArgumentError(
                 f"{where}.Strides {desc.strides} make two output elements share memory: {reason}; "

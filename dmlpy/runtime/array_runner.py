@@ -34,14 +34,14 @@ import pyopencl as cl
 from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import data_type_of
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
-from dmlpy.errors import OutOfMemoryError
+from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import BufferTensorDesc
+from dmlpy.tensor import BufferTensorDesc, overlapping_dimension
 
 PIECE_ALIGNMENT = 4096
 """Pieces of an oversize array start at multiples of this many elements, so each stays page-aligned."""
@@ -121,6 +121,14 @@ def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None)
     larger packed arrays run in pieces."""
     if call.output.size == 0:
         return
+    shared = overlapping_dimension(
+        call.output.shape, call.output.strides, element_width=call.output.itemsize, unit="bytes"
+    )
+    if shared is not None:
+        raise InvalidArgumentError(
+            f"out has strides {call.output.strides} (bytes), which make two of its elements share memory: {shared}; "
+            "an output must give every element its own address (0 strides broadcast inputs only)"
+        )
     shape = call.output.shape or (1,)  # DirectML has no 0-d tensors: a scalar runs as one element
     inputs = [None if a is None else _native(a).reshape(shape) for a in call.inputs]
     target = call.output.reshape(shape)
@@ -271,13 +279,40 @@ def _bind_and_launch(
     table = BindingTable(device, compiled)
     table.bind_inputs(input_bindings)
     table.bind_outputs([BufferBinding(output_buffer)])
-    done = CommandRecorder(device).record_dispatch(queue, compiled, table)
-    if device.is_cpu:
-        # Mapping is OpenCL's way to make the kernel's writes visible to the host; on a CPU device it copies
-        # nothing.
-        mapped, _ = cl.enqueue_map_buffer(
-            queue, output_memory, cl.map_flags.READ, 0, output.shape, output.dtype, wait_for=[done], is_blocking=True
-        )
-        mapped.base.release(queue)
-    else:
-        cl.enqueue_copy(queue, output, output_memory, wait_for=[done], is_blocking=True)
+    try:
+        done = CommandRecorder(device).record_dispatch(queue, compiled, table)
+        if device.is_cpu:
+            # Mapping is OpenCL's way to make the kernel's writes visible to the host; on a CPU device it copies
+            # nothing.
+            mapped, _ = cl.enqueue_map_buffer(
+                queue,
+                output_memory,
+                cl.map_flags.READ,
+                0,
+                output.shape,
+                output.dtype,
+                wait_for=[done],
+                is_blocking=True,
+            )
+            mapped.base.release(queue)
+        else:
+            cl.enqueue_copy(queue, output, output_memory, wait_for=[done], is_blocking=True)
+    except BaseException:
+        # Whatever stopped the call (Ctrl-C right after the enqueue, most likely), the kernel may still be reading
+        # and writing the arrays, which the caller frees as soon as the exception reaches it: wait first.
+        _finish_despite_interrupts(queue)
+        raise
+
+
+def _finish_despite_interrupts(queue: cl.CommandQueue) -> None:
+    """Wait until every command on ``queue`` is done; a second Ctrl-C meanwhile waits on too, and is raised
+    after, so memory a kernel uses is never freed under it."""
+    interrupted: KeyboardInterrupt | None = None
+    while True:
+        try:
+            queue.finish()
+            break
+        except KeyboardInterrupt as again:
+            interrupted = again
+    if interrupted is not None:
+        raise interrupted

@@ -447,7 +447,7 @@ def test_first_broken_rule_is_reported_inputs_before_outputs() -> None:
 @pytest.mark.xfail(strict=True, reason="LIMITATION (documented): interleaved output strides with no overlap refused")
 def test_interleaved_output_strides_without_overlap_are_accepted() -> None:
     # Sizes (3, 2), strides (2, 3): addresses 2i + 3j = 0, 3, 2, 5, 4, 7, all distinct; no two elements share
-    # memory, so by the rule as stated the output is valid. _overlapping_dimension refuses it (its docstring says
+    # memory, so by the rule as stated the output is valid. overlapping_dimension refuses it (its docstring says
     # it "refuses only exotic interleavings").
     op = round_op(tensor(sizes=(3, 2)), tensor(sizes=(3, 2), strides=(2, 3)))
     assert dml.validate(op, "3_0") is None
