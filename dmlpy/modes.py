@@ -14,6 +14,8 @@ zero, while nGraph's directed "ROUND_TOWARD_INFINITY" must be written with its R
 
 from __future__ import annotations
 
+import numbers
+
 from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
 
@@ -49,15 +51,23 @@ EXTENSION_EQUIVALENT: dict[RoundingMode, ExtRoundingMode] = {dml: ext for ext, d
 
 
 def resolve_mode(mode: AnyRoundingMode | str | int) -> AnyRoundingMode:
-    """The mode a name, number or member stands for (table above); InvalidArgumentError listing the names."""
+    """The mode a name, number or member stands for (table above); InvalidArgumentError listing the names, for
+    an unknown name or number and for anything else (None, a float, a bool)."""
     if isinstance(mode, RoundingMode | ExtRoundingMode):
         return mode
+    names = ", ".join([*MODE_ALIASES, *(m.name for m in RoundingMode), *(m.ngraph_name for m in ExtRoundingMode)])
+    # A bool is an int to Python and 1.0 equals 1, but neither names a mode: only names, numbers and members do.
+    if isinstance(mode, bool) or not isinstance(mode, str | numbers.Integral):
+        given = repr(mode) if len(repr(mode)) <= 60 else repr(mode)[:57] + "..."
+        raise InvalidArgumentError(
+            f"mode must be a rounding mode's name (str), number (int) or a RoundingMode or ExtRoundingMode member, "
+            f"not {type(mode).__name__} {given}; use one of {names}"
+        )
     if isinstance(mode, str) and mode.strip().lower() in MODE_ALIASES:
         return MODE_ALIASES[mode.strip().lower()]
     for enum in (RoundingMode, ExtRoundingMode):
         try:
-            return enum.parse(mode)
+            return enum.parse(mode if isinstance(mode, str) else int(mode))
         except ValueError:
             pass
-    names = [*MODE_ALIASES, *(m.name for m in RoundingMode), *(m.ngraph_name for m in ExtRoundingMode)]
-    raise InvalidArgumentError(f"mode {mode!r} is not a rounding mode; use one of {', '.join(names)}")
+    raise InvalidArgumentError(f"mode {mode!r} is not a rounding mode; use one of {names}")

@@ -18,25 +18,46 @@ from dmlpy.ops.element_wise_quantize_linear import (
     _LinearQuantizationDesc,
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.runtime.arguments import as_array, check_device, check_dimensions, check_out, described
 from dmlpy.runtime.array_runner import ArrayCall, run
 from dmlpy.runtime.device import Device, default_device
 
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 
 
+def _axis(axis: object) -> int | None:
+    """``axis`` as an int: None, a Python or NumPy integer (a bool is neither here)."""
+    if axis is None:
+        return None
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
+        raise InvalidArgumentError(f"axis must be an int or None, not {described(axis)}")
+    return int(axis)
+
+
+def _numbers(name: str, value: object) -> npt.NDArray[Any]:
+    """A scale or zero point as an array of numbers, a scalar or 1-D; InvalidArgumentError for anything else."""
+    if value is None:
+        raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
+    given = as_array(name, value)
+    if given.dtype.kind not in "iuf":
+        raise InvalidArgumentError(
+            f"{name} must be a number or a 1-D array of numbers (integer or float); got {described(value)} "
+            f"(NumPy dtype {given.dtype})"
+        )
+    if given.ndim > 1:
+        raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {given.shape}")
+    return given
+
+
 def _parameter(
-    name: str, value: npt.ArrayLike, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
+    name: str, value: object, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
 ) -> npt.NDArray[Any]:
     """A scale or zero point as a view of the input's shape: a scalar or per-axis 1-D array broadcast with
     0-strides, never materialised.
 
     A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
     is converted when it fits, never wrapped."""
-    given = np.asarray(value)
-    if given.ndim > 1:
-        raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {given.shape}")
-    if given.dtype.kind not in "iuf":
-        raise InvalidArgumentError(f"{name} must hold numbers; got {given.dtype}")
+    given = _numbers(name, value)
     if dtype.kind in "iu":
         if given.dtype.kind in "iu" and not isinstance(value, int) and given.dtype != dtype:
             raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
@@ -69,38 +90,63 @@ def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
-def _check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> npt.NDArray[Any]:
-    if out is None:
-        return np.empty(shape, dtype)
-    if not isinstance(out, np.ndarray):
-        raise InvalidArgumentError(f"out must be a NumPy array, not {type(out).__name__}")
-    if out.shape != shape or out.dtype != dtype:
-        raise InvalidArgumentError(f"out has shape {out.shape} and dtype {out.dtype}; it must be {shape} {dtype}")
-    if not out.flags.writeable:
-        raise InvalidArgumentError("out is read-only")
-    return out
+def _input(x: object, accepted: tuple[np.dtype[Any], ...], message: str) -> npt.NDArray[Any]:
+    """``x`` as a native-byte-order array of one of the ``accepted`` dtypes (``message`` names them)."""
+    array = as_array("x", x)
+    if array.dtype.newbyteorder("=") not in accepted:
+        raise InvalidArgumentError(f"x is a {array.dtype} array; {message}")
+    check_dimensions(array)
+    return _native(array)
 
 
 def _run(
     desc_class: type[_LinearQuantizationDesc],
     array: npt.NDArray[Any],
-    parameters: tuple[tuple[npt.ArrayLike, np.dtype[Any]], tuple[npt.ArrayLike | None, np.dtype[Any]]],
-    axis: int | None,
-    output: npt.NDArray[Any],
+    parameters: tuple[npt.NDArray[Any], npt.NDArray[Any] | None],
+    out: npt.NDArray[Any] | None,
+    output_dtype: np.dtype[Any],
     device: Device,
     fields: tuple[tuple[str, Any], ...] = (),
 ) -> npt.NDArray[Any]:
-    """Dispatch ``desc_class`` over ``array`` into ``output`` with (scale, its dtype) and (zero point or None,
-    its dtype); ``fields`` are further descriptor fields (an extension's rounding mode)."""
+    """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None) with the
+    scale and zero point (or None) views; ``fields`` are further descriptor fields (an extension's rounding
+    mode). Every argument has been checked."""
+    output = out if out is not None else np.empty(array.shape, output_dtype)
     if array.size == 0:
         return output
-    (scale, scale_dtype), (zero_point, zero_point_dtype) = parameters
-    scales = _parameter("scale", scale, array.shape, axis, scale_dtype)
-    zero_points = (
-        _parameter("zero_point", zero_point, array.shape, axis, zero_point_dtype) if zero_point is not None else None
-    )
+    scales, zero_points = parameters
     run(ArrayCall(desc_class, fields, [array, scales, zero_points], output), device)
     return output
+
+
+def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
+    """quantize_linear's output dtype: ``dtype``, else a NumPy zero point's dtype (ONNX's rule), else uint8. A
+    plain Python int zero point leaves it to ``dtype``."""
+    if dtype is not None:
+        given = dtype.__name__ if isinstance(dtype, type) else repr(dtype)
+        try:
+            output_dtype: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]  # anything: checked here
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(
+                f"dtype {given} ({type(dtype).__name__}) is not a NumPy dtype; quantize_linear produces uint8 or "
+                "int8: pass dtype=np.uint8 or np.int8 (or None)"
+            ) from None
+        if output_dtype not in QUANTIZED_DTYPES:
+            raise InvalidArgumentError(
+                f"dtype {given} means {output_dtype}; quantize_linear produces uint8 or int8: pass dtype=np.uint8 or "
+                "np.int8 (or None)"
+            )
+        return output_dtype
+    if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later
+        return np.dtype(np.uint8)
+    zero_point_dtype = _numbers("zero_point", zero_point).dtype
+    if zero_point_dtype not in QUANTIZED_DTYPES:
+        raise InvalidArgumentError(
+            f"zero_point is {zero_point_dtype}; with no dtype= the zero point's dtype is the output's, and "
+            "quantize_linear produces uint8 or int8: pass a np.uint8 or np.int8 zero point, or dtype=np.uint8 or "
+            "np.int8"
+        )
+    return zero_point_dtype
 
 
 def quantize_linear(
@@ -121,33 +167,31 @@ def quantize_linear(
 
     ``x``: float32, float16 or int32. ``scale``: a scalar, or 1-D along ``axis`` (default 1), float32 (or
     float16 for a float16 ``x``). ``zero_point``: same shape as ``scale``; its dtype is the output's, else
-    ``dtype`` (default uint8). NaN quantizes to 0, +inf and -inf saturate.
+    ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
+
+    Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
-    array = _native(np.asarray(x))
-    if array.dtype not in (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)):
-        raise InvalidArgumentError(f"quantize_linear takes float32, float16 or int32 input; got {array.dtype}")
-    # A NumPy zero point decides the output type (ONNX's rule); a plain int or None leaves it to dtype.
-    typed_zero_point = zero_point is not None and not isinstance(zero_point, int)
-    zero_point_dtype = np.asarray(zero_point).dtype if typed_zero_point else None
-    try:
-        output_dtype = np.dtype(dtype) if dtype is not None else zero_point_dtype or np.dtype(np.uint8)
-    except TypeError:
-        raise InvalidArgumentError(f"dtype {dtype!r} is not a NumPy dtype; use uint8 or int8") from None
-    if output_dtype not in QUANTIZED_DTYPES:
-        raise InvalidArgumentError(f"quantize_linear produces uint8 or int8; got {output_dtype}")
+    inputs = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
+    array = _input(x, inputs, "quantize_linear takes float32, float16 or int32 input")
+    output_dtype = _output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
-    parameters = ((scale, scale_dtype), (zero_point, output_dtype))
+    resolved_axis = _axis(axis)
+    parameters = (
+        _parameter("scale", scale, array.shape, resolved_axis, scale_dtype),
+        None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
+    )
     rounding_mode = resolve_mode(mode)
-    output = _check_out(out, array.shape, output_dtype)
+    check_out(out, array.shape, output_dtype, what="the output's")
+    check_device(device)
     if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
         device = device if device is not None else default_device()
-        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output, device)
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, output_dtype, device)
     extension_mode = (
         rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
     )
     device = device if device is not None else default_device(extensions=True)
     fields = (("rounding_mode", extension_mode),)
-    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, axis, output, device, fields)
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, output_dtype, device, fields)
 
 
 def dequantize_linear(
@@ -160,14 +204,19 @@ def dequantize_linear(
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
-    float16). ``x``: int8, uint8, int16, uint16, int32 or uint32."""
-    array = _native(np.asarray(x))
-    integers = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)]
-    if array.dtype not in integers:
-        raise InvalidArgumentError(f"dequantize_linear takes 8-, 16- or 32-bit integer input; got {array.dtype}")
-    given = np.asarray(scale).dtype
+    float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None.
+
+    Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
+    integers = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
+    array = _input(x, integers, "dequantize_linear takes 8-, 16- or 32-bit integer input")
+    given = _numbers("scale", scale).dtype
     output_dtype = given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
-    parameters = ((scale, output_dtype), (zero_point, array.dtype))
-    output = _check_out(out, array.shape, output_dtype)
+    resolved_axis = _axis(axis)
+    parameters = (
+        _parameter("scale", scale, array.shape, resolved_axis, output_dtype),
+        None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
+    )
+    check_out(out, array.shape, output_dtype, what="the output's")
+    check_device(device)
     device = device if device is not None else default_device()
-    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, axis, output, device)
+    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, output_dtype, device)

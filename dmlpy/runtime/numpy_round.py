@@ -17,11 +17,11 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.modes import DIRECTML_EQUIVALENT, EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES, ExtElementWiseRoundOperatorDesc
+from dmlpy.runtime.arguments import as_array, check_device, check_dimensions, check_out
 from dmlpy.runtime.array_runner import ArrayCall, run
 from dmlpy.runtime.device import Device, default_device
 
 DIRECTML_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
-MAX_DIMENSIONS = 8
 
 
 def _supported(dtype: np.dtype[Any]) -> bool:
@@ -31,24 +31,13 @@ def _supported(dtype: np.dtype[Any]) -> bool:
         return False
 
 
-def _check_arguments(x: npt.NDArray[Any], out: Any) -> None:
-    if not _supported(x.dtype):
+def _check_input(x: npt.NDArray[Any]) -> None:
+    if not _supported(x.dtype.newbyteorder("=")):
         raise InvalidArgumentError(
-            "dml.round takes float32 or float16 arrays (DirectML's FLOAT32, FLOAT16), or float64, bfloat16 and "
-            f"integer arrays (dmlpy extensions); got {x.dtype}"
+            f"x is a {x.dtype} array; dml.round takes float32 or float16 arrays (DirectML's FLOAT32, FLOAT16), or "
+            "float64, bfloat16 and integer arrays (dmlpy extensions)"
         )
-    if x.ndim > MAX_DIMENSIONS:
-        raise InvalidArgumentError(f"the array has {x.ndim} dimensions; DirectML tensors have at most {MAX_DIMENSIONS}")
-    if out is None:
-        return
-    if not isinstance(out, np.ndarray):
-        raise InvalidArgumentError(f"out must be a NumPy array, not {type(out).__name__}")
-    if out.shape != x.shape or out.dtype != x.dtype:
-        raise InvalidArgumentError(
-            f"out has shape {out.shape} and dtype {out.dtype}; it must match the input's {x.shape} {x.dtype}"
-        )
-    if not out.flags.writeable:
-        raise InvalidArgumentError("out is read-only")
+    check_dimensions(x)
 
 
 def _operator(dtype: np.dtype[Any], mode: AnyRoundingMode) -> tuple[type[Any], Any, bool]:
@@ -76,12 +65,17 @@ def round(
     names ("ROUND_NEAREST_UPWARD", ..., see ``dmlpy.modes``). float32 and float16 in DirectML's three modes run
     DirectML's Round; other modes and float64, bfloat16 and integer arrays (returned unchanged) run the
     extension, on ``device`` if it has extensions enabled (else UnsupportedError) or a default one that has.
+
+    Every argument is checked before any OpenCL work: an ill-typed one (a ragged list, a mode that is neither a
+    name nor a number, a ``device`` that is not a dml.Device, ...) raises InvalidArgumentError naming it.
     """
-    array = np.asarray(x)
+    array = as_array("x", x)
+    _check_input(array)
     if not array.dtype.isnative:  # big-endian data on a little-endian host: out takes the native dtype
         array = array.astype(array.dtype.newbyteorder("="))
     rounding_mode = resolve_mode(mode)
-    _check_arguments(array, out)
+    check_out(out, array.shape, array.dtype, what="the input's")
+    check_device(device)
     result = out if out is not None else np.empty(array.shape, array.dtype)
     if array.size == 0:
         return result
