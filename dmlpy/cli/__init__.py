@@ -3,8 +3,8 @@ and ``run(args) -> int``; this module builds the parser from the table below and
 
 Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``schema``. Errors are one line on stderr
 and a non-zero status, never a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be
-read (missing file, bad JSON, bad option value, unknown device). Set ``DMLPY_TRACEBACK=1`` to see the traceback
-of an unexpected error.
+read (missing file, bad JSON, bad option value, unknown device), 128 + N when signal N stopped the command
+(130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an unexpected error.
 
 Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and ``round``
 load the runtime inside ``run``.
@@ -20,7 +20,15 @@ from typing import NoReturn, Protocol
 
 from dmlpy.cli import demo, devices, explain, schema, validate
 from dmlpy.cli import round as round_command
-from dmlpy.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, CliError
+from dmlpy.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_OK,
+    CliError,
+    Terminated,
+)
 from dmlpy.descriptors_json import DescriptorProblems
 from dmlpy.errors import DmlError
 
@@ -82,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`dmlpy schema | head`): stop quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Terminated as signalled:  # before KeyboardInterrupt, which it is: SIGTERM, SIGHUP, ... during `round`
+        print(f"{prefix}: {signalled}", file=sys.stderr)
+        return 128 + signalled.signum
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 
 from dmlpy.enums import FeatureLevel
 
@@ -17,6 +18,18 @@ HIGHEST_LEVEL = max(FeatureLevel)
 
 class CliError(Exception):
     """Input that cannot be read or used (file, JSON syntax, option value, device): exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """A signal such as SIGTERM turned into an exception, so that cleanup code runs: exit status 128 + signum.
+
+    A KeyboardInterrupt, so that ``except Exception`` does not swallow it and code that must outlast a Ctrl-C
+    (the runtime waits for a running kernel before its arrays are freed) outlasts it too.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
 
 
 def add_descriptor_arguments(parser: argparse.ArgumentParser, level_help: str) -> None:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
+import math
+import os
+import stat
 import sys
+import warnings
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from dmlpy.cli.common import CliError
 from dmlpy.descriptors_json import Descriptor, parse_descriptor
@@ -29,6 +34,13 @@ def read_json(path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise CliError(f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        # json's decoder recurses once per [ or {: a deep enough document exhausts Python's stack.
+        raise CliError(f"{path}: not usable JSON: arrays or objects nested too deeply") from None
+    except ValueError:
+        # Python refuses to convert integers longer than sys.get_int_max_str_digits() (CVE-2020-10735).
+        limit = sys.get_int_max_str_digits()
+        raise CliError(f"{path}: not usable JSON: an integer has more than {limit} digits") from None
 
 
 def read_descriptor(path: str) -> Descriptor:
@@ -36,36 +48,118 @@ def read_descriptor(path: str) -> Descriptor:
     return parse_descriptor(read_json(path))
 
 
-def load_npy(path: Path) -> npt.NDArray[Any]:
-    """The float32 or float16 array in ``path``, memory-mapped; CliError naming what else the file is."""
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words, for messages ("a FIFO")."""
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+class NpyFile:
+    """An open .npy file: its header, and its data read chunk by chunk with plain reads.
+
+    Plain reads rather than a memory map: a file truncated while it is read gives a short read (an error
+    naming the file) where a map gives SIGBUS, which kills the process with no message.
+    """
+
+    def __init__(
+        self, path: Path, handle: io.BufferedReader, dtype: np.dtype[Any], shape: tuple[int, ...], fortran: bool
+    ):
+        self.path, self.handle, self.dtype, self.shape, self.fortran_order = path, handle, dtype, shape, fortran
+        self.data_offset = handle.tell()
+        self.size = math.prod(shape)  # Python ints: a huge declared shape cannot overflow or warn
+        self.nbytes = self.size * dtype.itemsize
+
+    def __enter__(self) -> NpyFile:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self.handle.close()
+
+    def _truncated(self) -> CliError:
+        found = max(0, os.fstat(self.handle.fileno()).st_size - self.data_offset)
+        return CliError(f"{self.path}: truncated: expected {self.nbytes} bytes of data, found {found}")
+
+    def check_length(self) -> None:
+        """CliError when the file holds fewer data bytes than its header declares."""
+        if os.fstat(self.handle.fileno()).st_size - self.data_offset < self.nbytes:
+            raise self._truncated()
+
+    def read_into(self, buffer: memoryview) -> None:
+        """Fill ``buffer`` with the next bytes of data; CliError if the file ends first (truncated meanwhile)."""
+        filled = 0
+        while filled < len(buffer):
+            count = self.handle.readinto(buffer[filled:])
+            if not count:
+                raise self._truncated()
+            filled += count
+
+
+def _open_regular(path: Path) -> io.BufferedReader:
+    """``path`` opened for reading; CliError unless it is a regular file. Never blocks on a FIFO."""
+    # Non-blocking only to open: a FIFO's open would otherwise wait for a writer before it can be refused.
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
     try:
-        with path.open("rb") as handle:
-            magic = handle.read(6)
+        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{path}: is a directory, not a .npy file") from None
-    except OSError as error:
+    except OSError as error:  # permission, a symlink loop (ELOOP), ...
         raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
-    if magic.startswith(b"PK"):
-        raise CliError(f"{path}: is a .npz archive of several arrays; give one .npy file")
-    if magic != b"\x93NUMPY":
-        raise CliError(f"{path}: not a .npy file (it does not start with NumPy's \\x93NUMPY header)")
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise CliError(f"{path}: is a directory, not a .npy file")
+        raise CliError(f"{path}: is {file_kind(mode)}, not a .npy file")
+    if nonblocking:
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def open_npy(path: Path) -> NpyFile:
+    """The float32 or float16 .npy file ``path``, open, its header read; CliError naming what else it is."""
+    handle = _open_regular(path)
     try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, not a .npy file") from None
-    except PermissionError:
-        raise CliError(f"{path}: permission denied") from None
-    except (ValueError, OSError, EOFError) as error:
-        raise CliError(f"{path}: not a readable .npy file ({error})") from None
-    if not isinstance(array, np.ndarray):
-        raise CliError(f"{path}: holds several arrays (.npz); give one .npy file")
-    if array.dtype.kind != "f" or array.dtype.itemsize not in (2, 4):
-        raise CliError(
-            f"{path}: holds {array.dtype} data; Round takes float32 or float16 "
-            "(DML_TENSOR_DATA_TYPE_FLOAT32, FLOAT16; DirectML's Round has no integer or FLOAT64 form)"
-        )
-    return array
+        magic = handle.read(6)
+        if magic.startswith(b"PK"):
+            raise CliError(f"{path}: is a .npz archive of several arrays; give one .npy file")
+        if magic != b"\x93NUMPY":
+            raise CliError(f"{path}: not a .npy file (it does not start with NumPy's \\x93NUMPY header)")
+        handle.seek(0)
+        try:
+            version = np.lib.format.read_magic(handle)
+            if version not in ((1, 0), (2, 0), (3, 0)):
+                raise ValueError(f"format version {version[0]}.{version[1]} is not one NumPy writes")
+            # 3.0 differs from 2.0 only in encoding the header as UTF-8 rather than Latin-1, which is the same
+            # bytes for the ASCII a float dtype's header holds. Python 2 headers warn: not for the user.
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                shape, fortran, dtype = read_header(handle)
+        except (ValueError, OSError, EOFError, RecursionError, MemoryError) as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise CliError(f"{path}: not a readable .npy file ({reason})") from None
+        if any(extent < 0 for extent in shape):
+            raise CliError(f"{path}: not a readable .npy file (negative dimension in shape {shape})")
+        if dtype.kind != "f" or dtype.itemsize not in (2, 4):
+            raise CliError(
+                f"{path}: holds {dtype} data; Round takes float32 or float16 "
+                "(DML_TENSOR_DATA_TYPE_FLOAT32, FLOAT16; DirectML's Round has no integer or FLOAT64 form)"
+            )
+        npy = NpyFile(path, handle, dtype, shape, fortran)
+        npy.check_length()
+    except BaseException:
+        handle.close()
+        raise
+    return npy

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dmlpy.cli.common import EXIT_OK, CliError
-from dmlpy.cli.files import load_npy
+from dmlpy.cli.files import NpyFile, open_npy
+from dmlpy.cli.output import plan_output, replacing, signals_raise
 from dmlpy.errors import DmlError
 from dmlpy.modes import AnyRoundingMode, resolve_mode
 
@@ -82,6 +84,18 @@ def _chunks(total: int, step: int) -> Iterator[tuple[int, int]]:
         yield start, min(total, start + step)
 
 
+def _write_header(handle: io.BufferedWriter, source: NpyFile) -> None:
+    header = {
+        "descr": np.lib.format.dtype_to_descr(source.dtype),
+        "fortran_order": source.fortran_order,
+        "shape": source.shape,
+    }
+    try:  # the oldest format that holds the header, as np.save picks
+        np.lib.format.write_array_header_1_0(handle, header)
+    except ValueError:
+        np.lib.format.write_array_header_2_0(handle, header)
+
+
 def round_file(
     source_path: Path,
     target_path: Path,
@@ -93,44 +107,48 @@ def round_file(
 ) -> int:
     """Round ``source_path`` into ``target_path`` chunk by chunk; the target appears only when complete.
 
-    Returns the number of elements rounded.
+    The data goes through in file order (C or Fortran, as the header says), so each chunk is a contiguous run
+    of elements on disk in both files. Returns the number of elements rounded.
     """
     from dmlpy.runtime import round as dml_round
 
-    source = load_npy(source_path)
-    fortran = bool(source.flags.f_contiguous and not source.flags.c_contiguous)
-    order: Literal["C", "F"] = "F" if fortran else "C"
-    native = source.dtype.newbyteorder("=")
-    show = progress if progress is not None else source.nbytes > PROGRESS_THRESHOLD_BYTES
-    bar = Progress(source.nbytes, show)
-    temporary = target_path.with_name(f".{target_path.name}.{os.getpid()}.tmp")
+    with open_npy(source_path) as source:
+        plan = plan_output(target_path)
+        show = progress if progress is not None else source.nbytes > PROGRESS_THRESHOLD_BYTES
+        bar = Progress(source.nbytes, show)
+        itemsize = source.dtype.itemsize
+        step = max(1, chunk_bytes // itemsize)
+        raw = np.empty(min(step, source.size) * itemsize, dtype=np.uint8)
+        stored = raw.view(source.dtype)  # the file's byte order
+        native = source.dtype.newbyteorder("=")
+        work = stored if source.dtype == native else np.empty(stored.shape, dtype=native)
+        try:
+            with signals_raise(), replacing(plan) as handle:
+                _write_header(handle, source)
+                for start, stop in _chunks(source.size, step):
+                    count = stop - start
+                    source.read_into(raw.data[: count * itemsize])
+                    chunk = work[:count]
+                    if work is not stored:
+                        chunk[...] = stored[:count]
+                    dml_round(chunk, mode, out=chunk, device=device)
+                    if work is not stored:
+                        stored[:count] = chunk
+                    handle.write(raw.data[: count * itemsize])
+                    bar.update(stop * itemsize)
+        finally:
+            bar.close()
+    return source.size
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    """Whether two names are one file (links and hard links included); never raises, even for a symlink loop."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
     try:
-        if source.size == 0:
-            with temporary.open("wb") as handle:
-                np.save(handle, np.asarray(source), allow_pickle=False)
-        else:
-            target = np.lib.format.open_memmap(
-                temporary, mode="w+", dtype=source.dtype, shape=source.shape, fortran_order=fortran
-            )
-            flat_source = source.reshape(-1, order=order)
-            flat_target = target.reshape(-1, order=order)
-            step = max(1, chunk_bytes // source.itemsize)
-            work = np.empty(min(step, source.size), dtype=native)
-            for start, stop in _chunks(source.size, step):
-                chunk = work[: stop - start]
-                chunk[...] = flat_source[start:stop]
-                dml_round(chunk, mode, out=chunk, device=device)
-                flat_target[start:stop] = chunk
-                bar.update(stop * source.itemsize)
-            target.flush()
-            del target, flat_target
-        os.replace(temporary, target_path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    finally:
-        bar.close()
-    return int(source.size)
+        return os.path.samefile(first, second)
+    except OSError:  # either is missing or unreachable: not the same existing file
+        return False
 
 
 def _device_index(text: str) -> int:
@@ -164,17 +182,9 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("give OUT.npy, or --in-place to replace IN.npy")
         target = source
     mode = _parse_mode(args.mode)
-    same = source.resolve() == target.resolve() or (
-        source.exists() and target.exists() and os.path.samefile(source, target)
-    )
-    if same and not args.in_place:
+    if _same_file(source, target) and not args.in_place:
         raise CliError(f"{target} is the input file; refusing to overwrite it without --in-place")
-    if target.is_dir():
-        raise CliError(f"{target} is a directory; give the output file's name")
-    if not target.parent.is_dir():
-        raise CliError(f"{target.parent}: no such directory for the output")
-    if not os.access(target.parent, os.W_OK):
-        raise CliError(f"{target.parent}: not writable, so {target.name} cannot be written there")
+    plan_output(target)  # checked before a device is created; round_file checks again as it writes
     if args.chunk_bytes is not None and args.chunk_bytes < 1:
         raise CliError("--chunk-bytes must be at least 1")
     device = _pick_device(args.device)
