@@ -50,3 +50,15 @@ class KernelBuildError(DmlError):
     def __init__(self, message: str, build_log: str) -> None:
         super().__init__(f"{message}\n--- OpenCL build log ---\n{build_log}")
         self.build_log = build_log
+
+
+def argument_error(where: str, name: str, value: object, expected: str) -> InvalidArgumentError:
+    """The InvalidArgumentError for an ill-typed argument of a public call: ``where``'s argument ``name`` is
+    ``value``, and it must be ``expected``. The message names the argument, whatever ``value`` is."""
+    try:
+        shown = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real mistake
+        shown = f"a {type(value).__name__}"
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return InvalidArgumentError(f"{where}: {name} is {shown}; it must be {expected}")

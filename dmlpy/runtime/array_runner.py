@@ -38,7 +38,7 @@ from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
-from dmlpy.runtime.device import Device
+from dmlpy.runtime.device import Device, check_process
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
 from dmlpy.tensor import BufferTensorDesc, overlapping_dimension
@@ -119,6 +119,7 @@ def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None)
 
     ``max_buffer_bytes``: the largest array to bind at once (default: the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     larger packed arrays run in pieces."""
+    check_process()  # before any buffer is made: OpenCL does not survive fork
     if call.output.size == 0:
         return
     shared = overlapping_dimension(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import pyopencl as cl
+
 from dmlpy.binding import BoundTensor, BufferBinding, check_aliasing, check_tensor_binding
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.tensor import BufferTensorDesc
@@ -15,20 +19,36 @@ if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
 
 
+@dataclass(frozen=True)
+class BindingSnapshot:
+    """A binding table's dispatchable and bindings at one instant, taken under the table's lock, so another
+    thread's ``reset`` or ``bind_*`` cannot mix two states. A dispatch checks and launches exactly this."""
+
+    dispatchable: Dispatchable
+    inputs: tuple[BoundTensor | None, ...]
+    outputs: tuple[BoundTensor | None, ...]
+
+
 class BindingTable:
-    """Bindings for one dispatchable. Every binding is checked when it is bound; the pairs (aliasing) are
-    checked again when a dispatch is recorded, so a failing call leaves every buffer untouched."""
+    """Bindings for one dispatchable. Every binding is checked when it is bound, and the whole table again,
+    against the operator that is launched, when a dispatch is recorded, so a failing call leaves every buffer
+    untouched.
+
+    DirectML's binding tables are not thread-safe; dmlpy's are safe in one sense: ``reset`` and ``bind_*``
+    change the table under a lock, and a dispatch launches one consistent snapshot that it has checked
+    completely, so nothing is ever written outside a checked binding, whatever threads share the table."""
 
     def __init__(self, device: Device, dispatchable: Dispatchable) -> None:
+        self._lock = threading.Lock()
         self.device = device
-        self.dispatchable = self._own(dispatchable)
+        self.dispatchable = self._own("create_binding_table", dispatchable)
         self.inputs: list[BoundTensor | None] = []
         self.outputs: list[BoundTensor | None] = []
 
-    def _own(self, dispatchable: Dispatchable) -> Dispatchable:
+    def _own(self, where: str, dispatchable: object) -> Dispatchable:
         if not isinstance(dispatchable, CompiledOperator | OperatorInitializer):
-            raise InvalidArgumentError(
-                f"a binding table is made for a compiled operator or an initializer, not {dispatchable!r}"
+            raise argument_error(
+                where, "dispatchable", dispatchable, "a CompiledOperator or an OperatorInitializer of this device"
             )
         if dispatchable.device is not self.device:
             raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this binding table")
@@ -36,8 +56,15 @@ class BindingTable:
 
     def reset(self, dispatchable: Dispatchable) -> None:
         """IDMLBindingTable::Reset: retarget the table and drop every binding."""
-        self.dispatchable = self._own(dispatchable)
-        self.inputs, self.outputs = [], []
+        owned = self._own("BindingTable.reset", dispatchable)
+        with self._lock:
+            self.dispatchable = owned
+            self.inputs, self.outputs = [], []
+
+    def snapshot(self) -> BindingSnapshot:
+        """The dispatchable and its bindings as one consistent state (see BindingSnapshot)."""
+        with self._lock:
+            return BindingSnapshot(self.dispatchable, tuple(self.inputs), tuple(self.outputs))
 
     def _bind(
         self,
@@ -47,10 +74,10 @@ class BindingTable:
         bindings: Sequence[BufferBinding | None],
     ) -> list[BoundTensor | None]:
         if not isinstance(bindings, Sequence) or isinstance(bindings, str | bytes):
-            raise InvalidArgumentError(f"{what} takes a list of dml.BufferBinding (or None), not {bindings!r}")
-        for binding in bindings:
+            raise argument_error(what, "bindings", bindings, "a list of dml.BufferBinding (or None)")
+        for index, binding in enumerate(bindings):
             if binding is not None and not isinstance(binding, BufferBinding):
-                raise InvalidArgumentError(f"{what} takes dml.BufferBinding entries (or None), not {binding!r}")
+                raise argument_error(what, f"bindings[{index}]", binding, "a dml.BufferBinding (or None)")
         if len(bindings) != len(descs):
             raise InvalidArgumentError(
                 f"{what} got {len(bindings)} bindings; {self.dispatchable!r} takes exactly {len(descs)} "
@@ -63,32 +90,46 @@ class BindingTable:
                     raise InvalidArgumentError(f"{name} is an absent optional tensor; bind None there")
                 bound.append(None)
                 continue
-            if not isinstance(binding.buffer, Buffer) or binding.buffer.device is not self.device:
-                raise InvalidArgumentError(f"{name} is bound to {binding.buffer!r}, not a buffer of this device")
+            self._check_buffer(name, binding)
             entry = BoundTensor(name, desc, binding)
             check_tensor_binding(entry)
             bound.append(entry)
         return bound
 
+    def _check_buffer(self, name: str, binding: BufferBinding) -> cl.Buffer:
+        """The binding's OpenCL memory, once the buffer is one of this device's and not released."""
+        buffer = binding.buffer
+        if not isinstance(buffer, Buffer) or buffer.device is not self.device:
+            raise InvalidArgumentError(f"{name} is bound to {buffer!r}, not a buffer of this device")
+        if buffer.released:
+            raise InvalidArgumentError(
+                f"{name} is bound to a buffer that was released (buffer.release(), or the end of its with "
+                "block); bind a live buffer"
+            )
+        return buffer.memory  # InvalidArgumentError too if another thread has released it since
+
     def bind_inputs(self, bindings: Sequence[BufferBinding | None]) -> None:
         """IDMLBindingTable::BindInputs: exactly one binding per input, in order (None for an absent one)."""
-        compiled = self._compiled()
-        if compiled is None:
-            self.inputs = self._bind("bind_inputs", [], [], bindings)
-            return
-        names = compiled.input_names
-        self.inputs = self._bind("bind_inputs", names, compiled.input_descs(), bindings)
+        with self._lock:
+            compiled = self._compiled()
+            if compiled is None:
+                self.inputs = self._bind("bind_inputs", [], [], bindings)
+                return
+            names = compiled.input_names
+            self.inputs = self._bind("bind_inputs", names, compiled.input_descs(), bindings)
 
     def bind_outputs(self, bindings: Sequence[BufferBinding | None]) -> None:
         """IDMLBindingTable::BindOutputs: exactly one binding per output, in order."""
-        compiled = self._compiled()
-        if compiled is None:
-            self.outputs = self._bind("bind_outputs", [], [], bindings)
-            return
-        names = compiled.output_names
-        outputs = self._bind("bind_outputs", names, compiled.output_descs(), bindings)
-        self._check_aliasing(compiled, self.inputs, outputs)  # before keeping them: a refused call changes nothing
-        self.outputs = outputs
+        with self._lock:
+            compiled = self._compiled()
+            if compiled is None:
+                self.outputs = self._bind("bind_outputs", [], [], bindings)
+                return
+            names = compiled.output_names
+            outputs = self._bind("bind_outputs", names, compiled.output_descs(), bindings)
+            # Before keeping them: a refused call changes nothing.
+            _check_aliasing(compiled, self.inputs, outputs)
+            self.outputs = outputs
 
     def bind_temporary_resource(self, binding: BufferBinding | None) -> None:
         """IDMLBindingTable::BindTemporaryResource: dmlpy's operators need none, so only None is accepted."""
@@ -101,35 +142,68 @@ class BindingTable:
     def _refuse_resource(self, kind: str, binding: BufferBinding | None) -> None:
         if binding is not None:
             raise InvalidArgumentError(
-                f"{self.dispatchable!r} reports a {kind} resource size of 0 (get_binding_properties); bind None"
+                f"bind_{kind}_resource: binding is {binding!r}, but {self.dispatchable!r} reports a {kind} "
+                "resource size of 0 (get_binding_properties); bind None"
             )
 
     def _compiled(self) -> CompiledOperator | None:
         return self.dispatchable if isinstance(self.dispatchable, CompiledOperator) else None
 
-    @staticmethod
-    def _check_aliasing(
-        compiled: CompiledOperator, inputs: list[BoundTensor | None], outputs: list[BoundTensor | None]
-    ) -> None:
-        check_aliasing(
-            [b for b in inputs if b is not None],
-            [b for b in outputs if b is not None],
-            supports_in_place=compiled.desc.SUPPORTS_IN_PLACE,
-        )
-
     def complete_bindings(self, compiled: CompiledOperator) -> list[BoundTensor | None]:
         """Every tensor's binding in binding order (None for an absent optional tensor), once all are bound and
-        the pairs are valid; else raise."""
+        valid for ``compiled``; else raise."""
+        snapshot = self.snapshot()
+        checked = self.check_snapshot(snapshot, compiled)
+        return [entry for entry, _ in checked]
+
+    def check_snapshot(
+        self, snapshot: BindingSnapshot, compiled: CompiledOperator
+    ) -> list[tuple[BoundTensor | None, cl.Buffer | None]]:
+        """Check ``snapshot`` completely against ``compiled``, the operator about to be launched: the table is
+        made for it, every tensor is bound (and only those), each binding fits that operator's tensor (offset,
+        size, range; a buffer of this device, not released) and the pairs obey the aliasing rules. Returns each
+        tensor's binding and OpenCL memory in binding order (None, None for an absent optional tensor); the
+        memory objects stay valid while the caller holds them, whatever another thread releases."""
+        if snapshot.dispatchable is not compiled:
+            raise InvalidArgumentError(
+                f"the binding table was made for {snapshot.dispatchable!r}, not {compiled!r}; "
+                "create_binding_table(dispatchable) or table.reset(dispatchable) first"
+            )
         names = [*compiled.input_names, *compiled.output_names]
         descs = [*compiled.input_descs(), *compiled.output_descs()]
-        if len(self.inputs) != len(compiled.desc.INPUTS) or len(self.outputs) != len(compiled.desc.OUTPUTS):
+        if len(snapshot.inputs) != len(compiled.input_names) or len(snapshot.outputs) != len(compiled.output_names):
             raise InvalidArgumentError(
                 f"{compiled.name} is dispatched before all its tensors are bound; call bind_inputs and "
                 f"bind_outputs on the binding table first ({', '.join(names)})"
             )
-        bound = [*self.inputs, *self.outputs]
-        for name, desc, entry in zip(names, descs, bound, strict=True):
-            if desc is not None and entry is None:
+        checked: list[tuple[BoundTensor | None, cl.Buffer | None]] = []
+        for name, desc, entry in zip(names, descs, (*snapshot.inputs, *snapshot.outputs), strict=True):
+            if desc is None:
+                if entry is not None:
+                    raise InvalidArgumentError(f"{name} is an absent optional tensor; bind None there")
+                checked.append((None, None))
+                continue
+            if entry is None:
                 raise InvalidArgumentError(f"{name} is required but bound to nothing")
-        self._check_aliasing(compiled, self.inputs, self.outputs)
-        return bound
+            if not isinstance(entry, BoundTensor) or not isinstance(entry.binding, BufferBinding):
+                raise InvalidArgumentError(f"{name}'s entry in the binding table is {entry!r}; bind it with bind_*")
+            memory = self._check_buffer(name, entry.binding)
+            # Checked again against the tensor that is launched, whatever it was bound against (a list the
+            # caller changed by hand included): a pure check of about a microsecond.
+            entry = BoundTensor(name, desc, entry.binding)
+            check_tensor_binding(entry)
+            checked.append((entry, memory))
+        inputs = [entry for entry, _ in checked[: len(compiled.input_names)]]
+        outputs = [entry for entry, _ in checked[len(compiled.input_names) :]]
+        _check_aliasing(compiled, inputs, outputs)
+        return checked
+
+
+def _check_aliasing(
+    compiled: CompiledOperator, inputs: Sequence[BoundTensor | None], outputs: Sequence[BoundTensor | None]
+) -> None:
+    check_aliasing(
+        [b for b in inputs if b is not None],
+        [b for b in outputs if b is not None],
+        supports_in_place=compiled.desc.SUPPORTS_IN_PLACE,
+    )

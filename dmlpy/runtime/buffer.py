@@ -1,74 +1,261 @@
-"""Device buffers (the ID3D12Resource of DirectML's model), with NumPy upload and download."""
+"""Device buffers (the ID3D12Resource of DirectML's model), with NumPy upload and download.
+
+Every argument is checked before anything is allocated, on the host or the device: a read's dtype, shape and
+byte range, a write's array; device memory on a CPU device is host memory, so it is checked against what the
+host can still give (see :func:`check_host_memory`). A released buffer refuses every later use.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+import os
+from collections.abc import Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
-from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
+from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
 
+PLAIN_DTYPES = (
+    "a plain numeric dtype: bool, a signed or unsigned integer, a float (float16 included) or "
+    "ml_dtypes.bfloat16, never object, str, bytes, void/structured, complex or datetime, whose bytes mean "
+    "nothing on a device"
+)
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+HOST_MEMORY_MARGIN = 16 * 2**20
+"""Bytes a CPU device's allocation must leave free on the host besides itself (the driver's own bookkeeping)."""
+
+
+def _check_process() -> None:
+    from dmlpy.runtime.device import check_process  # device.py imports this module
+
+    check_process()
+
 
 class Buffer:
-    """A block of device memory. Create with ``device.create_buffer(size)`` or ``device.upload(array)``."""
+    """A block of device memory. Create with ``device.create_buffer(size)`` or ``device.upload(array)``.
+
+    ``buffer.release()`` (or leaving ``with device.create_buffer(n) as buffer:``) gives the memory back; every
+    later use of the buffer raises InvalidArgumentError."""
 
     def __init__(self, device: Device, memory: cl.Buffer, size: int) -> None:
         self.device = device
-        self.memory = memory
+        self._memory: cl.Buffer | None = memory
         self._size = size
 
     @property
+    def memory(self) -> cl.Buffer:
+        """The pyopencl buffer; InvalidArgumentError once released. Release the buffer with ``release()``, never
+        through pyopencl (``memory.release()``), which dmlpy cannot see."""
+        memory = self._memory
+        if memory is None:
+            raise self._released_error("used")
+        return memory
+
+    @property
+    def released(self) -> bool:
+        """Whether ``release()`` was called."""
+        return self._memory is None
+
+    @property
     def size(self) -> int:
-        """Bytes in the buffer."""
+        """Bytes in the buffer; InvalidArgumentError once released, so a released buffer cannot be bound."""
+        if self._memory is None:
+            raise self._released_error("bound")
         return self._size
 
-    def _check_range(self, what: str, offset: int, nbytes: int) -> None:
+    def _released_error(self, what: str) -> InvalidArgumentError:
+        return InvalidArgumentError(
+            f"this {self._size}-byte buffer was released (buffer.release(), or the end of its with block) and "
+            f"cannot be {what} any more; create a new buffer"
+        )
+
+    def release(self) -> None:
+        """Give the buffer's OpenCL memory back now. Idempotent. Commands already enqueued that use it finish
+        first (OpenCL keeps memory alive until then); every later read, write, binding or dispatch raises
+        InvalidArgumentError."""
+        memory, self._memory = self._memory, None
+        if memory is not None and _forked_child():
+            # OpenCL does not survive fork: releasing the parent's memory here could hang in the driver.
+            _LEFT_TO_THE_PARENT.append(memory)
+        # Dropping the last reference releases the memory (pyopencl calls clReleaseMemObject). A dispatch or
+        # copy running in another thread holds its own reference until it has enqueued, so it never sees a
+        # freed handle.
+        del memory
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.release()
+
+    def _check_range(self, what: str, offset: object, nbytes: int) -> int:
         if not _is_byte_count(offset):
-            raise InvalidArgumentError(f"{what} offset is {offset!r}; it must be a whole number of bytes")
-        if offset + nbytes > self._size:
+            raise argument_error(f"Buffer.{what}", "offset", offset, "a whole number of bytes, at least 0")
+        start: int = int(offset)  # type: ignore[call-overload]  # an int or a NumPy integer (checked above)
+        if start + nbytes > self._size:
             raise InvalidArgumentError(
-                f"{what} of {nbytes} bytes at offset {offset} does not fit a {self._size}-byte buffer"
+                f"{what} of {nbytes} bytes at offset {start} does not fit a {self._size}-byte buffer"
             )
+        return start
 
     def write(self, array: npt.ArrayLike, offset: int = 0) -> None:
         """Copy an array's bytes (C order) into the buffer at byte ``offset``; returns when done."""
-        data = np.ascontiguousarray(array)
-        self._check_range("write", offset, data.nbytes)
+        _check_process()
+        data = host_array("Buffer.write", "array", array)
+        memory = self.memory  # held until the copy is done, whatever another thread releases
+        start = self._check_range("write", offset, data.nbytes)
         if data.nbytes:
-            cl.enqueue_copy(self.device.queue, self.memory, data, dst_offset=offset, is_blocking=True)
+            data = _host_copy(np.ascontiguousarray, data)
+            cl.enqueue_copy(self.device.queue, memory, data, dst_offset=start, is_blocking=True)
 
-    def read(self, dtype: npt.DTypeLike, shape: int | tuple[int, ...], offset: int = 0) -> npt.NDArray[np.generic]:
+    def read(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> npt.NDArray[Any]:
         """A new array of ``dtype`` and ``shape`` holding the buffer's bytes from byte ``offset``."""
-        result = np.empty(shape, dtype=dtype)
-        self._check_range("read", offset, result.nbytes)
-        if result.nbytes:
-            cl.enqueue_copy(self.device.queue, result, self.memory, src_offset=offset, is_blocking=True)
+        _check_process()
+        resolved = plain_dtype("Buffer.read", "dtype", dtype)
+        dims = _shape("Buffer.read", shape)
+        memory = self.memory
+        nbytes = math.prod(dims) * resolved.itemsize  # Python ints: no overflow before the range check
+        start = self._check_range("read", offset, nbytes)
+        result: npt.NDArray[Any] = _host_copy(lambda: np.empty(dims, dtype=resolved))
+        if nbytes:
+            cl.enqueue_copy(self.device.queue, result, memory, src_offset=start, is_blocking=True)
         return result
 
     def __repr__(self) -> str:
-        return f"<dmlpy.Buffer {self._size} bytes on {self.device.name}>"
+        state = " (released)" if self._memory is None else ""
+        return f"<dmlpy.Buffer {self._size} bytes on {self.device.name}{state}>"
+
+
+_LEFT_TO_THE_PARENT: list[cl.Buffer] = []
+"""Memory released in a forked child: kept, never handed to the parent's OpenCL runtime."""
+
+
+def _forked_child() -> bool:
+    from dmlpy.runtime import device  # device.py imports this module
+
+    return device.forked_from() is not None
+
+
+def plain_dtype(where: str, name: str, dtype: object) -> np.dtype[Any]:
+    """``dtype`` as a NumPy dtype when it is one of PLAIN_DTYPES (any byte order); else InvalidArgumentError
+    naming ``where``'s argument ``name``."""
+    if dtype is None:  # np.dtype(None) is float64: never a guess
+        raise argument_error(where, name, dtype, PLAIN_DTYPES)
+    try:
+        resolved: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]  # junk raises
+    except (TypeError, ValueError, SyntaxError):
+        raise argument_error(where, name, dtype, PLAIN_DTYPES) from None
+    plain = resolved.kind in "biuf" and resolved.fields is None and resolved.subdtype is None
+    if not plain and resolved != _BFLOAT16:
+        raise argument_error(where, name, resolved, PLAIN_DTYPES)
+    return resolved
+
+
+def host_array(where: str, name: str, array: object) -> npt.NDArray[Any]:
+    """``array`` as a NumPy array (not copied when it is one) of a plain dtype; InvalidArgumentError naming the
+    argument for anything else, before any device memory is touched."""
+    try:
+        data = np.asarray(array)
+    except (TypeError, ValueError) as error:
+        raise argument_error(where, name, array, f"an array of {PLAIN_DTYPES} ({error})") from None
+    except MemoryError as error:
+        raise OutOfMemoryError(f"{where}: the host could not hold {name} as an array: {error}") from error
+    plain_dtype(where, f"{name}.dtype", data.dtype)
+    return data
+
+
+def _host_copy(make: Any, *args: Any) -> Any:
+    """``make(*args)``, a host allocation, with NumPy's MemoryError raised as OutOfMemoryError."""
+    try:
+        return make(*args)
+    except MemoryError as error:
+        raise OutOfMemoryError(f"the host could not allocate the array: {error}") from error
+
+
+def _shape(where: str, shape: object) -> tuple[int, ...]:
+    expected = "a whole number of elements, or a tuple of them, each at least 0"
+    dims = (shape,) if isinstance(shape, int | np.integer) else shape
+    if not isinstance(dims, Sequence) or isinstance(dims, str | bytes):
+        raise argument_error(where, "shape", shape, expected)
+    if not all(_is_byte_count(d) for d in dims):
+        raise argument_error(where, "shape", shape, expected)
+    return tuple(int(d) for d in dims)
 
 
 def _is_byte_count(value: object) -> bool:
     # bool is an int in Python but never a byte count; NumPy integers are fine.
-    return isinstance(value, int | np.integer) and not isinstance(value, bool) and bool(value >= 0)
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_) and bool(value >= 0)
+
+
+def host_memory_headroom() -> tuple[int, str] | None:
+    """The bytes this process can still allocate on the host and where that number comes from (the smaller of
+    /proc/meminfo's MemAvailable and RLIMIT_AS minus the address space in use), or None where unknown."""
+    limits: list[tuple[int, str]] = []
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    limits.append((available, f"the host has {available} bytes available (MemAvailable)"))
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return min(limits) if limits else None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm") as statm:
+                in_use = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            in_use = None
+        if in_use is not None:
+            left = max(0, soft - in_use)
+            limits.append((left, f"this process may map {left} more bytes (RLIMIT_AS {soft} minus {in_use} in use)"))
+    return min(limits) if limits else None
+
+
+def check_host_memory(device: Device, size_in_bytes: int) -> None:
+    """OutOfMemoryError, naming both numbers, when a CPU device's allocation of ``size_in_bytes`` cannot fit in
+    what the host can still give. A CPU driver allocates device memory with the host's malloc, and PoCL writes
+    through the pointer it gets without checking it, so an allocation the host refuses would crash the process.
+    Other devices have their own memory and report running out as an OpenCL error."""
+    if not device.is_cpu:
+        return
+    headroom = host_memory_headroom()
+    if headroom is not None and size_in_bytes + HOST_MEMORY_MARGIN > headroom[0]:
+        raise OutOfMemoryError(
+            f"a {size_in_bytes}-byte buffer on {device.name} (a CPU device: its memory is host memory) does not "
+            f"fit: {headroom[1]}, and dmlpy keeps {HOST_MEMORY_MARGIN} bytes spare for the driver"
+        )
 
 
 def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer:
     """A new buffer, zero-filled like a committed D3D12 resource; OutOfMemoryError when the device cannot."""
+    _check_process()
     if not _is_byte_count(size_in_bytes) or size_in_bytes == 0:
-        raise InvalidArgumentError(f"buffer size is {size_in_bytes!r}; it must be a whole number of bytes, at least 1")
+        raise argument_error("create_buffer", "size_in_bytes", size_in_bytes, "a whole number of bytes, at least 1")
+    size_in_bytes = int(size_in_bytes)
     limit = device.cl_device.max_mem_alloc_size
     if size_in_bytes > limit:
         raise OutOfMemoryError(
             f"a {size_in_bytes}-byte buffer is larger than {device.name} allows for one allocation "
             f"({limit} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)"
         )
+    check_host_memory(device, size_in_bytes)
     try:
         memory = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size_in_bytes)
         if zero:

@@ -1,21 +1,24 @@
-"""IDMLDevice on OpenCL: one context and in-order queue on one device, at a declared feature level."""
+"""IDMLDevice on OpenCL: one context and in-order queue on one device, at a declared feature level.
+
+OpenCL does not survive fork: :func:`check_process` refuses, in a process forked after this one had created a
+device, every call that would reach the inherited OpenCL runtime (which would hang there)."""
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Sequence
-from typing import Literal, overload
+from collections.abc import Iterable, Sequence
+from typing import Literal, TypeVar, overload
 
-import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
-from dmlpy.enums import ExecutionFlags, Feature, FeatureLevel, TensorDataType, TensorFlags
-from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.enums import DmlEnum, DmlFlag, ExecutionFlags, Feature, FeatureLevel, TensorDataType, TensorFlags
+from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.buffer import Buffer, allocate
+from dmlpy.runtime.buffer import Buffer, allocate, host_array
 from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, Operator, OperatorInitializer
 from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import Launchable, ProgramCache
@@ -24,11 +27,72 @@ from dmlpy.runtime.recorder import CommandRecorder
 HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
 """dmlpy validates every level up to directml.h's newest; operators it does not implement are refused."""
 
+# ------------------------------------------------------------------------------------------------------ fork
+
+_opencl_pid: int | None = None
+"""The process that created the first device (and so initialised OpenCL); None before any."""
+_forked_from: int | None = None
+"""In a process forked after OpenCL was initialised: the pid of the process that initialised it."""
+
+
+def _note_opencl_use() -> None:
+    global _opencl_pid
+    if _opencl_pid is None:
+        _opencl_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    global _forked_from
+    if _opencl_pid is not None and _forked_from is None:
+        _forked_from = _opencl_pid
+
+
+if hasattr(os, "register_at_fork"):  # every Unix; Windows has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def forked_from() -> int | None:
+    """The pid of the process this one was forked from after that one had initialised OpenCL, else None."""
+    return _forked_from
+
+
+def check_process() -> None:
+    """UnsupportedError when this process was forked (``os.fork``, multiprocessing's default "fork" start method
+    on Linux) from one that had already created a dmlpy device: an OpenCL runtime's threads and locks do not
+    survive fork, and any call into it would hang. Every runtime entry point that reaches OpenCL calls this
+    first: creating a device, ``Device.create_buffer``, ``upload``, ``compile_operator``,
+    ``CommandRecorder.record_dispatch``, ``Buffer.read`` and ``write``, and the one-liners' run path."""
+    if _forked_from is not None:
+        raise UnsupportedError(
+            f"OpenCL does not survive fork: process {os.getpid()} was forked from process {_forked_from} after "
+            "that process had initialised OpenCL, and the OpenCL runtime's threads and locks do not exist in a "
+            'forked child (a call would hang). Start worker processes with multiprocessing\'s "spawn" or '
+            '"forkserver" start method (multiprocessing.get_context("spawn")), or fork before creating '
+            "the first device"
+        )
+
+
+_Parsed = TypeVar("_Parsed", bound=DmlEnum | DmlFlag)
+
+
+def _parse(cls: type[_Parsed], where: str, name: str, value: object) -> _Parsed:
+    """``cls.parse(value)`` with the argument's name in the error; bool is refused (it is an int, never a
+    level, flag, feature or data type)."""
+    if isinstance(value, bool):
+        raise argument_error(where, name, value, f"a {cls.__name__} (a member, its C spelling or its value)")
+    try:
+        parsed: _Parsed = cls.parse(value)  # type: ignore[arg-type, assignment]  # parse refuses junk
+        return parsed
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"{where}: {name} {error}") from None
+
 
 class Device:
     """IDMLDevice. Create with :func:`create_device`."""
 
     def __init__(self, cl_device: cl.Device, feature_level: FeatureLevel, *, extensions: bool = False) -> None:
+        check_process()
+        _note_opencl_use()
         self.cl_device = cl_device
         self.feature_level = feature_level
         self.extensions = extensions
@@ -62,17 +126,21 @@ class Device:
         supports (which can be below ``device.feature_level``). TENSOR_DATA_TYPE_SUPPORT answers whether
         buffers of that type work here: FLOAT64 needs cl_khr_fp64, UNKNOWN never.
         """
-        feature = Feature.parse(feature)
+        where = "check_feature_support"
+        feature = _parse(Feature, where, "feature", feature)
         if feature == Feature.FEATURE_LEVELS:
-            if not isinstance(query, Sequence) or isinstance(query, str) or not query:
-                raise InvalidArgumentError("FEATURE_LEVELS needs a non-empty list of requested feature levels")
-            supported = [level for level in map(FeatureLevel.parse, query) if level <= self.feature_level]
+            if not isinstance(query, Sequence) or isinstance(query, str | bytes) or not query:
+                raise argument_error(
+                    where, "query", query, "a non-empty list of requested feature levels for FEATURE_LEVELS"
+                )
+            levels = [_parse(FeatureLevel, where, f"query[{i}]", level) for i, level in enumerate(query)]
+            supported = [level for level in levels if level <= self.feature_level]
             if not supported:
                 raise UnsupportedError(
                     f"none of the requested levels is supported; this device is at {self.feature_level.c_name}"
                 )
             return max(supported)
-        data_type = TensorDataType.parse(query)  # type: ignore[arg-type]  # the overloads type the query
+        data_type = _parse(TensorDataType, where, "query", query)
         if data_type == TensorDataType.UNKNOWN:
             return False
         if data_type == TensorDataType.FLOAT64:
@@ -84,6 +152,10 @@ class Device:
 
         Extension operators (not DirectML) are validated by their own rules, on devices created with
         ``extensions=True`` only."""
+        if not isinstance(desc, OperatorDesc | OperatorDescBase):
+            raise argument_error(
+                "create_operator", "desc", desc, "an OperatorDesc or a DML_*_OPERATOR_DESC model of dmlpy"
+            )
         base = as_operator_desc_base(desc)
         base.validate_on(self.feature_level, extensions=self.extensions, capabilities=self.capabilities)
         return Operator(self, base)
@@ -92,8 +164,14 @@ class Device:
         self, operator: Operator, flags: ExecutionFlags | int = ExecutionFlags.NONE
     ) -> CompiledOperator:
         """IDMLDevice::CompileOperator: build the operator's kernel, or reuse the cached program."""
-        if not isinstance(operator, Operator) or operator.device is not self:
-            raise InvalidArgumentError(f"compile_operator takes an Operator of this device, not {operator!r}")
+        check_process()
+        if not isinstance(operator, Operator):
+            raise argument_error(
+                "compile_operator", "operator", operator, "an Operator of this device (device.create_operator)"
+            )
+        if operator.device is not self:
+            raise InvalidArgumentError(f"compile_operator: operator {operator!r} belongs to another device")
+        execution_flags = _parse(ExecutionFlags, "compile_operator", "flags", flags)
         desc = operator.desc
         for field in desc.INPUTS:
             tensor = getattr(desc, field)
@@ -105,10 +183,14 @@ class Device:
                 )
         lowered = desc.lower()
         launchable = Launchable.create(self.programs, lowered)
-        return CompiledOperator(operator, ExecutionFlags(flags), lowered, launchable, self.programs.device_options)
+        return CompiledOperator(operator, execution_flags, lowered, launchable, self.programs.device_options)
 
     def create_operator_initializer(self, operators: Sequence[CompiledOperator]) -> OperatorInitializer:
         """IDMLDevice::CreateOperatorInitializer."""
+        if not isinstance(operators, Iterable) or isinstance(operators, str | bytes):
+            raise argument_error(
+                "create_operator_initializer", "operators", operators, "a list of CompiledOperator of this device"
+            )
         return OperatorInitializer(self, list(operators))
 
     def create_binding_table(self, dispatchable: Dispatchable) -> BindingTable:
@@ -125,7 +207,8 @@ class Device:
 
     def upload(self, array: npt.ArrayLike) -> Buffer:
         """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds."""
-        data = np.ascontiguousarray(array)
+        check_process()
+        data = host_array("upload", "array", array)  # checked before anything is allocated
         buffer = allocate(self, max(4, (data.nbytes + 3) & ~3))
         buffer.write(data)
         return buffer
@@ -145,15 +228,24 @@ def create_device(
     minimum cannot be met. ``extensions=True`` also runs dmlpy's extension operators (``dmlpy.extensions``,
     not DirectML); DirectML descriptors are validated exactly as without it.
     """
-    minimum = FeatureLevel.parse(minimum_feature_level)
-    level = HIGHEST_FEATURE_LEVEL if max_feature_level is None else FeatureLevel.parse(max_feature_level)
+    check_process()
+    where = "create_device"
+    minimum = _parse(FeatureLevel, where, "minimum_feature_level", minimum_feature_level)
+    level = (
+        HIGHEST_FEATURE_LEVEL
+        if max_feature_level is None
+        else _parse(FeatureLevel, where, "max_feature_level", max_feature_level)
+    )
+    if not isinstance(extensions, bool):
+        raise argument_error(where, "extensions", extensions, "True or False")
     if level < minimum:
         raise UnsupportedError(
             f"minimum_feature_level {minimum.c_name} was requested but this device offers up to "
             f"{level.c_name}" + (" (capped by max_feature_level)" if max_feature_level is not None else "")
         )
     if cl_device is not None and not isinstance(cl_device, cl.Device):
-        raise InvalidArgumentError(f"cl_device must be a pyopencl.Device, not {type(cl_device).__name__}")
+        raise argument_error(where, "cl_device", cl_device, "a pyopencl.Device, or None for the default")
+    _note_opencl_use()  # before the first OpenCL call: finding the device initialises the runtime
     return Device(cl_device if cl_device is not None else preferred_device().cl_device, level, extensions=extensions)
 
 
@@ -166,6 +258,9 @@ def default_device(*, extensions: bool = False) -> Device:
 
     ``extensions=True`` gives a second device on the same OpenCL device that also runs dmlpy's extension
     operators; the one-liners use it only for what DirectML cannot do (nGraph's modes, bfloat16, ...)."""
+    check_process()  # the parent's default device must not serve a forked child
+    if not isinstance(extensions, bool):
+        raise argument_error("default_device", "extensions", extensions, "True or False")
     with _defaults_lock:
         if extensions not in _defaults:
             _defaults[extensions] = create_device(extensions=extensions)

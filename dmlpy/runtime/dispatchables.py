@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from dmlpy.binding import BindingProperties
 from dmlpy.codegen import LoweredOperator
 from dmlpy.dtypes import element_size
 from dmlpy.enums import ExecutionFlags
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.programs import Launchable
 from dmlpy.tensor import BufferTensorDesc
@@ -110,10 +110,17 @@ class OperatorInitializer:
 
     def reset(self, operators: Sequence[CompiledOperator]) -> None:
         """IDMLOperatorInitializer::Reset: retarget the initializer."""
-        for compiled in operators:
+        if not isinstance(operators, Iterable) or isinstance(operators, str | bytes):
+            raise argument_error("OperatorInitializer", "operators", operators, "a list of CompiledOperator")
+        operators = list(operators)
+        for index, compiled in enumerate(operators):
+            if not isinstance(compiled, CompiledOperator):
+                raise argument_error(
+                    "OperatorInitializer", f"operators[{index}]", compiled, "a CompiledOperator of this device"
+                )
             if compiled.device is not self.device:
                 raise InvalidArgumentError(f"{compiled.name} was compiled on another device")
-        self.operators = list(operators)
+        self.operators = operators
 
     def get_binding_properties(self) -> BindingProperties:
         return BindingProperties(required_descriptor_count=0, temporary_resource_size=0, persistent_resource_size=0)

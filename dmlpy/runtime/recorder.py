@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable
+from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, OperatorInitializer
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
@@ -23,18 +23,37 @@ class CommandRecorder:
     def record_dispatch(self, queue: cl.CommandQueue, dispatchable: Dispatchable, table: BindingTable) -> cl.Event:
         """IDMLCommandRecorder::RecordDispatch. Every rule is checked first; on any error nothing is enqueued.
 
+        The table is read once, as one consistent snapshot (``table.snapshot()``), which is checked completely
+        against ``dispatchable`` and is exactly what is launched, whatever another thread binds meanwhile.
         Returns the OpenCL event of the dispatch; wait on it (or on ``queue.finish()``) before reading.
         """
-        if table.dispatchable is not dispatchable:
-            raise InvalidArgumentError(
-                f"the binding table was made for {table.dispatchable!r}, not {dispatchable!r}; "
-                "create_binding_table(dispatchable) or table.reset(dispatchable) first"
+        from dmlpy.runtime.device import check_process  # device.py imports this module
+
+        check_process()
+        where = "record_dispatch"
+        if not isinstance(queue, cl.CommandQueue):
+            raise argument_error(where, "queue", queue, "a pyopencl.CommandQueue of this device's context")
+        if not isinstance(dispatchable, CompiledOperator | OperatorInitializer):
+            raise argument_error(
+                where, "dispatchable", dispatchable, "a CompiledOperator or an OperatorInitializer of this device"
             )
+        if not isinstance(table, BindingTable):
+            raise argument_error(where, "table", table, "a BindingTable (device.create_binding_table)")
         if dispatchable.device is not self.device:
             raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this command recorder")
+        if table.device is not self.device:
+            raise InvalidArgumentError("record_dispatch: the binding table belongs to another device")
         if queue.context != self.device.context:
-            raise InvalidArgumentError("the queue belongs to another OpenCL context than this device's")
-        if not isinstance(dispatchable, CompiledOperator):
+            raise InvalidArgumentError(
+                "record_dispatch: the queue belongs to another OpenCL context than this device's"
+            )
+        snapshot = table.snapshot()
+        if snapshot.dispatchable is not dispatchable:
+            raise InvalidArgumentError(
+                f"the binding table was made for {snapshot.dispatchable!r}, not {dispatchable!r}; "
+                "create_binding_table(dispatchable) or table.reset(dispatchable) first"
+            )
+        if isinstance(dispatchable, OperatorInitializer):
             dispatchable.initialize()
             return cl.enqueue_marker(queue)
         if not dispatchable.initialized:
@@ -43,9 +62,9 @@ class CommandRecorder:
                 "be initialized once before its first dispatch: record a dispatch of "
                 "device.create_operator_initializer([compiled]) first"
             )
-        bound = table.complete_bindings(dispatchable)
+        checked = table.check_snapshot(snapshot, dispatchable)
         # An absent optional tensor stays in its argument slot as a NULL buffer, so every kernel of an operator
-        # keeps one positional signature.
-        offsets = dispatchable.element_offsets([entry.binding.offset if entry else 0 for entry in bound])
-        memories = [entry.binding.buffer.memory if entry else None for entry in bound]  # type: ignore[attr-defined]
+        # keeps one positional signature. ``checked`` holds the memory objects until the launch has enqueued.
+        offsets = dispatchable.element_offsets([entry.binding.offset if entry else 0 for entry, _ in checked])
+        memories = [memory for _, memory in checked]
         return dispatchable.launchable.launch(queue, list(zip(memories, offsets, strict=True)))
