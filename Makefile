@@ -18,8 +18,8 @@ demo: $(STAMP)
 	$(BIN)/dmlpy demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check dmlpy tests benchmarks examples
-	$(BIN)/ruff format --check dmlpy tests benchmarks examples
+	$(BIN)/ruff check dmlpy tests benchmarks examples scripts
+	$(BIN)/ruff format --check dmlpy tests benchmarks examples scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy dmlpy
