@@ -29,7 +29,7 @@ What is measured, per size and dtype:
     copy kernel    a plain ``dst[i] = src[i]`` OpenCL kernel on device buffers, same device (the device ceiling)
 and per size, dtype, layout and mode:
     kernel         dmlpy's object model with pre-bound device buffers: ``record_dispatch`` + wait
-    end-to-end     ``dml.round(x, mode, out=y)`` on NumPy arrays (``out=x`` for inplace)
+    end-to-end     ``dml.round(x, mode=mode, out=y)`` on NumPy arrays (``out=x`` for inplace)
     numpy          ``np.rint`` / ``np.trunc`` with ``out=`` (NumPy has no half-away-from-zero rounding)
     torch          ``torch.round`` / ``torch.trunc`` with ``out=`` on tensors sharing the arrays' memory
     onnxruntime    an ONNX Round model (half to even only) with IO binding to the preallocated output
@@ -279,7 +279,7 @@ class Dml:
 
     def end_to_end(self, case: Case, mode: str) -> Callable[[], object]:
         round_, device, x, out = self.dml.round, self.device, case.x, case.out
-        return lambda: round_(x, mode, out=out, device=device)
+        return lambda: round_(x, mode=mode, out=out, device=device)
 
 
 def numpy_peer(case: Case, mode: str) -> Callable[[], object] | None:

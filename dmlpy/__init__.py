@@ -1,15 +1,22 @@
-"""dmlpy: DirectML's operator-descriptor model in Python, run on any OpenCL device.
+"""dmlpy: DirectML's operator-descriptor model in Python, run on any OpenCL device (not a DirectML binding).
+
+The package mirrors DirectML's C API: ``BufferTensorDesc`` is DML_BUFFER_TENSOR_DESC, ``OperatorDesc`` is
+DML_OPERATOR_DESC, each ``*OperatorDesc`` a DML_*_OPERATOR_DESC, the enums carry directml.h's values, and
+``validate`` checks a descriptor against a DML_FEATURE_LEVEL as IDMLDevice::CreateOperator would.
 
 Descriptors and validation (``dmlpy.tensor``, ``dmlpy.ops``) are pure Python; only ``dmlpy.runtime`` imports
-pyopencl, and it is loaded on first use of a runtime name.
+pyopencl, and ``import dmlpy`` loads it on first use of one of its names (listed below), so describing and
+validating operators needs no OpenCL. ``dmlpy.extensions`` holds what is not DirectML.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from dmlpy import ops
+from dmlpy.about import RUNTIME_NAMES, package_version
 from dmlpy.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     DML_PERSISTENT_BUFFER_ALIGNMENT,
@@ -42,15 +49,47 @@ from dmlpy.tensor import BufferTensorDesc, TensorDesc, calc_buffer_tensor_size
 if TYPE_CHECKING:
     from dmlpy.runtime import *  # noqa: F403
 
+    __version__: str
+
 
 def __getattr__(name: str) -> Any:
     # The runtime imports pyopencl; load it only when one of its names is used, so descriptor work and
     # validation need no OpenCL installation. Dunder probes (copy, pickle, inspect) never load it.
-    if not name.startswith("__"):
-        runtime = importlib.import_module("dmlpy.runtime")
-        if name in runtime.__all__:
-            return getattr(runtime, name)
+    if name == "__version__":  # looked up on first use: importlib.metadata costs ~40 ms at import
+        globals()["__version__"] = value = package_version()
+        return value
+    if name in RUNTIME_NAMES:
+        return getattr(importlib.import_module("dmlpy.runtime"), name)
     raise AttributeError(f"module 'dmlpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # The public API, the runtime's names included, without loading the runtime. inspect.getmembers (which
+    # pydoc's help() uses) calls getattr on every name dir() gives; while the runtime is not loaded it gets the
+    # package's own names only, so help(dmlpy) imports no pyopencl (it lists the runtime's names from the
+    # docstring instead).
+    names = {*__all__, "__version__", *(name for name in globals() if name.startswith("__"))}
+    try:
+        caller = sys._getframe(1).f_globals.get("__name__")
+    except ValueError:  # called from C with no Python frame
+        caller = None
+    if caller != "inspect" or "dmlpy.runtime" in sys.modules:
+        names.update(RUNTIME_NAMES)
+    return sorted(names)
+
+
+def _runtime_section() -> str:
+    """The docstring's list of the runtime's names, generated from RUNTIME_NAMES."""
+    lines = [f"    dmlpy.{name}" for name in RUNTIME_NAMES]
+    return (
+        "\nRuntime names (dmlpy.runtime, loaded on first use; they import pyopencl):\n\n"
+        + "\n".join(lines)
+        + "\n\nSee help(dmlpy.runtime) and help(dmlpy.round) once loaded.\n"
+    )
+
+
+if __doc__ is not None:  # python -OO strips docstrings
+    __doc__ += _runtime_section()
 
 
 __all__ = [

@@ -6,11 +6,16 @@ Where DirectML would remove the device (a wrong binding count, a partial alias) 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Annotated, Any, Protocol
+
+from pydantic import Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.model import DescriptorProblems, DmlModel, Expect, UInt64
 from dmlpy.tensor import BufferTensorDesc
 
 
@@ -21,21 +26,58 @@ class BindableBuffer(Protocol):
     def size(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class BufferBinding:
-    """DML_BUFFER_BINDING: a byte range of a buffer. ``size_in_bytes=None`` means to the end of the buffer."""
+def _bindable(value: Any) -> Any:
+    # Anything with a whole size in bytes: a dmlpy Buffer (the runtime, above this layer, checks it is one of
+    # the device's). A released Buffer raises InvalidArgumentError from .size, which is told as this field's.
+    size = getattr(value, "size", None)
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise PydanticCustomError("expected_kind", "not a buffer")
+    return value
 
-    buffer: BindableBuffer
-    offset: int = 0
-    size_in_bytes: int | None = None
 
-    def __post_init__(self) -> None:
-        # bool is an int in Python but never a byte count.
-        for name, value in (("offset", self.offset), ("size_in_bytes", self.size_in_bytes)):
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise InvalidArgumentError(f"BufferBinding.{name} is {value!r}; it must be a UINT64 byte count")
-        if not isinstance(getattr(self.buffer, "size", None), int):
-            raise InvalidArgumentError(f"BufferBinding.buffer is {self.buffer!r}; it must be a dmlpy Buffer")
+_UNSET: Any = object()
+
+
+class BufferBinding(DmlModel):
+    """DML_BUFFER_BINDING: a byte range of a buffer. ``SizeInBytes`` None (dmlpy's convenience, which the C
+    struct does not have) means to the end of the buffer.
+
+    ``BufferBinding(buffer, offset=0, size_in_bytes=None)``, by position or by name, C names included
+    (``BufferBinding(Buffer=buffer, Offset=16, SizeInBytes=32)``); bad values raise InvalidArgumentError naming
+    Buffer, Offset or SizeInBytes."""
+
+    C_STRUCT = "DML_BUFFER_BINDING"
+
+    buffer: Annotated[
+        BindableBuffer,
+        PlainValidator(_bindable),
+        WithJsonSchema({"description": "a dmlpy Buffer (not representable in JSON)"}),
+        Expect("a dmlpy Buffer (device.create_buffer or device.upload) that was not released"),
+    ] = Field(alias="Buffer")
+    """Buffer: the buffer (ID3D12Resource in DirectML)."""
+    offset: UInt64 = Field(default=0, alias="Offset")
+    """Offset: where the range starts, in bytes from the start of the buffer."""
+    size_in_bytes: UInt64 | None = Field(default=None, alias="SizeInBytes")
+    """SizeInBytes: the range's length in bytes; None means to the end of the buffer."""
+
+    def __init__(
+        self,
+        buffer: BindableBuffer = _UNSET,
+        offset: int = _UNSET,
+        size_in_bytes: int | None = _UNSET,
+        /,
+        **data: Any,
+    ) -> None:
+        for name, value in (("buffer", buffer), ("offset", offset), ("size_in_bytes", size_in_bytes)):
+            if value is _UNSET:
+                continue
+            alias = type(self).model_fields[name].alias or name
+            if name in data or alias in data:
+                raise DescriptorProblems([f"{self.struct_name()}.{alias} is given twice, by position and by name"])
+            data[name] = value
+        super().__init__(**data)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see DmlModel.__init__
 
     @property
     def size(self) -> int:
@@ -47,6 +89,19 @@ class BufferBinding:
 
     def describe(self) -> str:
         return f"bytes [{self.offset}, {self.end}) of a {self.buffer.size}-byte buffer"
+
+
+# What help() and documentation show: the call as it is written (pydantic would show the aliases, positional-only).
+BufferBinding.__signature__ = inspect.Signature(
+    [
+        inspect.Parameter("buffer", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="BindableBuffer"),
+        inspect.Parameter("offset", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=0, annotation="int"),
+        inspect.Parameter(
+            "size_in_bytes", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation="int | None"
+        ),
+    ],
+    return_annotation=None,
+)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,9 @@
 Three shapes are read: ``{"Type": ..., "Desc": {...}}`` (DML_OPERATOR_DESC), a bare operator descriptor
 (``{"InputTensor": ...}``, the operator found from its fields), and a tensor (DML_BUFFER_TENSOR_DESC, or
 DML_TENSOR_DESC around one). C or snake_case field names.
+
+The problems are the models' own (:mod:`dmlpy.model` translates pydantic's errors for every caller): the CLI
+and ``dml.OperatorDesc.model_validate`` tell the same mistake in the same words.
 """
 
 from __future__ import annotations
@@ -10,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from dmlpy.enums import OperatorType
-from dmlpy.errors import InvalidArgumentError
-from dmlpy.messages import validation_problems
+from dmlpy.model import DescriptorProblems
 from dmlpy.ops import OPERATORS, OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
@@ -26,12 +27,7 @@ _TENSOR_KEYS = ("DataType", "data_type", "Sizes", "sizes")
 _OPERATOR_KEYS = ("Type", "type", "Desc", "desc")
 
 
-class DescriptorProblems(InvalidArgumentError):
-    """A descriptor that breaks DirectML's rules; ``problems`` holds one teaching line per problem."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = list(problems)
+__all__ = ["Descriptor", "DescriptorProblems", "bare_operator_class", "descriptor_schema", "parse_descriptor"]
 
 
 def _keys(data: dict[str, Any], names: Sequence[str]) -> bool:
@@ -55,19 +51,6 @@ def bare_operator_class(data: dict[str, Any]) -> type[OperatorDescBase]:
     return fitting[0] if len(fitting) == 1 else ElementWiseRoundOperatorDesc
 
 
-def _root(data: dict[str, Any], is_tensor: bool) -> str:
-    """Where the field paths of the messages start: the operator's name when it can be told."""
-    if is_tensor:
-        return "DML_BUFFER_TENSOR_DESC"
-    if not _keys(data, _OPERATOR_KEYS):
-        return bare_operator_class(data).OPERATOR_TYPE.name
-    try:
-        raw_type: Any = data.get("Type", data.get("type"))
-        return OperatorType.parse(raw_type).name
-    except (ValueError, TypeError):
-        return "DML_OPERATOR_DESC"
-
-
 def parse_descriptor(data: Any) -> Descriptor:
     """The operator or tensor descriptor a JSON value describes (the module docstring lists the shapes);
     DescriptorProblems lists every structural problem."""
@@ -79,15 +62,11 @@ def parse_descriptor(data: Any) -> Descriptor:
             ]
         )
     inner = data.get("Desc", data.get("desc"))
-    is_tensor = _keys(data, _TENSOR_KEYS) or (isinstance(inner, dict) and _keys(inner, _TENSOR_KEYS))
-    try:
-        if is_tensor:
-            return TensorDesc.model_validate(data)
-        if _keys(data, _OPERATOR_KEYS):
-            return OperatorDesc.model_validate(data).desc
-        return bare_operator_class(data).model_validate(data)
-    except ValidationError as error:
-        raise DescriptorProblems(validation_problems(error, _root(data, is_tensor))) from None
+    if _keys(data, _TENSOR_KEYS) or (isinstance(inner, dict) and _keys(inner, _TENSOR_KEYS)):
+        return TensorDesc.model_validate(data)
+    if _keys(data, _OPERATOR_KEYS):
+        return OperatorDesc.model_validate(data).desc
+    return bare_operator_class(data).model_validate(data)
 
 
 def descriptor_schema() -> dict[str, Any]:

@@ -276,9 +276,11 @@ DML_TENSOR_DIMENSION_COUNT_MAX = 5
 DML_TENSOR_DIMENSION_COUNT_MAX1 = 8
 """The dimension cap from DML_FEATURE_LEVEL_3_0 (DML_TARGET_VERSION >= 0x3000)."""
 DML_TEMPORARY_BUFFER_ALIGNMENT = 256
+"""DML_TEMPORARY_BUFFER_ALIGNMENT: the byte alignment of a temporary resource's binding offset."""
 DML_PERSISTENT_BUFFER_ALIGNMENT = 256
+"""DML_PERSISTENT_BUFFER_ALIGNMENT: the byte alignment of a persistent resource's binding offset."""
 DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
-"""Every tensor binding offset is a multiple of this many bytes."""
+"""DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT: every tensor binding offset is a multiple of this many bytes."""
 
 DML_MAX_ELEMENT_COUNT = 2**32 - 1
 """At most UINT32_MAX elements per tensor (DML_BUFFER_TENSOR_DESC remarks)."""

@@ -45,7 +45,8 @@ class OutOfMemoryError(DmlError, MemoryError):
 
 
 class KernelBuildError(DmlError):
-    """An OpenCL program failed to build; ``build_log`` holds the compiler's output."""
+    """An OpenCL program failed to build (dmlpy's own error, not DirectML's: DirectML ships compiled shaders);
+    ``build_log`` holds the compiler's output. Its ``hresult`` is E_FAIL."""
 
     def __init__(self, message: str, build_log: str) -> None:
         super().__init__(f"{message}\n--- OpenCL build log ---\n{build_log}")
@@ -56,7 +57,9 @@ def argument_error(where: str, name: str, value: object, expected: str) -> Inval
     """The InvalidArgumentError for an ill-typed argument of a public call: ``where``'s argument ``name`` is
     ``value``, and it must be ``expected``. The message names the argument, whatever ``value`` is."""
     try:
-        shown = repr(value)
+        # A dmlpy object says what it is (ELEMENT_WISE_ROUND (FLOAT16, ...)); a pydantic repr would flood the line.
+        describe = getattr(value, "describe", None)
+        shown = str(describe()) if callable(describe) and not isinstance(value, type) else repr(value)
     except Exception:  # a broken __repr__ must not hide the real mistake
         shown = f"a {type(value).__name__}"
     if len(shown) > 80:

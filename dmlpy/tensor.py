@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
 from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
@@ -18,7 +18,10 @@ from pydantic_core import CoreSchema
 from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
 from dmlpy.enums import DML_MAX_ELEMENT_COUNT, ExtTensorDataType, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.model import DmlModel, UInt32, UInt64
+from dmlpy.model import DmlModel, Expect, UInt32, UInt64
+
+Size = Annotated[UInt32, Expect("a whole number, at least 1")]
+"""One of Sizes: a C UINT; DirectML refuses 0 when an operator is validated (a struct may hold it)."""
 
 
 def calc_buffer_tensor_size(
@@ -65,14 +68,16 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
 class BufferTensorDesc(DmlModel):
     """DML_BUFFER_TENSOR_DESC: a tensor's data type, sizes, optional strides and the bytes it spans."""
 
+    C_STRUCT = "DML_BUFFER_TENSOR_DESC"
+
     data_type: TensorDataType | ExtTensorDataType = Field(alias="DataType")
     """DataType (DML_TENSOR_DATA_TYPE); an ExtTensorDataType is a dmlpy extension no DirectML level accepts."""
     flags: TensorFlags = Field(default=TensorFlags.NONE, alias="Flags")
     """Flags (DML_TENSOR_FLAGS); OWNED_BY_DML is for inputs only."""
     # Left out, these two are filled in by _derive_counts, so after construction they are always ints.
-    dimension_count: int = Field(default=None, alias="DimensionCount")  # type: ignore[assignment]
+    dimension_count: UInt32 = Field(default=None, alias="DimensionCount")  # type: ignore[assignment]
     """DimensionCount: derived from Sizes when left out, checked against it when given."""
-    sizes: tuple[UInt32, ...] = Field(alias="Sizes")
+    sizes: tuple[Size, ...] = Field(alias="Sizes")
     """Sizes: elements per dimension, outermost first."""
     strides: tuple[UInt32, ...] | None = Field(default=None, alias="Strides")
     """Strides: elements between neighbours per dimension; null means packed row-major, 0 broadcasts."""
@@ -112,6 +117,9 @@ class BufferTensorDesc(DmlModel):
             object.__setattr__(self, "total_tensor_size_in_bytes", computed)
         return self
 
+    def describe(self) -> str:
+        return f"{self.struct_name()} ({self.data_type.name}, Sizes {list(self.sizes)})"
+
     @property
     def element_count(self) -> int:
         """The number of elements, product of Sizes."""
@@ -131,6 +139,12 @@ class TensorDesc(DmlModel):
     """Type (DML_TENSOR_TYPE)."""
     desc: BufferTensorDesc = Field(alias="Desc")
     """Desc: the DML_BUFFER_TENSOR_DESC."""
+
+    C_STRUCT = "DML_TENSOR_DESC"
+    WRAPS = "desc"  # messages name the buffer tensor's fields as the tensor's: InputTensor.Sizes
+
+    def describe(self) -> str:
+        return self.desc.describe()
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
@@ -194,7 +208,10 @@ def check_buffer_tensor(tensor: TensorDesc, where: str, *, is_output: bool) -> N
         )
     for dim, size in enumerate(desc.sizes):
         if size == 0:
-            raise InvalidArgumentError(f"{where}.Sizes[{dim}] is 0 (Sizes {desc.sizes}); every size must be at least 1")
+            raise InvalidArgumentError(
+                f"{where}.Sizes[{dim}] is 0 (Sizes {desc.sizes}); it must be a whole number, at least 1: "
+                "DirectML has no empty tensors"
+            )
     if desc.element_count > DML_MAX_ELEMENT_COUNT:
         raise InvalidArgumentError(
             f"{where} has {desc.element_count} elements (Sizes {desc.sizes}); DirectML allows at most "

@@ -32,14 +32,14 @@ MODES = {
 def main() -> None:
     print(f"{'DirectML':<24}{'ONNX':<7}{'OpenVINO':<21}{'nGraph':<31}" + " ".join(f"{v:>5}" for v in VECTORS))
     for mode, (onnx, openvino, ngraph, expected) in MODES.items():
-        result = dml.round(VECTORS, mode)
+        result = dml.round(VECTORS, mode=mode)
         assert result.tolist() == expected, (mode, result)
         if openvino != "-":
-            assert dml.round(VECTORS, openvino).tolist() == expected
+            assert dml.round(VECTORS, mode=openvino).tolist() == expected
         print(f"{mode.name:<24}{onnx:<7}{openvino:<21}{ngraph:<31}" + " ".join(f"{v:>5g}" for v in result))
     ceil = np.ceil(VECTORS)
     print(f"{'(ceil, not DirectML)':<83}" + " ".join(f"{v:>5g}" for v in ceil))
-    assert not np.array_equal(ceil, dml.round(VECTORS, dml.RoundingMode.TOWARD_INFINITY))  # the naming trap
+    assert not np.array_equal(ceil, dml.round(VECTORS, mode=dml.RoundingMode.TOWARD_INFINITY))  # the naming trap
 
 
 if __name__ == "__main__":

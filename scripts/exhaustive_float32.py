@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         bits = np.arange(index * chunk, (index + 1) * chunk, dtype=np.uint64).astype(np.uint32)
         x = bits.view(np.float32)
         for mode in MODES:
-            dml.round(x, mode, out=out, device=device)
+            dml.round(x, mode=mode, out=out, device=device)
             count, examples = compare(bits, out, mode)
             state["mismatches"] += count
             state["examples"] = (state["examples"] + examples)[:20]

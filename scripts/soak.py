@@ -62,7 +62,7 @@ def worker(seed: int, deadline: float) -> None:
             kind = rng.integers(0, 3)
             if kind == 0:
                 mode = str(rng.choice(list(MODES)))
-                got = dml.round(view, mode)
+                got = dml.round(view, mode=mode)
                 expected = MODES[mode](view)
             elif kind == 1:
                 got = dml.quantize_linear(view.astype(np.float32), np.float32(0.5), np.int8(3))

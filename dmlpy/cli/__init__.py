@@ -1,13 +1,14 @@
 """The ``dmlpy`` command (also ``python -m dmlpy``): one module per command, each with ``add_arguments(parser)``
 and ``run(args) -> int``; this module builds the parser from the table below and turns errors into statuses.
 
-Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``schema``. Errors are one line on stderr
-and a non-zero status, never a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be
-read (missing file, bad JSON, bad option value, unknown device), 128 + N when signal N stopped the command
-(130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an unexpected error.
+Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``.
+Errors are one line on stderr and a non-zero status, never a traceback: 1 for a descriptor that breaks a rule,
+2 for input that cannot be read (missing file, bad JSON, bad option value, unknown device), 128 + N when signal N
+stopped the command (130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an
+unexpected error.
 
-Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and ``round``
-load the runtime inside ``run``.
+Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and the file
+commands load the runtime inside ``run``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, Protocol
 
-from dmlpy.cli import demo, devices, explain, schema, validate
+from dmlpy.about import package_version
+from dmlpy.cli import demo, devices, explain, quantize, schema, validate
 from dmlpy.cli import round as round_command
 from dmlpy.cli.common import (
     EXIT_BAD_INPUT,
@@ -46,7 +48,9 @@ COMMANDS: dict[str, tuple[Command, str]] = {
     "devices": (devices, "list OpenCL devices, the default, and what dmlpy supports on each"),
     "validate": (validate, "validate a descriptor (JSON) and show its memory layout and sizes"),
     "explain": (explain, "show the OpenCL kernel source and build options for a descriptor"),
-    "round": (round_command, "round a float32/float16 .npy file on an OpenCL device"),
+    "round": (round_command, "round a .npy file (float, bfloat16 or integer) on an OpenCL device"),
+    "quantize": (quantize.QUANTIZE, "quantize a float32/float16/int32 .npy file to uint8 or int8 (QuantizeLinear)"),
+    "dequantize": (quantize.DEQUANTIZE, "dequantize an integer .npy file to float32 or float16 (DequantizeLinear)"),
     "schema": (schema, "print the JSON Schema of the descriptors"),
 }
 
@@ -58,12 +62,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``dmlpy X.Y.Z`` and exits 0; the version is read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print dmlpy's version")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(f"{parser.prog} {package_version()}")  # on stdout, as argparse's "version" action prints
+        parser.exit(EXIT_OK)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dmlpy",
         description="DirectML's operator-descriptor model on OpenCL. Exit status: 0 ok, 1 invalid descriptor, "
         "2 unreadable input or bad arguments.",
     )
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (command, help_text) in COMMANDS.items():
         command.add_arguments(subparsers.add_parser(name, help=help_text, description=help_text))

@@ -1,11 +1,18 @@
-"""What the commands share: exit statuses, the error for unusable input, and the feature-level option."""
+"""What the commands share: exit statuses, the error for unusable input, the feature-level option, and the
+options and device choice of the commands that convert .npy files (``round``, ``quantize``, ``dequantize``)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dmlpy.enums import FeatureLevel
+
+if TYPE_CHECKING:
+    from dmlpy.runtime.device import Device
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -50,3 +57,78 @@ def feature_level(args: argparse.Namespace) -> FeatureLevel:
         raise CliError(
             f"--feature-level {args.feature_level!r} is not a DML_FEATURE_LEVEL; use one of {known}"
         ) from None
+
+
+# ---------------------------------------------------------------------------------- commands that convert .npy files
+
+
+def device_index(text: str) -> int:
+    """``--device N``: a number, checked against the devices when one is created."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--device takes a number from `dmlpy devices`, not {text!r}") from None
+
+
+def pick_device(index: int | None) -> Device | None:
+    """The device ``dmlpy devices`` lists as ``index``, with extensions enabled (the commands take every mode
+    and dtype the one-liners take); None for None (the one-liners' default device). CliError listing the
+    devices there are, for an index there is not."""
+    if index is None:
+        return None
+    from dmlpy.runtime.device import create_device
+    from dmlpy.runtime.platforms import list_devices
+
+    entries = list_devices()
+    if not 0 <= index < len(entries):
+        if not entries:
+            listed = "no device (install pocl-binary-distribution or a GPU driver)"
+        else:
+            names = ", ".join(f"[{entry.index}] {entry.name} ({entry.kind}, {entry.platform})" for entry in entries)
+            listed = f"{len(entries)} device{'' if len(entries) == 1 else 's'}: {names}"
+        raise CliError(f"--device {index}: no device {index}; `dmlpy devices` lists {listed}")
+    return create_device(cl_device=entries[index].cl_device, extensions=True)
+
+
+def add_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """IN.npy, OUT.npy and the options every .npy-converting command takes."""
+    parser.add_argument("input", metavar="IN.npy")
+    parser.add_argument("output", metavar="OUT.npy", nargs="?", help="may be left out with --in-place")
+    parser.add_argument("--device", type=device_index, metavar="N", help="device number from `dmlpy devices`")
+    parser.add_argument("--in-place", action="store_true", help="allow OUT to be IN (replaced atomically)")
+    parser.add_argument("--progress", action="store_true", help="always show the progress bar (default: > 64 MiB)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    parser.add_argument("--chunk-bytes", type=int, help=argparse.SUPPRESS)
+
+
+def same_file(first: Path, second: Path) -> bool:
+    """Whether two names are one file (links and hard links included); never raises, even for a symlink loop."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # either is missing or unreachable: not the same existing file
+        return False
+
+
+def file_paths(args: argparse.Namespace, *, changes_dtype: str | None = None) -> tuple[Path, Path]:
+    """(IN, OUT) of a converting command: OUT is IN with --in-place; OUT that is IN is refused without it, and
+    --in-place is refused outright when the command writes another dtype (``changes_dtype`` says which)."""
+    source = Path(args.input)
+    if args.chunk_bytes is not None and args.chunk_bytes < 1:
+        raise CliError("--chunk-bytes must be at least 1")
+    if args.in_place and changes_dtype is not None:
+        raise CliError(f"--in-place: {args.command} writes {changes_dtype}, not IN's dtype; give OUT.npy")
+    if args.output is None:
+        if not args.in_place:
+            raise CliError("give OUT.npy, or --in-place to replace IN.npy")
+        return source, source
+    target = Path(args.output)
+    if same_file(source, target) and not args.in_place:
+        raise CliError(f"{target} is the input file; refusing to overwrite it without --in-place")
+    return source, target
+
+
+def progress_choice(args: argparse.Namespace) -> bool | None:
+    """--progress: always; --quiet: never; else None (for large files only)."""
+    return True if args.progress else (False if args.quiet else None)

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(mode.name) for mode in modes) + 2
     print(f"   {'input':>8}" + "".join(f"{mode.name:>{width}}" for mode in modes))
     print(f"   {'':>8}" + "".join(f"{'(' + ALIAS_OF[mode] + ')':>{width}}" for mode in modes))
-    results = {mode: round(SEED, mode) for mode in modes}
+    results = {mode: round(SEED, mode=mode) for mode in modes}
     for index, value in enumerate(SEED):
         print(f"   {value!s:>8}" + "".join(f"{results[mode][index]!s:>{width}}" for mode in modes))
     print("   TOWARD_INFINITY rounds halves away from zero (OpenVINO's half_away_from_zero): it is not ceil.")

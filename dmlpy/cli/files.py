@@ -9,27 +9,48 @@ import os
 import stat
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from dmlpy.cli.common import CliError
 from dmlpy.descriptors_json import Descriptor, parse_descriptor
 
 
+def _not_text(path: str, data: bytes, error: UnicodeDecodeError) -> CliError:
+    """The error for a file that is not UTF-8 text: a .npy or other binary file given where JSON belongs."""
+    if data.startswith(b"\x93NUMPY"):
+        what = "it is a .npy file"
+    elif data.startswith(b"PK"):
+        what = "it is a zip archive (.npz?)"
+    else:
+        what = f"byte 0x{data[error.start]:02x} at offset {error.start} is not UTF-8"
+    return CliError(f"{path}: not a text JSON file ({what}); give a descriptor as UTF-8 JSON text")
+
+
+def _read_stdin() -> bytes:
+    buffer = getattr(sys.stdin, "buffer", None)  # None where stdin was replaced by a text stream
+    return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
+
+
 def read_json(path: str) -> Any:
-    """The JSON value in ``path`` (``-`` for stdin); CliError for an unreadable file or bad syntax."""
+    """The JSON value in ``path`` (``-`` for stdin); CliError for an unreadable or binary file or bad syntax."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = _read_stdin() if path == "-" else Path(path).read_bytes()
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{path}: is a directory, not a JSON file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise CliError(f"{path}: cannot read: {reason}") from None
+    except OSError as error:
+        raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _not_text(path, data, error) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -125,8 +146,29 @@ def _open_regular(path: Path) -> io.BufferedReader:
     return os.fdopen(fd, "rb")
 
 
-def open_npy(path: Path) -> NpyFile:
-    """The float32 or float16 .npy file ``path``, open, its header read; CliError naming what else it is."""
+BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+
+
+def stored_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype a .npy header's ``descr`` means here. np.save writes ml_dtypes' bfloat16 as two raw bytes
+    (``<V2``), and np.load gives back ``|V2`` data: a plain 2-byte void is read as bfloat16."""
+    if dtype.kind == "V" and dtype.itemsize == 2 and dtype.names is None and dtype.subdtype is None:
+        return BFLOAT16
+    return dtype
+
+
+def dtype_words(dtype: np.dtype[Any]) -> str:
+    """A dtype as messages name it: ``float32``, ``>f4`` for non-native byte order, ``bfloat16 (.npy |V2)``."""
+    if dtype == BFLOAT16:
+        return "bfloat16 (.npy |V2)"
+    if dtype.kind == "V":
+        return f"{dtype.str} (raw bytes)"
+    return dtype.name if dtype.isnative or dtype.byteorder == "|" else dtype.str
+
+
+def open_npy(path: Path, accepted: Sequence[np.dtype[Any]], takes: str) -> NpyFile:
+    """The .npy file ``path``, open, its header read, holding one of the ``accepted`` dtypes (either byte
+    order); CliError naming what else it is and, in ``takes``, what the command takes."""
     handle = _open_regular(path)
     try:
         magic = handle.read(6)
@@ -140,7 +182,7 @@ def open_npy(path: Path) -> NpyFile:
             if version not in ((1, 0), (2, 0), (3, 0)):
                 raise ValueError(f"format version {version[0]}.{version[1]} is not one NumPy writes")
             # 3.0 differs from 2.0 only in encoding the header as UTF-8 rather than Latin-1, which is the same
-            # bytes for the ASCII a float dtype's header holds. Python 2 headers warn: not for the user.
+            # bytes for the ASCII a numeric dtype's header holds. Python 2 headers warn: not for the user.
             read_header = (
                 np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             )
@@ -152,11 +194,9 @@ def open_npy(path: Path) -> NpyFile:
             raise CliError(f"{path}: not a readable .npy file ({reason})") from None
         if any(extent < 0 for extent in shape):
             raise CliError(f"{path}: not a readable .npy file (negative dimension in shape {shape})")
-        if dtype.kind != "f" or dtype.itemsize not in (2, 4):
-            raise CliError(
-                f"{path}: holds {dtype} data; Round takes float32 or float16 "
-                "(DML_TENSOR_DATA_TYPE_FLOAT32, FLOAT16; DirectML's Round has no integer or FLOAT64 form)"
-            )
+        dtype = stored_dtype(dtype)
+        if dtype.hasobject or dtype.newbyteorder("=") not in accepted:
+            raise CliError(f"{path}: holds {dtype_words(dtype)} data; {takes}")
         npy = NpyFile(path, handle, dtype, shape, fortran)
         npy.check_length()
     except BaseException:

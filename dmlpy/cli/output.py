@@ -1,4 +1,6 @@
-"""Writing an output file safely: a temporary beside it, renamed over it only when complete.
+"""Writing an output file safely: a temporary beside it, renamed over it only when complete; and writing a
+.npy output converted from a .npy input chunk by chunk (``convert_file``), as ``round``, ``quantize`` and
+``dequantize`` do.
 
 The temporary is created with ``mkstemp`` (O_CREAT|O_EXCL, a random name) and written only through the
 descriptor that call returns, so a symlink or file planted in the output's directory is never opened.
@@ -11,19 +13,26 @@ is removed on every signal that can be caught.
 from __future__ import annotations
 
 import io
+import math
 import os
 import signal
 import stat
+import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from dmlpy.cli.common import CliError, Terminated
-from dmlpy.cli.files import file_kind
+from dmlpy.cli.files import NpyFile, file_kind
 
 # The signals whose default action ends the process without running Python's cleanup; SIGINT already raises
 # KeyboardInterrupt. Looked up by name: not every platform has all of them.
@@ -134,3 +143,150 @@ def replacing(plan: OutputPlan) -> Iterator[io.BufferedWriter]:
         with suppress(FileNotFoundError):
             os.unlink(name)
         raise
+
+
+# ------------------------------------------------------------------------------------ .npy outputs, chunk by chunk
+
+PROGRESS_THRESHOLD_BYTES = 64 * 2**20
+CHUNK_BYTES = 16 * 2**20
+
+
+def _bytes(count: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:,.0f} {unit}" if unit == "B" else f"{count:,.1f} {unit}"
+        count /= 1024
+    return f"{count:,.1f} GiB"
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn in place; silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool, label: str = "rounding") -> None:
+        self.total, self.enabled, self.label = total, enabled, label
+        self.started = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        fraction = done / self.total if self.total else 1.0
+        filled = int(fraction * 30)
+        elapsed = time.perf_counter() - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        bar = "#" * filled + "." * (30 - filled)
+        sys.stderr.write(f"\r{self.label} [{bar}] {fraction:6.1%} {_bytes(done)}/{_bytes(self.total)} {_bytes(rate)}/s")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def write_npy_header(handle: io.BufferedWriter, dtype: np.dtype[Any], shape: tuple[int, ...], fortran: bool) -> None:
+    """A .npy header, in the oldest format that holds it, as np.save picks (bfloat16 is written ``<V2``, as
+    np.save writes it)."""
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": fortran, "shape": shape}
+    try:
+        np.lib.format.write_array_header_1_0(handle, header)
+    except ValueError:
+        np.lib.format.write_array_header_2_0(handle, header)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of ``count`` consecutive elements in file order, seen as an array of ``shape``; for a per-axis
+    conversion, ``shape`` is 3-D (outer, axis, inner) and ``along`` is the slice of the axis it holds."""
+
+    count: int
+    shape: tuple[int, ...]
+    along: slice | None
+
+
+def flat_chunks(size: int, step: int) -> Iterator[Chunk]:
+    """Runs of at most ``step`` elements: for conversions that treat every element alike."""
+    for start in range(0, size, step):
+        count = min(size, start + step) - start
+        yield Chunk(count, (count,), None)
+
+
+def axis_chunks(shape: tuple[int, ...], fortran: bool, axis: int, step: int) -> Iterator[Chunk]:
+    """Runs of at most ``step`` elements (at least one) in file order, each seen as (outer, axis, inner) with
+    the part of ``axis`` it holds, so that a per-axis scale can be sliced for it: whole outer blocks where they
+    fit, else part of the axis within one block, else part of one row of the axis."""
+    # In file order the array is (outer, axis, inner): C order runs its last dimension fastest, Fortran its first.
+    ordered, position = (shape[::-1], len(shape) - 1 - axis) if fortran else (shape, axis)
+    outer, length, inner = math.prod(ordered[:position]), ordered[position], math.prod(ordered[position + 1 :])
+    if outer * length * inner == 0:
+        return
+    if length * inner <= step:
+        blocks = step // (length * inner)
+        for start in range(0, outer, blocks):
+            count = min(blocks, outer - start)
+            yield Chunk(count * length * inner, (count, length, inner), slice(0, length))
+    elif inner <= step:
+        rows = step // inner
+        for _ in range(outer):
+            for start in range(0, length, rows):
+                count = min(rows, length - start)
+                yield Chunk(count * inner, (1, count, inner), slice(start, start + count))
+    else:
+        for _ in range(outer):
+            for index in range(length):
+                for start in range(0, inner, step):
+                    count = min(step, inner - start)
+                    yield Chunk(count, (1, 1, count), slice(index, index + 1))
+
+
+Convert = Callable[[npt.NDArray[Any], npt.NDArray[Any], Chunk], None]
+"""Computes one chunk: (input, output, chunk); both arrays in native byte order, of ``chunk.shape``. The
+output may be the input's memory (same dtype): convert in place then."""
+
+
+def convert_file(
+    source: NpyFile,
+    target: Path,
+    output_dtype: np.dtype[Any],
+    chunks: Iterable[Chunk],
+    largest: int,
+    convert: Convert,
+    *,
+    label: str,
+    progress: bool | None = None,
+) -> None:
+    """Write ``target`` (atomically: it appears only when complete) as ``source`` converted chunk by chunk:
+    the header (``output_dtype``, the source's shape and order), then each chunk of ``chunks`` (in file order,
+    at most ``largest`` elements) read, converted by ``convert`` and written. Only chunk-sized buffers are
+    allocated, whatever the file's size. ``output_dtype`` equal to the source's (byte order included) converts
+    in place in one buffer; a non-native dtype is byte-swapped around ``convert``."""
+    plan = plan_output(target)
+    show = progress if progress is not None else source.nbytes > PROGRESS_THRESHOLD_BYTES
+    bar = Progress(source.nbytes, show, label)
+    in_size, out_size = source.dtype.itemsize, output_dtype.itemsize
+    capacity = min(largest, source.size)
+    raw_in = np.empty(capacity * in_size, dtype=np.uint8)
+    raw_out = raw_in if output_dtype == source.dtype else np.empty(capacity * out_size, dtype=np.uint8)
+    stored_in, stored_out = raw_in.view(source.dtype), raw_out.view(output_dtype)
+    native_in, native_out = source.dtype.newbyteorder("="), output_dtype.newbyteorder("=")
+    work_in = stored_in if source.dtype == native_in else np.empty(capacity, native_in)
+    if raw_out is raw_in:
+        work_out = work_in
+    else:
+        work_out = stored_out if output_dtype == native_out else np.empty(capacity, native_out)
+    done = 0
+    try:
+        with signals_raise(), replacing(plan) as handle:
+            write_npy_header(handle, output_dtype, source.shape, source.fortran_order)
+            for chunk in chunks:
+                count = chunk.count
+                source.read_into(raw_in.data[: count * in_size])
+                if work_in is not stored_in:
+                    work_in[:count] = stored_in[:count]
+                convert(work_in[:count].reshape(chunk.shape), work_out[:count].reshape(chunk.shape), chunk)
+                if work_out is not stored_out:
+                    stored_out[:count] = work_out[:count]
+                handle.write(raw_out.data[: count * out_size])
+                done += count
+                bar.update(done * in_size)
+    finally:
+        bar.close()

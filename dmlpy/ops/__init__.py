@@ -6,15 +6,26 @@ Everything else reads the table: the package's exports, the JSON Schema, the CLI
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Union
 
-from pydantic import Discriminator, Field, GetCoreSchemaHandler, SerializeAsAny, Tag, WithJsonSchema, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    GetCoreSchemaHandler,
+    SerializeAsAny,
+    Tag,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import CoreSchema
 
-from dmlpy.enums import ExtOperatorType, FeatureLevel, OperatorType
+from dmlpy.enums import DmlEnum, DmlFlag, ExtOperatorType, FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.model import DmlModel
+from dmlpy.model import DmlModel, show
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
 from dmlpy.ops.element_wise_quantize_linear import (
@@ -83,6 +94,17 @@ class OperatorDesc(DmlModel):
     """Desc: the DML_*_OPERATOR_DESC for Type."""
 
     _UNION: ClassVar[Any] = None
+    C_STRUCT = "DML_OPERATOR_DESC"  # every member of the union too
+    WRAPS = "desc"  # messages name what Desc holds by its operator: ELEMENT_WISE_ROUND.InputTensor
+    SELECTOR = "type"  # a wrong Type says all: the fields of Desc cannot be judged without it
+
+    @classmethod
+    def member_for_tag(cls, tag: str) -> builtins.type[OperatorDesc] | None:  # `type` is a field here
+        return _MEMBERS.get(tag)
+
+    @classmethod
+    def field_choices(cls, name: str) -> Sequence[DmlEnum | DmlFlag] | None:
+        return list(DIRECTML_OPERATORS) if name == "type" else None
 
     def __new__(cls, *args: Any, **data: Any) -> OperatorDesc:
         # Constructing the union picks its member, as validating does.
@@ -106,7 +128,10 @@ class OperatorDesc(DmlModel):
         wanted = cls.model_fields["desc"].annotation
         wanted_class = wanted if isinstance(wanted, type) and issubclass(wanted, OperatorDescBase) else None
         if isinstance(given, OperatorDescBase) and wanted_class is not None and not isinstance(given, wanted_class):
-            raise ValueError(f"Desc is a {type(given).__name__}; for this Type it must be a {wanted_class.__name__}")
+            raise ValueError(
+                f"Desc is {show(given)}; for Type {wanted_class.OPERATOR_TYPE.c_name} it must be a "
+                f"{wanted_class.__name__}"
+            )
         return data
 
 
@@ -115,15 +140,16 @@ class _UnknownOperatorDesc(OperatorDesc):
 
     desc: Any = Field(default=None, alias="Desc")
 
-    @model_validator(mode="after")
-    def _refuse(self) -> _UnknownOperatorDesc:
-        if isinstance(self.type, ExtOperatorType):
+    @field_validator("type", mode="after")
+    @classmethod
+    def _refuse(cls, operator_type: AnyOperatorType) -> AnyOperatorType:
+        if isinstance(operator_type, ExtOperatorType):
             raise ValueError(
-                f"{self.type.c_name} is a dmlpy extension, not a DML_OPERATOR_TYPE: DML_OPERATOR_DESC holds DirectML "
-                "operators only; pass the extension's descriptor itself"
+                f"{operator_type.c_name} is a dmlpy extension, not a DML_OPERATOR_TYPE: DML_OPERATOR_DESC holds "
+                "DirectML operators only; pass the extension's descriptor itself"
             )
         known = ", ".join(t.c_name for t in DIRECTML_OPERATORS)
-        raise ValueError(f"{self.type.c_name} is not implemented by dmlpy (it implements {known})")
+        raise ValueError(f"{operator_type.c_name} is not implemented by dmlpy (it implements {known})")
 
 
 def _member(operator_type: AnyOperatorType, desc_class: type[OperatorDescBase]) -> type[OperatorDesc]:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from dmlpy.codegen import ElementwiseLayout, LoweredOperator, coalesce
-from dmlpy.enums import ExtOperatorType, FeatureLevel, OperatorType
+from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.model import DmlModel
+from dmlpy.model import DmlModel, show
+from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 
@@ -28,6 +29,55 @@ class DeviceCapabilities:
 
 
 NO_CAPABILITIES = DeviceCapabilities()
+
+
+_CEIL_NAMES = {"CEIL", "UP", "ROUND_UP"}
+_FLOOR_NAMES = {"FLOOR", "DOWN", "ROUND_DOWN"}
+
+
+def _parses_as(enum_class: type[RoundingMode] | type[ExtRoundingMode], value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return False
+    try:
+        enum_class.parse(value)
+    except ValueError:
+        return False
+    return True
+
+
+def directml_mode_hint(value: Any) -> str:
+    """A note on a value DirectML's RoundingMode refused: another system's name, ceil or floor, an extension
+    mode."""
+    name = value.strip() if isinstance(value, str) else None
+    if name is not None and name.lower() in OTHER_MODE_NAMES:
+        return f"({name!r} is another system's name; DirectML calls it {OTHER_MODE_NAMES[name.lower()].name})"
+    if name is not None and name.upper() in _CEIL_NAMES:
+        return "(DirectML has no ceil mode; TOWARD_INFINITY rounds halves away from zero, it is not ceil)"
+    if name is not None and name.upper() in _FLOOR_NAMES:
+        return "(DirectML has no floor mode; TOWARD_ZERO truncates, which is floor for positive values only)"
+    if _parses_as(ExtRoundingMode, value):
+        return (
+            f"({show(ExtRoundingMode.parse(value))} is a dmlpy extension mode, not DirectML; the extension operators "
+            "in dmlpy.extensions take it)"
+        )
+    return ""
+
+
+def extension_mode_hint(value: Any) -> str:
+    """A note on a value an extension's ExtRoundingMode refused: another system's name, DirectML's numbering."""
+    name = value.strip() if isinstance(value, str) else None
+    if name is not None and name.lower() in OTHER_MODE_NAMES:
+        extension_mode = EXTENSION_EQUIVALENT[OTHER_MODE_NAMES[name.lower()]]
+        return f"({name!r} is another system's name; the extension calls it {extension_mode.name})"
+    if name is not None and name.upper() in {"CEIL", "FLOOR"}:
+        return f"(the extension calls {name.lower()} {'UP' if name.upper() == 'CEIL' else 'DOWN'})"
+    if _parses_as(RoundingMode, value):
+        mode = RoundingMode.parse(value)
+        return (
+            f"({show(value)} is DirectML's {mode.name}; the extension's modes are numbered from 0x80000000, and "
+            f"its name for this one is {EXTENSION_EQUIVALENT[mode].name})"
+        )
+    return ""
 
 
 class OperatorDescBase(DmlModel):
@@ -54,6 +104,21 @@ class OperatorDescBase(DmlModel):
         """How messages name the operator: DirectML's short name (ELEMENT_WISE_ROUND); an extension its full
         DMLPY_EXT_ spelling, so it is never mistaken for DirectML."""
         return cls.OPERATOR_TYPE.c_name if cls.is_extension() else cls.OPERATOR_TYPE.name
+
+    @classmethod
+    def struct_name(cls) -> str:
+        """Messages name an operator descriptor by its operator: ``ELEMENT_WISE_ROUND.InputTensor.Sizes[1]``."""
+        return cls.operator_name()
+
+    @classmethod
+    def value_hint(cls, name: str, value: Any) -> str:
+        """What a refused RoundingMode is called here, when it is another system's name or the other enum's."""
+        field = cls.model_fields.get(name)
+        if field is not None and field.annotation is RoundingMode:
+            return directml_mode_hint(value)
+        if field is not None and field.annotation is ExtRoundingMode:
+            return extension_mode_hint(value)
+        return ""
 
     @classmethod
     def c_field(cls, field: str) -> str:

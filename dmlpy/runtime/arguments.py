@@ -1,8 +1,18 @@
 """The one-liners' argument checks: each refuses what it cannot use with InvalidArgumentError naming the
-argument, before anything is allocated or dispatched."""
+argument and what it got, before anything is allocated or dispatched.
+
+What an array argument may be: a NumPy array or scalar, a Python number or nested lists of numbers, or anything
+NumPy reads as an array *without copying* through ``__array__`` (a torch CPU tensor: the result is NumPy) or
+``__dlpack__``. Refused, naming what was given: None, iterators and generators (NumPy would wrap them as one
+object), device memory (pyopencl arrays and buffers, dml.Buffer), torch tensors that NumPy cannot view (one that
+requires grad, one on a GPU, a bfloat16 one), and anything NumPy can only hold as Python objects. A masked
+``x`` keeps its mask (``unmask`` / ``with_mask``); a masked scale or zero point with masked entries is refused.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,16 +32,134 @@ def described(value: object, limit: int = 60) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def as_array(name: str, value: object) -> npt.NDArray[Any]:
-    """``np.asarray(value)``, with NumPy's own error for what it cannot make an array of (a ragged list, an
-    object whose ``__array__`` fails) turned into InvalidArgumentError naming the argument."""
-    try:
-        return np.asarray(value)
-    except (ValueError, TypeError) as error:
+def type_name(value: object) -> str:
+    """The value's type as a user would import it: ``list``, ``generator``, ``torch.Tensor``,
+    ``pyopencl.array.Array``."""
+    kind = type(value)
+    public = ".".join(part for part in kind.__module__.split(".") if not part.startswith("_"))  # pyopencl._cl
+    return kind.__qualname__ if public in ("builtins", "") else f"{public}.{kind.__qualname__}"
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _refuse_torch(name: str, value: object) -> None:
+    """A torch tensor NumPy cannot view in place, refused with the call that makes one it can. Only attributes
+    are read: torch itself is never imported here."""
+    device = str(getattr(value, "device", "cpu"))
+    if getattr(value, "requires_grad", False) is True:
         raise InvalidArgumentError(
-            f"{name} must be a rectangular array of numbers (a NumPy array, a number, or nested lists whose rows "
-            f"have equal lengths); NumPy cannot make an array of the {described(value)} given: {error}"
+            f"{name} is a torch.Tensor that requires grad; the NumPy one-liners return NumPy arrays and record no "
+            f"gradient: pass {name}.detach() (the same memory, no copy)"
+        )
+    if device != "cpu":
+        raise InvalidArgumentError(
+            f"{name} is a torch.Tensor on {device}; the NumPy one-liners take host memory: pass {name}.cpu() (a copy "
+            "in host memory)"
+        )
+    if str(getattr(value, "dtype", "")) == "torch.bfloat16":
+        raise InvalidArgumentError(
+            f"{name} is a torch.bfloat16 tensor, which torch cannot hand to NumPy (NumPy has no bfloat16 of its own): "
+            f"pass {name}.view(torch.int16).numpy().view(ml_dtypes.bfloat16) (the same memory, no copy)"
+        )
+
+
+def _refuse_unusable(name: str, value: object) -> None:
+    """What NumPy would wrap as one Python object, or cannot view without a copy, refused naming what it is."""
+    if value is None:
+        raise InvalidArgumentError(
+            f"{name} is None; it must be an array of numbers (a NumPy array, a number, or nested lists of numbers)"
+        )
+    module = type(value).__module__.split(".")[0]
+    if module == "pyopencl":
+        hint = f"pass {name}.get() for a NumPy copy" if hasattr(value, "get") else "copy it to a NumPy array first"
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))} (device memory); device arrays are not supported by the NumPy "
+            f"one-liners yet: {hint}"
+        )
+    if module == "dmlpy":  # a dml.Buffer, a Device, a descriptor: none of them is an array
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))}, not an array of numbers; the one-liners take NumPy arrays (device "
+            "buffers run through the object model: device.create_operator, BindingTable)"
+        )
+    if module == "torch" and hasattr(value, "requires_grad"):
+        _refuse_torch(name, value)
+    if isinstance(value, Iterator):  # a generator, map, zip, iter(...): NumPy wraps it as one object
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))}; NumPy makes no array of an iterator: pass list({name}) or "
+            f"np.fromiter({name}, dtype)"
+        )
+    if isinstance(value, np.ma.MaskedArray) and np.ma.is_masked(value):
+        count = np.count_nonzero(np.ma.getmaskarray(value))
+        raise InvalidArgumentError(
+            f"{name} is a masked array with {count} masked {'entry' if count == 1 else 'entries'}; {name} takes no "
+            f"masked values: pass {name}.filled(value) or np.ma.getdata({name})"
+        )
+
+
+def as_array(name: str, value: object) -> npt.NDArray[Any]:
+    """``value`` as a NumPy array of numbers, without a copy where it already is one (a NumPy array, a torch CPU
+    tensor through ``__array__``, an object with ``__dlpack__``). InvalidArgumentError naming the argument and
+    what it got for anything else: see the module's docstring."""
+    _refuse_unusable(name, value)
+    try:
+        array = np.asarray(value)
+    except MemoryError:
+        raise
+    except (ValueError, TypeError) as error:
+        if isinstance(value, list | tuple):
+            raise InvalidArgumentError(
+                f"{name} must be a rectangular array of numbers (a NumPy array, a number, or nested lists whose rows "
+                f"have equal lengths); NumPy cannot make an array of the {described(value)} given: {error}"
+            ) from None
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))} that NumPy cannot read as an array: {type(error).__name__}: {error}"
         ) from None
+    except Exception as error:  # an __array__ of another library (torch raises RuntimeError): never let it leak
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))} that NumPy cannot read as an array: {type(error).__name__}: {error}"
+        ) from None
+    if array.dtype.kind == "O" and hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray):
+        try:
+            array = np.from_dlpack(value)
+        except MemoryError:
+            raise
+        except Exception as error:
+            raise InvalidArgumentError(
+                f"{name} is {_a(type_name(value))} whose DLPack export NumPy cannot read: {type(error).__name__}: "
+                f"{error}"
+            ) from None
+    if array.dtype.kind == "O":
+        if isinstance(value, np.ndarray):
+            raise InvalidArgumentError(
+                f"{name} is an object array (dtype=object), not an array of numbers: convert it first "
+                f"({name}.astype(np.float32), for one)"
+            )
+        raise InvalidArgumentError(
+            f"{name} is {_a(type_name(value))} that NumPy can only hold as Python objects, not an array of numbers"
+        )
+    return array
+
+
+def got(value: object, array: npt.NDArray[Any]) -> str:
+    """What an argument is, for a dtype refusal: "a float64 array", "a list that NumPy reads as complex128"."""
+    if isinstance(value, np.ndarray):
+        return f"a {array.dtype} array"
+    if isinstance(value, np.generic):
+        return f"a NumPy {array.dtype} scalar"
+    return f"{_a(type_name(value))} that NumPy reads as {array.dtype}"
+
+
+def input_array(value: object, accepts: Callable[[np.dtype[Any]], bool], takes: str) -> npt.NDArray[Any]:
+    """A one-liner's ``x``: an array whose dtype (in native byte order) ``accepts`` takes, of at most 8
+    dimensions, returned in native byte order (big-endian data is converted); InvalidArgumentError saying what
+    it got and, in ``takes``, what the one-liner takes."""
+    array = as_array("x", value)
+    if not accepts(array.dtype.newbyteorder("=")):
+        raise InvalidArgumentError(f"x is {got(value, array)}; {takes}")
+    check_dimensions(array)
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
 def check_device(device: object) -> None:
@@ -62,3 +190,49 @@ def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype[Any], *, what
         )
     if not out.flags.writeable:
         raise InvalidArgumentError("out is read-only")
+
+
+# ---------------------------------------------------------------------------------------------- masked arrays
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A masked ``x``'s mask (a copy, or ``np.ma.nomask``) and fill value, for the result."""
+
+    mask: Any
+    fill_value: Any
+
+
+def unmask(x: object) -> tuple[object, Mask | None]:
+    """A masked array's data (a view: no copy) and its Mask; anything else as it is, and None."""
+    if not isinstance(x, np.ma.MaskedArray):
+        return x, None
+    mask = np.ma.getmask(x)
+    return np.ma.getdata(x), Mask(mask if mask is np.ma.nomask else mask.copy(), x.fill_value)
+
+
+def out_data(out: object, mask: Mask | None) -> object:
+    """What the kernel writes for ``out``: a masked out's data (a view), else ``out`` itself. A plain array
+    ``out`` for a masked ``x`` is refused: it cannot hold the mask, which would be silently lost."""
+    if isinstance(out, np.ma.MaskedArray):
+        return np.ma.getdata(out)
+    if mask is not None and isinstance(out, np.ndarray):
+        raise InvalidArgumentError(
+            "out is a plain NumPy array but x is a masked array, whose mask it cannot hold: pass a masked out "
+            "(np.ma.empty_like(x)), out=None for a new masked array, or np.ma.getdata(x) as x to drop the mask"
+        )
+    return out
+
+
+def with_mask(result: npt.NDArray[Any], out: object, mask: Mask | None, *, keep_fill_value: bool) -> npt.NDArray[Any]:
+    """The one-liner's return value. A masked ``out`` gets ``x``'s mask (none when ``x`` is not masked, as a
+    NumPy ufunc clears it); a new result of a masked ``x`` is a masked array with a copy of its mask, and its
+    fill value where the dtype is the same (``keep_fill_value``). The masked slots hold the operator applied to
+    the data under the mask, as ``np.round`` does."""
+    if isinstance(out, np.ma.MaskedArray):
+        out.mask = np.ma.nomask if mask is None else mask.mask
+        return out
+    if out is not None or mask is None:
+        return result
+    fill_value = mask.fill_value if keep_fill_value else None
+    return np.ma.MaskedArray(result, mask=mask.mask, fill_value=fill_value)

@@ -51,7 +51,9 @@ class BindingTable:
                 where, "dispatchable", dispatchable, "a CompiledOperator or an OperatorInitializer of this device"
             )
         if dispatchable.device is not self.device:
-            raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this binding table")
+            raise InvalidArgumentError(
+                f"{where}: the {dispatchable.describe()} belongs to another device than this binding table"
+            )
         return dispatchable
 
     def reset(self, dispatchable: Dispatchable) -> None:
@@ -80,7 +82,7 @@ class BindingTable:
                 raise argument_error(what, f"bindings[{index}]", binding, "a dml.BufferBinding (or None)")
         if len(bindings) != len(descs):
             raise InvalidArgumentError(
-                f"{what} got {len(bindings)} bindings; {self.dispatchable!r} takes exactly {len(descs)} "
+                f"{what} got {len(bindings)} bindings; the {self.dispatchable.describe()} takes exactly {len(descs)} "
                 f"({', '.join(names) or 'none'}). DirectML removes the device for a wrong count; dmlpy refuses."
             )
         bound: list[BoundTensor | None] = []
@@ -99,8 +101,15 @@ class BindingTable:
     def _check_buffer(self, name: str, binding: BufferBinding) -> cl.Buffer:
         """The binding's OpenCL memory, once the buffer is one of this device's and not released."""
         buffer = binding.buffer
-        if not isinstance(buffer, Buffer) or buffer.device is not self.device:
-            raise InvalidArgumentError(f"{name} is bound to {buffer!r}, not a buffer of this device")
+        if not isinstance(buffer, Buffer):
+            raise InvalidArgumentError(
+                f"{name} is bound to a {type(buffer).__name__}, not a buffer of this device (a dmlpy Buffer from "
+                "device.create_buffer or device.upload)"
+            )
+        if buffer.device is not self.device:
+            raise InvalidArgumentError(
+                f"{name} is bound to a buffer of another device ({buffer.device.name}), not a buffer of this device"
+            )
         if buffer.released:
             raise InvalidArgumentError(
                 f"{name} is bound to a buffer that was released (buffer.release(), or the end of its with "
@@ -142,7 +151,8 @@ class BindingTable:
     def _refuse_resource(self, kind: str, binding: BufferBinding | None) -> None:
         if binding is not None:
             raise InvalidArgumentError(
-                f"bind_{kind}_resource: binding is {binding!r}, but {self.dispatchable!r} reports a {kind} "
+                f"bind_{kind}_resource: binding is {_what_binding(binding)}, but the {self.dispatchable.describe()} "
+                f"reports a {kind} "
                 "resource size of 0 (get_binding_properties); bind None"
             )
 
@@ -166,7 +176,8 @@ class BindingTable:
         memory objects stay valid while the caller holds them, whatever another thread releases."""
         if snapshot.dispatchable is not compiled:
             raise InvalidArgumentError(
-                f"the binding table was made for {snapshot.dispatchable!r}, not {compiled!r}; "
+                f"the binding table was made for the {snapshot.dispatchable.describe()}, not the "
+                f"{compiled.describe()}; "
                 "create_binding_table(dispatchable) or table.reset(dispatchable) first"
             )
         names = [*compiled.input_names, *compiled.output_names]
@@ -186,7 +197,9 @@ class BindingTable:
             if entry is None:
                 raise InvalidArgumentError(f"{name} is required but bound to nothing")
             if not isinstance(entry, BoundTensor) or not isinstance(entry.binding, BufferBinding):
-                raise InvalidArgumentError(f"{name}'s entry in the binding table is {entry!r}; bind it with bind_*")
+                raise InvalidArgumentError(
+                    f"{name}'s entry in the binding table is a {type(entry).__name__}; bind it with bind_*"
+                )
             memory = self._check_buffer(name, entry.binding)
             # Checked again against the tensor that is launched, whatever it was bound against (a list the
             # caller changed by hand included): a pure check of about a microsecond.
@@ -197,6 +210,15 @@ class BindingTable:
         outputs = [entry for entry, _ in checked[len(compiled.input_names) :]]
         _check_aliasing(compiled, inputs, outputs)
         return checked
+
+
+def _what_binding(binding: object) -> str:
+    if isinstance(binding, BufferBinding):
+        try:
+            return binding.describe()
+        except InvalidArgumentError:  # its buffer was released since
+            return f"a binding at Offset {binding.offset} of a released buffer"
+    return f"a {type(binding).__name__}"
 
 
 def _check_aliasing(

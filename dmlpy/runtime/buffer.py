@@ -41,7 +41,8 @@ def _check_process() -> None:
 
 
 class Buffer:
-    """A block of device memory. Create with ``device.create_buffer(size)`` or ``device.upload(array)``.
+    """A block of device memory: the ID3D12Resource (a buffer) that a DML_BUFFER_BINDING names. Create with
+    ``device.create_buffer(size)`` or ``device.upload(array)``.
 
     ``buffer.release()`` (or leaving ``with device.create_buffer(n) as buffer:``) gives the memory back; every
     later use of the buffer raises InvalidArgumentError."""

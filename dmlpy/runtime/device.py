@@ -170,7 +170,7 @@ class Device:
                 "compile_operator", "operator", operator, "an Operator of this device (device.create_operator)"
             )
         if operator.device is not self:
-            raise InvalidArgumentError(f"compile_operator: operator {operator!r} belongs to another device")
+            raise InvalidArgumentError(f"compile_operator: operator {operator.describe()} belongs to another device")
         execution_flags = _parse(ExecutionFlags, "compile_operator", "flags", flags)
         desc = operator.desc
         for field in desc.INPUTS:

@@ -25,6 +25,10 @@ class Operator:
         self.device = device
         self.desc = desc
 
+    def describe(self) -> str:
+        """For messages: ``operator ELEMENT_WISE_ROUND (FLOAT16, TOWARD_INFINITY)``."""
+        return f"operator {self.desc.describe()}"
+
     def __repr__(self) -> str:
         return f"<dmlpy.Operator {self.desc.describe()}>"
 
@@ -95,6 +99,10 @@ class CompiledOperator:
         """Binding byte offsets as element offsets, per tensor in binding order."""
         return [offset // size for offset, size in zip(byte_offsets, self._element_sizes, strict=True)]
 
+    def describe(self) -> str:
+        """For messages: ``compiled operator ELEMENT_WISE_ROUND (FLOAT16, TOWARD_INFINITY)``."""
+        return f"compiled operator {self.desc.describe()}"
+
     def __repr__(self) -> str:
         state = "initialized" if self.initialized else "not initialized"
         return f"<dmlpy.CompiledOperator {self.desc.describe()} {state}>"
@@ -134,6 +142,11 @@ class OperatorInitializer:
                 )
         for compiled in self.operators:
             compiled.initialized = True
+
+    def describe(self) -> str:
+        """For messages: ``operator initializer of ELEMENT_WISE_ROUND (FLOAT16, TOWARD_INFINITY)``."""
+        targets = ", ".join(compiled.desc.describe() for compiled in self.operators) or "no operators"
+        return f"operator initializer of {targets}"
 
     def __repr__(self) -> str:
         return f"<dmlpy.OperatorInitializer of {len(self.operators)} operators>"

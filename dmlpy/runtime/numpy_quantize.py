@@ -18,7 +18,17 @@ from dmlpy.ops.element_wise_quantize_linear import (
     _LinearQuantizationDesc,
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
-from dmlpy.runtime.arguments import as_array, check_device, check_dimensions, check_out, described
+from dmlpy.runtime.arguments import (
+    Mask,
+    as_array,
+    check_device,
+    check_out,
+    described,
+    input_array,
+    out_data,
+    unmask,
+    with_mask,
+)
 from dmlpy.runtime.array_runner import ArrayCall, run
 from dmlpy.runtime.device import Device, default_device
 
@@ -85,38 +95,25 @@ def _parameter(
     return np.broadcast_to(array.reshape(along_axis), shape)
 
 
-def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    # Big-endian data on a little-endian host: the output takes the native dtype.
-    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
-
-
-def _input(x: object, accepted: tuple[np.dtype[Any], ...], message: str) -> npt.NDArray[Any]:
-    """``x`` as a native-byte-order array of one of the ``accepted`` dtypes (``message`` names them)."""
-    array = as_array("x", x)
-    if array.dtype.newbyteorder("=") not in accepted:
-        raise InvalidArgumentError(f"x is a {array.dtype} array; {message}")
-    check_dimensions(array)
-    return _native(array)
-
-
 def _run(
     desc_class: type[_LinearQuantizationDesc],
     array: npt.NDArray[Any],
     parameters: tuple[npt.NDArray[Any], npt.NDArray[Any] | None],
-    out: npt.NDArray[Any] | None,
+    out: object,
+    mask: Mask | None,
     output_dtype: np.dtype[Any],
     device: Device,
     fields: tuple[tuple[str, Any], ...] = (),
 ) -> npt.NDArray[Any]:
-    """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None) with the
-    scale and zero point (or None) views; ``fields`` are further descriptor fields (an extension's rounding
-    mode). Every argument has been checked."""
-    output = out if out is not None else np.empty(array.shape, output_dtype)
-    if array.size == 0:
-        return output
-    scales, zero_points = parameters
-    run(ArrayCall(desc_class, fields, [array, scales, zero_points], output), device)
-    return output
+    """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked
+    one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
+    extension's rounding mode); ``mask`` is a masked ``x``'s. Every argument has been checked."""
+    target = out_data(out, mask)
+    output: npt.NDArray[Any] = target if isinstance(target, np.ndarray) else np.empty(array.shape, output_dtype)
+    if array.size:
+        scales, zero_points = parameters
+        run(ArrayCall(desc_class, fields, [array, scales, zero_points], output), device)
+    return with_mask(output, out, mask, keep_fill_value=False)
 
 
 def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
@@ -162,6 +159,10 @@ def quantize_linear(
 ) -> npt.NDArray[Any]:
     """saturate(round_half_to_even(x / scale) + zero_point) as uint8 or int8, like ONNX QuantizeLinear.
 
+    ``x``, ``scale``, ``zero_point``, ``axis`` and ``dtype`` may be positional, in ONNX's order (its inputs,
+    then its ``axis`` and ``output_dtype`` attributes); ``mode``, ``out`` and ``device`` are keyword-only, so a
+    mode is never taken for one of those (``quantize_linear(x, s, z, 1, np.uint8, "ROUND_UP")`` is a TypeError).
+
     ``mode`` other than halves to even (nGraph's "ROUND_NEAREST_UPWARD", ... see ``dmlpy.modes``) runs the
     QuantizeLinear extension (not DirectML) on a device with extensions enabled.
 
@@ -169,10 +170,18 @@ def quantize_linear(
     float16 for a float16 ``x``). ``zero_point``: same shape as ``scale``; its dtype is the output's, else
     ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
 
+    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
+    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array); device arrays (pyopencl),
+    iterators, None and torch tensors NumPy cannot view (requiring grad, on a GPU) are refused, naming what was
+    given. A masked ``x`` gives a masked array with a copy of its mask (and the output dtype's default fill
+    value); the masked slots hold the data under the mask, converted; ``out`` for a masked ``x`` must be masked
+    too (it gets the mask). A masked scale or zero point with masked entries is refused.
+
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
+    data, mask = unmask(x)
     inputs = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
-    array = _input(x, inputs, "quantize_linear takes float32, float16 or int32 input")
+    array = input_array(data, inputs.__contains__, "quantize_linear takes float32, float16 or int32 input")
     output_dtype = _output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     resolved_axis = _axis(axis)
@@ -181,17 +190,17 @@ def quantize_linear(
         None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
     )
     rounding_mode = resolve_mode(mode)
-    check_out(out, array.shape, output_dtype, what="the output's")
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's")
     check_device(device)
     if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
         device = device if device is not None else default_device()
-        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, output_dtype, device)
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)
     extension_mode = (
         rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
     )
     device = device if device is not None else default_device(extensions=True)
     fields = (("rounding_mode", extension_mode),)
-    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, output_dtype, device, fields)
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device, fields)
 
 
 def dequantize_linear(
@@ -204,11 +213,23 @@ def dequantize_linear(
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
-    float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None.
+    float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None. It runs
+    DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR.
+
+    ``x``, ``scale``, ``zero_point`` and ``axis`` may be positional, in ONNX's order; ``out`` and ``device`` are
+    keyword-only. There is no ``mode``: dequantizing rounds nothing but the float result.
+
+    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
+    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array); device arrays (pyopencl),
+    iterators, None and torch tensors NumPy cannot view (requiring grad, on a GPU) are refused, naming what was
+    given. A masked ``x`` gives a masked array with a copy of its mask (and the output dtype's default fill
+    value); the masked slots hold the data under the mask, converted; ``out`` for a masked ``x`` must be masked
+    too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
+    data, mask = unmask(x)
     integers = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
-    array = _input(x, integers, "dequantize_linear takes 8-, 16- or 32-bit integer input")
+    array = input_array(data, integers.__contains__, "dequantize_linear takes 8-, 16- or 32-bit integer input")
     given = _numbers("scale", scale).dtype
     output_dtype = given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
     resolved_axis = _axis(axis)
@@ -216,7 +237,7 @@ def dequantize_linear(
         _parameter("scale", scale, array.shape, resolved_axis, output_dtype),
         None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
     )
-    check_out(out, array.shape, output_dtype, what="the output's")
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's")
     check_device(device)
     device = device if device is not None else default_device()
-    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, output_dtype, device)
+    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)

@@ -13,11 +13,10 @@ import numpy.typing as npt
 
 from dmlpy.dtypes import data_type_of
 from dmlpy.enums import ExtRoundingMode
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.modes import DIRECTML_EQUIVALENT, EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES, ExtElementWiseRoundOperatorDesc
-from dmlpy.runtime.arguments import as_array, check_device, check_dimensions, check_out
+from dmlpy.runtime.arguments import check_device, check_out, input_array, out_data, unmask, with_mask
 from dmlpy.runtime.array_runner import ArrayCall, run
 from dmlpy.runtime.device import Device, default_device
 
@@ -31,13 +30,10 @@ def _supported(dtype: np.dtype[Any]) -> bool:
         return False
 
 
-def _check_input(x: npt.NDArray[Any]) -> None:
-    if not _supported(x.dtype.newbyteorder("=")):
-        raise InvalidArgumentError(
-            f"x is a {x.dtype} array; dml.round takes float32 or float16 arrays (DirectML's FLOAT32, FLOAT16), or "
-            "float64, bfloat16 and integer arrays (dmlpy extensions)"
-        )
-    check_dimensions(x)
+TAKES = (
+    "dml.round takes float32 or float16 arrays (DirectML's FLOAT32, FLOAT16), or float64, bfloat16 and integer "
+    "arrays (dmlpy extensions)"
+)
 
 
 def _operator(dtype: np.dtype[Any], mode: AnyRoundingMode) -> tuple[type[Any], Any, bool]:
@@ -52,36 +48,43 @@ def _operator(dtype: np.dtype[Any], mode: AnyRoundingMode) -> tuple[type[Any], A
 
 def round(
     x: npt.ArrayLike,
-    mode: AnyRoundingMode | str | int = "half_to_even",
     *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
 ) -> npt.NDArray[Any]:
-    """Round every element of an array on an OpenCL device; ``out=x`` rounds in place. Returns ``out`` (a new
-    array when None).
+    """Round every element of an array to an integral value on an OpenCL device; ``out=x`` rounds in place.
+    Returns ``out`` (a new array when None). It runs DML_OPERATOR_ELEMENT_WISE_ROUND (or its extension).
 
-    ``mode``: a RoundingMode, its C or short name or number; "half_to_even" (ONNX, OpenVINO),
-    "half_away_from_zero" (OpenVINO; DirectML's TOWARD_INFINITY) or "toward_zero"; or one of nGraph's nine
-    names ("ROUND_NEAREST_UPWARD", ..., see ``dmlpy.modes``). float32 and float16 in DirectML's three modes run
-    DirectML's Round; other modes and float64, bfloat16 and integer arrays (returned unchanged) run the
-    extension, on ``device`` if it has extensions enabled (else UnsupportedError) or a default one that has.
+    ``mode`` is keyword-only: ``dml.round(x, 2)`` reads like ``np.round(x, 2)`` (two decimals), which this is
+    not, so it is Python's TypeError. ``mode``: a RoundingMode, its C or short name or number; "half_to_even"
+    (ONNX, OpenVINO), "half_away_from_zero" (OpenVINO; DirectML's TOWARD_INFINITY) or "toward_zero"; or one of
+    nGraph's nine names ("ROUND_NEAREST_UPWARD", ..., see ``dmlpy.modes``). float32 and float16 in DirectML's
+    three modes run DirectML's Round; other modes and float64, bfloat16 and integer arrays (returned unchanged)
+    run the extension, on ``device`` if it has extensions enabled (else UnsupportedError) or a default one that
+    has.
+
+    ``x``: a NumPy array, number or nested lists, or anything NumPy views without a copy through ``__array__``
+    or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array). A masked array gives a masked array
+    with a copy of its mask and its fill value; the masked slots hold the data under the mask, rounded (as
+    ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask). Device arrays
+    (pyopencl), iterators, None, and torch tensors that NumPy cannot view (requiring grad, on a GPU, bfloat16)
+    are refused, naming what was given.
 
     Every argument is checked before any OpenCL work: an ill-typed one (a ragged list, a mode that is neither a
     name nor a number, a ``device`` that is not a dml.Device, ...) raises InvalidArgumentError naming it.
     """
-    array = as_array("x", x)
-    _check_input(array)
-    if not array.dtype.isnative:  # big-endian data on a little-endian host: out takes the native dtype
-        array = array.astype(array.dtype.newbyteorder("="))
+    data, mask = unmask(x)
+    array = input_array(data, _supported, TAKES)
     rounding_mode = resolve_mode(mode)
-    check_out(out, array.shape, array.dtype, what="the input's")
+    target = out_data(out, mask)
+    check_out(target, array.shape, array.dtype, what="the input's")
     check_device(device)
-    result = out if out is not None else np.empty(array.shape, array.dtype)
-    if array.size == 0:
-        return result
-    desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
-    run(
-        ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result),
-        device if device is not None else default_device(extensions=extension),
-    )
-    return result
+    result: npt.NDArray[Any] = target if isinstance(target, np.ndarray) else np.empty(array.shape, array.dtype)
+    if array.size:
+        desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
+        run(
+            ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result),
+            device if device is not None else default_device(extensions=extension),
+        )
+    return with_mask(result, out, mask, keep_fill_value=True)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 class CommandRecorder:
-    """Records dispatches onto an OpenCL command queue (DirectML records onto a D3D12 command list)."""
+    """IDMLCommandRecorder: records dispatches onto an OpenCL command queue (DirectML records onto a D3D12
+    command list)."""
 
     def __init__(self, device: Device) -> None:
         self.device = device
@@ -40,7 +41,7 @@ class CommandRecorder:
         if not isinstance(table, BindingTable):
             raise argument_error(where, "table", table, "a BindingTable (device.create_binding_table)")
         if dispatchable.device is not self.device:
-            raise InvalidArgumentError(f"{dispatchable!r} belongs to another device than this command recorder")
+            raise InvalidArgumentError(f"{dispatchable.describe()} belongs to another device than this recorder")
         if table.device is not self.device:
             raise InvalidArgumentError("record_dispatch: the binding table belongs to another device")
         if queue.context != self.device.context:
@@ -50,7 +51,7 @@ class CommandRecorder:
         snapshot = table.snapshot()
         if snapshot.dispatchable is not dispatchable:
             raise InvalidArgumentError(
-                f"the binding table was made for {snapshot.dispatchable!r}, not {dispatchable!r}; "
+                f"the binding table was made for {snapshot.dispatchable.describe()}, not {dispatchable.describe()}; "
                 "create_binding_table(dispatchable) or table.reset(dispatchable) first"
             )
         if isinstance(dispatchable, OperatorInitializer):

@@ -116,7 +116,7 @@ def test_structural_problems_are_listed_one_per_line(run: Run) -> None:
     assert "Traceback" not in result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "invalid: 3 problems in the JSON"
-    assert lines[1] == "  ELEMENT_WISE_ROUND.InputTensor.Sizes[3] is -4; it must be a whole number from 0"
+    assert lines[1] == "  ELEMENT_WISE_ROUND.InputTensor.Sizes[3] is -4; it must be a whole number, at least 1"
     assert "ELEMENT_WISE_ROUND.OutputTensor: Strides (8, 4, 1) has 3 entries" in lines[2]
     assert 'ELEMENT_WISE_ROUND.RoundingMode is "half_away_from_zero"' in lines[3]
     assert "DirectML calls it TOWARD_INFINITY" in lines[3]
@@ -127,7 +127,7 @@ def test_structural_problems_are_listed_one_per_line(run: Run) -> None:
     [
         ({"Type": "DML_OPERATOR_NOPE", "Desc": {}}, 'DML_OPERATOR_DESC.Type is "DML_OPERATOR_NOPE"; it must be one of'),
         ({"Type": "ELEMENT_WISE_ROUND"}, "is null; it must be a JSON object"),
-        (round_desc([1, 1, 2, 4], "FLOAT33"), 'InputTensor.DataType is "FLOAT33"; it must be one of UNKNOWN (0)'),
+        (round_desc([1, 1, 2, 4], "FLOAT33"), 'InputTensor.DataType is "FLOAT33"; it must be one of FLOAT32 (1)'),
         (round_desc([1, 1, 2, 4], RoundingMode="CEIL"), "DirectML has no ceil mode"),
         (round_desc([1, 1, 2, 4], Colour="red"), "ELEMENT_WISE_ROUND.Colour is not a field here"),
         ([1, 2, 3], "the JSON holds list; a descriptor is a JSON object"),

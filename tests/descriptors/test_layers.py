@@ -19,7 +19,7 @@ PACKAGE = "dmlpy"
 PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors",),
+    ("errors", "about"),  # about: the version and the runtime's names; it imports nothing of dmlpy
     ("enums",),
     ("model",),
     ("dtypes",),

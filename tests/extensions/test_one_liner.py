@@ -72,7 +72,7 @@ def test_extension_dtypes_with_the_default_mode(fmt):
         pytest.skip("the default device has no cl_khr_fp64")
     x = edge_values(fmt)
     assert_rounded(dml.round(x), x, "NEAREST_TOWARD_EVEN")
-    assert_rounded(dml.round(x, "half_away_from_zero"), x, "NEAREST_TOWARD_INFINITY")
+    assert_rounded(dml.round(x, mode="half_away_from_zero"), x, "NEAREST_TOWARD_INFINITY")
 
 
 def test_bfloat16_round_values():

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pydantic
 import pytest
 
 import dmlpy as dml
@@ -101,7 +100,7 @@ def test_structural_problems_name_c_fields(scale_bias: object, problem: str) -> 
     with pytest.raises(DescriptorProblems) as error:
         parse_descriptor(document)
     assert any(line.startswith(problem) for line in error.value.problems), error.value.problems
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(dml.InvalidArgumentError):
         dml.OperatorDesc.model_validate(document)
 
 

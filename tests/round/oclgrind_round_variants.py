@@ -96,11 +96,11 @@ def run_dml_round(device: Any, rng: np.random.Generator) -> int:
             ]
             for x in arrays:
                 wrong += int(
-                    np.count_nonzero(dml.round(x, mode, device=device) != expected_round(np.asarray(x), meaning))
+                    np.count_nonzero(dml.round(x, mode=mode, device=device) != expected_round(np.asarray(x), meaning))
                 )
             work = base[::2, 1:].copy()
             expected = expected_round(work, meaning)
-            dml.round(work, mode, out=work, device=device)
+            dml.round(work, mode=mode, out=work, device=device)
             wrong += int(np.count_nonzero(work != expected))
     return wrong
 

@@ -22,7 +22,7 @@ ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.floa
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_every_float16_pattern_packed(mode: dml.RoundingMode, tally: Counter[str]) -> None:
-    tally["cases compared"] += assert_rounded(ALL_FLOAT16, dml.round(ALL_FLOAT16, mode), mode)
+    tally["cases compared"] += assert_rounded(ALL_FLOAT16, dml.round(ALL_FLOAT16, mode=mode), mode)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
@@ -30,7 +30,7 @@ def test_every_float16_pattern_strided_in_place(mode: dml.RoundingMode, tally: C
     # A transposed view, rounded in place: the strided (RANK=2) kernel sees every pattern too.
     square = ALL_FLOAT16.copy().reshape(256, 256).T
     original = square.copy()
-    dml.round(square, mode, out=square)
+    dml.round(square, mode=mode, out=square)
     # NaN payloads on this path are checked by test_float16_nan_payload_kept_by_scalar_path.
     tally["cases compared"] += assert_rounded(original, square, mode, nan="sign")
 
@@ -80,7 +80,7 @@ def test_float32_sample(mode: dml.RoundingMode, tally: Counter[str]) -> None:
     around = (anchors[:, None] + np.arange(-(1 << 15), 1 << 15)[None, :]).ravel().astype(np.uint32)
     patterns = np.concatenate([stride, around, around | np.uint32(0x8000_0000)])
     x = patterns.view(np.float32)
-    tally["cases compared"] += assert_rounded(x, dml.round(x, mode), mode)
+    tally["cases compared"] += assert_rounded(x, dml.round(x, mode=mode), mode)
 
 
 def test_exhaustive_float32_script_runs_and_resumes(tmp_path: Path) -> None:
@@ -100,5 +100,5 @@ def test_exhaustive_float32_script_runs_and_resumes(tmp_path: Path) -> None:
     assert loaded["next_chunk"] == 2 and loaded["mismatches"] == 0 and loaded["compared"] == 2 * 3 * (1 << 16)
     # The script's comparison catches a wrong result (the reference is not vacuous).
     bits = np.arange(0x3F000000, 0x3F000010, dtype=np.uint32)  # 0.5 and just above
-    wrong = dml.round(bits.view(np.float32), "TOWARD_ZERO") + np.float32(1)
+    wrong = dml.round(bits.view(np.float32), mode="TOWARD_ZERO") + np.float32(1)
     assert script.compare(bits, wrong, dml.RoundingMode.TOWARD_ZERO)[0] == bits.size

@@ -147,15 +147,15 @@ def _call(device: Any, rng: np.random.Generator, tally: Counter[str]) -> None:
     kind = rng.integers(4)
     if kind == 0:  # in place
         work = x.copy()
-        dml.round(work, mode, out=work, device=device)
+        dml.round(work, mode=mode, out=work, device=device)
         got = work
     elif kind == 1 and x.ndim >= 2:  # a transposed view into a fresh out
         x = x.T
-        got = dml.round(x, mode, device=device)
+        got = dml.round(x, mode=mode, device=device)
     elif kind == 2:  # the object model, with a binding offset
         got = _object_model_call(device, x, mode)
     else:
-        got = dml.round(x, mode, device=device)
+        got = dml.round(x, mode=mode, device=device)
     assert_rounded(x, got, mode)
     tally["calls"] += 1
 

@@ -233,7 +233,7 @@ def test_dml_round_on_views_writes_only_out(case: ViewCase, tally: Counter[str])
         base = case.base.copy()
         work = case.view(base)
         original, base_before = work.copy(), base.copy()
-        assert dml.round(work, case.mode, out=work) is work
+        assert dml.round(work, mode=case.mode, out=work) is work
         assert_rounded(original, work, mode, nan="sign")
         written = np.zeros(base.shape, bool)
         case.view(written)[...] = True
@@ -246,7 +246,7 @@ def test_dml_round_on_views_writes_only_out(case: ViewCase, tally: Counter[str])
         out_base = rng.integers(0, 256, (*out_shape, x.itemsize), np.uint8).view(x.dtype)[..., 0]
         out = out_base[tuple(slice(None, None, s) for s in case.out_steps)]
         before = out_base.copy()
-        assert dml.round(x, case.mode, out=out) is out
+        assert dml.round(x, mode=case.mode, out=out) is out
         assert_rounded(x_before, out, mode, nan="sign")
         written = np.zeros(out_base.shape, bool)
         written[tuple(slice(None, None, s) for s in case.out_steps)] = True

@@ -55,7 +55,7 @@ class DmlBackendRep:
         self.input_name = nodes[0].input[0]
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        return [dml.round(inputs[0], ONNX_ROUND)]
+        return [dml.round(inputs[0], mode=ONNX_ROUND)]
 
 
 def test_onnx_backend_node_test_round(onnx_test_round: Any, tally: Counter[str]) -> None:
@@ -107,7 +107,7 @@ def test_onnx_reference_round_edge_and_random(dtype: type, tally: Counter[str]) 
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore")
         (expected,) = ReferenceEvaluator(_round_model(elem_type)).run(None, {"x": x})
-    got = dml.round(x, ONNX_ROUND)
+    got = dml.round(x, mode=ONNX_ROUND)
     # Bit for bit against onnx.reference, NaN as NaN (engines differ on NaN payloads, peers.md §5.9) ...
     wrong = mismatches(x, got, expected, nan="any")
     assert not wrong.any(), f"{int(wrong.sum())} differ from onnx.reference, e.g. {x[wrong][:5]!r}"
@@ -131,7 +131,7 @@ def test_onnx_schema_special_values_returned_as_is(tally: Counter[str]) -> None:
     # "If input x is integral, +0, -0, NaN, or infinite, x itself is returned."
     for dtype in (np.float32, np.float16):
         x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.0, -7.0, 1024.0], dtype)
-        got = dml.round(x, ONNX_ROUND)
+        got = dml.round(x, mode=ONNX_ROUND)
         assert got[:4].tobytes() == x[:4].tobytes() and got[5:].tobytes() == x[5:].tobytes()
         assert np.isnan(got[4])
         tally["cases compared"] += x.size
@@ -153,15 +153,15 @@ def test_openvino_round5_spec_examples(mode: str, dtype: type, tally: Counter[st
     x = np.array(OPENVINO_INPUT, dtype)
     expected = np.array(OPENVINO_EXPECTED[mode], dtype)
     # dml.round accepts OpenVINO's names directly, and they mean the DirectML modes of the mapping table.
-    assert dml.round(x, mode).tobytes() == expected.tobytes()
-    assert dml.round(x, OPENVINO_MODES[mode]).tobytes() == expected.tobytes()
+    assert dml.round(x, mode=mode).tobytes() == expected.tobytes()
+    assert dml.round(x, mode=OPENVINO_MODES[mode]).tobytes() == expected.tobytes()
     tally["cases compared"] += 2 * x.size
 
 
 def test_openvino_half_away_from_zero_hard_cases(tally: Counter[str]) -> None:
     # Where OpenVINO's CPU plugin is wrong (peers.md §3): 0.49999997, ±8388609, 16777215, -0, NaN sign.
     x = np.array([0.49999997, -0.49999997, 8388609, -8388609, 16777215, -0.0, -np.nan], np.float32)
-    got = dml.round(x, "half_away_from_zero")
+    got = dml.round(x, mode="half_away_from_zero")
     expected = np.array([0.0, -0.0, 8388609, -8388609, 16777215, -0.0, -np.nan], np.float32)
     assert got[:6].tobytes() == expected[:6].tobytes()
     assert np.isnan(got[6]) and np.signbit(got[6])
@@ -201,7 +201,7 @@ def test_directml_rounding_mode_table(
     recorder.record_dispatch(device.queue, compiled, table).wait()
     got = target.read(dtype, 9)
     assert got.tolist() == DML_TABLE[mode]
-    assert dml.round(x, given).tolist() == DML_TABLE[mode]
+    assert dml.round(x, mode=given).tolist() == DML_TABLE[mode]
     tally["cases compared"] += 2 * x.size
 
 
@@ -209,7 +209,7 @@ def test_directml_rounding_mode_table(
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
 def test_hard_cases_every_mode(mode: dml.RoundingMode, dtype: type, tally: Counter[str]) -> None:
     x = hard_cases(dtype)
-    tally["cases compared"] += assert_rounded(x, dml.round(x, mode), mode)
+    tally["cases compared"] += assert_rounded(x, dml.round(x, mode=mode), mode)
 
 
 def test_reference_is_independent_of_numpy_rounding() -> None:

@@ -42,7 +42,7 @@ SHAPES = [
 def test_any_shape(device, shape, dtype):
     x = values(shape, dtype, seed=len(shape))
     for mode in MODES:
-        got = dml.round(x, mode, device=device)
+        got = dml.round(x, mode=mode, device=device)
         assert isinstance(got, np.ndarray) and got.shape == shape and got.dtype == dtype
         assert got is not x
         assert_rounds_like_reference(got, x, mode)
@@ -86,7 +86,7 @@ def test_input_layouts(device, view, dtype, mode):
     base = values((240,), dtype, seed=3)
     x = _views(base)[view]
     before = base.copy()
-    got = dml.round(x, mode, device=device)
+    got = dml.round(x, mode=mode, device=device)
     assert got.shape == x.shape
     assert_rounds_like_reference(got, np.array(x), mode)
     np.testing.assert_array_equal(base.view(np.uint8), before.view(np.uint8))  # the input is not modified
@@ -101,7 +101,7 @@ def test_in_place(device, view, dtype):
     outside = np.ones(base.shape, bool)
     _views(outside)[view][...] = False
     base_before = base.copy()
-    got = dml.round(x, "half_away_from_zero", out=x, device=device)
+    got = dml.round(x, mode="half_away_from_zero", out=x, device=device)
     assert got is x
     assert_rounds_like_reference(x, original, dml.RoundingMode.TOWARD_INFINITY)
     np.testing.assert_array_equal(base[outside].view(np.uint8), base_before[outside].view(np.uint8))
@@ -118,7 +118,7 @@ def test_out_as_non_contiguous_view(device, out_view, dtype):
     x = values(out.shape, dtype, seed=10)
     written = np.zeros(240, bool)
     _views(written)[out_view][...] = True
-    got = dml.round(x, "toward_zero", out=out, device=device)
+    got = dml.round(x, mode="toward_zero", out=out, device=device)
     assert got is out
     assert_rounds_like_reference(out, x, "toward_zero")
     np.testing.assert_array_equal(out_base[~written].view(np.uint8), sentinel[~written].view(np.uint8))
@@ -137,7 +137,7 @@ def test_out_partially_overlapping_x(device, dtype, x_slice, out_slice):
     original = x.copy()
     for mode in MODES:
         base[...] = values((240,), dtype, seed=11)
-        dml.round(x, mode, out=out, device=device)
+        dml.round(x, mode=mode, out=out, device=device)
         assert_rounds_like_reference(out, original, mode)
 
 
@@ -185,7 +185,7 @@ def test_read_only_out():
 @pytest.mark.parametrize("mode", ["ceil", "HALF_EVEN", 3, -1, "half to even", ""], ids=lambda m: f"mode_{m!r}")
 def test_unknown_mode(mode):
     with pytest.raises(dml.InvalidArgumentError) as error:
-        dml.round(np.ones(3, np.float32), mode)
+        dml.round(np.ones(3, np.float32), mode=mode)
     assert repr(mode) in str(error.value) and "half_to_even" in str(error.value)
 
 
@@ -212,27 +212,27 @@ MODE_SPELLINGS = [
 @pytest.mark.parametrize(("spelling", "mode"), MODE_SPELLINGS, ids=[repr(s) for s, _ in MODE_SPELLINGS])
 def test_mode_spellings(device, spelling, mode):
     x = np.array([-2.5, -1.75, -1.5, -0.5, -0.0, 0.5, 1.25, 1.5, 2.5, 3.5], np.float32)
-    got = dml.round(x, spelling, device=device)
+    got = dml.round(x, mode=spelling, device=device)
     np.testing.assert_array_equal(got.view(np.uint32), round_reference(x, mode).view(np.uint32))
 
 
 def test_new_shape_builds_no_new_program(device):
     x = np.linspace(-5, 5, 12, dtype=np.float32).reshape(3, 4)
-    assert_rounds_like_reference(dml.round(x, "toward_zero", device=device), x, "toward_zero")
+    assert_rounds_like_reference(dml.round(x, mode="toward_zero", device=device), x, "toward_zero")
     programs = len(device.programs)
     y = np.linspace(-7, 7, 70, dtype=np.float32).reshape(5, 7, 2)
-    assert_rounds_like_reference(dml.round(y, "toward_zero", device=device), y, "toward_zero")
+    assert_rounds_like_reference(dml.round(y, mode="toward_zero", device=device), y, "toward_zero")
     z = np.linspace(-7, 7, 1001, dtype=np.float32)
-    assert_rounds_like_reference(dml.round(z, "toward_zero", device=device), z, "toward_zero")
+    assert_rounds_like_reference(dml.round(z, mode="toward_zero", device=device), z, "toward_zero")
     assert len(device.programs) == programs
 
 
 def test_new_strided_shape_of_same_rank_builds_no_new_program(device):
     x = np.linspace(-5, 5, 60, dtype=np.float32).reshape(6, 10)[:, ::2]  # rank-2 strided layout
-    assert_rounds_like_reference(dml.round(x, "toward_zero", device=device), x, "toward_zero")
+    assert_rounds_like_reference(dml.round(x, mode="toward_zero", device=device), x, "toward_zero")
     programs = len(device.programs)
     y = np.linspace(-9, 9, 99, dtype=np.float32).reshape(9, 11)[:, 1:10:3]
-    assert_rounds_like_reference(dml.round(y, "toward_zero", device=device), y, "toward_zero")
+    assert_rounds_like_reference(dml.round(y, mode="toward_zero", device=device), y, "toward_zero")
     assert len(device.programs) == programs
 
 
@@ -249,7 +249,7 @@ def test_more_than_2_31_float16_elements_in_place(device):
     samples = np.array([0, 1, 2**30, 2**30 + 1, count - 9, count - 8, count - 2, count - 1], dtype=np.int64)
     sample_values = np.array([0.5, -1.5, 3.5, -4.5, 5.5, -6.5, 7.5, -8.5], dtype=np.float16)
     x[samples] = sample_values
-    dml.round(x, "half_away_from_zero", out=x, device=device)
+    dml.round(x, mode="half_away_from_zero", out=x, device=device)
     assert_rounds_like_reference(x[samples], sample_values, "half_away_from_zero")
     probe = np.setdiff1d(np.arange(0, count, 2**20 + 3), samples)
     np.testing.assert_array_equal(x[probe], np.float16(3.0))
@@ -295,14 +295,14 @@ def test_out_is_the_transpose_of_x(device, dtype):
     # The same memory, another element order: every output element depends on an input element it overwrites.
     base = values((16, 16), dtype, seed=12)
     original = base.copy()
-    dml.round(base, "half_to_even", out=base.T, device=device)
+    dml.round(base, mode="half_to_even", out=base.T, device=device)
     assert_rounds_like_reference(base.T, original, "half_to_even")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 def test_in_place_zero_dimensional_and_empty(device, dtype):
     scalar = np.array(-2.5, dtype=dtype)
-    assert dml.round(scalar, "half_away_from_zero", out=scalar, device=device) is scalar
+    assert dml.round(scalar, mode="half_away_from_zero", out=scalar, device=device) is scalar
     assert scalar.item() == -3.0
     empty = np.zeros((4, 0), dtype=dtype)
     assert dml.round(empty, out=empty, device=device) is empty

@@ -20,21 +20,21 @@ from .round_checks import assert_rounds_like_reference
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
 def test_every_float16_bit_pattern(device, mode):
     x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+    assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
 def test_every_float16_bit_pattern_strided(device, mode):
     # A transposed view runs the strided kernel (one element at a time) instead of the packed vector body.
     x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256).T
-    assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+    assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 @pytest.mark.parametrize("count", [1, 7, 9], ids=["count1", "count7", "count9"])
 def test_float16_nan_payload_in_packed_tail(device, count):
     x = np.array([0x7E01, 0xFD00, 0x7C01, 0xFF23, 0x7E00, 0x7D55, 0xFE00, 0x7C80, 0xFC01], np.uint16)[:count]
     x = x.view(np.float16)
-    assert_rounds_like_reference(dml.round(x, "toward_zero", device=device), x, "toward_zero")
+    assert_rounds_like_reference(dml.round(x, mode="toward_zero", device=device), x, "toward_zero")
 
 
 def _f32(*bit_patterns: int) -> list[float]:
@@ -70,7 +70,7 @@ FLOAT32_EDGES = _float32_edges()
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
 def test_float32_edge_values(device, mode):
     x = FLOAT32_EDGES.copy()
-    assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+    assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
@@ -78,7 +78,7 @@ def test_float32_edge_values_one_at_a_time(device, mode):
     # Each value alone takes the scalar tail of the packed kernel instead of its vector body.
     for value in FLOAT32_EDGES[::3]:
         x = np.array([value], dtype=np.float32)
-        assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+        assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 def test_oracle_matches_the_documented_table():
@@ -91,7 +91,7 @@ def test_oracle_matches_the_documented_table():
     }
     for mode, want in table.items():
         np.testing.assert_array_equal(round_reference(x, mode), np.array(want, dtype=np.float32))
-        np.testing.assert_array_equal(dml.round(x, mode), np.array(want, dtype=np.float32))
+        np.testing.assert_array_equal(dml.round(x, mode=mode), np.array(want, dtype=np.float32))
     assert np.signbit(round_reference(np.float32([-0.25]), dml.RoundingMode.TOWARD_INFINITY))[0]
     assert round_reference(np.float32([0.49999997]), dml.RoundingMode.TOWARD_INFINITY)[0] == 0.0
     assert round_reference(np.float32([8388609.0]), dml.RoundingMode.TOWARD_INFINITY)[0] == 8388609.0
@@ -106,13 +106,13 @@ def test_random_float32(device, mode, scale):
     rng = np.random.default_rng(int(scale) % 1000 + 17)
     x = rng.uniform(-scale, scale, 100_003).astype(np.float32)
     x[::7] = np.round(x[::7] * 2) / 2  # plenty of ties at the smaller scales
-    assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+    assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
 def test_random_float32_bit_patterns(device, mode):
     x = np.random.default_rng(5).integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    assert_rounds_like_reference(dml.round(x, mode, device=device), x, mode)
+    assert_rounds_like_reference(dml.round(x, mode=mode, device=device), x, mode)
 
 
 def test_oracle_float16_agrees_with_oracle_float32():

@@ -194,7 +194,7 @@ def test_valid_spellings_keep_working() -> None:
     assert dml.round(2.5).item() == 2.0  # a Python scalar
     assert dml.round(3).item() == 3
     assert dml.round([0.5, 1.5]).tolist() == [0.0, 2.0]
-    assert dml.round(_floats(), np.int64(0)).shape == (2, 3)  # a NumPy integer mode
+    assert dml.round(_floats(), mode=np.int64(0)).shape == (2, 3)  # a NumPy integer mode
     x = np.float32([[1, 2, 3], [4, 5, 6]])
     expected = dml.quantize_linear(x, np.float32([1, 2, 4]), np.uint8(1), axis=1)
     assert np.array_equal(dml.quantize_linear(x, [1.0, 2.0, 4.0], np.uint8(1), axis=np.int64(1)), expected)
