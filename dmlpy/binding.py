@@ -15,7 +15,8 @@ from pydantic_core import PydanticCustomError
 
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.model import DescriptorProblems, DmlModel, Expect, UInt64
+from dmlpy.model import DmlModel, UInt64
+from dmlpy.problems import DescriptorProblems, Expect
 from dmlpy.tensor import BufferTensorDesc
 
 

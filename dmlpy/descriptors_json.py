@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dmlpy.model import DescriptorProblems
 from dmlpy.ops import OPERATORS, OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
+from dmlpy.problems import DescriptorProblems
 from dmlpy.tensor import TensorDesc
 
 Descriptor = OperatorDescBase | TensorDesc

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ValidationError
 
-from dmlpy.model import DescriptorProblems, show
-from dmlpy.model import validation_problems as _validation_problems
+from dmlpy.problems import DescriptorProblems, show
+from dmlpy.problems import validation_problems as _validation_problems
 
 __all__ = ["DescriptorProblems", "show", "validation_problems"]
 

@@ -18,7 +18,8 @@ from pydantic_core import CoreSchema
 from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
 from dmlpy.enums import DML_MAX_ELEMENT_COUNT, ExtTensorDataType, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.model import DmlModel, Expect, UInt32, UInt64
+from dmlpy.model import DmlModel, UInt32, UInt64
+from dmlpy.problems import Expect
 
 Size = Annotated[UInt32, Expect("a whole number, at least 1")]
 """One of Sizes: a C UINT; DirectML refuses 0 when an operator is validated (a struct may hold it)."""

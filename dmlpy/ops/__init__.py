@@ -25,7 +25,7 @@ from pydantic_core import CoreSchema
 
 from dmlpy.enums import DmlEnum, DmlFlag, ExtOperatorType, FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.model import DmlModel, show
+from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
 from dmlpy.ops.element_wise_quantize_linear import (
@@ -35,6 +35,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.problems import show
 
 AnyOperatorType = OperatorType | ExtOperatorType
 

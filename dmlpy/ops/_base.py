@@ -14,8 +14,9 @@ from typing import Any, ClassVar
 from dmlpy.codegen import ElementwiseLayout, LoweredOperator, coalesce
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.model import DmlModel, show
+from dmlpy.model import DmlModel
 from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
+from dmlpy.problems import show
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 

@@ -20,7 +20,7 @@ PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "about"),  # about: the version and the runtime's names; it imports nothing of dmlpy
-    ("enums",),
+    ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
     ("model",),
     ("dtypes",),
     ("tensor",),
