@@ -55,7 +55,12 @@ def _numbers(name: str, value: object) -> npt.NDArray[Any]:
             f"(NumPy dtype {given.dtype})"
         )
     if given.ndim > 1:
-        raise InvalidArgumentError(f"{name} must be a scalar or 1-D; got shape {given.shape}")
+        raise InvalidArgumentError(
+            f"{name} has shape {given.shape}; ELEMENT_WISE_QUANTIZE_LINEAR takes a scalar (per tensor) or a 1-D "
+            f"{name} along axis (per axis). Blocked quantization (a {name} per block of elements) belongs to "
+            "DirectML's newer DML_OPERATOR_QUANTIZE / DML_OPERATOR_DEQUANTIZE (DML_FEATURE_LEVEL_6_3), which dmlpy "
+            "does not implement"
+        )
     return given
 
 
@@ -130,8 +135,9 @@ def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
             ) from None
         if output_dtype not in QUANTIZED_DTYPES:
             raise InvalidArgumentError(
-                f"dtype {given} means {output_dtype}; quantize_linear produces uint8 or int8: pass dtype=np.uint8 or "
-                "np.int8 (or None)"
+                f"dtype {given} means {output_dtype}; quantize_linear produces uint8 or int8, the only outputs of "
+                "DirectML's ELEMENT_WISE_QUANTIZE_LINEAR (4-bit outputs belong to its newer DML_OPERATOR_QUANTIZE, "
+                "which dmlpy does not implement): pass dtype=np.uint8 or np.int8 (or None)"
             )
         return output_dtype
     if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later

@@ -146,3 +146,14 @@ def test_pieces_beyond_one_buffer_keep_per_axis_scales_aligned(device: Any, axis
     )
     array_runner.run(call, device, max_buffer_bytes=7 * 300 * 4)  # 7 rows of float32 per piece
     np.testing.assert_array_equal(out, oracle.quantize(x, scale, zero_point, axis=axis, out_dtype=U8))
+
+
+def test_refusals_point_to_directmls_newer_quantize_operators() -> None:
+    # Blocked scales and 4-bit or wider outputs are DML_OPERATOR_QUANTIZE's job; the message says so.
+    x = np.zeros((2, 4), np.float32)
+    with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_QUANTIZE") as blocked:
+        dml.quantize_linear(x, np.ones((2, 2), np.float32))
+    assert "scale has shape (2, 2)" in str(blocked.value) and "Blocked quantization" in str(blocked.value)
+    with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_QUANTIZE") as wide:
+        dml.quantize_linear(x, np.float32(1), dtype=np.int16)
+    assert "uint8 or int8" in str(wide.value)
