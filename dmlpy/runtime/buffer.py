@@ -21,6 +21,8 @@ import pyopencl as cl
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
 
 if TYPE_CHECKING:
+    from pyopencl import array as cl_array
+
     from dmlpy.runtime.device import Device
 
 PLAIN_DTYPES = (
@@ -120,18 +122,45 @@ class Buffer:
             data = _host_copy(np.ascontiguousarray, data)
             cl.enqueue_copy(self.device.queue, memory, data, dst_offset=start, is_blocking=True)
 
+    def _check_view(
+        self, what: str, dtype: object, shape: object, offset: object
+    ) -> tuple[np.dtype[Any], tuple[int, ...], cl.Buffer, int, int]:
+        """The checks of ``read`` and ``as_array``: the dtype, the shape, a live buffer, then the byte range.
+        Returns the dtype, the dimensions, the memory (held by the caller), the start and the byte count."""
+        resolved = plain_dtype(f"Buffer.{what}", "dtype", dtype)
+        dims = _shape(f"Buffer.{what}", shape)
+        memory = self.memory
+        nbytes = math.prod(dims) * resolved.itemsize  # Python ints: no overflow before the range check
+        start = self._check_range(what, offset, nbytes)
+        return resolved, dims, memory, start, nbytes
+
     def read(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> npt.NDArray[Any]:
         """A new array of ``dtype`` and ``shape`` holding the buffer's bytes from byte ``offset``."""
         _check_process()
-        resolved = plain_dtype("Buffer.read", "dtype", dtype)
-        dims = _shape("Buffer.read", shape)
-        memory = self.memory
-        nbytes = math.prod(dims) * resolved.itemsize  # Python ints: no overflow before the range check
-        start = self._check_range("read", offset, nbytes)
+        resolved, dims, memory, start, nbytes = self._check_view("read", dtype, shape, offset)
         result: npt.NDArray[Any] = _host_copy(lambda: np.empty(dims, dtype=resolved))
         if nbytes:
             cl.enqueue_copy(self.device.queue, result, memory, src_offset=start, is_blocking=True)
         return result
+
+    def as_array(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> cl_array.Array:
+        """A ``pyopencl.array.Array`` of ``dtype`` and ``shape`` (C order) on ``device.queue`` that views the
+        buffer's memory from byte ``offset``: no copy, so a dispatch's results are visible through it and its
+        writes through ``read`` and bindings. Checked like ``read`` (dtype, shape, the range inside the buffer,
+        not released); ``offset`` must also be a multiple of the dtype's size, as pyopencl's kernels read whole
+        elements. The array holds its own reference to the memory: ``release()`` does not free what it views
+        until it is dropped too. Order its kernels with dmlpy's dispatches through ``device.queue`` (in
+        order), or wait for the events."""
+        _check_process()
+        resolved, dims, memory, start, _ = self._check_view("as_array", dtype, shape, offset)
+        if start % resolved.itemsize:
+            raise InvalidArgumentError(
+                f"Buffer.as_array: offset {start} is not a multiple of {resolved}'s {resolved.itemsize}-byte "
+                "elements; pyopencl's kernels read whole, aligned elements"
+            )
+        from pyopencl import array as cl_array  # pyopencl.array loads its kernels' machinery: only when used
+
+        return cl_array.Array(self.device.queue, dims, resolved, data=memory, offset=start)
 
     def __repr__(self) -> str:
         state = " (released)" if self._memory is None else ""
@@ -242,6 +271,52 @@ def check_host_memory(device: Device, size_in_bytes: int) -> None:
             f"a {size_in_bytes}-byte buffer on {device.name} (a CPU device: its memory is host memory) does not "
             f"fit: {headroom[1]}, and dmlpy keeps {HOST_MEMORY_MARGIN} bytes spare for the driver"
         )
+
+
+WRAPPABLE = (
+    "a pyopencl.Buffer, or a pyopencl.array.Array at offset 0 (its base_data is wrapped), of this device's "
+    "OpenCL context (device.context)"
+)
+
+
+def wrappable_memory(memory: object, context: cl.Context) -> cl.Buffer:
+    """The ``cl.Buffer`` that ``Device.wrap_buffer(memory)`` wraps, once every check has passed; else
+    InvalidArgumentError naming the argument (see ``Device.wrap_buffer`` for what is accepted)."""
+    where = "wrap_buffer"
+    if isinstance(memory, Buffer):
+        if memory.released:
+            raise InvalidArgumentError(
+                f"{where}: memory is a dmlpy Buffer that was released ({memory!r}); it holds no memory to wrap"
+            )
+        raise argument_error(
+            where, "memory", memory, f"{WRAPPABLE}; a dmlpy Buffer is bound as it is (or wrap its .memory)"
+        )
+    from pyopencl import array as cl_array  # only when used: it loads pyopencl's kernel machinery
+
+    name = "memory"
+    if isinstance(memory, cl_array.Array):
+        if memory.offset:
+            raise InvalidArgumentError(
+                f"{where}: memory is a pyopencl.array.Array view starting {memory.offset} bytes into its buffer; "
+                "wrap the whole buffer (device.wrap_buffer(array.base_data)) and bind the view's offset with "
+                f"dml.BufferBinding(buffer, offset={memory.offset})"
+            )
+        name, memory = "memory.base_data", memory.base_data
+        if memory is None:
+            raise InvalidArgumentError(f"{where}: memory is an empty pyopencl.array.Array; it holds no memory")
+    if not isinstance(memory, cl.Buffer):
+        raise argument_error(where, name, memory, WRAPPABLE)
+    if memory.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT) is not None:
+        raise InvalidArgumentError(
+            f"{where}: {name} is a sub-buffer (get_sub_region); wrap its parent buffer and bind the region with "
+            "dml.BufferBinding(buffer, offset=..., size_in_bytes=...), so the binding rules see one buffer"
+        )
+    if memory.context != context:
+        raise InvalidArgumentError(
+            f"{where}: {name} belongs to another OpenCL context than the device's; allocate it in "
+            "device.context (and run its kernels on device.queue) to share it with dmlpy"
+        )
+    return memory
 
 
 def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
-from typing import Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
 import numpy.typing as npt
 import pyopencl as cl
@@ -18,11 +19,14 @@ from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.buffer import Buffer, allocate, host_array
+from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
 from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, Operator, OperatorInitializer
 from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import Launchable, ProgramCache
 from dmlpy.runtime.recorder import CommandRecorder
+
+if TYPE_CHECKING:
+    from pyopencl import array as cl_array
 
 HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
 """dmlpy validates every level up to directml.h's newest; operators it does not implement are refused."""
@@ -60,8 +64,9 @@ def check_process() -> None:
     """UnsupportedError when this process was forked (``os.fork``, multiprocessing's default "fork" start method
     on Linux) from one that had already created a dmlpy device: an OpenCL runtime's threads and locks do not
     survive fork, and any call into it would hang. Every runtime entry point that reaches OpenCL calls this
-    first: creating a device, ``Device.create_buffer``, ``upload``, ``compile_operator``,
-    ``CommandRecorder.record_dispatch``, ``Buffer.read`` and ``write``, and the one-liners' run path."""
+    first: creating a device, ``Device.create_buffer``, ``upload``, ``wrap_buffer``, ``compile_operator``,
+    ``CommandRecorder.record_dispatch``, ``Buffer.read``, ``write`` and ``as_array``, and the one-liners' run
+    path."""
     if _forked_from is not None:
         raise UnsupportedError(
             f"OpenCL does not survive fork: process {os.getpid()} was forked from process {_forked_from} after "
@@ -102,6 +107,10 @@ class Device:
         self.programs = ProgramCache(self.context)
         self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
+        self._buffers: weakref.WeakValueDictionary[int, Buffer] = weakref.WeakValueDictionary()
+        """The live Buffers of this device by their memory's address: one dmlpy Buffer per OpenCL buffer, so
+        the binding rules (which compare buffers by identity) see memory shared with pyopencl as one buffer."""
+        self._buffers_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -203,13 +212,43 @@ class Device:
 
     def create_buffer(self, size_in_bytes: int) -> Buffer:
         """A zero-filled device buffer (ID3D12Device::CreateCommittedResource in DirectML's world)."""
-        return allocate(self, size_in_bytes)
+        return self._remember(allocate(self, size_in_bytes))
+
+    def wrap_buffer(self, memory: cl.Buffer | cl_array.Array) -> Buffer:
+        """A dmlpy Buffer over memory the caller made with pyopencl, not copied: dmlpy's dispatches and the
+        caller's own pyopencl kernels then work on the same bytes (order them through ``device.queue``, which
+        is in order, or wait for the events).
+
+        ``memory`` is a ``pyopencl.Buffer`` of ``device.context``, or a ``pyopencl.array.Array`` whose data
+        starts at its buffer's start (``array.offset == 0``): its whole ``base_data`` is wrapped, so the
+        Buffer's ``size`` is that buffer's size, which can be more than the array's ``nbytes``. An array view at
+        a non-zero offset is refused: wrap its ``base_data`` and bind the view with
+        ``dml.BufferBinding(buffer, offset=array.offset)``. Also refused, with InvalidArgumentError: anything
+        else, a buffer of another OpenCL context, a sub-buffer (wrap its parent), and a dmlpy Buffer.
+
+        Wrapping memory that already has a live dmlpy Buffer (wrapped before, or a ``create_buffer``'s
+        ``.memory``) returns that Buffer, so the aliasing rules see one buffer. ``release()`` drops only
+        dmlpy's reference: the caller's ``cl.Buffer`` stays valid. What dmlpy cannot see is the caller's to
+        avoid: wrapping a ``cl.Buffer`` released through pyopencl (``memory.release()``), and binding two
+        buffers over overlapping host memory (``USE_HOST_PTR``) as an input and an output."""
+        check_process()
+        wrapped = wrappable_memory(memory, self.context)
+        return self._remember(Buffer(self, wrapped, wrapped.size))
+
+    def _remember(self, buffer: Buffer) -> Buffer:
+        """``buffer``, or the live Buffer that already holds its memory (``buffer`` is then dropped)."""
+        with self._buffers_lock:
+            existing = self._buffers.get(buffer.memory.int_ptr)
+            if existing is not None and not existing.released:
+                return existing  # another thread wrapped the same memory meanwhile
+            self._buffers[buffer.memory.int_ptr] = buffer
+        return buffer
 
     def upload(self, array: npt.ArrayLike) -> Buffer:
         """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds."""
         check_process()
         data = host_array("upload", "array", array)  # checked before anything is allocated
-        buffer = allocate(self, max(4, (data.nbytes + 3) & ~3))
+        buffer = self._remember(allocate(self, max(4, (data.nbytes + 3) & ~3)))
         buffer.write(data)
         return buffer
 
