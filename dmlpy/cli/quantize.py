@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,32 @@ def _summary(
     )
 
 
+def _convert(
+    args: argparse.Namespace,
+    source: NpyFile,
+    paths: tuple[Path, Path],
+    output: np.dtype[Any],
+    parameters: Parameters,
+    operation: Callable[..., None],
+    words: tuple[str, str],
+) -> None:
+    """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
+    out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
+    ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized")."""
+    plan_output(paths[1])
+    device = pick_device(args.device)
+
+    def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
+        scale, zero_point, axis = parameters.for_chunk(where)
+        operation(chunk, scale, zero_point, axis, out, device)
+
+    chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
+    progress = progress_choice(args)
+    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress)
+    if not args.quiet:
+        _summary(words[1], source, output, parameters, paths)
+
+
 class _Quantize:
     """``dmlpy quantize``: float32, float16 or int32 data to uint8 or int8, like ONNX QuantizeLinear."""
 
@@ -175,19 +201,12 @@ class _Quantize:
             native = source.dtype.newbyteorder("=")
             scale_dtype = np.dtype(np.float16) if native == np.float16 else np.dtype(np.float32)
             parameters = _parameters(args, source, scale_dtype, output)
-            plan_output(target)
-            device = pick_device(args.device)
             from dmlpy.runtime import quantize_linear
 
-            def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
-                scale, zero_point, axis = parameters.for_chunk(where)
+            def quantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 quantize_linear(chunk, scale, zero_point, axis, output, mode=mode, out=out, device=device)
 
-            chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
-            progress = progress_choice(args)
-            convert_file(source, target, output, chunks, step, convert, label="quantizing", progress=progress)
-            if not args.quiet:
-                _summary("quantized", source, output, parameters, (source_path, target))
+            _convert(args, source, (source_path, target), output, parameters, quantize, ("quantizing", "quantized"))
         return EXIT_OK
 
 
@@ -207,19 +226,14 @@ class _Dequantize:
         takes = "dequantize takes int8, uint8, int16, uint16, int32 or uint32 data"
         with open_npy(source_path, DEQUANTIZE_INPUTS, takes) as source:
             parameters = _parameters(args, source, output, source.dtype.newbyteorder("="))
-            plan_output(target)
-            device = pick_device(args.device)
             from dmlpy.runtime import dequantize_linear
 
-            def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
-                scale, zero_point, axis = parameters.for_chunk(where)
+            def dequantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 dequantize_linear(chunk, scale, zero_point, axis, out=out, device=device)
 
-            chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
-            progress = progress_choice(args)
-            convert_file(source, target, output, chunks, step, convert, label="dequantizing", progress=progress)
-            if not args.quiet:
-                _summary("dequantized", source, output, parameters, (source_path, target))
+            _convert(
+                args, source, (source_path, target), output, parameters, dequantize, ("dequantizing", "dequantized")
+            )
         return EXIT_OK
 
 
