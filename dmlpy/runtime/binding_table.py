@@ -28,6 +28,14 @@ class BindingSnapshot:
     inputs: tuple[BoundTensor | None, ...]
     outputs: tuple[BoundTensor | None, ...]
 
+    def check_made_for(self, dispatchable: Dispatchable) -> None:
+        """InvalidArgumentError unless the table was made for ``dispatchable`` (the one being dispatched)."""
+        if self.dispatchable is not dispatchable:
+            raise InvalidArgumentError(
+                f"the binding table was made for the {self.dispatchable.describe()}, not the "
+                f"{dispatchable.describe()}; create_binding_table(dispatchable) or table.reset(dispatchable) first"
+            )
+
 
 class BindingTable:
     """Bindings for one dispatchable. Every binding is checked when it is bound, and the whole table again,
@@ -159,13 +167,6 @@ class BindingTable:
     def _compiled(self) -> CompiledOperator | None:
         return self.dispatchable if isinstance(self.dispatchable, CompiledOperator) else None
 
-    def complete_bindings(self, compiled: CompiledOperator) -> list[BoundTensor | None]:
-        """Every tensor's binding in binding order (None for an absent optional tensor), once all are bound and
-        valid for ``compiled``; else raise."""
-        snapshot = self.snapshot()
-        checked = self.check_snapshot(snapshot, compiled)
-        return [entry for entry, _ in checked]
-
     def check_snapshot(
         self, snapshot: BindingSnapshot, compiled: CompiledOperator
     ) -> list[tuple[BoundTensor | None, cl.Buffer | None]]:
@@ -174,12 +175,7 @@ class BindingTable:
         size, range; a buffer of this device, not released) and the pairs obey the aliasing rules. Returns each
         tensor's binding and OpenCL memory in binding order (None, None for an absent optional tensor); the
         memory objects stay valid while the caller holds them, whatever another thread releases."""
-        if snapshot.dispatchable is not compiled:
-            raise InvalidArgumentError(
-                f"the binding table was made for the {snapshot.dispatchable.describe()}, not the "
-                f"{compiled.describe()}; "
-                "create_binding_table(dispatchable) or table.reset(dispatchable) first"
-            )
+        snapshot.check_made_for(compiled)
         names = [*compiled.input_names, *compiled.output_names]
         descs = [*compiled.input_descs(), *compiled.output_descs()]
         if len(snapshot.inputs) != len(compiled.input_names) or len(snapshot.outputs) != len(compiled.output_names):

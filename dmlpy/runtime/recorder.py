@@ -49,11 +49,7 @@ class CommandRecorder:
                 "record_dispatch: the queue belongs to another OpenCL context than this device's"
             )
         snapshot = table.snapshot()
-        if snapshot.dispatchable is not dispatchable:
-            raise InvalidArgumentError(
-                f"the binding table was made for {snapshot.dispatchable.describe()}, not {dispatchable.describe()}; "
-                "create_binding_table(dispatchable) or table.reset(dispatchable) first"
-            )
+        snapshot.check_made_for(dispatchable)  # before an initializer's dispatch too
         if isinstance(dispatchable, OperatorInitializer):
             dispatchable.initialize()
             return cl.enqueue_marker(queue)
