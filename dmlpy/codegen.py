@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 MAX_RANK = 8
 
@@ -122,6 +123,52 @@ def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> Elementw
     )
 
 
+LaunchProfileName = Literal["cpu", "gpu"]
+LAUNCH_PROFILE_NAMES: tuple[LaunchProfileName, ...] = ("cpu", "gpu")
+
+
+@dataclass(frozen=True)
+class LaunchProfile:
+    """How every kernel spreads elements over work-items on a kind of device (chosen by the runtime from the
+    device, or forced with ``create_device(launch_profile=...)``).
+
+    ``"cpu"``: each work-item handles a long run of consecutive elements (the operator's ELEMENTS_PER_ITEM),
+    which PoCL compiles to one SIMD loop. ``"gpu"``: a grid-stride loop (``-DGRID_STRIDE=1``): work-item g of a
+    grid of G handles elements (or vectors) g, g + G, ..., so neighbouring work-items touch neighbouring
+    addresses and the loads coalesce; G is enough work-items to fill every compute unit, and one launch covers
+    any size. The profile is part of each KernelSpec (its -D options), so both shapes can live in one process.
+    """
+
+    name: LaunchProfileName
+    vector_width: int
+    """Elements per vector load in the packed Round kernel: 8 on CPUs (a float8 is one 256-bit register), 4 on
+    GPUs (16 bytes of float per work-item, the widest load that measured at or above the copy kernel)."""
+    work_group_size: int | None = None
+    """Work-items per work-group (a power of two), or None for the driver's choice."""
+    grid_size: int | None = None
+    """gpu: the work-items of one launch at most (a multiple of ``work_group_size``), enough to fill the device."""
+
+    @property
+    def grid_stride(self) -> bool:
+        return self.name == "gpu"
+
+    def defines(self, elements_per_item: int) -> tuple[tuple[str, str], ...]:
+        """The -D options giving a kernel this profile's shape; ``elements_per_item`` is the operator's run
+        length under the "cpu" shape."""
+        if self.grid_stride:
+            return (("GRID_STRIDE", "1"),)
+        return (("GRID_STRIDE", "0"), ("ELEMENTS_PER_ITEM", str(elements_per_item)))
+
+    def elements_per_work_item(self, run_length: int, *, vector_width: int = 1) -> int:
+        """Elements one work-item handles per launch under the "cpu" shape (``run_length``), or per step of the
+        grid under the "gpu" one (``vector_width``)."""
+        return vector_width if self.grid_stride else run_length
+
+
+CPU_PROFILE = LaunchProfile("cpu", vector_width=8)
+"""The profile of lowering without a device (``desc.lower()``): what ``dmlpy explain`` shows by default."""
+
+
 @dataclass(frozen=True)
 class LoweredOperator:
     """What the runtime needs to run an operator: the kernel kind, the layout arguments and the launch size."""
@@ -129,7 +176,16 @@ class LoweredOperator:
     kernel: KernelSpec
     layout: ElementwiseLayout
     elements_per_work_item: int
+    profile: LaunchProfile = CPU_PROFILE
 
     @property
     def global_size(self) -> int:
-        return max(1, -(-self.layout.element_count // self.elements_per_work_item))
+        """Work-items to launch: one per ``elements_per_work_item`` elements, under the "gpu" profile rounded
+        up to whole work-groups and capped at the profile's grid (the grid-stride loop covers the rest)."""
+        needed = max(1, -(-self.layout.element_count // self.elements_per_work_item))
+        group = self.profile.work_group_size
+        if not self.profile.grid_stride or group is None:
+            return needed
+        needed = -(-needed // group) * group
+        grid = self.profile.grid_size
+        return needed if grid is None else min(needed, grid)

@@ -17,7 +17,8 @@
 //                        argument convention has no scalar arguments: each ScaleBias value is its own program.
 //   PACKED=1             both tensors are one contiguous run: a plain loop, no coordinates.
 //   RANK=1..8            otherwise, the strided walk (elementwise_walk.h) over the coalesced dimensions.
-//   ELEMENTS_PER_ITEM    consecutive elements (in the output's logical order) each work-item handles.
+//   GRID_STRIDE          the launch profile (elementwise_walk.h): 0, each work-item handles ELEMENTS_PER_ITEM
+//                        consecutive elements (in the output's logical order); 1, a grid-stride loop (GPUs).
 //
 // No fused multiply-add: FP_CONTRACT is off and the product and the sum are separate statements, so results
 // equal IEEE float32 arithmetic step by step (NumPy's np.float32(x) * s + b), on every device.
@@ -84,21 +85,20 @@ __kernel void element_wise_identity(__global const ELEMENT_T *input, ulong input
                                     ulong element_count, uint8 sizes, uint8 input_strides,
                                     uint8 output_strides)
 {
+#if PACKED && GRID_STRIDE
+    for (ulong i = get_global_id(0); i < element_count; i += get_global_size(0))
+        MOVE(input_offset + i, output_offset + i);
+#elif PACKED
     const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
-    if (first >= element_count)
-        return;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
-#if PACKED
     for (ulong i = first; i < end; ++i)
         MOVE(input_offset + i, output_offset + i);
 #else
     const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};
     const ulong offsets[TENSOR_COUNT] = {input_offset, output_offset};
     walk_t w;
-    walk_start(&w, first, sizes, strides, offsets);
-    for (ulong i = first; i < end; ++i) {
+    if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
         MOVE(w.at[0], w.at[1]);
-        walk_next(&w);
-    }
+    } while (walk_advance(&w));
 #endif
 }

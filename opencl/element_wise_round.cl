@@ -13,10 +13,15 @@
 //                        their exact element-wise built-ins (see ROUND below). Optional.
 //   RANK=0               packed: both tensors are one contiguous run.
 //   RANK=1..8            strided (padding, broadcast 0-strides, permutations): coordinates step like an odometer.
-//   ELEMENTS_PER_ITEM    each work-item rounds this many consecutive elements (in the output's logical order),
-//   VECTOR_WIDTH         VECTOR_WIDTH at a time with vector loads, rounding and stores (gathered and scattered
-//                        through a private array where a stride is not 1). Long work-items suit CPU devices:
-//                        PoCL runs each as a plain loop of SIMD instructions.
+//   GRID_STRIDE=0        the "cpu" launch profile: each work-item rounds ELEMENTS_PER_ITEM consecutive elements
+//                        (in the output's logical order), VECTOR_WIDTH at a time with vector loads, rounding and
+//                        stores (gathered and scattered through a private array where a stride is not 1). Long
+//                        work-items suit CPU devices: PoCL runs each as a plain loop of SIMD instructions.
+//   GRID_STRIDE=1        the "gpu" launch profile: work-item g of a grid of G rounds vectors g, g + G, ... (packed)
+//                        or elements g, g + G, ... (strided, elementwise_walk.h): neighbouring work-items touch
+//                        neighbouring addresses, so the loads coalesce, and one launch covers any size. On an
+//                        H100, 4-wide vectors (16 bytes of float, 8 of half) measured 1.1-1.2x the scalar copy
+//                        kernel's bandwidth at 16M-64M elements; 8-wide ones 0.45-1.0x, scalar ones 0.8-1.2x.
 //
 // Arguments follow dmlpy's element-wise convention (dmlpy/codegen.py): per tensor its buffer and element
 // offset, then the element count, the coalesced sizes and per-tensor strides (unused when RANK=0).
@@ -33,6 +38,9 @@
 #endif
 #ifndef VECTOR_WIDTH
 #define VECTOR_WIDTH 8
+#endif
+#ifndef GRID_STRIDE
+#define GRID_STRIDE 0
 #endif
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 2048
@@ -98,11 +106,32 @@ __attribute__((overloadable)) inline compute_vector_t round_half_away(compute_ve
 #endif
 
 
+#if GRID_STRIDE && RANK > 0
+#define TENSOR_COUNT 2
+#include "elementwise_walk.h"
+#endif
+
 __kernel void element_wise_round(__global const storage_t *input, ulong input_offset,
                                  __global storage_t *output, ulong output_offset,
                                  ulong element_count, uint8 sizes, uint8 input_strides,
                                  uint8 output_strides)
 {
+#if GRID_STRIDE && RANK == 0
+    __global const storage_t *src = input + input_offset;
+    __global storage_t *dst = output + output_offset;
+    const ulong vectors = element_count / VECTOR_WIDTH;
+    for (ulong v = get_global_id(0); v < vectors; v += get_global_size(0))
+        STORE_VECTOR(ROUND(LOAD_VECTOR(v, src)), v, dst);
+    for (ulong i = vectors * VECTOR_WIDTH + get_global_id(0); i < element_count; i += get_global_size(0))
+        STORE(ROUND(LOAD(i, src)), i, dst);
+#elif GRID_STRIDE
+    const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};
+    const ulong offsets[TENSOR_COUNT] = {input_offset, output_offset};
+    walk_t w;
+    if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
+        STORE(ROUND(LOAD(w.at[0], input)), w.at[1], output);
+    } while (walk_advance(&w));
+#else
     // Each work-item rounds one chunk of ELEMENTS_PER_ITEM consecutive elements (in the output's logical
     // order), VECTOR_WIDTH at a time: few, long work-items suit CPU devices, and the vector built-ins
     // (rint, trunc, round on floatN; vload_halfN, vstore_halfN) compile to branch-free SIMD code.
@@ -182,5 +211,6 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
             coord[d] = 0;
         }
     }
+#endif
 #endif
 }

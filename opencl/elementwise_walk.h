@@ -1,9 +1,17 @@
 // elementwise_walk.h: the strided walk shared by dmlpy's element-wise kernels.
 //
-// A work-item visits elements [first, end) of a RANK-dimensional index space, last dimension fastest, and
+// A work-item visits elements of a RANK-dimensional index space (last dimension fastest) one at a time, and
 // keeps for each of TENSOR_COUNT tensors the element offset of the current element. Sizes and strides arrive
 // as uint8 kernel arguments (dmlpy/codegen.py's convention); offsets are 64-bit so tensors of up to 2^32-1
 // elements with large strides cannot overflow.
+//
+// Which elements a work-item visits is the launch profile's shape (dmlpy/codegen.py, LaunchProfile):
+//   GRID_STRIDE=0 (CPU devices)  ELEMENTS_PER_ITEM consecutive elements, stepping like an odometer: one long
+//                                loop per work-item, which PoCL runs as plain (SIMD) code.
+//   GRID_STRIDE=1 (GPUs)         elements g, g + G, g + 2G, ... for work-item g of a grid of G: neighbouring
+//                                work-items touch neighbouring elements (coalesced access), and one launch of a
+//                                grid that fills the device covers any element count.
+// A kernel walks with: if (walk_begin(&w, ...)) do { ...w.at[t]... } while (walk_advance(&w));
 #ifndef ELEMENTWISE_WALK_H
 #define ELEMENTWISE_WALK_H
 
@@ -13,29 +21,53 @@
 #ifndef RANK
 #define RANK 1
 #endif
+#ifndef GRID_STRIDE
+#define GRID_STRIDE 0
+#endif
+#ifndef ELEMENTS_PER_ITEM
+#define ELEMENTS_PER_ITEM 16
+#endif
 
 typedef struct {
     uint size[8];
     uint stride[TENSOR_COUNT][8];
+    ulong base[TENSOR_COUNT];
     ulong coord[RANK];
     ulong at[TENSOR_COUNT];
+    ulong element, end;
 } walk_t;
 
-// Position the walk on element `first`.
+// Position the walk on `element`: its coordinates and its offset in each tensor.
+inline void walk_seek(walk_t *w, ulong element)
+{
+    for (int t = 0; t < TENSOR_COUNT; ++t)
+        w->at[t] = w->base[t];
+#if RANK == 1
+    w->coord[0] = element;  // element < size[0]: no division
+    for (int t = 0; t < TENSOR_COUNT; ++t)
+        w->at[t] += element * w->stride[t][0];
+#else
+    ulong rest = element;
+    for (int d = RANK - 1; d >= 0; --d) {
+        // 32-bit division where the index fits: GPUs emulate the 64-bit one in dozens of instructions.
+        const ulong coord = rest <= UINT_MAX ? (uint)rest % w->size[d] : rest % w->size[d];
+        rest = rest <= UINT_MAX ? (uint)rest / w->size[d] : rest / w->size[d];
+        w->coord[d] = coord;
+        for (int t = 0; t < TENSOR_COUNT; ++t)
+            w->at[t] += coord * w->stride[t][d];
+    }
+#endif
+}
+
+// Position the walk on `first`, keeping the sizes, strides and offsets for later steps.
 inline void walk_start(walk_t *w, ulong first, uint8 sizes, const uint8 *strides, const ulong *offsets)
 {
     vstore8(sizes, 0, w->size);
     for (int t = 0; t < TENSOR_COUNT; ++t) {
         vstore8(strides[t], 0, w->stride[t]);
-        w->at[t] = offsets[t];
+        w->base[t] = offsets[t];
     }
-    ulong rest = first;
-    for (int d = RANK - 1; d >= 0; --d) {
-        w->coord[d] = rest % w->size[d];
-        rest /= w->size[d];
-        for (int t = 0; t < TENSOR_COUNT; ++t)
-            w->at[t] += w->coord[d] * w->stride[t][d];
-    }
+    walk_seek(w, first);
 }
 
 // Step to the next element like an odometer: the last coordinate moves and carries into earlier ones.
@@ -50,6 +82,38 @@ inline void walk_next(walk_t *w)
             w->at[t] -= (ulong)w->size[d] * w->stride[t][d];
         w->coord[d] = 0;
     }
+}
+
+// This work-item's first element (false when it has none).
+inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 *strides, const ulong *offsets)
+{
+#if GRID_STRIDE
+    w->element = get_global_id(0);
+    w->end = element_count;
+#else
+    w->element = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
+    w->end = min(w->element + (ulong)ELEMENTS_PER_ITEM, element_count);
+#endif
+    if (w->element >= w->end)
+        return false;
+    walk_start(w, w->element, sizes, strides, offsets);
+    return true;
+}
+
+// This work-item's next element (false after its last).
+inline bool walk_advance(walk_t *w)
+{
+#if GRID_STRIDE
+    w->element += get_global_size(0);
+    if (w->element >= w->end)
+        return false;
+    walk_seek(w, w->element);
+#else
+    if (++w->element >= w->end)
+        return false;
+    walk_next(w);
+#endif
+    return true;
 }
 
 #endif

@@ -5,7 +5,7 @@
 //                4 bfloat16 (a ushort holding float's top 16 bits, computed in float),
 //                5 integer (returned unchanged, as OpenVINO Round-5 specifies; ELEMENT_T names the type)
 //   ROUND_MODE   0..8, nGraph's modes in the order of round_modes.h, which holds the exact construction
-//   RANK, ELEMENTS_PER_ITEM   the strided walk (elementwise_walk.h)
+//   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   the strided walk and the launch profile (elementwise_walk.h)
 
 #ifndef STORAGE
 #define STORAGE 1
@@ -16,10 +16,6 @@
 #ifndef ELEMENT_T
 #define ELEMENT_T int
 #endif
-#ifndef ELEMENTS_PER_ITEM
-#define ELEMENTS_PER_ITEM 16
-#endif
-
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
 
@@ -53,20 +49,14 @@ __kernel void ext_round(__global const storage_t *input, ulong input_offset, __g
                         ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                         uint8 output_strides)
 {
-    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
-    if (first >= element_count)
-        return;
-    const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
     const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};
     const ulong offsets[TENSOR_COUNT] = {input_offset, output_offset};
     walk_t w;
-    walk_start(&w, first, sizes, strides, offsets);
-    for (ulong i = first; i < end; ++i) {
+    if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
 #if STORAGE == 5
         output[w.at[1]] = input[w.at[0]];
 #else
         STORE(round_in_mode(LOAD(w.at[0], input)), w.at[1], output);
 #endif
-        walk_next(&w);
-    }
+    } while (walk_advance(&w));
 }

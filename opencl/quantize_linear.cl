@@ -14,7 +14,7 @@
 //   HAS_ZERO_POINT=0     the ZeroPointTensor is null: the zero point is 0 and its buffer is never read.
 //   ROUND_MODE=0..8      dmlpy extension, NOT DirectML: quantize with one of nGraph's rounding modes
 //                        (round_modes.h) instead of rint.
-//   RANK, ELEMENTS_PER_ITEM   the strided walk (elementwise_walk.h).
+//   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   the strided walk and the launch profile (elementwise_walk.h).
 //
 // Arguments follow dmlpy's element-wise convention: per tensor (Input, Scale, ZeroPoint, Output) its buffer
 // and element offset, then the element count, the coalesced sizes and per-tensor strides.
@@ -45,9 +45,6 @@
 #endif
 #ifndef HAS_ZERO_POINT
 #define HAS_ZERO_POINT 1
-#endif
-#ifndef ELEMENTS_PER_ITEM
-#define ELEMENTS_PER_ITEM 16
 #endif
 
 #define TENSOR_COUNT 4
@@ -103,15 +100,10 @@ __kernel void quantize_linear(__global const INPUT_T *input, ulong input_offset,
                               ulong element_count, uint8 sizes, uint8 input_strides,
                               uint8 scale_strides, uint8 zero_point_strides, uint8 output_strides)
 {
-    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
-    if (first >= element_count)
-        return;
-    const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
     const uint8 strides[TENSOR_COUNT] = {input_strides, scale_strides, zero_point_strides, output_strides};
     const ulong offsets[TENSOR_COUNT] = {input_offset, scale_offset, zero_point_offset, output_offset};
     walk_t w;
-    walk_start(&w, first, sizes, strides, offsets);
-    for (ulong i = first; i < end; ++i) {
+    if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
 #if DEQUANTIZE
         const float value = (LOAD_INPUT(w.at[0]) - LOAD_ZERO_POINT(w.at[2])) * LOAD_SCALE(w.at[1]);
         STORE_OUTPUT(value, w.at[3]);
@@ -122,6 +114,5 @@ __kernel void quantize_linear(__global const INPUT_T *input, ulong input_offset,
 #endif
         STORE_OUTPUT(QUANTIZE_ROUND(quotient) + LOAD_ZERO_POINT(w.at[2]), w.at[3]);
 #endif
-        walk_next(&w);
-    }
+    } while (walk_advance(&w));
 }

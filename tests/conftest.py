@@ -2,8 +2,9 @@
 the closing notes quote, and the Oclgrind harness of the memory-safety suites.
 
 Devices: the session fixture ``device`` is parametrised over every device of every platform
-``pyopencl.get_platforms()`` lists (PoCL's CPU device at least), one ``dml.create_device(cl_device=...)`` each,
-with ids such as ``pocl-cpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
+``pyopencl.get_platforms()`` lists (PoCL's CPU device at least) and both launch profiles, one
+``dml.create_device(cl_device=..., launch_profile=...)`` each, with ids such as ``pocl-cpu-cpu`` and
+``pocl-cpu-gpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
 test helper reads PYOPENCL_TEST: a device runs when any substring occurs, case-insensitively, in its
 ``"platform name: device name"`` (``DMLPY_TEST_DEVICES=pocl``, ``DMLPY_TEST_DEVICES="nvidia,intel"``). A
 substring that matches no device is a usage error (pytest exits with status 4): a selection never skips
@@ -166,19 +167,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[TEST_DEVICES] = opencl_test_devices(os.environ.get(DEVICES_VARIABLE))
 
 
+LAUNCH_PROFILES = ("cpu", "gpu")
+"""Every device test runs under both launch profiles (dmlpy.codegen.LaunchProfile): the kernels' two shapes
+must give bit-identical results on any device, whichever one "auto" picks there."""
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "device" in metafunc.fixturenames:
         devices = metafunc.config.stash[TEST_DEVICES]
-        metafunc.parametrize("device", devices, ids=[d.id for d in devices], indirect=True, scope="session")
+        params = [(d, profile) for d in devices for profile in LAUNCH_PROFILES]
+        ids = [f"{d.id}-{profile}" for d, profile in params]
+        metafunc.parametrize("device", params, ids=ids, indirect=True, scope="session")
 
 
 @pytest.fixture(scope="session")
 def device(request: pytest.FixtureRequest) -> Any:
-    """A dmlpy device (no extensions, highest feature level) on one selected OpenCL device; a test that asks
-    for it runs once per device (see the module docstring)."""
+    """A dmlpy device (no extensions, highest feature level) on one selected OpenCL device under one launch
+    profile; a test that asks for it runs once per device and profile, with ids such as ``pocl-cpu-gpu`` (see
+    the module docstring)."""
     import dmlpy as dml
 
-    return dml.create_device(cl_device=request.param.cl_device)
+    selected, profile = request.param
+    return dml.create_device(cl_device=selected.cl_device, launch_profile=profile)
 
 
 # ---------------------------------------------------------------------------------------------------- Oclgrind

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from dmlpy.codegen import ElementwiseLayout, LoweredOperator, coalesce
+from dmlpy.codegen import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel
@@ -216,8 +216,9 @@ class OperatorDescBase(DmlModel):
         ]
         return coalesce(sizes, strides)
 
-    def lower(self) -> LoweredOperator:
-        """The OpenCL kernel and launch arguments that compute this operator (pure; no OpenCL needed)."""
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """The OpenCL kernel and launch arguments that compute this operator on devices of ``profile``'s kind
+        (pure; no OpenCL needed)."""
         raise NotImplementedError(f"{self.operator_name()} has no OpenCL lowering")
 
     def explain_lines(self) -> list[str]:

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
@@ -106,7 +106,7 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
             return f"{self.operator_name()} ({data_type})"
         return f"{self.operator_name()} ({data_type}, Scale {self.scale_bias.scale!r}, Bias {self.scale_bias.bias!r})"
 
-    def lower(self) -> LoweredOperator:
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         layout = self.element_layout()
         data_type = self.input_tensor.desc.data_type
         info = DATA_TYPES[data_type]
@@ -126,12 +126,13 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
         defines += (
             ("PACKED", "1" if layout.packed else "0"),
             ("RANK", str(layout.rank)),
-            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
+            *profile.defines(ELEMENTS_PER_ITEM),
         )
         return LoweredOperator(
             kernel=KernelSpec("element_wise_identity.cl", "element_wise_identity", defines),
             layout=layout,
-            elements_per_work_item=ELEMENTS_PER_ITEM,
+            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
+            profile=profile,
         )
 
     def explain_lines(self) -> list[str]:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
@@ -80,7 +80,7 @@ class _LinearQuantizationDesc(OperatorDescBase):
         for reference, other in self.SAME_TYPE:
             self.check_same(("data_type",), reference, (other,))
 
-    def lower(self) -> LoweredOperator:
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         source, scale, target = self.input_tensor.desc, self.scale_tensor.desc, self.output_tensor.desc
         zero_point = self.zero_point_tensor.desc if self.zero_point_tensor is not None else None
         layout = self.element_layout()
@@ -103,13 +103,14 @@ class _LinearQuantizationDesc(OperatorDescBase):
             ("OUTPUT_IS_HALF", is_half(target.data_type)),
             ("HAS_ZERO_POINT", "1" if zero_point else "0"),
             ("RANK", str(layout.rank)),
-            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
+            *profile.defines(ELEMENTS_PER_ITEM),
         )
         options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
         return LoweredOperator(
             kernel=KernelSpec("quantize_linear.cl", "quantize_linear", defines, options),
             layout=layout,
-            elements_per_work_item=ELEMENTS_PER_ITEM,
+            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
+            profile=profile,
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
@@ -20,12 +20,11 @@ ROUNDING_FUNCTIONS: dict[RoundingMode, str] = {
     RoundingMode.TOWARD_INFINITY: "round",
 }
 
-VECTOR_WIDTH = 8
-"""Elements per vector load, rounding and store: float8 is one 256-bit register (PoCL cannot pass float16
-vectors to its built-ins on CPUs without AVX-512)."""
 ELEMENTS_PER_ITEM = 2048
-"""Consecutive elements each work-item rounds, packed or strided: long loops suit CPU devices (PoCL), measured
-with benchmarks/bench_round.py. A multiple of VECTOR_WIDTH, so only the last work-item has a scalar tail."""
+"""Consecutive elements each work-item rounds under the "cpu" launch profile, packed or strided: long loops
+suit CPU devices (PoCL), measured with benchmarks/bench_round.py. A multiple of every profile's vector width
+(LaunchProfile.vector_width: 8 on CPUs, since PoCL cannot pass float16 vectors to its built-ins on CPUs without
+AVX-512), so only the last work-item has a scalar tail."""
 
 
 class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
@@ -46,7 +45,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
     def describe(self) -> str:
         return f"{self.operator_name()} ({self.input_tensor.desc.data_type.name}, {self.rounding_mode.name})"
 
-    def lower(self) -> LoweredOperator:
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         layout = self.element_layout()
         defines = (
             ("DML_FLOAT16", "1" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "0"),
@@ -54,13 +53,17 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             # Lets the kernel use the compiler's exact element-wise built-in for ROUND_FN where it has one.
             ("ROUNDING_MODE", str(int(self.rounding_mode))),
             ("RANK", str(0 if layout.packed else layout.rank)),
-            ("VECTOR_WIDTH", str(VECTOR_WIDTH)),
-            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
+            ("VECTOR_WIDTH", str(profile.vector_width)),
+            *profile.defines(ELEMENTS_PER_ITEM),
         )
+        # The grid-stride loop steps in vectors only where the tensors are packed; the strided walk goes by
+        # elements.
+        step = profile.vector_width if layout.packed else 1
         return LoweredOperator(
             kernel=KernelSpec("element_wise_round.cl", "element_wise_round", defines),
             layout=layout,
-            elements_per_work_item=ELEMENTS_PER_ITEM,
+            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM, vector_width=step),
+            profile=profile,
         )
 
     def explain_lines(self) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel
 from dmlpy.errors import DmlError
 from dmlpy.ops._base import DeviceCapabilities
@@ -44,12 +44,13 @@ class ExtElementWiseQuantizeLinearOperatorDesc(ElementWiseQuantizeLinearOperator
                 f"one: {error}"
             ) from None
 
-    def lower(self) -> LoweredOperator:
-        lowered = super().lower()
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        lowered = super().lower(profile)
         kernel = lowered.kernel
         defines = (*kernel.defines, ("ROUND_MODE", mode_index(self.rounding_mode)))
         return LoweredOperator(
             KernelSpec(kernel.source_name, kernel.kernel_name, defines, kernel.options),
             lowered.layout,
             lowered.elements_per_work_item,
+            profile,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import KernelSpec, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, ExtTensorDataType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
@@ -69,7 +69,7 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             raise UnsupportedError(f"{name} on FLOAT64 needs a device with cl_khr_fp64; this one has none")
         self.check_output_like_input()
 
-    def lower(self) -> LoweredOperator:
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         data_type = self.input_tensor.desc.data_type
         layout = self.element_layout()
         storage = _FLOAT_STORAGE.get(data_type, _INTEGER_STORAGE)
@@ -80,10 +80,11 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             ("ROUND_MODE", mode_index(mode)),
             ("ELEMENT_T", DATA_TYPES[data_type].opencl_storage or "uchar"),
             ("RANK", str(layout.rank)),
-            ("ELEMENTS_PER_ITEM", str(ELEMENTS_PER_ITEM)),
+            *profile.defines(ELEMENTS_PER_ITEM),
         )
         return LoweredOperator(
             kernel=KernelSpec("ext_round.cl", "ext_round", defines),
             layout=layout,
-            elements_per_work_item=ELEMENTS_PER_ITEM,
+            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
+            profile=profile,
         )

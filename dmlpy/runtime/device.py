@@ -22,7 +22,8 @@ from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
 from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, Operator, OperatorInitializer
 from dmlpy.runtime.platforms import preferred_device
-from dmlpy.runtime.programs import Launchable, ProgramCache
+from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
+from dmlpy.runtime.programs import launch_profile as launch_profile_for
 from dmlpy.runtime.recorder import CommandRecorder
 
 if TYPE_CHECKING:
@@ -95,15 +96,25 @@ def _parse(cls: type[_Parsed], where: str, name: str, value: object) -> _Parsed:
 class Device:
     """IDMLDevice. Create with :func:`create_device`."""
 
-    def __init__(self, cl_device: cl.Device, feature_level: FeatureLevel, *, extensions: bool = False) -> None:
+    def __init__(
+        self,
+        cl_device: cl.Device,
+        feature_level: FeatureLevel,
+        *,
+        extensions: bool = False,
+        launch_profile: str = "auto",
+        cl_queue: cl.CommandQueue | None = None,
+    ) -> None:
         check_process()
         _note_opencl_use()
         self.cl_device = cl_device
         self.feature_level = feature_level
         self.extensions = extensions
         """Whether this device runs dmlpy's extension operators (not DirectML) besides DirectML's."""
-        self.context = cl.Context([cl_device])
-        self.queue = cl.CommandQueue(self.context)
+        self.context = cl_queue.context if cl_queue is not None else cl.Context([cl_device])
+        self.queue = cl_queue if cl_queue is not None else cl.CommandQueue(self.context)
+        self.launch_profile = launch_profile_for(cl_device, launch_profile)
+        """How this device's kernels spread elements over work-items (dmlpy.codegen.LaunchProfile)."""
         self.programs = ProgramCache(self.context)
         self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
@@ -190,7 +201,7 @@ class Device:
                     "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
                     "without the flag"
                 )
-        lowered = desc.lower()
+        lowered = desc.lower(self.launch_profile)
         launchable = Launchable.create(self.programs, lowered)
         return CompiledOperator(operator, execution_flags, lowered, launchable, self.programs.device_options)
 
@@ -259,13 +270,21 @@ def create_device(
     cl_device: cl.Device | None = None,
     *,
     extensions: bool = False,
+    launch_profile: str = "auto",
+    cl_queue: cl.CommandQueue | None = None,
 ) -> Device:
     """DMLCreateDevice1 on OpenCL.
 
     ``cl_device`` picks any pyopencl device; by default the first GPU, else PoCL's CPU device.
-    ``max_feature_level`` caps the device, to behave like an older DirectML. UnsupportedError when the
-    minimum cannot be met. ``extensions=True`` also runs dmlpy's extension operators (``dmlpy.extensions``,
-    not DirectML); DirectML descriptors are validated exactly as without it.
+    ``cl_queue`` instead runs on a queue the caller made with pyopencl (its context and device): dmlpy's
+    dispatches and the caller's own kernels then share one context and order on one queue, and the caller's
+    pyopencl arrays and buffers are this device's memory. ``max_feature_level`` caps the device, to behave like
+    an older DirectML. UnsupportedError when the minimum cannot be met. ``extensions=True`` also runs dmlpy's
+    extension operators (``dmlpy.extensions``, not DirectML); DirectML descriptors are validated exactly as
+    without it. ``launch_profile`` shapes every kernel: "auto" (the default) picks "cpu" on CPU devices and
+    "gpu" elsewhere; "cpu" gives each work-item a long run of consecutive elements; "gpu" a coalesced
+    grid-stride loop sized from the device (see ``dmlpy.codegen.LaunchProfile``). Results are bit-identical
+    under both; only speed differs.
     """
     check_process()
     where = "create_device"
@@ -284,8 +303,25 @@ def create_device(
         )
     if cl_device is not None and not isinstance(cl_device, cl.Device):
         raise argument_error(where, "cl_device", cl_device, "a pyopencl.Device, or None for the default")
+    if launch_profile not in LAUNCH_PROFILE_CHOICES:
+        raise argument_error(where, "launch_profile", launch_profile, '"auto", "cpu" or "gpu"')
+    if cl_queue is not None:
+        if not isinstance(cl_queue, cl.CommandQueue):
+            raise argument_error(where, "cl_queue", cl_queue, "a pyopencl.CommandQueue, or None")
+        if cl_device is not None and cl_device != cl_queue.device:
+            raise InvalidArgumentError(
+                f"{where}: cl_device {cl_device.name.strip()!r} is not the device of cl_queue "
+                f"({cl_queue.device.name.strip()!r}); pass one of them"
+            )
+        cl_device = cl_queue.device
     _note_opencl_use()  # before the first OpenCL call: finding the device initialises the runtime
-    return Device(cl_device if cl_device is not None else preferred_device().cl_device, level, extensions=extensions)
+    return Device(
+        cl_device if cl_device is not None else preferred_device().cl_device,
+        level,
+        extensions=extensions,
+        launch_profile=launch_profile,
+        cl_queue=cl_queue,
+    )
 
 
 _defaults: dict[bool, Device] = {}

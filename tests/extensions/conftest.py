@@ -10,10 +10,11 @@ import pytest
 
 @pytest.fixture(scope="session")
 def ext_device(device: Any) -> Any:
-    """A device created with extensions=True on ``device``'s OpenCL device (PoCL's CPU device in CI)."""
+    """A device created with extensions=True on ``device``'s OpenCL device (PoCL's CPU device in CI), under the
+    same launch profile."""
     import dmlpy as dml
 
-    return dml.create_device(cl_device=device.cl_device, extensions=True)
+    return dml.create_device(cl_device=device.cl_device, extensions=True, launch_profile=device.launch_profile.name)
 
 
 @pytest.fixture(scope="session")

@@ -19,9 +19,14 @@ HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_ext_variants.py"
 
 
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
 @pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
-def test_ext_round_variants_under_oclgrind(run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool) -> None:
-    summary, errors = run_oclgrind_script(SCRIPT, tmp_path=tmp_path, uninitialized=uninitialized)
+def test_ext_round_variants_under_oclgrind(
+    run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, profile: str
+) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
+    )
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
     assert summary["wrong"] == 0, summary["failures"]
     assert summary["variants"] == (4 * 5 + 3 * 1) * 8

@@ -38,11 +38,14 @@ def _check(summary: dict[str, Any], errors: list[str]) -> None:
         assert f"ELEMENT_T={element} " in specs, element
 
 
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
 @pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
 def test_every_kernel_variant_is_clean(
-    run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, tally: Any
+    run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, profile: str, tally: Any
 ) -> None:
-    summary, errors = run_oclgrind_script(SCRIPT, tmp_path=tmp_path, uninitialized=uninitialized)
+    summary, errors = run_oclgrind_script(
+        SCRIPT, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
+    )
     _check(summary, errors)
     tally[f"oclgrind identity variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"

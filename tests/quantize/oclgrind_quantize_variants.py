@@ -55,7 +55,9 @@ def float_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtyp
 
 
 def run_all(device: Any, args: argparse.Namespace) -> None:
-    ext_device = dml.create_device(cl_device=device.cl_device, extensions=True)
+    ext_device = dml.create_device(
+        cl_device=device.cl_device, extensions=True, launch_profile=device.launch_profile.name
+    )
     rng = np.random.default_rng(0)
 
     # QuantizeLinear: (name, input dtype, shape, axis, output dtype, zero point?, mode)

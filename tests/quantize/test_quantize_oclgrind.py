@@ -27,10 +27,12 @@ BENIGN = re.compile(
 )
 
 
-@pytest.fixture(scope="module")
-def oclgrind_run(oclgrind_env):
+@pytest.fixture(scope="module", params=["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
+def oclgrind_run(oclgrind_env, request):
+    """The variants under one launch profile (each test runs under both)."""
     env = oclgrind_env(OCLGRIND_DATA_RACES="1")
-    return subprocess.run([sys.executable, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=300)
+    command = [sys.executable, str(SCRIPT), "--launch-profile", request.param]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
 def _sections(stderr: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from helpers.modes import DML_ROUNDING_MODES, ONE_LINER_MODE_NAMES, ONE_LINER_MO
 from helpers.oclgrind_driver import Tally, main, run_layout_case
 
 import dmlpy as dml
-from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM, VECTOR_WIDTH
+from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM
 
 DTYPES = {dml.TensorDataType.FLOAT32: np.float32, dml.TensorDataType.FLOAT16: np.float16}
 
@@ -46,11 +46,12 @@ def rank_sizes(rank: int) -> tuple[int, ...]:
     return tuple(2 if d < min(3, rank - 1) else 3 for d in range(rank))
 
 
-def variants() -> list[dict[str, Any]]:
+def variants(vector_width: int) -> list[dict[str, Any]]:
     """Layouts (helpers.layouts' keyword form) per data type and mode: packed (vector kernel; counts below, at
-    and above VECTOR_WIDTH), strided ranks 1 to 8 (gaps, broadcast, permutation), in place, binding offsets."""
+    and above the launch profile's vector width), strided ranks 1 to 8 (gaps, broadcast, permutation), in place,
+    binding offsets."""
     cases: list[dict[str, Any]] = []
-    for count in (1, VECTOR_WIDTH - 1, VECTOR_WIDTH, 2 * VECTOR_WIDTH + 3):
+    for count in (1, vector_width - 1, vector_width, 2 * vector_width + 3):
         cases.append({"sizes": (count,), "output_offset": 16})
     cases.append({"sizes": (1, 3, 1, 7), "input_offset": 32, "output_offset": 32, "in_place": True})
     for rank in range(1, 9):
@@ -110,7 +111,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     tally = Tally()
     for data_type in DTYPES:
         for mode in DML_ROUNDING_MODES:
-            for case in variants():
+            for case in variants(device.launch_profile.vector_width):
                 spec, bad = run_variant(device, data_type, mode, case, rng)
                 tally.add(spec, bad, f"{data_type.name} {mode.name} {case}")
     extra = run_dml_round(device, rng) if args.dml_round else 0

@@ -3,8 +3,9 @@ device that checks every memory access) with zero invalid or uninitialised acces
 
 Oclgrind (Debian/Ubuntu package ``oclgrind``) ships an ICD library; pyopencl's wheel bundles the ocl-icd loader,
 which honours ``OCL_ICD_VENDORS``, so pointing that at a folder holding ``oclgrind.icd`` makes Oclgrind the only
-platform of the subprocess. Two passes run ``oclgrind_round_variants.py`` (2 data types x 3 modes x 39 layouts =
-234 dispatches covering all 54 kernel specialisations: RANK 0 to 8 per type and mode):
+platform of the subprocess. Two passes, each under both launch profiles ("cpu" and "gpu"), run
+``oclgrind_round_variants.py`` (2 data types x 3 modes x 39 layouts = 234 dispatches covering all 54 kernel
+specialisations of the profile: RANK 0 to 8 per type and mode):
 
 * memory: kernels built as dmlpy builds them (optimised); Oclgrind always checks every global access against
   its buffer; ``OCLGRIND_CHECK_API=1`` checks the API calls. dml.round's host-pointer path runs here too.
@@ -37,15 +38,21 @@ def _check(summary: dict[str, Any], errors: list[str]) -> None:
     assert summary["wrong_bytes"] == 0 and summary["dml_round_wrong"] == 0, summary["failures"]
 
 
-def test_every_kernel_variant_memory_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
-    summary, errors = run_oclgrind_script(SCRIPT, "--dml-round", tmp_path=tmp_path, uninitialized=False)
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_every_kernel_variant_memory_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any, profile: str) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT, "--dml-round", "--launch-profile", profile, tmp_path=tmp_path, uninitialized=False
+    )
     _check(summary, errors)
     tally["oclgrind kernel variants (dispatches, memory pass)"] += summary["variants"]
     tally["oclgrind kernel specs"] = summary["kernel_specs"]
 
 
-def test_every_kernel_variant_uninitialized_checks(run_oclgrind_script: Any, tmp_path: Path, tally: Any) -> None:
-    summary, errors = run_oclgrind_script(SCRIPT, tmp_path=tmp_path, uninitialized=True)
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_every_kernel_variant_uninitialized_checks(
+    run_oclgrind_script: Any, tmp_path: Path, tally: Any, profile: str
+) -> None:
+    summary, errors = run_oclgrind_script(SCRIPT, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=True)
     _check(summary, errors)
     tally["oclgrind kernel variants (dispatches, uninitialised pass)"] += summary["variants"]
 
