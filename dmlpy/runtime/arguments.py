@@ -13,13 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
+if TYPE_CHECKING:
+    import pyopencl as cl
+    from pyopencl import array as cl_array
+
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.runtime.device import Device
+from dmlpy.runtime.device import Device, default_device, device_on_queue
+from dmlpy.runtime.device_array_runner import check_device_array, is_device_array, new_device_array
 
 MAX_DIMENSIONS = 8
 
@@ -75,8 +80,8 @@ def _refuse_unusable(name: str, value: object) -> None:
     if module == "pyopencl":
         hint = f"pass {name}.get() for a NumPy copy" if hasattr(value, "get") else "copy it to a NumPy array first"
         raise InvalidArgumentError(
-            f"{name} is {_a(type_name(value))} (device memory); device arrays are not supported by the NumPy "
-            f"one-liners yet: {hint}"
+            f"{name} is {_a(type_name(value))} (device memory); the one-liners take device memory as x and out "
+            f"only, as pyopencl arrays: {hint}"
         )
     if module == "dmlpy":  # a dml.Buffer, a Device, a descriptor: none of them is an array
         raise InvalidArgumentError(
@@ -151,10 +156,21 @@ def got(value: object, array: npt.NDArray[Any]) -> str:
     return f"{_a(type_name(value))} that NumPy reads as {array.dtype}"
 
 
-def input_array(value: object, accepts: Callable[[np.dtype[Any]], bool], takes: str) -> npt.NDArray[Any]:
+def input_array(value: object, accepts: Callable[[np.dtype[Any]], bool], takes: str) -> Any:
     """A one-liner's ``x``: an array whose dtype (in native byte order) ``accepts`` takes, of at most 8
     dimensions, returned in native byte order (big-endian data is converted); InvalidArgumentError saying what
-    it got and, in ``takes``, what the one-liner takes."""
+    it got and, in ``takes``, what the one-liner takes. A pyopencl array comes back as it is (device in, device
+    out)."""
+    if is_device_array(value):
+        device_array = cast("cl_array.Array", value)
+        if not accepts(device_array.dtype):
+            raise InvalidArgumentError(f"x is a pyopencl array of {device_array.dtype}; {takes}")
+        if device_array.queue is None:
+            raise InvalidArgumentError(
+                "x is a pyopencl array without a queue; dmlpy enqueues on x's queue: pass x.with_queue(queue)"
+            )
+        check_dimensions(device_array)
+        return device_array
     array = as_array("x", value)
     if not accepts(array.dtype.newbyteorder("=")):
         raise InvalidArgumentError(f"x is {got(value, array)}; {takes}")
@@ -172,15 +188,48 @@ def check_device(device: object) -> None:
         )
 
 
-def check_dimensions(x: npt.NDArray[Any]) -> None:
+def new_output(x: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+    """A one-liner's result when no ``out`` is given: a NumPy array, or a device array on ``x``'s queue."""
+    if is_device_array(x):
+        return new_device_array(cast("cl.CommandQueue", x.queue), shape, dtype)
+    return np.empty(shape, dtype)
+
+
+def resolve_device(device: Device | None, x: Any, out: Any, *, extensions: bool) -> Device:
+    """The device a call runs on: ``device``, else for device arrays one on ``x``'s queue, else the default
+    device (with extensions where the call needs them). Device arrays are checked against it here."""
+    if not is_device_array(x):
+        return device if device is not None else default_device(extensions=extensions)
+    if device is None:
+        device = device_on_queue(x.queue, extensions=extensions)
+    check_device_array("x", x, device)
+    if out is not None:
+        check_device_array("out", out, device)
+    return device
+
+
+def check_dimensions(x: npt.NDArray[Any] | cl_array.Array) -> None:
     if x.ndim > MAX_DIMENSIONS:
         raise InvalidArgumentError(f"x has {x.ndim} dimensions; DirectML tensors have at most {MAX_DIMENSIONS}")
 
 
-def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype[Any], *, what: str) -> None:
+def check_out(out: object, shape: tuple[int, ...], dtype: np.dtype[Any], *, what: str, x: object = None) -> None:
     """A one-liner's ``out``: None, or a writeable NumPy array of ``shape`` and ``dtype`` (``what`` says whose
-    they are)."""
+    they are); a pyopencl array of them where ``x`` is one (device in, device out), and only then."""
     if out is None:
+        return
+    if is_device_array(x) or is_device_array(out):
+        if not (is_device_array(x) and is_device_array(out)):
+            kinds = ("a pyopencl array", "is not") if is_device_array(out) else (f"{_a(type_name(out))}", "is one")
+            raise InvalidArgumentError(
+                f"out is {kinds[0]} but x {kinds[1]}; out must be of x's kind (NumPy in, NumPy out; pyopencl arrays "
+                "in, pyopencl arrays out)"
+            )
+        device_out = cast("cl_array.Array", out)
+        if device_out.shape != shape or device_out.dtype != dtype:
+            raise InvalidArgumentError(
+                f"out has shape {device_out.shape} and dtype {device_out.dtype}; it must be {what} {shape} {dtype}"
+            )
         return
     if not isinstance(out, np.ndarray):
         raise InvalidArgumentError(f"out must be a NumPy array or None, not {described(out)}")
@@ -224,7 +273,7 @@ def out_data(out: object, mask: Mask | None) -> object:
     return out
 
 
-def with_mask(result: npt.NDArray[Any], out: object, mask: Mask | None, *, keep_fill_value: bool) -> npt.NDArray[Any]:
+def with_mask(result: Any, out: object, mask: Mask | None, *, keep_fill_value: bool) -> Any:
     """The one-liner's return value. A masked ``out`` gets ``x``'s mask (none when ``x`` is not masked, as a
     NumPy ufunc clears it); a new result of a masked ``x`` is a masked array with a copy of its mask, and its
     fill value where the dtype is the same (``keep_fill_value``). The masked slots hold the operator applied to

@@ -50,12 +50,13 @@ PIECE_ALIGNMENT = 4096
 @dataclass
 class ArrayCall:
     """One one-liner call: ``desc_class`` with ``fields``, over ``inputs`` (one array or None per INPUTS slot)
-    into ``output``. Every array has the output's shape."""
+    into ``output``. Every array has the output's shape. The arrays are NumPy arrays (``run``), or the first
+    input and the output are ``pyopencl.array.Array``s (``device_array_runner.run_on_device``)."""
 
     desc_class: type[OperatorDescBase]
     fields: tuple[tuple[str, Any], ...]
-    inputs: list[npt.NDArray[Any] | None]
-    output: npt.NDArray[Any]
+    inputs: list[Any]
+    output: Any
 
 
 class CompiledCache:
@@ -89,6 +90,29 @@ def compile_initialized(device: Device, desc: OperatorDescBase) -> CompiledOpera
     compiled = device.compile_operator(device.create_operator(desc))
     device.create_operator_initializer([compiled]).initialize()
     return compiled
+
+
+def compiled_for(
+    device: Device,
+    desc_class: type[OperatorDescBase],
+    fields: tuple[tuple[str, Any], ...],
+    shape: tuple[int, ...],
+    layout: Sequence[tuple[np.dtype[Any], tuple[int, ...]] | None],
+) -> CompiledOperator:
+    """The compiled, initialized ``desc_class`` with ``fields`` over tensors of ``shape``, one (dtype, element
+    strides) or None per tensor slot in binding order; cached (see CompiledCache)."""
+    key = (desc_class, fields, shape, tuple(None if t is None else (t[0].str, t[1]) for t in layout))
+
+    def make() -> CompiledOperator:
+        tensors = {
+            slot: None
+            if tensor is None
+            else BufferTensorDesc(data_type=data_type_of(tensor[0]), sizes=shape, strides=tensor[1])
+            for slot, tensor in zip((*desc_class.INPUTS, *desc_class.OUTPUTS), layout, strict=True)
+        }
+        return compile_initialized(device, desc_class(**tensors, **dict(fields)))
+
+    return _cache.get(device, key, make)
 
 
 def element_strides(array: npt.NDArray[Any]) -> tuple[int, ...] | None:
@@ -210,22 +234,8 @@ def _dispatch(
             array_strides = element_strides(array)
         operands.append(array)
         strides.append(array_strides)
-    layout = tuple(None if a is None else (a.dtype.str, s) for a, s in zip(operands, strides, strict=True))
-    key = (call.desc_class, call.fields, scratch.shape, layout)
-
-    def make() -> CompiledOperator:
-        desc_class = call.desc_class
-        tensors = {
-            slot: None
-            if array is None
-            else BufferTensorDesc(data_type=data_type_of(array.dtype), sizes=scratch.shape, strides=slot_strides)
-            for slot, array, slot_strides in zip(
-                (*desc_class.INPUTS, *desc_class.OUTPUTS), operands, strides, strict=True
-            )
-        }
-        return compile_initialized(device, desc_class(**tensors, **dict(call.fields)))
-
-    compiled = _cache.get(device, key, make)
+    layout = [None if a is None or s is None else (a.dtype, s) for a, s in zip(operands, strides, strict=True)]
+    compiled = compiled_for(device, call.desc_class, call.fields, scratch.shape, layout)
     spans = [None if a is None else span(a, s or ()) for a, s in zip(operands, strides, strict=True)]
     output_span = spans[-1]
     assert output_span is not None

@@ -340,3 +340,24 @@ def default_device(*, extensions: bool = False) -> Device:
         if extensions not in _defaults:
             _defaults[extensions] = create_device(extensions=extensions)
         return _defaults[extensions]
+
+
+_on_queues: dict[tuple[int, bool], Device] = {}
+QUEUE_DEVICES_KEPT = 16
+"""Devices kept for callers' queues (``device_on_queue``); the oldest is dropped past this many."""
+
+
+def device_on_queue(queue: cl.CommandQueue, *, extensions: bool = False) -> Device:
+    """The device the one-liners use for device arrays of ``queue`` when no ``device=`` is given: created once
+    per queue (``create_device(cl_queue=queue)``, the highest feature level), so its compiled kernels are reused.
+    It holds the queue, so the queue's address cannot be reused by another one while it is kept."""
+    check_process()
+    key = (queue.int_ptr, extensions)
+    with _defaults_lock:
+        device = _on_queues.get(key)
+        if device is None:
+            device = create_device(cl_queue=queue, extensions=extensions)
+            _on_queues[key] = device
+            while len(_on_queues) > QUEUE_DEVICES_KEPT:
+                del _on_queues[next(iter(_on_queues))]
+        return device

@@ -4,10 +4,13 @@ a 1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from pyopencl import array as cl_array
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
@@ -25,12 +28,15 @@ from dmlpy.runtime.arguments import (
     check_out,
     described,
     input_array,
+    new_output,
     out_data,
+    resolve_device,
     unmask,
     with_mask,
 )
-from dmlpy.runtime.array_runner import ArrayCall, run
-from dmlpy.runtime.device import Device, default_device
+from dmlpy.runtime.array_runner import ArrayCall
+from dmlpy.runtime.device import Device
+from dmlpy.runtime.device_array_runner import run_call
 
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 
@@ -107,18 +113,20 @@ def _run(
     out: object,
     mask: Mask | None,
     output_dtype: np.dtype[Any],
-    device: Device,
+    device: Device | None,
     fields: tuple[tuple[str, Any], ...] = (),
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any] | cl_array.Array:
     """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked
     one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
     extension's rounding mode); ``mask`` is a masked ``x``'s. Every argument has been checked."""
     target = out_data(out, mask)
-    output: npt.NDArray[Any] = target if isinstance(target, np.ndarray) else np.empty(array.shape, output_dtype)
-    if array.size:
+    run_on = resolve_device(device, array, target, extensions=desc_class.is_extension()) if array.size else None
+    output = target if target is not None else new_output(array, array.shape, output_dtype)
+    if run_on is not None:
         scales, zero_points = parameters
-        run(ArrayCall(desc_class, fields, [array, scales, zero_points], output), device)
-    return with_mask(output, out, mask, keep_fill_value=False)
+        run_call(ArrayCall(desc_class, fields, [array, scales, zero_points], output), run_on)
+    returned: npt.NDArray[Any] | cl_array.Array = with_mask(output, out, mask, keep_fill_value=False)
+    return returned
 
 
 def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
@@ -152,6 +160,21 @@ def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     return zero_point_dtype
 
 
+@overload
+def quantize_linear(
+    x: cl_array.Array,
+    scale: npt.ArrayLike,
+    zero_point: npt.ArrayLike | None = None,
+    axis: int | None = None,
+    dtype: npt.DTypeLike | None = None,
+    *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
+    out: cl_array.Array | None = None,
+    device: Device | None = None,
+) -> cl_array.Array: ...
+
+
+@overload
 def quantize_linear(
     x: npt.ArrayLike,
     scale: npt.ArrayLike,
@@ -162,7 +185,20 @@ def quantize_linear(
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any]: ...
+
+
+def quantize_linear(
+    x: npt.ArrayLike | cl_array.Array,
+    scale: npt.ArrayLike,
+    zero_point: npt.ArrayLike | None = None,
+    axis: int | None = None,
+    dtype: npt.DTypeLike | None = None,
+    *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
+    out: npt.NDArray[Any] | cl_array.Array | None = None,
+    device: Device | None = None,
+) -> npt.NDArray[Any] | cl_array.Array:
     """saturate(round_half_to_even(x / scale) + zero_point) as uint8 or int8, like ONNX QuantizeLinear.
 
     ``x``, ``scale``, ``zero_point``, ``axis`` and ``dtype`` may be positional, in ONNX's order (its inputs,
@@ -196,19 +232,30 @@ def quantize_linear(
         None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
     )
     rounding_mode = resolve_mode(mode)
-    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's")
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     check_device(device)
     if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
-        device = device if device is not None else default_device()
         return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)
     extension_mode = (
         rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
     )
-    device = device if device is not None else default_device(extensions=True)
     fields = (("rounding_mode", extension_mode),)
     return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device, fields)
 
 
+@overload
+def dequantize_linear(
+    x: cl_array.Array,
+    scale: npt.ArrayLike,
+    zero_point: npt.ArrayLike | None = None,
+    axis: int | None = None,
+    *,
+    out: cl_array.Array | None = None,
+    device: Device | None = None,
+) -> cl_array.Array: ...
+
+
+@overload
 def dequantize_linear(
     x: npt.ArrayLike,
     scale: npt.ArrayLike,
@@ -217,7 +264,18 @@ def dequantize_linear(
     *,
     out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any]: ...
+
+
+def dequantize_linear(
+    x: npt.ArrayLike | cl_array.Array,
+    scale: npt.ArrayLike,
+    zero_point: npt.ArrayLike | None = None,
+    axis: int | None = None,
+    *,
+    out: npt.NDArray[Any] | cl_array.Array | None = None,
+    device: Device | None = None,
+) -> npt.NDArray[Any] | cl_array.Array:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
     float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None. It runs
     DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR.
@@ -243,7 +301,6 @@ def dequantize_linear(
         _parameter("scale", scale, array.shape, resolved_axis, output_dtype),
         None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
     )
-    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's")
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     check_device(device)
-    device = device if device is not None else default_device()
     return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)

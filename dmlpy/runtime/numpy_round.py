@@ -6,19 +6,32 @@ Round extension (``dmlpy.extensions``, not DirectML) on a device with extensions
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from pyopencl import array as cl_array
 
 from dmlpy.dtypes import data_type_of
 from dmlpy.enums import ExtRoundingMode
 from dmlpy.modes import DIRECTML_EQUIVALENT, EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES, ExtElementWiseRoundOperatorDesc
-from dmlpy.runtime.arguments import check_device, check_out, input_array, out_data, unmask, with_mask
-from dmlpy.runtime.array_runner import ArrayCall, run
-from dmlpy.runtime.device import Device, default_device
+from dmlpy.runtime.arguments import (
+    check_device,
+    check_out,
+    input_array,
+    new_output,
+    out_data,
+    resolve_device,
+    unmask,
+    with_mask,
+)
+from dmlpy.runtime.array_runner import ArrayCall
+from dmlpy.runtime.device import Device
+from dmlpy.runtime.device_array_runner import run_call
 
 DIRECTML_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
 
@@ -46,13 +59,33 @@ def _operator(dtype: np.dtype[Any], mode: AnyRoundingMode) -> tuple[type[Any], A
     return ExtElementWiseRoundOperatorDesc, extension_mode, True
 
 
+@overload
+def round(
+    x: cl_array.Array,
+    *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
+    out: cl_array.Array | None = None,
+    device: Device | None = None,
+) -> cl_array.Array: ...
+
+
+@overload
 def round(
     x: npt.ArrayLike,
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
     device: Device | None = None,
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any]: ...
+
+
+def round(
+    x: npt.ArrayLike | cl_array.Array,
+    *,
+    mode: AnyRoundingMode | str | int = "half_to_even",
+    out: npt.NDArray[Any] | cl_array.Array | None = None,
+    device: Device | None = None,
+) -> npt.NDArray[Any] | cl_array.Array:
     """Round every element of an array to an integral value on an OpenCL device; ``out=x`` rounds in place.
     Returns ``out`` (a new array when None). It runs DML_OPERATOR_ELEMENT_WISE_ROUND (or its extension).
 
@@ -78,13 +111,12 @@ def round(
     array = input_array(data, _supported, TAKES)
     rounding_mode = resolve_mode(mode)
     target = out_data(out, mask)
-    check_out(target, array.shape, array.dtype, what="the input's")
+    check_out(target, array.shape, array.dtype, what="the input's", x=array)
     check_device(device)
-    result: npt.NDArray[Any] = target if isinstance(target, np.ndarray) else np.empty(array.shape, array.dtype)
-    if array.size:
-        desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
-        run(
-            ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result),
-            device if device is not None else default_device(extensions=extension),
-        )
-    return with_mask(result, out, mask, keep_fill_value=True)
+    desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
+    run_on = resolve_device(device, array, target, extensions=extension) if array.size else None
+    result = target if target is not None else new_output(array, array.shape, array.dtype)
+    if run_on is not None:
+        run_call(ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result), run_on)
+    returned: npt.NDArray[Any] | cl_array.Array = with_mask(result, out, mask, keep_fill_value=True)
+    return returned

@@ -4,6 +4,7 @@ cache (keyed by source, build options, device and driver), so a second process s
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,8 +161,13 @@ class Launchable:
         )
         return cls(programs.kernel(lowered), lowered, layout_args)
 
-    def launch(self, queue: cl.CommandQueue, tensors: list[tuple[cl.Buffer | None, int]]) -> cl.Event:
-        """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order."""
+    def launch(
+        self,
+        queue: cl.CommandQueue,
+        tensors: Sequence[tuple[cl.Buffer | None, int]],
+        wait_for: Sequence[cl.Event] | None = None,
+    ) -> cl.Event:
+        """Enqueue over ``tensors``: (memory, element offset) per tensor in binding order, after ``wait_for``."""
         args: list[Any] = []
         for memory, element_offset in tensors:
             args += [memory, np.uint64(element_offset)]
@@ -177,7 +183,9 @@ class Launchable:
                 else:
                     kernel.set_args(*args, *self.layout_args)
                     shared.layout_owner = self
-                return cl.enqueue_nd_range_kernel(queue, kernel, (self.lowered.global_size,), shared.local_size)
+                return cl.enqueue_nd_range_kernel(
+                    queue, kernel, (self.lowered.global_size,), shared.local_size, wait_for=wait_for
+                )
         except cl.Error as error:
             shared.layout_owner = None  # what the kernel holds is unknown after a failure
             raise DeviceRemovedError(f"enqueueing {self.lowered.kernel.kernel_name} failed: {error}") from error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
@@ -21,12 +22,21 @@ class CommandRecorder:
     def __init__(self, device: Device) -> None:
         self.device = device
 
-    def record_dispatch(self, queue: cl.CommandQueue, dispatchable: Dispatchable, table: BindingTable) -> cl.Event:
+    def record_dispatch(
+        self,
+        queue: cl.CommandQueue,
+        dispatchable: Dispatchable,
+        table: BindingTable,
+        *,
+        wait_for: Sequence[cl.Event] | None = None,
+    ) -> cl.Event:
         """IDMLCommandRecorder::RecordDispatch. Every rule is checked first; on any error nothing is enqueued.
 
         The table is read once, as one consistent snapshot (``table.snapshot()``), which is checked completely
         against ``dispatchable`` and is exactly what is launched, whatever another thread binds meanwhile.
-        Returns the OpenCL event of the dispatch; wait on it (or on ``queue.finish()``) before reading.
+        Returns the OpenCL event of the dispatch without waiting for it; wait on it (or on ``queue.finish()``)
+        before reading. ``wait_for``: OpenCL events the dispatch must follow (its event wait list), for work on
+        other queues or out-of-order ones; an in-order queue already orders what was enqueued on it.
         """
         from dmlpy.runtime.device import check_process  # device.py imports this module
 
@@ -52,7 +62,7 @@ class CommandRecorder:
         snapshot.check_made_for(dispatchable)  # before an initializer's dispatch too
         if isinstance(dispatchable, OperatorInitializer):
             dispatchable.initialize()
-            return cl.enqueue_marker(queue)
+            return cl.enqueue_marker(queue, wait_for=wait_for)
         if not dispatchable.initialized:
             raise InvalidArgumentError(
                 f"{dispatchable.name} has not been initialized. DirectML requires every compiled operator to "
@@ -64,4 +74,4 @@ class CommandRecorder:
         # keeps one positional signature. ``checked`` holds the memory objects until the launch has enqueued.
         offsets = dispatchable.element_offsets([entry.binding.offset if entry else 0 for entry, _ in checked])
         memories = [memory for _, memory in checked]
-        return dispatchable.launchable.launch(queue, list(zip(memories, offsets, strict=True)))
+        return dispatchable.launchable.launch(queue, list(zip(memories, offsets, strict=True)), wait_for)

@@ -149,8 +149,8 @@ def no_opencl(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("an argument error must be raised before any OpenCL work")
 
     for module in (numpy_round, numpy_quantize):
-        monkeypatch.setattr(module, "default_device", forbidden)
-        monkeypatch.setattr(module, "run", forbidden)
+        monkeypatch.setattr(module, "resolve_device", forbidden)
+        monkeypatch.setattr(module, "run_call", forbidden)
 
 
 @pytest.mark.parametrize(("call", "argument"), [(c, a) for _, c, a in BAD_CALLS], ids=[i for i, _, _ in BAD_CALLS])

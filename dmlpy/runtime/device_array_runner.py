@@ -1,0 +1,227 @@
+"""The one-liners on device arrays: ``pyopencl.array.Array`` in, ``pyopencl.array.Array`` out, asynchronously.
+
+What ``array_runner`` does for NumPy arrays, this does for device memory, through the same descriptors, compiled
+operator cache, binding table and command recorder, but never touching host memory and never waiting:
+
+- the dispatch is enqueued on the input's queue after the events its arrays carry (``array.events``), and its
+  event is added to the output's (and the input's) events, as pyopencl's own array operations do; an in-order
+  queue orders it before whatever the caller enqueues next;
+- a device array's strides become DirectML strides, and its ``offset`` the binding's offset, so views run
+  without a copy where DirectML can bind them (an offset that is a multiple of 16 bytes,
+  DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). A view it cannot bind is first gathered into a packed array on the
+  device (an input), or computed into one and scattered into place (the output), by the Identity kernel launched
+  at the view's element offset: a copy on the device, bit for bit;
+- ``out`` that is the input's very memory and layout runs in place; an input that overlaps ``out`` otherwise is
+  read from a snapshot on the device, as NumPy's ufuncs do;
+- host operands (a quantizer's scale and zero point) are uploaded, a few bytes each.
+
+Every check runs before anything is enqueued; a refused call enqueues nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+import pyopencl as cl
+import pyopencl.array as cl_array
+
+from dmlpy.binding import BufferBinding
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
+from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
+from dmlpy.runtime.array_runner import ArrayCall, compiled_for, element_strides, run, span
+from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.buffer import Buffer
+from dmlpy.runtime.device import Device, check_process
+from dmlpy.runtime.dispatchables import CompiledOperator
+from dmlpy.runtime.recorder import CommandRecorder
+from dmlpy.tensor import overlapping_dimension
+
+
+def is_device_array(value: object) -> bool:
+    return isinstance(value, cl_array.Array)
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """One tensor as the kernel sees it: memory, byte offset, element strides, dtype."""
+
+    memory: cl.Buffer
+    offset: int
+    strides: tuple[int, ...]
+    dtype: np.dtype[Any]
+    span_bytes: int
+    """From the first element's first byte to the last element's last byte."""
+
+    def binding(self, device: Device) -> BufferBinding:
+        # DirectML binds whole DWORDs; the kernel never touches the rounding bytes, which the memory need not have.
+        size = (self.span_bytes + 3) & ~3
+        return BufferBinding(Buffer(device, self.memory, max(self.memory.size, self.offset + size)), self.offset, size)
+
+
+def new_device_array(queue: cl.CommandQueue, shape: tuple[int, ...], dtype: np.dtype[Any]) -> cl_array.Array:
+    """A new device array on ``queue``; OutOfMemoryError, naming the size, where the device cannot hold it."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    limit = queue.device.max_mem_alloc_size
+    if nbytes > limit:
+        raise OutOfMemoryError(
+            f"the result needs {nbytes} bytes, more than {queue.device.name.strip()} allows for one buffer "
+            f"({limit} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE): split the array"
+        )
+    try:
+        return cl_array.empty(queue, shape, dtype)
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{queue.device.name.strip()} could not allocate {nbytes} bytes: {error}") from error
+
+
+def check_device_array(name: str, array: cl_array.Array, device: Device) -> None:
+    """A device array that ``device`` can use: of its context, with element-sized, non-negative strides."""
+    if array.context != device.context:
+        raise InvalidArgumentError(
+            f"{name} is a pyopencl array of another OpenCL context than the device's ({device.name}); dmlpy runs "
+            f"on one context: pass device=None (dmlpy then runs on {name}'s queue), or "
+            f"device=dml.create_device(cl_queue={name}.queue)"
+        )
+    itemsize = array.dtype.itemsize
+    if any(s < 0 or s % itemsize for s in array.strides) or array.offset % itemsize:
+        raise InvalidArgumentError(
+            f"{name} has strides {array.strides} and offset {array.offset} (bytes); DirectML tensors step by whole "
+            "elements forwards: pass a copy"
+        )
+
+
+def _element_strides(array: cl_array.Array, shape: tuple[int, ...]) -> tuple[int, ...]:
+    if array.ndim == 0:
+        return (1,) * len(shape)
+    return tuple(s // array.dtype.itemsize for s in array.strides)
+
+
+def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
+    strides = _element_strides(array, shape)
+    last = sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    span_bytes = (last + 1) * array.dtype.itemsize
+    return _Operand(cast("cl.Buffer", array.base_data), array.offset, strides, array.dtype, span_bytes)
+
+
+def _bindable(operand: _Operand) -> bool:
+    return operand.offset % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT == 0
+
+
+def _overlap(a: _Operand, b: _Operand) -> bool:
+    return a.memory == b.memory and a.offset < b.offset + b.span_bytes and b.offset < a.offset + a.span_bytes
+
+
+def _same_tensor(a: _Operand, b: _Operand) -> bool:
+    return a.memory == b.memory and (a.offset, a.strides, a.dtype) == (b.offset, b.strides, b.dtype)
+
+
+def _upload(device: Device, array: npt.NDArray[Any]) -> _Operand:
+    """A host operand (a scale, a zero point: a few values, broadcast with 0-strides) uploaded as it lies."""
+    strides = element_strides(array)
+    if strides is None:
+        array = array.copy()
+        strides = element_strides(array)
+        assert strides is not None
+    data = span(array, strides)
+    flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    memory = cl.Buffer(device.context, flags, hostbuf=np.ascontiguousarray(data))
+    return _Operand(memory, 0, strides, array.dtype, data.nbytes)
+
+
+@dataclass(frozen=True)
+class _Relayout:
+    """A copy of ``source`` into ``target``, element by element and bits unchanged, by the Identity kernel
+    launched at their element offsets: the copy of a view DirectML could not bind is the one launch here that no
+    binding table sees."""
+
+    source: _Operand
+    target: _Operand
+    identity: CompiledOperator
+
+    @classmethod
+    def compile(cls, device: Device, shape: tuple[int, ...], source: _Operand, target: _Operand) -> _Relayout:
+        layout = [(source.dtype, source.strides), (target.dtype, target.strides)]
+        return cls(source, target, compiled_for(device, ElementWiseIdentityOperatorDesc, (), shape, layout))
+
+    def enqueue(self, queue: cl.CommandQueue, wait_for: Sequence[cl.Event]) -> cl.Event:
+        itemsize = self.source.dtype.itemsize
+        tensors = [
+            (self.source.memory, self.source.offset // itemsize),
+            (self.target.memory, self.target.offset // itemsize),
+        ]
+        return self.identity.launchable.launch(queue, tensors, wait_for)
+
+
+def run_call(call: ArrayCall, device: Device) -> None:
+    """A one-liner's call on NumPy arrays (``array_runner.run``, which waits) or device arrays (``run_on_device``,
+    which does not)."""
+    (run_on_device if is_device_array(call.output) else run)(call, device)
+
+
+def run_on_device(call: ArrayCall, device: Device) -> None:
+    """Enqueue ``call`` (``call.inputs[0]`` and ``call.output`` device arrays of ``device``'s context, checked
+    by the caller; other inputs host arrays or None) without waiting; its event joins the output's events."""
+    check_process()
+    x: cl_array.Array = call.inputs[0]
+    output: cl_array.Array = call.output
+    if output.size == 0:
+        return
+    shared = overlapping_dimension(output.shape, output.strides, element_width=output.dtype.itemsize, unit="bytes")
+    if shared is not None:
+        raise InvalidArgumentError(
+            f"out has strides {output.strides} (bytes), which make two of its elements share memory: {shared}; "
+            "an output must give every element its own address"
+        )
+    queue = cast("cl.CommandQueue", x.queue)
+    shape = output.shape or (1,)
+    events: list[cl.Event] = [*x.events, *output.events]
+    target = _device_operand(output, shape)
+    scratch = target if _bindable(target) else _device_operand(new_device_array(queue, shape, output.dtype), shape)
+    operands: list[_Operand | None] = []
+    in_place: list[bool] = []
+    snapshots: list[_Relayout] = []
+    for array in call.inputs:
+        if array is None:
+            operands.append(None)
+            in_place.append(False)
+            continue
+        if not is_device_array(array):
+            operands.append(_upload(device, np.asarray(array).reshape(shape)))
+            in_place.append(False)
+            continue
+        operand = _device_operand(array, shape)
+        alias = call.desc_class.SUPPORTS_IN_PLACE and scratch is target and _same_tensor(operand, target)
+        if not alias and (not _bindable(operand) or _overlap(operand, target)):
+            # A view DirectML cannot bind, or a partial overlap with the output: read a packed snapshot.
+            packed = _device_operand(new_device_array(queue, shape, operand.dtype), shape)
+            snapshots.append(_Relayout.compile(device, shape, operand, packed))
+            operand = packed
+        operands.append(operand)
+        in_place.append(alias)
+    # Compile and bind (every rule checked) before the first enqueue, so a refused call enqueues nothing.
+    layout = [None if o is None else (o.dtype, o.strides) for o in (*operands, scratch)]
+    compiled = compiled_for(device, call.desc_class, call.fields, shape, layout)
+    output_binding = scratch.binding(device)
+    table = BindingTable(device, compiled)
+    table.bind_inputs(
+        [
+            None if operand is None else output_binding if alias else operand.binding(device)
+            for operand, alias in zip(operands, in_place, strict=True)
+        ]
+    )
+    table.bind_outputs([output_binding])
+    scatter = None if scratch is target else _Relayout.compile(device, shape, scratch, target)
+    try:
+        events = [snapshot.enqueue(queue, events) for snapshot in snapshots] or events
+        done = CommandRecorder(device).record_dispatch(queue, compiled, table, wait_for=events)
+        if scatter is not None:
+            done = scatter.enqueue(queue, [done])
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{device.name} could not run the call: {error}") from error
+    output.add_event(done)
+    if x is not output:
+        x.add_event(done)  # so pyopencl waits for this read before it frees or overwrites x's memory
