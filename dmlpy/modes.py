@@ -14,6 +14,7 @@ zero, while nGraph's directed "ROUND_TOWARD_INFINITY" must be written with its R
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode
@@ -55,6 +56,17 @@ def resolve_mode(mode: AnyRoundingMode | str | int) -> AnyRoundingMode:
     an unknown name or number and for anything else (None, a float, a bool)."""
     if isinstance(mode, RoundingMode | ExtRoundingMode):
         return mode
+    if type(mode) in (str, int):  # hashable and never a bool: remembered (a one-liner resolves it every call)
+        return _resolve_remembered(mode)
+    return _resolve(mode)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolve_remembered(mode: str | int) -> AnyRoundingMode:
+    return _resolve(mode)
+
+
+def _resolve(mode: object) -> AnyRoundingMode:
     names = ", ".join([*MODE_ALIASES, *(m.name for m in RoundingMode), *(m.ngraph_name for m in ExtRoundingMode)])
     # A bool is an int to Python and 1.0 equals 1, but neither names a mode: only names, numbers and members do.
     if isinstance(mode, bool) or not isinstance(mode, str | numbers.Integral):
