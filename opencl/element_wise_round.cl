@@ -51,6 +51,8 @@
 
 #if DML_FLOAT16
 typedef half storage_t;
+typedef ushort raw_t;
+#define QUIET_BIT 0x0200u
 
 // Scalar half stores (packed tails, strided scatters) go through store_half: PoCL 3.0's scalar vstore_half
 // drops NaN payloads.
@@ -62,6 +64,8 @@ typedef half storage_t;
 #define STORE_VECTOR(value, index, p) CONCAT(vstore_half, VECTOR_WIDTH)((value), (index), (p))
 #else
 typedef float storage_t;
+typedef uint raw_t;
+#define QUIET_BIT 0x00400000u
 #define LOAD(index, p) ((p)[index])
 #define STORE(value, index, p) ((p)[index] = (value))
 #define LOAD_VECTOR(index, p) CONCAT(vload, VECTOR_WIDTH)((index), (p))
@@ -111,6 +115,31 @@ __attribute__((overloadable)) inline compute_vector_t round_half_away(compute_ve
 #include "elementwise_walk.h"
 #endif
 
+// NaN in, the same NaN out, quieted as IEEE 754 rounding quiets a signalling NaN, sign and payload kept:
+// NVIDIA's rint, trunc and round (and its vstore_halfN) return the canonical NaN 0x7fffffff for every NaN, so a
+// NaN element is copied as raw bits with the quiet bit set instead of rounded. A vector holding a NaN
+// (any(isnan(...)): one compare and a branch not taken on NaN-free data) goes element by element.
+inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+{
+    const float x = LOAD(from, input);
+    if (isnan(x))
+        ((__global raw_t *)output)[to] = ((__global const raw_t *)input)[from] | QUIET_BIT;
+    else
+        STORE(ROUND(x), to, output);
+}
+
+// VECTOR_WIDTH consecutive elements from input[from] to output[to].
+inline void round_vector(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+{
+    const compute_vector_t x = LOAD_VECTOR(0, input + from);
+    if (any(isnan(x))) {
+        for (int k = 0; k < VECTOR_WIDTH; ++k)
+            round_element(input, from + k, output, to + k);
+    } else {
+        STORE_VECTOR(ROUND(x), 0, output + to);
+    }
+}
+
 __kernel void element_wise_round(__global const storage_t *input, ulong input_offset,
                                  __global storage_t *output, ulong output_offset,
                                  ulong element_count, uint8 sizes, uint8 input_strides,
@@ -121,15 +150,15 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
     __global storage_t *dst = output + output_offset;
     const ulong vectors = element_count / VECTOR_WIDTH;
     for (ulong v = get_global_id(0); v < vectors; v += get_global_size(0))
-        STORE_VECTOR(ROUND(LOAD_VECTOR(v, src)), v, dst);
+        round_vector(src, v * VECTOR_WIDTH, dst, v * VECTOR_WIDTH);
     for (ulong i = vectors * VECTOR_WIDTH + get_global_id(0); i < element_count; i += get_global_size(0))
-        STORE(ROUND(LOAD(i, src)), i, dst);
+        round_element(src, i, dst, i);
 #elif GRID_STRIDE
     const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};
     const ulong offsets[TENSOR_COUNT] = {input_offset, output_offset};
     walk_t w;
     if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
-        STORE(ROUND(LOAD(w.at[0], input)), w.at[1], output);
+        round_element(input, w.at[0], output, w.at[1]);
     } while (walk_advance(&w));
 #else
     // Each work-item rounds one chunk of ELEMENTS_PER_ITEM consecutive elements (in the output's logical
@@ -144,9 +173,9 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
     __global storage_t *dst = output + output_offset;
     ulong i = first;
     for (; i + VECTOR_WIDTH <= end; i += VECTOR_WIDTH)
-        STORE_VECTOR(ROUND(LOAD_VECTOR(0, src + i)), 0, dst + i);
+        round_vector(src, i, dst, i);
     for (; i < end; ++i)
-        STORE(ROUND(LOAD(i, src)), i, dst);
+        round_element(src, i, dst, i);
 #else
     uint size[8], in_stride[8], out_stride[8];
     vstore8(sizes, 0, size);
@@ -181,6 +210,11 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
                     lanes[k] = LOAD(in_at + (j + k) * in_step, input);
                 v = CONCAT(vload, VECTOR_WIDTH)(0, lanes);
             }
+            if (any(isnan(v))) {
+                for (int k = 0; k < VECTOR_WIDTH; ++k)
+                    round_element(input, in_at + (j + k) * in_step, output, out_at + (j + k) * out_step);
+                continue;
+            }
             v = ROUND(v);
             if (out_step == 1) {
                 STORE_VECTOR(v, 0, output + out_at + j);
@@ -191,7 +225,7 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
             }
         }
         for (; j < run; ++j)
-            STORE(ROUND(LOAD(in_at + j * in_step, input)), out_at + j * out_step, output);
+            round_element(input, in_at + j * in_step, output, out_at + j * out_step);
         i += run;
         in_at += run * in_step;
         out_at += run * out_step;

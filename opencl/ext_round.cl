@@ -23,21 +23,29 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define ROUND_REAL_T double
 typedef double storage_t;
+typedef ulong raw_t;
+#define QUIET_BIT 0x0008000000000000ul
 #define LOAD(i, p) ((p)[i])
 #define STORE(v, i, p) ((p)[i] = (v))
 #elif STORAGE == 2
 typedef half storage_t;
+typedef ushort raw_t;
+#define QUIET_BIT 0x0200u
 #include "half_store.h"
 #define LOAD(i, p) vload_half((i), (p))
 #define STORE(v, i, p) store_half((v), (i), (p))
 #elif STORAGE == 4
 typedef ushort storage_t;
+typedef ushort raw_t;
+#define QUIET_BIT 0x0040u
 #define LOAD(i, p) as_float((uint)(p)[i] << 16)
 // Every rounded bfloat16 is an integer a bfloat16 can hold (or the input itself), so dropping the low 16
 // bits of the float is exact; NaN keeps its sign and the payload's top bits.
 #define STORE(v, i, p) ((p)[i] = (ushort)(as_uint(v) >> 16))
 #elif STORAGE == 1
 typedef float storage_t;
+typedef uint raw_t;
+#define QUIET_BIT 0x00400000u
 #define LOAD(i, p) ((p)[i])
 #define STORE(v, i, p) ((p)[i] = (v))
 #else
@@ -56,7 +64,12 @@ __kernel void ext_round(__global const storage_t *input, ulong input_offset, __g
 #if STORAGE == 5
         output[w.at[1]] = input[w.at[0]];
 #else
-        STORE(round_in_mode(LOAD(w.at[0], input)), w.at[1], output);
+        const ROUND_REAL_T x = LOAD(w.at[0], input);
+        // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN).
+        if (isnan(x))
+            ((__global raw_t *)output)[w.at[1]] = ((__global const raw_t *)input)[w.at[0]] | QUIET_BIT;
+        else
+            STORE(round_in_mode(x), w.at[1], output);
 #endif
     } while (walk_advance(&w));
 }

@@ -17,7 +17,7 @@ import pytest
 from helpers.modes import NGRAPH_MODES
 
 import dmlpy as dml
-from dmlpy.codegen import ElementwiseLayout, KernelSpec, LoweredOperator, coalesce
+from dmlpy.codegen import ElementwiseLayout, KernelSpec, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.extensions import (
     ExtElementWiseQuantizeLinearOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -130,6 +130,7 @@ def round_defines(half: bool, function: str, mode: int, rank: int) -> tuple[tupl
         ("ROUNDING_MODE", str(mode)),
         ("RANK", str(rank)),
         ("VECTOR_WIDTH", "8"),
+        ("GRID_STRIDE", "0"),
         ("ELEMENTS_PER_ITEM", "2048"),
     )
 
@@ -141,6 +142,39 @@ ROUND_FUNCTIONS = {
     dml.RoundingMode.TOWARD_ZERO: ("trunc", 1),
     dml.RoundingMode.TOWARD_INFINITY: ("round", 2),
 }
+
+
+GPU = LaunchProfile("gpu", vector_width=4, work_group_size=256, grid_size=256 * 40)
+"""A "gpu" launch profile as the runtime would make it for a device of 10 compute units and 1024 work-items per
+group (10 x 1024 x 4 = 40 groups of 256)."""
+
+
+@pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
+def test_round_packed_under_the_gpu_profile(data_type: T) -> None:
+    """The grid-stride shape: GRID_STRIDE 1 and no ELEMENTS_PER_ITEM, 4-wide vectors, one work-item per vector
+    of a pass, rounded up to whole work-groups and capped at the profile's grid."""
+    small = round_desc(data_type, dml.RoundingMode.TOWARD_ZERO).lower(GPU)
+    half = "1" if data_type == T.FLOAT16 else "0"
+    assert small.kernel.defines == (
+        ("DML_FLOAT16", half),
+        ("ROUND_FN", "trunc"),
+        ("ROUNDING_MODE", "1"),
+        ("RANK", "0"),
+        ("VECTOR_WIDTH", "4"),
+        ("GRID_STRIDE", "1"),
+    )
+    assert small.elements_per_work_item == 4 and small.profile == GPU
+    assert small.global_size == 256  # 120 elements: 30 vectors, one work-group
+    big = dml.BufferTensorDesc(data_type=data_type, sizes=(1, 1, 1000, 1000))
+    desc = dml.ElementWiseRoundOperatorDesc(input_tensor=big, output_tensor=big)
+    assert desc.lower(GPU).global_size == 256 * 40  # 250,000 vectors: the grid, then the loop strides
+
+
+def test_strided_round_under_the_gpu_profile_steps_by_elements() -> None:
+    desc = round_desc(T.FLOAT32, dml.RoundingMode.HALVES_TO_NEAREST_EVEN, input_strides=(1, 1, 1, 10))
+    lowered = desc.lower(GPU)
+    assert ("GRID_STRIDE", "1") in lowered.kernel.defines and lowered.elements_per_work_item == 1
+    assert lowered.global_size == 256  # 120 elements, one element per work-item: one work-group
 
 
 @pytest.mark.parametrize("mode", list(ROUND_FUNCTIONS), ids=lambda m: m.name)
@@ -244,6 +278,7 @@ def linear_defines(dequantize: bool, types: tuple[T, T, T, T], has_zero_point: b
         ("OUTPUT_IS_HALF", "1" if output_type == T.FLOAT16 else "0"),
         ("HAS_ZERO_POINT", "1" if has_zero_point else "0"),
         ("RANK", str(rank)),
+        ("GRID_STRIDE", "0"),
         ("ELEMENTS_PER_ITEM", "16"),
     )
 
@@ -340,6 +375,7 @@ def ext_defines(data_type: Any, mode_index: int, rank: int) -> tuple[tuple[str, 
         ("ROUND_MODE", str(mode_index)),
         ("ELEMENT_T", element),
         ("RANK", str(rank)),
+        ("GRID_STRIDE", "0"),
         ("ELEMENTS_PER_ITEM", "16"),
     )
 
