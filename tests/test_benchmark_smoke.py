@@ -35,10 +35,19 @@ def test_quick_run_writes_json(tmp_path: Path) -> None:
     }
     for row in rows:
         assert set(row) == {"dtype", "size", "layout", "mode", "seconds", "gbps", "ratios"}
-        for key in ("np.copyto", "copy_kernel", "kernel", "end_to_end"):
+        for key in (
+            "np.copyto",
+            "copy_kernel",
+            "kernel",
+            "device_array",
+            "copy_kernel_events",
+            "device_array_events",
+            "end_to_end",
+        ):
             assert row["gbps"][key] > 0
-        assert "kernel/copy_kernel" in row["ratios"] and "end_to_end/np.copyto" in row["ratios"]
+        for key in ("kernel/copy_kernel", "device_array_events/copy_kernel_events", "end_to_end/np.copyto"):
+            assert key in row["ratios"]
         assert (row["gbps"]["numpy"] is None) == (row["mode"] == "half_away_from_zero")
-    assert {t["target"] for t in report["targets"]} == set(range(1, 10))
+    assert {t["target"] for t in report["targets"]} == {*range(1, 10), "14a", "14b"}
     assert report["extras"]["peak_memory"]["correct"] is True
     assert "Targets" in done.stdout

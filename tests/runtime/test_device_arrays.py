@@ -173,3 +173,20 @@ def test_out_of_memory_is_raised_and_nothing_enqueued(device: Any, monkeypatch: 
     assert data.events == events_before
     monkeypatch.undo()
     np.testing.assert_array_equal(dml.round(data, device=device).get(), np.full(8, 2.0, np.float32))
+
+
+def test_repeated_calls_read_the_arrays_anew(device: Any) -> None:
+    """The second call on the same arrays takes the prepared path: it must see new values, a new array of the
+    same shape, and in place, never a stale result."""
+    x = on_device(device, np.full(64, 1.5, np.float32))
+    out = cl_array.empty_like(x)
+    for value in (1.5, 2.5, -0.5, 7.25):
+        x.fill(np.float32(value))
+        dml.round(x, out=out, device=device)
+        np.testing.assert_array_equal(out.get(), np.full(64, np.rint(np.float32(value)), np.float32))
+    other = on_device(device, np.full(64, 3.5, np.float32))
+    np.testing.assert_array_equal(dml.round(other, out=out, device=device).get(), np.full(64, 4.0, np.float32))
+    for _ in range(3):
+        dml.round(x, out=x, mode="half_away_from_zero", device=device)
+        x += np.float32(0.5)
+    np.testing.assert_array_equal(x.get(), np.full(64, 9.5, np.float32))  # 7.25 -> 7, 7.5 -> 8, 8.5 -> 9, +0.5
