@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.runtime.device import Device, default_device, device_on_queue
-from dmlpy.runtime.device_array_runner import check_device_array, is_device_array, new_device_array
+from dmlpy.runtime.device_array_runner import is_device_array, new_device_array
 
 MAX_DIMENSIONS = 8
 
@@ -195,17 +195,15 @@ def new_output(x: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
     return np.empty(shape, dtype)
 
 
-def resolve_device(device: Device | None, x: Any, out: Any, *, extensions: bool) -> Device:
+def resolve_device(device: Device | None, x: Any, *, extensions: bool) -> Device:
     """The device a call runs on: ``device``, else for device arrays one on ``x``'s queue, else the default
-    device (with extensions where the call needs them). Device arrays are checked against it here."""
-    if not is_device_array(x):
-        return device if device is not None else default_device(extensions=extensions)
-    if device is None:
-        device = device_on_queue(x.queue, extensions=extensions)
-    check_device_array("x", x, device)
-    if out is not None:
-        check_device_array("out", out, device)
-    return device
+    device (with extensions where the call needs them). Device arrays are checked against it by the run
+    (``device_array_runner.run_on_device``), before anything is enqueued."""
+    if device is not None:
+        return device
+    return (
+        device_on_queue(x.queue, extensions=extensions) if is_device_array(x) else default_device(extensions=extensions)
+    )
 
 
 def check_dimensions(x: npt.NDArray[Any] | cl_array.Array) -> None:

@@ -217,14 +217,7 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
     output: cl_array.Array = call.output
     if output.size == 0:
         return
-    shared = overlapping_dimension(output.shape, output.strides, element_width=output.dtype.itemsize, unit="bytes")
-    if shared is not None:
-        raise InvalidArgumentError(
-            f"out has strides {output.strides} (bytes), which make two of its elements share memory: {shared}; "
-            "an output must give every element its own address"
-        )
     queue = cast("cl.CommandQueue", x.queue)
-    shape = output.shape or (1,)
     events: list[cl.Event] = [*x.events, *output.events]
     arrays = (*call.inputs, output)
     key = (id(device), call.desc_class, call.fields, *(id(a) for a in arrays))
@@ -235,8 +228,17 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
             done = prepared.enqueue(queue, arrays, events)
         except cl.MemoryError as error:
             raise OutOfMemoryError(f"{device.name} could not run the call: {error}") from error
-        _join(done, x, output)
+        output.add_event(done)
         return
+    check_device_array("x", x, device)
+    check_device_array("out", output, device)
+    shared = overlapping_dimension(output.shape, output.strides, element_width=output.dtype.itemsize, unit="bytes")
+    if shared is not None:
+        raise InvalidArgumentError(
+            f"out has strides {output.strides} (bytes), which make two of its elements share memory: {shared}; "
+            "an output must give every element its own address"
+        )
+    shape = output.shape or (1,)
     target = _device_operand(output, shape)
     scratch = target if _bindable(target) else _device_operand(new_device_array(queue, shape, output.dtype), shape)
     operands: list[_Operand | None] = []
@@ -285,12 +287,6 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
             _prepared[key] = _PreparedCall.of(arrays, compiled)
             while len(_prepared) > PREPARED_CALLS_KEPT:
                 _prepared.popitem(last=False)
-    _join(done, x, output)
-
-
-def _join(done: cl.Event, x: cl_array.Array, output: cl_array.Array) -> None:
-    """The dispatch's event joins the output's events, and the input's, so pyopencl waits for this read before
-    it frees or overwrites x's memory."""
+    # The event joins the output's events, as pyopencl's own operations do: later work on the same in-order
+    # queue (pyopencl's writes to x included) runs after it anyway, and OpenCL frees no memory in use.
     output.add_event(done)
-    if x is not output:
-        x.add_event(done)

@@ -120,7 +120,7 @@ def _run(
     one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
     extension's rounding mode); ``mask`` is a masked ``x``'s. Every argument has been checked."""
     target = out_data(out, mask)
-    run_on = resolve_device(device, array, target, extensions=desc_class.is_extension()) if array.size else None
+    run_on = resolve_device(device, array, extensions=desc_class.is_extension()) if array.size else None
     output = target if target is not None else new_output(array, array.shape, output_dtype)
     if run_on is not None:
         scales, zero_points = parameters

@@ -114,7 +114,7 @@ def round(
     check_out(target, array.shape, array.dtype, what="the input's", x=array)
     check_device(device)
     desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
-    run_on = resolve_device(device, array, target, extensions=extension) if array.size else None
+    run_on = resolve_device(device, array, extensions=extension) if array.size else None
     result = target if target is not None else new_output(array, array.shape, array.dtype)
     if run_on is not None:
         run_call(ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result), run_on)
