@@ -9,6 +9,8 @@
 //                        The built-ins are exact for every input, keep the sign of zero, pass infinities and
 //                        NaN (sign and payload) through; never replace them with x + 0.5 tricks.
 //   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint and trunc become clang's element-wise built-ins.
+//   DML_KEEP_NAN_BITS    1 (the default): a NaN is copied bit for bit, quieted, not rounded (see round_element);
+//                        dmlpy's runtime sets 0 on PoCL, whose built-ins keep NaN bits themselves.
 //   ROUNDING_MODE        DML_ROUNDING_MODE's value (0, 1, 2): lets clang-based compilers inline rint and trunc as
 //                        their exact element-wise built-ins (see ROUND below). Optional.
 //   RANK=0               packed: both tensors are one contiguous run.
@@ -38,6 +40,9 @@
 #endif
 #ifndef VECTOR_WIDTH
 #define VECTOR_WIDTH 8
+#endif
+#ifndef DML_KEEP_NAN_BITS
+#define DML_KEEP_NAN_BITS 1
 #endif
 #ifndef GRID_STRIDE
 #define GRID_STRIDE 0
@@ -122,7 +127,7 @@ __attribute__((overloadable)) inline compute_vector_t round_half_away(compute_ve
 inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
     const float x = LOAD(from, input);
-    if (isnan(x))
+    if (DML_KEEP_NAN_BITS && isnan(x))
         ((__global raw_t *)output)[to] = ((__global const raw_t *)input)[from] | QUIET_BIT;
     else
         STORE(ROUND(x), to, output);
@@ -132,7 +137,7 @@ inline void round_element(__global const storage_t *input, ulong from, __global 
 inline void round_vector(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
     const compute_vector_t x = LOAD_VECTOR(0, input + from);
-    if (any(isnan(x))) {
+    if (DML_KEEP_NAN_BITS && any(isnan(x))) {
         for (int k = 0; k < VECTOR_WIDTH; ++k)
             round_element(input, from + k, output, to + k);
     } else {
@@ -210,7 +215,7 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
                     lanes[k] = LOAD(in_at + (j + k) * in_step, input);
                 v = CONCAT(vload, VECTOR_WIDTH)(0, lanes);
             }
-            if (any(isnan(v))) {
+            if (DML_KEEP_NAN_BITS && any(isnan(v))) {
                 for (int k = 0; k < VECTOR_WIDTH; ++k)
                     round_element(input, in_at + (j + k) * in_step, output, out_at + (j + k) * out_step);
                 continue;

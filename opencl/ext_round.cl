@@ -6,6 +6,7 @@
 //                5 integer (returned unchanged, as OpenVINO Round-5 specifies; ELEMENT_T names the type)
 //   ROUND_MODE   0..8, nGraph's modes in the order of round_modes.h, which holds the exact construction
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   the strided walk and the launch profile (elementwise_walk.h)
+//   DML_KEEP_NAN_BITS    as in element_wise_round.cl: 1 copies a NaN's bits (quieted); 0 on PoCL
 
 #ifndef STORAGE
 #define STORAGE 1
@@ -15,6 +16,9 @@
 #endif
 #ifndef ELEMENT_T
 #define ELEMENT_T int
+#endif
+#ifndef DML_KEEP_NAN_BITS
+#define DML_KEEP_NAN_BITS 1
 #endif
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
@@ -66,7 +70,7 @@ __kernel void ext_round(__global const storage_t *input, ulong input_offset, __g
 #else
         const ROUND_REAL_T x = LOAD(w.at[0], input);
         // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN).
-        if (isnan(x))
+        if (DML_KEEP_NAN_BITS && isnan(x))
             ((__global raw_t *)output)[w.at[1]] = ((__global const raw_t *)input)[w.at[0]] | QUIET_BIT;
         else
             STORE(round_in_mode(x), w.at[1], output);
