@@ -3,10 +3,12 @@ argument and what it got, before anything is allocated or dispatched.
 
 What an array argument may be: a NumPy array or scalar, a Python number or nested lists of numbers, or anything
 NumPy reads as an array *without copying* through ``__array__`` (a torch CPU tensor: the result is NumPy) or
-``__dlpack__``. Refused, naming what was given: None, iterators and generators (NumPy would wrap them as one
-object), device memory (pyopencl arrays and buffers, dml.Buffer), torch tensors that NumPy cannot view (one that
-requires grad, one on a GPU, a bfloat16 one), and anything NumPy can only hold as Python objects. A masked
-``x`` keeps its mask (``unmask`` / ``with_mask``); a masked scale or zero point with masked entries is refused.
+``__dlpack__``; for ``x`` and ``out``, a ``pyopencl.array.Array`` too (device in, device out). Refused, naming
+what was given: None, iterators and generators (NumPy would wrap them as one object), other device memory
+(pyopencl buffers, dml.Buffer, a pyopencl array as a scale or zero point), torch tensors that NumPy cannot
+view (one that requires grad, one on a GPU, a bfloat16 one), and anything NumPy can only hold as Python
+objects. A masked ``x`` keeps its mask (``unmask`` / ``with_mask``); a masked scale or zero point with masked
+entries is refused.
 """
 
 from __future__ import annotations

@@ -213,11 +213,12 @@ def quantize_linear(
     ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
 
     ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array); device arrays (pyopencl),
-    iterators, None and torch tensors NumPy cannot view (requiring grad, on a GPU) are refused, naming what was
-    given. A masked ``x`` gives a masked array with a copy of its mask (and the output dtype's default fill
-    value); the masked slots hold the data under the mask, converted; ``out`` for a masked ``x`` must be masked
-    too (it gets the mask). A masked scale or zero point with masked entries is refused.
+    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
+    docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
+    GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the
+    output dtype's default fill value); the masked slots hold the data under the mask, converted; ``out`` for a
+    masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
@@ -284,11 +285,12 @@ def dequantize_linear(
     keyword-only. There is no ``mode``: dequantizing rounds nothing but the float result.
 
     ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array); device arrays (pyopencl),
-    iterators, None and torch tensors NumPy cannot view (requiring grad, on a GPU) are refused, naming what was
-    given. A masked ``x`` gives a masked array with a copy of its mask (and the output dtype's default fill
-    value); the masked slots hold the data under the mask, converted; ``out`` for a masked ``x`` must be masked
-    too (it gets the mask). A masked scale or zero point with masked entries is refused.
+    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
+    docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
+    GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the
+    output dtype's default fill value); the masked slots hold the data under the mask, converted; ``out`` for a
+    masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
     data, mask = unmask(x)

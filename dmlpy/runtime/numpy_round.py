@@ -100,9 +100,13 @@ def round(
     ``x``: a NumPy array, number or nested lists, or anything NumPy views without a copy through ``__array__``
     or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array). A masked array gives a masked array
     with a copy of its mask and its fill value; the masked slots hold the data under the mask, rounded (as
-    ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask). Device arrays
-    (pyopencl), iterators, None, and torch tensors that NumPy cannot view (requiring grad, on a GPU, bfloat16)
-    are refused, naming what was given.
+    ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask). Device
+    memory other than a pyopencl array, iterators, None, and torch tensors that NumPy cannot view (requiring
+    grad, on a GPU, bfloat16) are refused, naming what was given.
+
+    ``x`` may also be a ``pyopencl.array.Array`` (views and offsets included): the result is then one on ``x``'s
+    queue (``out`` must be one too), enqueued without waiting (its event joins ``result.events``), and nothing
+    touches host memory; without ``device=`` it runs on ``x``'s queue. See docs/gpu.md.
 
     Every argument is checked before any OpenCL work: an ill-typed one (a ragged list, a mode that is neither a
     name nor a number, a ``device`` that is not a dml.Device, ...) raises InvalidArgumentError naming it.
