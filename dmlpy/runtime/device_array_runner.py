@@ -224,11 +224,7 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
     with _prepared_lock:
         prepared = _prepared.get(key)
     if prepared is not None and prepared.serves(arrays, device):
-        try:
-            done = prepared.enqueue(queue, arrays, events)
-        except cl.MemoryError as error:
-            raise OutOfMemoryError(f"{device.name} could not run the call: {error}") from error
-        output.add_event(done)
+        output.add_event(prepared.enqueue(queue, arrays, events))
         return
     check_device_array("x", x, device)
     check_device_array("out", output, device)
@@ -275,13 +271,10 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
     )
     table.bind_outputs([output_binding])
     scatter = None if scratch is target else _Relayout.compile(device, shape, scratch, target)
-    try:
-        events = [snapshot.enqueue(queue, events) for snapshot in snapshots] or events
-        done = CommandRecorder(device).record_dispatch(queue, compiled, table, wait_for=events)
-        if scatter is not None:
-            done = scatter.enqueue(queue, [done])
-    except cl.MemoryError as error:
-        raise OutOfMemoryError(f"{device.name} could not run the call: {error}") from error
+    events = [snapshot.enqueue(queue, events) for snapshot in snapshots] or events
+    done = CommandRecorder(device).record_dispatch(queue, compiled, table, wait_for=events)
+    if scatter is not None:
+        done = scatter.enqueue(queue, [done])
     if not snapshots and scatter is None and all(is_device_array(a) for a in call.inputs):
         with _prepared_lock:
             _prepared[key] = _PreparedCall.of(arrays, compiled)

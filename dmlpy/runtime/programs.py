@@ -13,7 +13,7 @@ import pyopencl as cl
 import pyopencl.cltypes as cltypes
 
 from dmlpy.codegen import MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
-from dmlpy.errors import DeviceRemovedError, KernelBuildError
+from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
 
 POCL_PLATFORM = "Portable Computing Language"
 
@@ -190,5 +190,9 @@ class Launchable:
                 return cl.enqueue_nd_range_kernel(
                     queue, kernel, (self.lowered.global_size,), shared.local_size, wait_for=wait_for
                 )
+        except cl.MemoryError as error:  # out of resources or memory: the call fails, the device works on
+            raise OutOfMemoryError(
+                f"enqueueing {self.lowered.kernel.kernel_name} ran out of memory: {error}"
+            ) from error
         except cl.Error as error:
             raise DeviceRemovedError(f"enqueueing {self.lowered.kernel.kernel_name} failed: {error}") from error

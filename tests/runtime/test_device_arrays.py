@@ -190,3 +190,21 @@ def test_repeated_calls_read_the_arrays_anew(device: Any) -> None:
         dml.round(x, out=x, mode="half_away_from_zero", device=device)
         x += np.float32(0.5)
     np.testing.assert_array_equal(x.get(), np.full(64, 9.5, np.float32))  # 7.25 -> 7, 7.5 -> 8, 8.5 -> 9, +0.5
+
+
+def test_out_of_resources_at_the_launch_is_out_of_memory_and_the_device_works_on(
+    device: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = on_device(device, np.full(8, 2.5, np.float32))
+    out = cl_array.empty_like(data)
+    dml.round(data, out=out, device=device)  # the full path once: the next call takes the prepared one
+
+    def out_of_resources(*args: Any, **kwargs: Any) -> Any:
+        raise cl.MemoryError("clEnqueueNDRangeKernel", cl.status_code.OUT_OF_RESOURCES, "simulated")
+
+    monkeypatch.setattr(cl, "enqueue_nd_range_kernel", out_of_resources)
+    for call in (lambda: dml.round(data, out=out, device=device), lambda: dml.round(data, device=device)):
+        with pytest.raises(dml.OutOfMemoryError, match="ran out of memory"):
+            call()
+    monkeypatch.undo()
+    np.testing.assert_array_equal(dml.round(data, out=out, device=device).get(), np.full(8, 2.0, np.float32))
