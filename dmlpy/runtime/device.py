@@ -115,7 +115,7 @@ class Device:
         self.queue = cl_queue if cl_queue is not None else cl.CommandQueue(self.context)
         self.launch_profile = launch_profile_for(cl_device, launch_profile)
         """How this device's kernels spread elements over work-items (dmlpy.codegen.LaunchProfile)."""
-        self.programs = ProgramCache(self.context)
+        self.programs = ProgramCache(self.context, cl_device)
         self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
         self._buffers: weakref.WeakValueDictionary[int, Buffer] = weakref.WeakValueDictionary()

@@ -4,8 +4,9 @@ What ``array_runner`` does for NumPy arrays, this does for device memory, throug
 operator cache, binding table and command recorder, but never touching host memory and never waiting:
 
 - the dispatch is enqueued on the input's queue after the events its arrays carry (``array.events``), and its
-  event is added to the output's (and the input's) events, as pyopencl's own array operations do; an in-order
-  queue orders it before whatever the caller enqueues next;
+  event is added to the output's events, as pyopencl's own array operations do; an in-order queue orders it
+  before whatever the caller enqueues next (work on another queue must wait for ``out.events``; pyopencl's
+  ``add_event`` itself waits for the oldest events once an array holds more than 12);
 - a device array's strides become DirectML strides, and its ``offset`` the binding's offset, so views run
   without a copy where DirectML can bind them (an offset that is a multiple of 16 bytes,
   DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). A view it cannot bind is first gathered into a packed array on the
@@ -36,7 +37,7 @@ from dmlpy.binding import BufferBinding
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
-from dmlpy.runtime.array_runner import ArrayCall, compiled_for, element_strides, run, span
+from dmlpy.runtime.array_runner import ArrayCall, compiled_for, run, span
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, check_process
@@ -85,18 +86,31 @@ def new_device_array(queue: cl.CommandQueue, shape: tuple[int, ...], dtype: np.d
 
 
 def check_device_array(name: str, array: cl_array.Array, device: Device) -> None:
-    """A device array that ``device`` can use: of its context, with element-sized, non-negative strides."""
+    """A device array that ``device`` can use: of its context (and, for ``x``, whose queue is on its device),
+    with element-sized, non-negative strides, lying inside its buffer."""
     if array.context != device.context:
         raise InvalidArgumentError(
             f"{name} is a pyopencl array of another OpenCL context than the device's ({device.name}); dmlpy runs "
             f"on one context: pass device=None (dmlpy then runs on {name}'s queue), or "
             f"device=dml.create_device(cl_queue={name}.queue)"
         )
+    if name == "x" and array.queue is not None and array.queue.device != device.cl_device:
+        raise InvalidArgumentError(
+            f"x's queue is on {array.queue.device.name.strip()}, another device of the context than {device.name}; "
+            "dmlpy enqueues on x's queue: pass device=None, or device=dml.create_device(cl_queue=x.queue)"
+        )
     itemsize = array.dtype.itemsize
     if any(s < 0 or s % itemsize for s in array.strides) or array.offset % itemsize:
         raise InvalidArgumentError(
             f"{name} has strides {array.strides} and offset {array.offset} (bytes); DirectML tensors step by whole "
             "elements forwards: pass a copy"
+        )
+    operand = _device_operand(array, array.shape or (1,))
+    reach = operand.offset + operand.span_bytes
+    if array.size and reach > operand.memory.size:
+        raise InvalidArgumentError(
+            f"{name} reaches byte {reach} of its buffer, which has {operand.memory.size}: its shape {array.shape}, "
+            f"strides {array.strides} and offset {array.offset} describe memory the buffer does not have"
         )
 
 
@@ -127,11 +141,10 @@ def _same_tensor(a: _Operand, b: _Operand) -> bool:
 
 def _upload(device: Device, array: npt.NDArray[Any]) -> _Operand:
     """A host operand (a scale, a zero point: a few values, broadcast with 0-strides) uploaded as it lies."""
-    strides = element_strides(array)
-    if strides is None:
+    itemsize = array.itemsize
+    if any(s < 0 or s % itemsize for s in array.strides):  # the new buffer is aligned whatever the host's start
         array = array.copy()
-        strides = element_strides(array)
-        assert strides is not None
+    strides = tuple(s // itemsize for s in array.strides)
     data = span(array, strides)
     flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     memory = cl.Buffer(device.context, flags, hostbuf=np.ascontiguousarray(data))
@@ -223,6 +236,8 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
     key = (id(device), call.desc_class, call.fields, *(id(a) for a in arrays))
     with _prepared_lock:
         prepared = _prepared.get(key)
+        if prepared is not None:
+            _prepared.move_to_end(key)
     if prepared is not None and prepared.serves(arrays, device):
         output.add_event(prepared.enqueue(queue, arrays, events))
         return

@@ -40,14 +40,15 @@ class SharedKernel:
 
 
 class ProgramCache:
-    """Built programs, and their kernels, of one OpenCL context."""
+    """Built programs, and their kernels, of one OpenCL context, for one of its devices."""
 
-    def __init__(self, context: cl.Context) -> None:
+    def __init__(self, context: cl.Context, device: cl.Device) -> None:
         self._context = context
+        self._device = device
         self._programs: dict[KernelSpec, cl.Program] = {}
         self._kernels: dict[KernelSpec, SharedKernel] = {}
         self._lock = threading.Lock()
-        self.device_options = device_options(context.devices[0])
+        self.device_options = device_options(device)
         """Options this device adds to every KernelSpec's own (see device_options)."""
 
     def __len__(self) -> int:
@@ -72,7 +73,7 @@ class ProgramCache:
                 # Typed scalar arguments let pyopencl pack them all in one generated call: 0.5 us for the 8
                 # arguments of a unary kernel on PoCL, against 6 us for each NumPy scalar set one by one.
                 kernel.set_scalar_arg_dtypes(_argument_dtypes(len(lowered.layout.strides)))
-                shared = SharedKernel(kernel, threading.Lock(), _local_size(kernel, self._context.devices[0], lowered))
+                shared = SharedKernel(kernel, threading.Lock(), _local_size(kernel, self._device, lowered))
                 self._kernels[spec] = shared
             return shared
 

@@ -208,3 +208,12 @@ def test_out_of_resources_at_the_launch_is_out_of_memory_and_the_device_works_on
             call()
     monkeypatch.undo()
     np.testing.assert_array_equal(dml.round(data, out=out, device=device).get(), np.full(8, 2.0, np.float32))
+
+
+def test_a_view_larger_than_its_buffer_is_refused_before_anything_runs(device: Any) -> None:
+    memory = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 16)
+    oversized = cl_array.Array(device.queue, (1024,), np.float32, data=memory)
+    expect_refusal(lambda: dml.round(oversized, out=oversized, device=device), "x reaches byte 4096", "has 16")
+    fits = cl_array.to_device(device.queue, np.full(4, 1.5, np.float32))
+    too_long_out = cl_array.Array(device.queue, (4,), np.float32, data=memory, offset=8)
+    expect_refusal(lambda: dml.round(fits, out=too_long_out, device=device), "out reaches byte 24", "has 16")
