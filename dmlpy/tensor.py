@@ -47,7 +47,12 @@ def calc_buffer_tensor_size(
                 f"Strides has {len(strides)} entries but Sizes has {len(sizes)}; one stride per dimension"
             )
         element_span = sum((size - 1) * stride for size, stride in zip(sizes, strides, strict=True)) + 1
-    size_in_bytes = (element_span * bits + 7) // 8
+    return whole_dwords((element_span * bits + 7) // 8)
+
+
+def whole_dwords(size_in_bytes: int) -> int:
+    """``size_in_bytes`` rounded up to a multiple of 4: DirectML sizes tensors and binds buffer ranges in whole
+    DWORDs (DMLCalcBufferTensorSize)."""
     return (size_in_bytes + 3) & ~3
 
 

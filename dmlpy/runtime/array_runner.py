@@ -41,7 +41,7 @@ from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, check_process
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import BufferTensorDesc, overlapping_dimension
+from dmlpy.tensor import BufferTensorDesc, overlapping_dimension, whole_dwords
 
 PIECE_ALIGNMENT = 4096
 """Pieces of an oversize array start at multiples of this many elements, so each stays page-aligned."""
@@ -185,7 +185,7 @@ def _run_in_pieces(
     """Dispatch, in pieces along the outermost dimension that has more than one element while any operand's
     memory is larger than ``limit`` bytes. Only packed arrays (and small broadcast ones) are split: a strided
     array's pieces would each still span most of its memory."""
-    oversize = [a for a in (*inputs, target) if a is not None and _span_bytes(a) > limit]
+    oversize = [a for a in (*inputs, target) if a is not None and span_bytes(a.shape, a.strides, a.itemsize) > limit]
     if not oversize:
         _dispatch(call, device, inputs, target, in_place)
         return
@@ -206,9 +206,10 @@ def _run_in_pieces(
         _run_in_pieces(call, device, pieces, target[index], in_place, limit)
 
 
-def _span_bytes(array: npt.NDArray[Any]) -> int:
-    """Bytes from the array's lowest element to its highest, whatever the signs of its strides."""
-    return int(sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides, strict=True))) + array.itemsize
+def span_bytes(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> int:
+    """Bytes from an array's lowest element to its highest (NumPy or pyopencl: strides in bytes, whatever their
+    signs)."""
+    return int(sum((n - 1) * abs(s) for n, s in zip(shape, strides, strict=True))) + itemsize
 
 
 def _dispatch(
@@ -250,7 +251,7 @@ def _dispatch(
 def _host_buffer(device: Device, memory: cl.Buffer, nbytes: int) -> Buffer:
     # DirectML binds whole DWORDs, so a binding's size is the span rounded up to 4 bytes; the kernel touches
     # only the elements, never those rounding bytes, which the host array need not have.
-    return Buffer(device, memory, (nbytes + 3) & ~3)
+    return Buffer(device, memory, whole_dwords(nbytes))
 
 
 def _bind_and_launch(

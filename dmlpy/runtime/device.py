@@ -25,6 +25,7 @@ from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
 from dmlpy.runtime.programs import launch_profile as launch_profile_for
 from dmlpy.runtime.recorder import CommandRecorder
+from dmlpy.tensor import whole_dwords
 
 if TYPE_CHECKING:
     from pyopencl import array as cl_array
@@ -259,7 +260,7 @@ class Device:
         """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds."""
         check_process()
         data = host_array("upload", "array", array)  # checked before anything is allocated
-        buffer = self._remember(allocate(self, max(4, (data.nbytes + 3) & ~3)))
+        buffer = self._remember(allocate(self, max(4, whole_dwords(data.nbytes))))
         buffer.write(data)
         return buffer
 

@@ -37,13 +37,13 @@ from dmlpy.binding import BufferBinding
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
-from dmlpy.runtime.array_runner import ArrayCall, compiled_for, run, span
+from dmlpy.runtime.array_runner import ArrayCall, compiled_for, run, span, span_bytes
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, check_process
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import overlapping_dimension
+from dmlpy.tensor import overlapping_dimension, whole_dwords
 
 
 def is_device_array(value: object) -> bool:
@@ -63,7 +63,7 @@ class _Operand:
 
     def binding(self, device: Device) -> BufferBinding:
         # DirectML binds whole DWORDs; the kernel never touches the rounding bytes, which the memory need not have.
-        size = (self.span_bytes + 3) & ~3
+        size = whole_dwords(self.span_bytes)
         buffer = Buffer(device, self.memory, max(self.memory.size, self.offset + size))
         # Built from checked values, so pydantic's validation (a third of a small call's time) is skipped; the
         # binding table still checks every rule.
@@ -105,11 +105,11 @@ def check_device_array(name: str, array: cl_array.Array, device: Device) -> None
             f"{name} has strides {array.strides} and offset {array.offset} (bytes); DirectML tensors step by whole "
             "elements forwards: pass a copy"
         )
-    operand = _device_operand(array, array.shape or (1,))
-    reach = operand.offset + operand.span_bytes
-    if array.size and reach > operand.memory.size:
+    reach = array.offset + span_bytes(array.shape, array.strides, itemsize)
+    memory = cast("cl.Buffer", array.base_data)
+    if array.size and reach > memory.size:
         raise InvalidArgumentError(
-            f"{name} reaches byte {reach} of its buffer, which has {operand.memory.size}: its shape {array.shape}, "
+            f"{name} reaches byte {reach} of its buffer, which has {memory.size}: its shape {array.shape}, "
             f"strides {array.strides} and offset {array.offset} describe memory the buffer does not have"
         )
 
@@ -121,10 +121,8 @@ def _element_strides(array: cl_array.Array, shape: tuple[int, ...]) -> tuple[int
 
 
 def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
-    strides = _element_strides(array, shape)
-    last = sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
-    span_bytes = (last + 1) * array.dtype.itemsize
-    return _Operand(cast("cl.Buffer", array.base_data), array.offset, strides, array.dtype, span_bytes)
+    span = span_bytes(array.shape, array.strides, array.dtype.itemsize)
+    return _Operand(cast("cl.Buffer", array.base_data), array.offset, _element_strides(array, shape), array.dtype, span)
 
 
 def _bindable(operand: _Operand) -> bool:

@@ -12,7 +12,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.cltypes as cltypes
 
-from dmlpy.codegen import MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.codegen import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
 
 POCL_PLATFORM = "Portable Computing Language"
@@ -112,7 +112,7 @@ def _uint8(values: tuple[int, ...]) -> Any:
 LONG_WORK_ITEM = 256
 """Elements per work-item from which a CPU device runs work-groups of one work-item (see _local_size)."""
 
-LAUNCH_PROFILE_CHOICES = ("auto", "cpu", "gpu")
+LAUNCH_PROFILE_CHOICES = ("auto", *LAUNCH_PROFILE_NAMES)
 GPU_WORK_GROUP_SIZE = 256
 """Work-items per work-group under the "gpu" profile (capped by the device and the kernel): 8 warps of 32 or 4
 wavefronts of 64, a common best for memory-bound kernels."""
