@@ -152,17 +152,19 @@ class LaunchProfile:
     def grid_stride(self) -> bool:
         return self.name == "gpu"
 
-    def defines(self, elements_per_item: int) -> tuple[tuple[str, str], ...]:
-        """The -D options giving a kernel this profile's shape; ``elements_per_item`` is the operator's run
-        length under the "cpu" shape."""
+    def lowered(
+        self, kernel: KernelSpec, layout: ElementwiseLayout, run_length: int, *, vector_width: int = 1
+    ) -> LoweredOperator:
+        """``kernel`` in this profile's shape over ``layout``: its -D options gain GRID_STRIDE (and, for the
+        "cpu" shape, ELEMENTS_PER_ITEM = ``run_length``, the operator's own tuning); a work-item handles
+        ``run_length`` elements per launch under the "cpu" shape, ``vector_width`` per step of the grid under
+        the "gpu" one."""
         if self.grid_stride:
-            return (("GRID_STRIDE", "1"),)
-        return (("GRID_STRIDE", "0"), ("ELEMENTS_PER_ITEM", str(elements_per_item)))
-
-    def elements_per_work_item(self, run_length: int, *, vector_width: int = 1) -> int:
-        """Elements one work-item handles per launch under the "cpu" shape (``run_length``), or per step of the
-        grid under the "gpu" one (``vector_width``)."""
-        return vector_width if self.grid_stride else run_length
+            shape: tuple[tuple[str, str], ...] = (("GRID_STRIDE", "1"),)
+        else:
+            shape = (("GRID_STRIDE", "0"), ("ELEMENTS_PER_ITEM", str(run_length)))
+        spec = KernelSpec(kernel.source_name, kernel.kernel_name, (*kernel.defines, *shape), kernel.options)
+        return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self)
 
 
 CPU_PROFILE = LaunchProfile("cpu", vector_width=8)

@@ -126,14 +126,9 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
         defines += (
             ("PACKED", "1" if layout.packed else "0"),
             ("RANK", str(layout.rank)),
-            *profile.defines(ELEMENTS_PER_ITEM),
         )
-        return LoweredOperator(
-            kernel=KernelSpec("element_wise_identity.cl", "element_wise_identity", defines),
-            layout=layout,
-            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
-            profile=profile,
-        )
+        kernel = KernelSpec("element_wise_identity.cl", "element_wise_identity", defines)
+        return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM)
 
     def explain_lines(self) -> list[str]:
         data_type = self.input_tensor.desc.data_type

@@ -103,15 +103,10 @@ class _LinearQuantizationDesc(OperatorDescBase):
             ("OUTPUT_IS_HALF", is_half(target.data_type)),
             ("HAS_ZERO_POINT", "1" if zero_point else "0"),
             ("RANK", str(layout.rank)),
-            *profile.defines(ELEMENTS_PER_ITEM),
         )
         options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
-        return LoweredOperator(
-            kernel=KernelSpec("quantize_linear.cl", "quantize_linear", defines, options),
-            layout=layout,
-            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
-            profile=profile,
-        )
+        kernel = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
+        return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM)
 
 
 class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):

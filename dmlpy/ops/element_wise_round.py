@@ -54,17 +54,12 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             ("ROUNDING_MODE", str(int(self.rounding_mode))),
             ("RANK", str(0 if layout.packed else layout.rank)),
             ("VECTOR_WIDTH", str(profile.vector_width)),
-            *profile.defines(ELEMENTS_PER_ITEM),
         )
         # The grid-stride loop steps in vectors only where the tensors are packed; the strided walk goes by
         # elements.
         step = profile.vector_width if layout.packed else 1
-        return LoweredOperator(
-            kernel=KernelSpec("element_wise_round.cl", "element_wise_round", defines),
-            layout=layout,
-            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM, vector_width=step),
-            profile=profile,
-        )
+        kernel = KernelSpec("element_wise_round.cl", "element_wise_round", defines)
+        return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM, vector_width=step)
 
     def explain_lines(self) -> list[str]:
         mode = self.rounding_mode

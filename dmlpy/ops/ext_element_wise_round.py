@@ -80,11 +80,5 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             ("ROUND_MODE", mode_index(mode)),
             ("ELEMENT_T", DATA_TYPES[data_type].opencl_storage or "uchar"),
             ("RANK", str(layout.rank)),
-            *profile.defines(ELEMENTS_PER_ITEM),
         )
-        return LoweredOperator(
-            kernel=KernelSpec("ext_round.cl", "ext_round", defines),
-            layout=layout,
-            elements_per_work_item=profile.elements_per_work_item(ELEMENTS_PER_ITEM),
-            profile=profile,
-        )
+        return profile.lowered(KernelSpec("ext_round.cl", "ext_round", defines), layout, ELEMENTS_PER_ITEM)
