@@ -109,39 +109,54 @@ class Budget:
     tolerance: float = 0.02
 
 
-def measure(fn: Callable[[], object], budget: Budget) -> Timing:
-    """Warm up, then sample until the median is stable (or the budget is spent); median seconds per call."""
-    fn()
-    start = time.perf_counter()
-    fn()
-    single = time.perf_counter() - start
-    calls = max(1, min(10_000, int(budget.sample_seconds / max(single, 1e-9))))
-    samples: list[float] = []
-    medians: list[float] = []
+def measure_together(fns: dict[str, Callable[[], object]], budget: Budget) -> dict[str, Timing]:
+    """Warm up each function, then sample them in turn, round after round, until every median is stable (or the
+    budget is spent); median seconds per call of each. Interleaving makes the ratios between them robust: a
+    drift in the machine's speed (clocks, another process) moves all of them alike, where measuring one after
+    the other moved a kernel / copy kernel ratio from 0.59 to 1.09 between two runs (perf-notes.md)."""
+    calls: dict[str, int] = {}
+    for name, fn in fns.items():
+        fn()
+        start = time.perf_counter()
+        fn()
+        single = time.perf_counter() - start
+        calls[name] = max(1, min(10_000, int(budget.sample_seconds / max(single, 1e-9))))
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    medians: dict[str, list[float]] = {name: [] for name in fns}
     began = time.perf_counter()
     while True:
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - t0) / calls)
-        medians.append(statistics.median(samples))
-        if len(samples) >= budget.min_samples:
-            recent = medians[-3:]
-            stable = (max(recent) - min(recent)) <= budget.tolerance * recent[-1]
-            if stable or len(samples) >= budget.max_samples or time.perf_counter() - began > budget.seconds:
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(calls[name]):
+                fn()
+            samples[name].append((time.perf_counter() - t0) / calls[name])
+            medians[name].append(statistics.median(samples[name]))
+        taken = len(next(iter(samples.values())))
+        if taken >= budget.min_samples:
+            stable = all((max(m[-3:]) - min(m[-3:])) <= budget.tolerance * m[-1] for m in medians.values())
+            spent = time.perf_counter() - began > budget.seconds * len(fns)
+            if stable or taken >= budget.max_samples or spent:
                 break
-    return Timing(medians[-1], samples, calls)
+    return {name: Timing(medians[name][-1], samples[name], calls[name]) for name in fns}
 
 
-def event_timing(enqueue: Callable[[], Any], quick: bool) -> Timing:
-    """The median of a kernel's own durations (its event's profiling start to end), one launch at a time."""
-    enqueue().wait()
-    samples = []
+def measure(fn: Callable[[], object], budget: Budget) -> Timing:
+    """One function's median seconds per call (see measure_together)."""
+    return measure_together({"fn": fn}, budget)["fn"]
+
+
+def event_timings(enqueues: dict[str, Callable[[], Any]], quick: bool) -> dict[str, Timing]:
+    """The median of each kernel's own durations (its event's profiling start to end), one launch at a time,
+    the kernels taking turns."""
+    for enqueue in enqueues.values():
+        enqueue().wait()
+    samples: dict[str, list[float]] = {name: [] for name in enqueues}
     for _ in range(3 if quick else 15):
-        event = enqueue()
-        event.wait()
-        samples.append((event.profile.end - event.profile.start) * 1e-9)
-    return Timing(statistics.median(samples), samples, 1)
+        for name, enqueue in enqueues.items():
+            event = enqueue()
+            event.wait()
+            samples[name].append((event.profile.end - event.profile.start) * 1e-9)
+    return {name: Timing(statistics.median(s), s, 1) for name, s in samples.items()}
 
 
 def budget_for(nbytes: int, quick: bool) -> Budget:
@@ -471,25 +486,29 @@ def run_grid(args: argparse.Namespace, dml_: Dml, peers: Peers) -> list[Row]:
 
             src = test_values(n, dtype, rng)
             dst = np.empty_like(src)
-            copyto = measure(lambda src=src, dst=dst: np.copyto(dst, src), budget)
             copy_wait, copy_event = dml_.copy_kernel(n, dtype.itemsize)
-            copy_kernel = measure(copy_wait, budget)
-            copy_events = event_timing(copy_event, args.quick)
-            del src, dst
             for layout in args.layouts:
                 case = make_case(layout, n, dtype, rng)
                 for mode in args.modes:
                     row = Row(dtype_name, n, layout, mode)
-                    timings: dict[str, Timing | None] = {
-                        "np.copyto": copyto,
-                        "copy_kernel": copy_kernel,
-                        "copy_kernel_events": copy_events,
-                    }
-                    timings["kernel"] = measure(dml_.kernel_only(case, mode), budget)
+                    # The baselines are measured with every row, taking turns with its engines, so each row's
+                    # ratios come from the same moments (see measure_together).
                     device_wait, device_event = dml_.device_array(case, mode)
-                    timings["device_array"] = measure(device_wait, budget)
-                    timings["device_array_events"] = event_timing(device_event, args.quick)
-                    timings["end_to_end"] = measure(dml_.end_to_end(case, mode), budget)
+                    timings: dict[str, Timing | None] = dict(
+                        measure_together(
+                            {
+                                "np.copyto": lambda src=src, dst=dst: np.copyto(dst, src),
+                                "copy_kernel": copy_wait,
+                                "kernel": dml_.kernel_only(case, mode),
+                                "device_array": device_wait,
+                                "end_to_end": dml_.end_to_end(case, mode),
+                            },
+                            budget,
+                        )
+                    )
+                    events = event_timings({"copy": copy_event, "round": device_event}, args.quick)
+                    timings["copy_kernel_events"] = events["copy"]
+                    timings["device_array_events"] = events["round"]
                     for name in args.peers:
                         fn = peers.make(name, case, mode)
                         timings[name] = measure(fn, budget) if fn is not None else None
@@ -513,6 +532,7 @@ def run_grid(args: argparse.Namespace, dml_: Dml, peers: Peers) -> list[Row]:
                     rows.append(row)
                     print_row(row, args.peers, header=len(rows) == 1)
                 del case
+            del src, dst
     return rows
 
 

@@ -167,6 +167,10 @@ class LaunchProfile:
         return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self)
 
 
+PACKED_RUN = 2048
+"""Elements per work-item of a packed kernel's plain loop (elementwise_walk.h's FOR_EACH_PACKED) under the "cpu"
+profile: a loop long enough for the vectorised body to dominate, as the packed Round kernel measured."""
+
 CPU_PROFILE = LaunchProfile("cpu", vector_width=8)
 """The profile of lowering without a device (``desc.lower()``): what ``dmlpy explain`` shows by default."""
 

@@ -85,13 +85,8 @@ __kernel void element_wise_identity(__global const ELEMENT_T *input, ulong input
                                     ulong element_count, uint8 sizes, uint8 input_strides,
                                     uint8 output_strides)
 {
-#if PACKED && GRID_STRIDE
-    for (ulong i = get_global_id(0); i < element_count; i += get_global_size(0))
-        MOVE(input_offset + i, output_offset + i);
-#elif PACKED
-    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
-    const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
-    for (ulong i = first; i < end; ++i)
+#if PACKED
+    FOR_EACH_PACKED(i, element_count)
         MOVE(input_offset + i, output_offset + i);
 #else
     const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};

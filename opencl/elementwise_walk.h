@@ -12,6 +12,11 @@
 //                                work-items touch neighbouring elements (coalesced access), and one launch of a
 //                                grid that fills the device covers any element count.
 // A kernel walks with: if (walk_begin(&w, ...)) do { ...w.at[t]... } while (walk_advance(&w));
+//
+// Packed tensors (each one contiguous run, or one value for every element) need no walk:
+// FOR_EACH_PACKED(i, count) is the header of a plain loop over this work-item's elements i, in the same
+// launch profile's shape. Compilers vectorise such loops where the walk's odometer defeats them (PoCL, 16M
+// elements of the Round extension: 0.9-1.0x the copy kernel, against 0.01-0.2x through the walk).
 #ifndef ELEMENTWISE_WALK_H
 #define ELEMENTWISE_WALK_H
 
@@ -26,6 +31,16 @@
 #endif
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 16
+#endif
+
+#if GRID_STRIDE
+#define FOR_EACH_PACKED(i, count) for (ulong i = get_global_id(0); i < (count); i += get_global_size(0))
+#else
+// 64-bit even where size_t is 32; a work-item past the end gets an empty range.
+#define FOR_EACH_PACKED(i, count)                                                                          \
+    for (ulong i = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM,                                            \
+               i##_end = min(i + (ulong)ELEMENTS_PER_ITEM, (ulong)(count));                                \
+         i < i##_end; ++i)
 #endif
 
 typedef struct {

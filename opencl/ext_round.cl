@@ -5,7 +5,8 @@
 //                4 bfloat16 (a ushort holding float's top 16 bits, computed in float),
 //                5 integer (returned unchanged, as OpenVINO Round-5 specifies; ELEMENT_T names the type)
 //   ROUND_MODE   0..8, nGraph's modes in the order of round_modes.h, which holds the exact construction
-//   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   the strided walk and the launch profile (elementwise_walk.h)
+//   PACKED=1     both tensors are one contiguous run: a plain loop, which compilers vectorise (round_modes.h)
+//   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h)
 //   DML_KEEP_NAN_BITS    as in element_wise_round.cl: 1 copies a NaN's bits (quieted); 0 on PoCL
 
 #ifndef STORAGE
@@ -19,6 +20,9 @@
 #endif
 #ifndef DML_KEEP_NAN_BITS
 #define DML_KEEP_NAN_BITS 1
+#endif
+#ifndef PACKED
+#define PACKED 0
 #endif
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
@@ -57,23 +61,34 @@ typedef ELEMENT_T storage_t;
 #endif
 #include "round_modes.h"
 
+// input[from] rounded into output[to].
+inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+{
+#if STORAGE == 5
+    output[to] = input[from];
+#else
+    const ROUND_REAL_T x = LOAD(from, input);
+    // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN).
+    if (DML_KEEP_NAN_BITS && isnan(x))
+        ((__global raw_t *)output)[to] = ((__global const raw_t *)input)[from] | QUIET_BIT;
+    else
+        STORE(round_in_mode(x), to, output);
+#endif
+}
+
 __kernel void ext_round(__global const storage_t *input, ulong input_offset, __global storage_t *output,
                         ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                         uint8 output_strides)
 {
+#if PACKED
+    FOR_EACH_PACKED(i, element_count)
+        round_element(input, input_offset + i, output, output_offset + i);
+#else
     const uint8 strides[TENSOR_COUNT] = {input_strides, output_strides};
     const ulong offsets[TENSOR_COUNT] = {input_offset, output_offset};
     walk_t w;
     if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
-#if STORAGE == 5
-        output[w.at[1]] = input[w.at[0]];
-#else
-        const ROUND_REAL_T x = LOAD(w.at[0], input);
-        // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN).
-        if (DML_KEEP_NAN_BITS && isnan(x))
-            ((__global raw_t *)output)[w.at[1]] = ((__global const raw_t *)input)[w.at[0]] | QUIET_BIT;
-        else
-            STORE(round_in_mode(x), w.at[1], output);
-#endif
+        round_element(input, w.at[0], output, w.at[1]);
     } while (walk_advance(&w));
+#endif
 }

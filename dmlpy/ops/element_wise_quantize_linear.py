@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
@@ -84,6 +84,8 @@ class _LinearQuantizationDesc(OperatorDescBase):
         source, scale, target = self.input_tensor.desc, self.scale_tensor.desc, self.output_tensor.desc
         zero_point = self.zero_point_tensor.desc if self.zero_point_tensor is not None else None
         layout = self.element_layout()
+        # Per-tensor quantization of packed tensors: input and output one run, scale and zero point one value.
+        packed = layout.rank == 1 and layout.strides == ((1,), (0,), (0,), (1,))
 
         def storage(data_type: AnyDataType) -> str:
             return DATA_TYPES[data_type].opencl_storage or "uchar"
@@ -102,11 +104,12 @@ class _LinearQuantizationDesc(OperatorDescBase):
             ("SCALE_IS_HALF", is_half(scale.data_type)),
             ("OUTPUT_IS_HALF", is_half(target.data_type)),
             ("HAS_ZERO_POINT", "1" if zero_point else "0"),
+            ("PACKED", "1" if packed else "0"),
             ("RANK", str(layout.rank)),
         )
         options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
         kernel = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
-        return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM)
+        return profile.lowered(kernel, layout, PACKED_RUN if packed else ELEMENTS_PER_ITEM)
 
 
 class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, ExtTensorDataType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
@@ -79,6 +79,8 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             ("STORAGE", str(storage)),
             ("ROUND_MODE", mode_index(mode)),
             ("ELEMENT_T", DATA_TYPES[data_type].opencl_storage or "uchar"),
+            ("PACKED", "1" if layout.packed else "0"),
             ("RANK", str(layout.rank)),
         )
-        return profile.lowered(KernelSpec("ext_round.cl", "ext_round", defines), layout, ELEMENTS_PER_ITEM)
+        run = PACKED_RUN if layout.packed else ELEMENTS_PER_ITEM
+        return profile.lowered(KernelSpec("ext_round.cl", "ext_round", defines), layout, run)
