@@ -123,6 +123,35 @@ def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> Elementw
     )
 
 
+TILE = 8
+"""Elements per side of a tiled transpose's square tile (tile_order): eight vectors of eight."""
+
+
+def tile_order(layout: ElementwiseLayout) -> ElementwiseLayout | None:
+    """``layout`` reordered for a tiled transpose, or None where it is not one.
+
+    A transpose here: the input (the first tensor) steps by 1 along one dimension and the output (the last)
+    along another, each at least TILE long. Walking the output's order then reads every element from another
+    cache line; a kernel that goes tile by tile reads rows of the input and writes rows of the output instead.
+    The dimensions are reordered (the same order for every tensor, which an element-wise operator does not
+    notice) so that the input's contiguous one is second to last and the output's last."""
+    if layout.rank < 2:
+        return None
+    source, target = layout.strides[0], layout.strides[-1]
+    read_along = next((d for d, stride in enumerate(source) if stride == 1), None)
+    write_along = next((d for d, stride in enumerate(target) if stride == 1), None)
+    if read_along is None or write_along is None or read_along == write_along:
+        return None
+    if min(layout.sizes[read_along], layout.sizes[write_along]) < TILE:
+        return None
+    order = [d for d in range(layout.rank) if d not in (read_along, write_along)] + [read_along, write_along]
+    return ElementwiseLayout(
+        element_count=layout.element_count,
+        sizes=tuple(layout.sizes[d] for d in order),
+        strides=tuple(tuple(tensor[d] for d in order) for tensor in layout.strides),
+    )
+
+
 LaunchProfileName = Literal["cpu", "gpu"]
 LAUNCH_PROFILE_NAMES: tuple[LaunchProfileName, ...] = ("cpu", "gpu")
 

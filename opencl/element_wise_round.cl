@@ -19,6 +19,10 @@
 //                        (in the output's logical order), VECTOR_WIDTH at a time with vector loads, rounding and
 //                        stores (gathered and scattered through a private array where a stride is not 1). Long
 //                        work-items suit CPU devices: PoCL runs each as a plain loop of SIMD instructions.
+//   TILED=1              "cpu" profile, RANK >= 2: a transpose (dmlpy/codegen.py's tile_order), the input contiguous
+//                        along dimension RANK-2 and the output along RANK-1. Walking the output's order would
+//                        gather each vector from eight cache lines; the work goes by 8 x 8 tiles instead (see
+//                        round_tile).
 //   GRID_STRIDE=1        the "gpu" launch profile: work-item g of a grid of G rounds vectors g, g + G, ... (packed)
 //                        or elements g, g + G, ... (strided, elementwise_walk.h): neighbouring work-items touch
 //                        neighbouring addresses, so the loads coalesce, and one launch covers any size. On an
@@ -49,6 +53,12 @@
 #endif
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 2048
+#endif
+#ifndef TILED
+#define TILED 0
+#endif
+#if TILED && (GRID_STRIDE || RANK < 2 || VECTOR_WIDTH != 8)
+#error "TILED needs the cpu launch profile (GRID_STRIDE=0, VECTOR_WIDTH=8) and RANK >= 2"
 #endif
 
 #define CONCAT_(a, b) a##b
@@ -169,6 +179,84 @@ inline void round_vector(__global const storage_t *input, ulong from, __global s
     }
 }
 
+#if TILED
+// One 8 x 8 tile of a transpose: rows[j] holds input elements (i, j) for i = 0..7, read as one vector from
+// input[from + j * from_row]; output element (i, j) goes to output[to + i * to_row + j]. Eight vector loads,
+// rounding (element-wise, so before the transpose), the transpose in registers, eight vector stores: every
+// cache line read or written is used whole. A tile holding a NaN goes element by element (round_element).
+#define TILE_COLUMN(k) (float8)(rows[0].s##k, rows[1].s##k, rows[2].s##k, rows[3].s##k, \
+                                rows[4].s##k, rows[5].s##k, rows[6].s##k, rows[7].s##k)
+inline void round_tile(__global const storage_t *input, ulong from, ulong from_row, __global storage_t *output,
+                       ulong to, ulong to_row)
+{
+    // Unrolled, the eight rows stay in registers: 0.5 -> 0.7-0.9x the copy kernel (float32, 16M elements).
+    float8 rows[8];
+    bool has_nan = false;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        rows[j] = LOAD_VECTOR(0, input + from + j * from_row);
+        has_nan |= DML_KEEP_NAN_BITS && any(isnan(rows[j]));
+    }
+    if (has_nan) {
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j)
+                round_element(input, from + i + j * from_row, output, to + i * to_row + j);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+        rows[j] = ROUND(rows[j]);
+    STORE_VECTOR(TILE_COLUMN(0), 0, output + to);
+    STORE_VECTOR(TILE_COLUMN(1), 0, output + to + to_row);
+    STORE_VECTOR(TILE_COLUMN(2), 0, output + to + 2 * to_row);
+    STORE_VECTOR(TILE_COLUMN(3), 0, output + to + 3 * to_row);
+    STORE_VECTOR(TILE_COLUMN(4), 0, output + to + 4 * to_row);
+    STORE_VECTOR(TILE_COLUMN(5), 0, output + to + 5 * to_row);
+    STORE_VECTOR(TILE_COLUMN(6), 0, output + to + 6 * to_row);
+    STORE_VECTOR(TILE_COLUMN(7), 0, output + to + 7 * to_row);
+}
+
+// The tiles of a transpose: the tensors' last two dimensions cut into 8 x 8 tiles (partial ones at the edges go
+// element by element), the outer dimensions iterated around them. Work-item g of G takes tiles
+// [T * g / G, T * (g + 1) / G) of all T, which covers every tile whatever the launch's size.
+inline void round_tiles(__global const storage_t *input, ulong input_offset, __global storage_t *output,
+                        ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
+                        uint8 output_strides)
+{
+    uint size[8], in_stride[8], out_stride[8];
+    vstore8(sizes, 0, size);
+    vstore8(input_strides, 0, in_stride);
+    vstore8(output_strides, 0, out_stride);
+    const ulong rows = size[RANK - 2], columns = size[RANK - 1];  // input rows, output rows
+    const ulong in_row = in_stride[RANK - 1], out_row = out_stride[RANK - 2];
+    const ulong row_tiles = (rows + 7) / 8, column_tiles = (columns + 7) / 8;
+    const ulong tiles = element_count / (rows * columns) * row_tiles * column_tiles;
+    const ulong g = get_global_id(0), work_items = get_global_size(0);
+    const ulong end = tiles * (g + 1) / work_items;
+    for (ulong t = tiles * g / work_items; t < end; ++t) {
+        ulong rest = t;
+        const ulong j0 = rest % column_tiles * 8;
+        rest /= column_tiles;
+        const ulong i0 = rest % row_tiles * 8;
+        rest /= row_tiles;
+        ulong from = input_offset + i0 + j0 * in_row, to = output_offset + i0 * out_row + j0;
+        for (int d = RANK - 3; d >= 0; --d) {
+            const ulong coord = rest % size[d];
+            rest /= size[d];
+            from += coord * in_stride[d];
+            to += coord * out_stride[d];
+        }
+        if (i0 + 8 <= rows && j0 + 8 <= columns) {
+            round_tile(input, from, in_row, output, to, out_row);
+        } else {
+            for (ulong i = 0; i < min(8ul, rows - i0); ++i)
+                for (ulong j = 0; j < min(8ul, columns - j0); ++j)
+                    round_element(input, from + i + j * in_row, output, to + i * out_row + j);
+        }
+    }
+}
+#endif
+
 __kernel void element_wise_round(__global const storage_t *input, ulong input_offset,
                                  __global storage_t *output, ulong output_offset,
                                  ulong element_count, uint8 sizes, uint8 input_strides,
@@ -189,6 +277,8 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
     if (walk_begin(&w, element_count, sizes, strides, offsets)) do {
         round_element(input, w.at[0], output, w.at[1]);
     } while (walk_advance(&w));
+#elif TILED
+    round_tiles(input, input_offset, output, output_offset, element_count, sizes, input_strides, output_strides);
 #else
     // Each work-item rounds one chunk of ELEMENTS_PER_ITEM consecutive elements (in the output's logical
     // order), VECTOR_WIDTH at a time: few, long work-items suit CPU devices, and the vector built-ins

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator, tile_order
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
@@ -47,6 +47,10 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
 
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         layout = self.element_layout()
+        # Transposes go tile by tile on CPUs (element_wise_round.cl, TILED); GPUs' grid-stride walk coalesces the
+        # output's side already.
+        tiled = None if profile.grid_stride else tile_order(layout)
+        layout = tiled or layout
         defines = (
             ("DML_FLOAT16", "1" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "0"),
             ("ROUND_FN", ROUNDING_FUNCTIONS[self.rounding_mode]),
@@ -54,6 +58,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
             ("ROUNDING_MODE", str(int(self.rounding_mode))),
             ("RANK", str(0 if layout.packed else layout.rank)),
             ("VECTOR_WIDTH", str(profile.vector_width)),
+            ("TILED", "1" if tiled else "0"),
         )
         # The grid-stride loop steps in vectors only where the tensors are packed; the strided walk goes by
         # elements.

@@ -70,6 +70,14 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "permuted_input": {"sizes": S4, "input_strides": permuted(S4, (3, 2, 1, 0))},
     "permuted_input_nchw_nhwc": {"sizes": S4, "input_strides": permuted(S4, (0, 2, 3, 1))},
     "permuted_output": {"sizes": S4, "output_strides": permuted(S4, (1, 3, 0, 2))},
+    # Transposes whose contiguous dimensions are both at least 8 long: the tiled kernels (codegen.tile_order),
+    # with partial tiles at both edges, several outer indices, and an offset.
+    "transposed_tiled": {"sizes": (3, 2, 19, 13), "input_strides": permuted((3, 2, 19, 13), (0, 1, 3, 2))},
+    "transposed_tiled_nchw_nhwc": {
+        "sizes": (2, 9, 11, 16),
+        "input_strides": permuted((2, 9, 11, 16), (0, 3, 1, 2)),
+        "input_offset": 48,
+    },
     "offsets_packed": {"sizes": S4, "input_offset": 48, "output_offset": 80},
     "offsets_odd_count": {"sizes": (3, 5, 7), "input_offset": 16, "output_offset": 32},
     "offsets_strided": {

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.layouts import gapped
+from helpers.layouts import gapped, permuted
 from helpers.modes import DML_ROUNDING_MODES, ONE_LINER_MODE_NAMES, ONE_LINER_MODES
 from helpers.oclgrind_driver import Tally, main, run_layout_case
 
@@ -63,6 +63,11 @@ def variants(vector_width: int) -> list[dict[str, Any]]:
                       "input_offset": 16, "output_offset": 16, "in_place": True})  # fmt: skip
         column_major = gapped(sizes, 0, tuple(reversed(range(rank))))
         cases.append({"sizes": sizes, "output_strides": column_major, "output_offset": 16})
+    # Transposes with both contiguous dimensions at least 8 long (the "cpu" profile's tiled kernel), partial
+    # tiles at both edges, offsets.
+    for sizes in ((19, 13), (2, 9, 17)):
+        order = (*range(len(sizes) - 2), len(sizes) - 1, len(sizes) - 2)
+        cases.append({"sizes": sizes, "input_strides": permuted(sizes, order), "input_offset": 16, "output_offset": 32})
     # Strided, fewer elements than one work-item handles, and a count one past it.
     for count in (ELEMENTS_PER_ITEM - 3, ELEMENTS_PER_ITEM + 1):
         cases.append({"sizes": (count,), "input_strides": (2,)})

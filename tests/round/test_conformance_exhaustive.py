@@ -35,6 +35,13 @@ def test_every_float16_pattern_strided_in_place(mode: dml.RoundingMode, tally: C
     tally["cases compared"] += assert_rounded(original, square, mode, nan="sign")
 
 
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
+def test_every_float16_pattern_transposed(mode: dml.RoundingMode, tally: Counter[str]) -> None:
+    # A transposed view into a new packed array: the tiled kernel (codegen.tile_order) sees every pattern.
+    transposed = ALL_FLOAT16.reshape(256, 256).T
+    tally["cases compared"] += assert_rounded(transposed, dml.round(transposed, mode=mode), mode)
+
+
 FLOAT16_NANS = np.array([0x7E00, 0x7C01, 0xFE01, 0x7D00], np.uint16).view(np.float16)
 
 

@@ -27,6 +27,7 @@ NAN_LAYOUTS = [
     "strided_padded_both",
     "broadcast_input_inner",
     "permuted_input",
+    "transposed_tiled",
     "offsets_strided",
     "in_place_packed_offset",
     "in_place_strided",
