@@ -13,7 +13,10 @@ nothing is materialised). The runner then does what every one-liner needs:
 - arrays larger than one device buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) run in pieces along their outer
   dimensions, which an element-wise operator does not notice;
 - the compiled operator is cached per (device, descriptor class, fields, shape, dtypes, strides), so a repeated
-  call costs a dictionary lookup instead of building and validating descriptors.
+  call costs a dictionary lookup instead of building and validating descriptors; and once a compiled operator's
+  binding table has passed every rule for host arrays bound whole (with the same inputs in place), later calls
+  launch it directly: the bindings' sizes follow from the same shape, strides and dtypes, so they would pass
+  again.
 
 Memory: on a CPU device the kernel reads and writes the arrays' own memory (host-pointer buffers, made
 coherent by mapping the output); on other devices each input is uploaded once and the output downloaded once.
@@ -22,6 +25,7 @@ coherent by mapping the output); on other devices each input is uploaded once an
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -277,22 +281,12 @@ def _bind_and_launch(
             else cl.Buffer(context, flags.READ_WRITE, output.nbytes)
         )
         input_flags = flags.READ_ONLY | flags.COPY_HOST_PTR
-    output_buffer = _host_buffer(device, output_memory, output.nbytes)
-    input_bindings = [
-        None
-        if array is None
-        else BufferBinding(
-            output_buffer
-            if alias
-            else _host_buffer(device, cl.Buffer(context, input_flags, hostbuf=array), array.nbytes)
-        )
+    memories = [
+        None if array is None else output_memory if alias else cl.Buffer(context, input_flags, hostbuf=array)
         for array, alias in zip(spans[:-1], in_place, strict=True)
     ]
-    table = BindingTable(device, compiled)
-    table.bind_inputs(input_bindings)
-    table.bind_outputs([BufferBinding(output_buffer)])
     try:
-        done = CommandRecorder(device).record_dispatch(queue, compiled, table)
+        done = _record(device, compiled, memories, output_memory, spans, tuple(in_place))
         if device.is_cpu:
             # Mapping is OpenCL's way to make the kernel's writes visible to the host; on a CPU device it copies
             # nothing.
@@ -314,6 +308,48 @@ def _bind_and_launch(
         # and writing the arrays, which the caller frees as soon as the exception reaches it: wait first.
         _finish_despite_interrupts(queue)
         raise
+
+
+_checked_bindings: weakref.WeakKeyDictionary[CompiledOperator, set[tuple[bool, ...]]] = weakref.WeakKeyDictionary()
+"""Per compiled operator, the in-place patterns whose whole-array host bindings passed the binding table."""
+_checked_lock = threading.Lock()
+
+
+def _record(
+    device: Device,
+    compiled: CompiledOperator,
+    inputs: list[cl.Buffer | None],
+    output: cl.Buffer,
+    spans: list[npt.NDArray[Any] | None],
+    in_place: tuple[bool, ...],
+) -> cl.Event:
+    """Dispatch ``compiled`` over whole buffers (one per span, the output last): through a binding table and the
+    command recorder, which check every rule, the first time for ``compiled`` and ``in_place``; directly after
+    that, as the same shape, strides and dtypes give the same binding sizes (a 1K call: 250 -> 90 us on PoCL)."""
+    with _checked_lock:
+        checked = in_place in _checked_bindings.get(compiled, ())
+    if checked:
+        return compiled.launchable.launch(device.queue, [(memory, 0) for memory in (*inputs, output)])
+    output_buffer = _host_buffer(device, output, _nbytes(spans[-1]))
+    table = BindingTable(device, compiled)
+    table.bind_inputs(
+        [
+            None
+            if memory is None
+            else BufferBinding(output_buffer if alias else _host_buffer(device, memory, _nbytes(span)))
+            for memory, span, alias in zip(inputs, spans[:-1], in_place, strict=True)
+        ]
+    )
+    table.bind_outputs([BufferBinding(output_buffer)])
+    done = CommandRecorder(device).record_dispatch(device.queue, compiled, table)
+    with _checked_lock:
+        _checked_bindings.setdefault(compiled, set()).add(in_place)
+    return done
+
+
+def _nbytes(span: npt.NDArray[Any] | None) -> int:
+    assert span is not None
+    return span.nbytes
 
 
 def _finish_despite_interrupts(queue: cl.CommandQueue) -> None:

@@ -3,6 +3,8 @@ spelling of the mode; its argument errors; and that new shapes reuse the built p
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from helpers.modes import DML_MODE_IDS as MODE_IDS
@@ -306,3 +308,38 @@ def test_in_place_zero_dimensional_and_empty(device, dtype):
     assert scalar.item() == -3.0
     empty = np.zeros((4, 0), dtype=dtype)
     assert dml.round(empty, out=empty, device=device) is empty
+
+
+def test_repeated_calls_read_each_calls_arrays(device):
+    # After its first call a layout launches without the binding table (array_runner._record): every later call
+    # must still read its own input, write its own output, and keep in place apart from out-of-place.
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 64)) * 50).astype(np.float32)
+    out = np.empty_like(x)
+    for _ in range(3):
+        x[...] = (rng.standard_normal(x.shape) * 50).astype(np.float32) + 0.5
+        expected = np.rint(x)
+        assert dml.round(x, out=out, device=device) is out
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(dml.round(x, device=device), expected)
+        fresh = x.copy()
+        dml.round(fresh, out=fresh, device=device)
+        np.testing.assert_array_equal(fresh, expected)
+
+
+def test_calls_from_threads_each_get_their_own_result(device):
+    rng = np.random.default_rng(6)
+    inputs = [(rng.standard_normal(1000) * 100).astype(np.float32) for _ in range(8)]
+    results: list[np.ndarray | None] = [None] * len(inputs)
+
+    def work(index: int) -> None:
+        for _ in range(20):
+            results[index] = dml.round(inputs[index], mode="toward_zero", device=device)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for x, got in zip(inputs, results, strict=True):
+        np.testing.assert_array_equal(got, np.trunc(x))
