@@ -23,31 +23,26 @@ def test_quick_run_writes_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     report = json.loads(out.read_text(encoding="utf-8"))
     assert set(report) >= {"meta", "results", "extras", "targets"}
-    assert set(report["extras"]) == {"latency", "warm_cache", "peak_memory"}
+    assert set(report["extras"]) == {"latency", "warm_cache", "peak_memory", "operators"}
     rows = report["results"]
-    # 2 sizes x 2 dtypes x 4 layouts x 3 modes
-    assert len(rows) == 2 * 2 * 4 * 3
+    layouts = ("packed", "inplace", "strided", "padded", "reversed", "broadcast")
+    # 2 sizes x 2 dtypes x 6 layouts x 3 modes
+    assert len(rows) == 2 * 2 * len(layouts) * 3
     assert {(r["dtype"], r["layout"], r["mode"]) for r in rows} == {
-        (d, layout, m)
-        for d in ("float32", "float16")
-        for layout in ("packed", "inplace", "strided", "broadcast")
-        for m in ONE_LINER_MODES
+        (d, layout, m) for d in ("float32", "float16") for layout in layouts for m in ONE_LINER_MODES
     }
     for row in rows:
         assert set(row) == {"dtype", "size", "layout", "mode", "seconds", "gbps", "ratios"}
-        for key in (
-            "np.copyto",
-            "copy_kernel",
-            "kernel",
-            "device_array",
-            "copy_kernel_events",
-            "device_array_events",
-            "end_to_end",
-        ):
+        # A reversed view has no DirectML strides: only the one-liner on NumPy arrays (which copies it) runs.
+        on_device = ("kernel", "device_array", "copy_kernel_events", "device_array_events")
+        for key in ("np.copyto", "copy_kernel", "end_to_end", *(on_device if row["layout"] != "reversed" else ())):
             assert row["gbps"][key] > 0
         for key in ("kernel/copy_kernel", "device_array_events/copy_kernel_events", "end_to_end/np.copyto"):
             assert key in row["ratios"]
         assert (row["gbps"]["numpy"] is None) == (row["mode"] == "half_away_from_zero")
-    assert {t["target"] for t in report["targets"]} == {*range(1, 10), "14a", "14b"}
+    # Round in 4 dtypes x 9 modes, then quantize and dequantize of float32 and float16
+    assert len(report["extras"]["operators"]) == 4 * 9 + 4
+    assert all(o["ratio"] > 0 for o in report["extras"]["operators"])
+    assert {t["target"] for t in report["targets"]} == {4, "6/15c", 7, 8, 9, "14a", "14b", "15a", "15b", "15d", "15e"}
     assert report["extras"]["peak_memory"]["correct"] is True
     assert "Targets" in done.stdout
