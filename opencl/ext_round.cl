@@ -8,6 +8,7 @@
 //   PACKED=1     both tensors are one contiguous run: a plain loop, which compilers vectorise (round_modes.h)
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h)
 //   DML_KEEP_NAN_BITS    as in element_wise_round.cl: 1 copies a NaN's bits (quieted); 0 on PoCL
+//   DML_HALF_BITS=1      half tensors converted through integer bits (half_bits.h; dmlpy sets it on PoCL)
 
 #ifndef STORAGE
 #define STORAGE 1
@@ -24,6 +25,9 @@
 #ifndef PACKED
 #define PACKED 0
 #endif
+#ifndef DML_HALF_BITS
+#define DML_HALF_BITS 0
+#endif
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
 
@@ -39,9 +43,15 @@ typedef ulong raw_t;
 typedef half storage_t;
 typedef ushort raw_t;
 #define QUIET_BIT 0x0200u
+#if DML_HALF_BITS
+#include "half_bits.h"
+#define LOAD(i, p) half_bits_to_float(((__global const ushort *)(p))[i])
+#define STORE(v, i, p) (((__global ushort *)(p))[i] = float_to_half_bits(v))
+#else
 #include "half_store.h"
 #define LOAD(i, p) vload_half((i), (p))
 #define STORE(v, i, p) store_half((v), (i), (p))
+#endif
 #elif STORAGE == 4
 typedef ushort storage_t;
 typedef ushort raw_t;

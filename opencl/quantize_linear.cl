@@ -12,6 +12,7 @@
 //   DEQUANTIZE=1         dequantize: output = (input - zero_point) * scale, in float, then stored.
 //   INPUT_T SCALE_T ZERO_POINT_T OUTPUT_T   storage types; half tensors are read and written through
 //                        vload_half/vstore_half (no cl_khr_fp16 needed), flagged by *_IS_HALF=1.
+//   DML_HALF_BITS=1      half tensors converted through integer bits (half_bits.h; dmlpy sets it on PoCL).
 //   HAS_ZERO_POINT=0     the ZeroPointTensor is null: the zero point is 0 and its buffer is never read.
 //   ROUND_MODE=0..8      dmlpy extension, NOT DirectML: quantize with one of nGraph's rounding modes
 //                        (round_modes.h) instead of rint.
@@ -54,6 +55,9 @@
 #ifndef PACKED
 #define PACKED 0
 #endif
+#ifndef DML_HALF_BITS
+#define DML_HALF_BITS 0
+#endif
 
 #define TENSOR_COUNT 4
 #include "elementwise_walk.h"
@@ -61,13 +65,19 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 
+#if DML_HALF_BITS
+#include "half_bits.h"
+#define HALF_AT(p, i) half_bits_to_float(((__global const ushort *)(p))[i])
+#else
+#define HALF_AT(p, i) vload_half((i), (p))
+#endif
 #if INPUT_IS_HALF
-#define LOAD_INPUT(i) vload_half((i), input)
+#define LOAD_INPUT(i) HALF_AT(input, i)
 #else
 #define LOAD_INPUT(i) ((float)input[i])
 #endif
 #if SCALE_IS_HALF
-#define LOAD_SCALE(i) vload_half((i), scale)
+#define LOAD_SCALE(i) HALF_AT(scale, i)
 #else
 #define LOAD_SCALE(i) ((float)scale[i])
 #endif
@@ -76,7 +86,9 @@
 #else
 #define LOAD_ZERO_POINT(i) 0.0f
 #endif
-#if OUTPUT_IS_HALF
+#if OUTPUT_IS_HALF && DML_HALF_BITS
+#define STORE_OUTPUT(value, i) (((__global ushort *)output)[i] = float_to_half_bits(value))
+#elif OUTPUT_IS_HALF
 #include "half_store.h"
 #define STORE_OUTPUT(value, i) store_half((value), (i), output)
 #elif DEQUANTIZE
@@ -107,9 +119,13 @@
 // half's 16 bits live in a ushort.
 inline float round_to_half(float value)
 {
+#if DML_HALF_BITS
+    return half_bits_to_float(float_to_half_bits(value));
+#else
     ushort stored;
     vstore_half(value, 0, (half *)&stored);
     return vload_half(0, (const half *)&stored);
+#endif
 }
 
 // One element: input[from] with its scale and zero point into output[to].

@@ -37,5 +37,16 @@ def test_ext_round_variants_under_oclgrind(
     assert any("RANK=1 " in spec for spec in specs), specs
 
 
+def test_half_bits_variants_under_oclgrind(run_oclgrind_script: Any, tmp_path: Path) -> None:
+    # The integer-bit half conversions dmlpy builds on PoCL (DML_HALF_BITS), which Oclgrind's platform does not
+    # get by default.
+    summary, errors = run_oclgrind_script(
+        SCRIPT, "--launch-profile", "cpu", "--half-bits", tmp_path=tmp_path, uninitialized=False
+    )
+    assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
+    assert summary["wrong"] == 0, summary["failures"]
+    assert any(spec.startswith("STORAGE=2 ") for spec in summary["specs"]), summary["specs"]
+
+
 def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
     assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=False)

@@ -112,18 +112,25 @@ def main(
     extensions: bool = False,
     flags: Sequence[tuple[str, str]] = (),
 ) -> int:
-    """Parse ``--negative-control``, ``--launch-profile`` and ``flags`` (name, help), create a dmlpy device on
-    Oclgrind under that launch profile, then run the negative control or ``run_variants(device, args)`` and print
-    the summary it returns (if any)."""
+    """Parse ``--negative-control``, ``--launch-profile``, ``--half-bits`` and ``flags`` (name, help), create a
+    dmlpy device on Oclgrind under that launch profile, then run the negative control or
+    ``run_variants(device, args)`` and print the summary it returns (if any)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--negative-control", action="store_true", help="run a kernel with known defects")
     parser.add_argument("--launch-profile", choices=("auto", "cpu", "gpu"), default="auto", help="the kernels' shape")
+    parser.add_argument(
+        "--half-bits",
+        action="store_true",
+        help="build with -DDML_HALF_BITS=1: the integer-bit half conversions (opencl/half_bits.h) dmlpy uses on PoCL",
+    )
     for name, text in flags:
         parser.add_argument(name, action="store_true", help=text)
     args = parser.parse_args()
     device = dml.create_device(
         cl_device=oclgrind_cl_device(), extensions=extensions, launch_profile=args.launch_profile
     )
+    if args.half_bits:
+        device.programs.device_options = (*device.programs.device_options, "-DDML_HALF_BITS=1")
     if args.negative_control:
         negative_control(device)
         return 0

@@ -27,11 +27,16 @@ BENIGN = re.compile(
 )
 
 
-@pytest.fixture(scope="module", params=["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
+@pytest.fixture(
+    scope="module",
+    params=[("cpu",), ("gpu",), ("cpu", "--half-bits")],
+    ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"],
+)
 def oclgrind_run(oclgrind_env, request):
-    """The variants under one launch profile (each test runs under both)."""
+    """The variants under one launch profile (each test runs under both), and with the integer-bit half
+    conversions dmlpy builds on PoCL (DML_HALF_BITS)."""
     env = oclgrind_env(OCLGRIND_DATA_RACES="1")
-    command = [sys.executable, str(SCRIPT), "--launch-profile", request.param]
+    command = [sys.executable, str(SCRIPT), "--launch-profile", *request.param]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
