@@ -45,7 +45,7 @@ from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, check_process
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import BufferTensorDesc, overlapping_dimension, whole_dwords
+from dmlpy.tensor import BufferTensorDesc, overlapping_dimension, packed_strides, whole_dwords
 
 PIECE_ALIGNMENT = 4096
 """Pieces of an oversize array start at multiples of this many elements, so each stays page-aligned."""
@@ -150,6 +150,8 @@ def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None)
     check_process()  # before any buffer is made: OpenCL does not survive fork
     if call.output.size == 0:
         return
+    if max_buffer_bytes is None and _run_packed(call, device):
+        return
     shared = overlapping_dimension(
         call.output.shape, call.output.strides, element_width=call.output.itemsize, unit="bytes"
     )
@@ -171,6 +173,44 @@ def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None)
             inputs[index] = array.copy()  # partial overlap: read from a snapshot, as NumPy ufuncs do
     limit = device.cl_device.max_mem_alloc_size if max_buffer_bytes is None else max_buffer_bytes
     _run_in_pieces(call, device, inputs, target, in_place, limit)
+
+
+def _run_packed(call: ArrayCall, device: Device) -> bool:
+    """The common call, recognised cheaply: every array packed (C-contiguous), native-endian and 16-byte aligned,
+    each input the output itself (in place, where the operator allows it) or apart from it, all within one
+    buffer. Runs it and returns True; returns False, having done nothing, for the general path to decide. A 1K
+    dml.round spends a third of its time on the general path's layout analysis, which gives the same answer
+    here."""
+    output = call.output
+    if not output.flags.c_contiguous or output.nbytes > device.cl_device.max_mem_alloc_size:
+        return False
+    output_address = output.ctypes.data
+    if output_address % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
+        return False
+    in_place: list[bool] = []
+    for array in call.inputs:
+        if array is None:
+            in_place.append(False)
+            continue
+        if array.shape != output.shape or not array.flags.c_contiguous or not array.dtype.isnative:
+            return False
+        address = array.ctypes.data
+        alias = address == output_address and array.dtype == output.dtype
+        if (alias and not call.desc_class.SUPPORTS_IN_PLACE) or address % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
+            return False
+        if not alias and np.may_share_memory(array, output):
+            return False
+        in_place.append(alias)
+    shape = output.shape or (1,)
+    strides = packed_strides(shape)
+    layout = [None if a is None else (a.dtype, strides) for a in (*call.inputs, output)]
+    compiled = compiled_for(device, call.desc_class, call.fields, shape, layout)
+    spans = [None if a is None else a.reshape(-1) for a in (*call.inputs, output)]
+    try:
+        _bind_and_launch(device, compiled, spans, in_place, output_has_gaps=False)
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+    return True
 
 
 def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
