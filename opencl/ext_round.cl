@@ -46,7 +46,8 @@ typedef ushort raw_t;
 #if DML_HALF_BITS
 #include "half_bits.h"
 #define LOAD(i, p) half_bits_to_float(((__global const ushort *)(p))[i])
-#define STORE(v, i, p) (((__global ushort *)(p))[i] = float_to_half_bits(v))
+// Every rounded half is a half: its bits need no rounding.
+#define STORE(v, i, p) (((__global ushort *)(p))[i] = half_value_bits(v))
 #else
 #include "half_store.h"
 #define LOAD(i, p) vload_half((i), (p))

@@ -3,17 +3,18 @@
 // vload_half and vstore_half are the portable way to read and write half tensors without cl_khr_fp16, and the
 // kernels use them everywhere but on PoCL, where in a plain loop they defeat the vectoriser: clang narrows
 // vload_half -> trunc -> vstore_half into half-precision operations, which x86 without AVX512-FP16 runs one
-// element at a time (the float16 Round extension at 0.02-0.2x the copy kernel, 16M elements). These two
-// functions do the same conversions with integer and float operations only. dmlpy's runtime turns them on
-// with -DDML_HALF_BITS=1 on PoCL (programs.device_options); they rely on float subnormals (no
-// -cl-denorms-are-zero, which dmlpy never passes).
+// element at a time (the float16 Round extension at 0.02-0.2x the copy kernel, 16M elements). These functions
+// do the same conversions with integer and float operations only; each was checked against NumPy's
+// conversions on all 65,536 halves or all 2^32 floats. dmlpy's runtime turns them on with -DDML_HALF_BITS=1 on
+// PoCL (programs.device_options); they rely on float subnormals (no -cl-denorms-are-zero, which dmlpy never
+// passes).
 #ifndef HALF_BITS_H
 #define HALF_BITS_H
 
-// A half's bits as the float of the same value, for all 65,536 patterns. Placed in a float's low exponent
-// and mantissa bits, a finite half's magnitude is off by exactly 2^-112 (subnormal halves land on float
-// subnormals, which the product makes normal): one multiplication by 2^112, exact. Infinities and NaN get
-// the float's all-ones exponent instead, payload kept (a signalling NaN stays one, as vload_half's does).
+// A half's bits as the float of the same value. Placed in a float's low exponent and mantissa bits, a finite
+// half's magnitude is off by exactly 2^-112 (subnormal halves land on float subnormals, which the product makes
+// normal): one multiplication by 2^112, exact. Infinities and NaN get the float's all-ones exponent instead,
+// payload kept (a signalling NaN stays one, as vload_half's does).
 inline float half_bits_to_float(ushort bits)
 {
     const uint magnitude = bits & 0x7fffu;
@@ -23,25 +24,40 @@ inline float half_bits_to_float(ushort bits)
     return as_float(value | ((uint)(bits & 0x8000u) << 16));
 }
 
-// A float as the nearest half's bits, ties to even (what vstore_half does), with vstore_half's NaN: the sign,
-// the quiet bit and the top ten payload bits (half_store.h). From F. Giesen's float_to_half_fast3_rtne:
-// - at or above 2^16 the half is infinite (or NaN);
-// - below 2^-14 (half subnormals and zero) adding 0.5 puts the ten mantissa bits at the bottom of the sum, and
-//   the float addition itself rounds them, ties to even;
-// - otherwise the exponent is rebiased and 0xfff plus the kept mantissa's lowest bit added below the cut: a
-//   carry out of the discarded 13 bits is exactly rounding up, ties to even, into the exponent if need be (up
-//   to infinity from 65520).
-inline ushort float_to_half_bits(float value)
+// The half nearest to a float (ties to even), as a float: what storing it with vstore_half and loading it back
+// gives. NaN stays NaN; from 65520 up the half is infinite. Below 2^-14 (half subnormals and zero) adding 0.5
+// puts the half's last place at the sum's last bit, so the float addition itself rounds, ties to even, and
+// subtracting 0.5 again is exact. Above, adding 0xfff plus the kept mantissa's lowest bit to the 13 bits a
+// half drops, then clearing them, is rounding to nearest, ties to even (a carry runs into the exponent).
+inline float half_value(float value)
 {
     const uint bits = as_uint(value);
     const uint magnitude = bits & 0x7fffffffu;
-    const uint sign = (bits >> 16) & 0x8000u;
-    const uint nan = 0x7e00u | ((magnitude >> 13) & 0x03ffu);
-    const uint special = magnitude > 0x7f800000u ? nan : 0x7c00u;
-    const uint small = as_uint(as_float(magnitude) + 0.5f) - as_uint(0.5f);
-    const uint normal = (magnitude + 0xc8000fffu + ((magnitude >> 13) & 1u)) >> 13;
-    const uint half_bits = magnitude >= 0x47800000u ? special : magnitude < 0x38800000u ? small : normal;
-    return (ushort)(sign | half_bits);
+    const uint small = as_uint((as_float(magnitude) + 0.5f) - 0.5f);
+    const uint normal = (magnitude + 0x0fffu + ((magnitude >> 13) & 1u)) & 0xffffe000u;
+    const uint rounded = magnitude > 0x7f800000u   ? magnitude
+                         : magnitude >= 0x477ff000u ? 0x7f800000u
+                         : magnitude < 0x38800000u  ? small
+                                                    : normal;
+    return as_float(rounded | (bits & 0x80000000u));
+}
+
+// The bits of a float that holds a half's value (a rounded half, or half_value's result): the product by
+// 2^-112 is exact and leaves the half's bits 13 places up. Infinity and NaN as vstore_half writes them: the
+// sign, the quiet bit and the top ten payload bits (half_store.h).
+inline ushort half_value_bits(float value)
+{
+    const uint bits = as_uint(value);
+    const uint magnitude = bits & 0x7fffffffu;
+    const uint finite = as_uint(as_float(magnitude) * 0x1p-112f) >> 13;
+    const uint special = 0x7c00u | (magnitude > 0x7f800000u ? 0x0200u : 0u) | ((magnitude >> 13) & 0x03ffu);
+    return (ushort)(((bits >> 16) & 0x8000u) | (magnitude >= 0x7f800000u ? special : finite));
+}
+
+// Any float as the nearest half's bits, ties to even: vstore_half.
+inline ushort float_to_half_bits(float value)
+{
+    return half_value_bits(half_value(value));
 }
 
 #endif

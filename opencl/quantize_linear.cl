@@ -120,7 +120,7 @@
 inline float round_to_half(float value)
 {
 #if DML_HALF_BITS
-    return half_bits_to_float(float_to_half_bits(value));
+    return half_value(value);
 #else
     ushort stored;
     vstore_half(value, 0, (half *)&stored);

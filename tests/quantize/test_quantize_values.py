@@ -317,6 +317,36 @@ def test_float16_ties_after_division_random():
             assert_same(got, oracle.quantize(x, np.float16(scale), zp, out_dtype=out_dtype))
 
 
+ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+
+
+@pytest.mark.parametrize("scale", [0.5, 0.1, 3.3, 2.0**-10, 1000.0])
+@pytest.mark.parametrize("out_dtype", [U8, I8], ids=["uint8", "int8"])
+def test_every_float16_input(scale: float, out_dtype: np.dtype[Any]) -> None:
+    # All 65,536 halves (NaN, infinities, subnormals included) through the kernel's float16 quotient, against
+    # NumPy step by step: the float32 quotient (correctly rounded) rounded to float16 (innocuous double rounding,
+    # 24 >= 2 * 11 + 2 bits), rint, the zero point, saturation with NaN to 0.
+    half_scale = np.float16(scale)
+    zero_point = out_dtype.type(7)
+    with np.errstate(all="ignore"):
+        quotient = (ALL_FLOAT16.astype(F32) / np.float32(half_scale)).astype(F16).astype(F32)
+        shifted = np.rint(quotient) + np.float32(zero_point)
+    info = np.iinfo(out_dtype)
+    want = np.where(np.isnan(shifted), 0, np.clip(np.nan_to_num(shifted, posinf=info.max, neginf=info.min),
+                                                  info.min, info.max)).astype(out_dtype)  # fmt: skip
+    assert_same(dml.quantize_linear(ALL_FLOAT16, half_scale, zero_point), want)
+
+
+@pytest.mark.parametrize("scale", [0.5, 0.1, 3.3, 2.0**-20, 60000.0])
+def test_every_uint8_dequantized_to_float16(scale: float) -> None:
+    # (x - zero point) * scale in float32, rounded once to float16: subnormal, normal and overflowing halves.
+    x = np.arange(256, dtype=U8)
+    half_scale = np.float16(scale) if scale >= 2.0**-14 else np.float16(2.0**-14) * np.float16(2.0**-6)
+    with np.errstate(all="ignore"):
+        want = ((x.astype(F32) - np.float32(9)) * np.float32(half_scale)).astype(F16)
+    assert_same(dml.dequantize_linear(x, half_scale, np.uint8(9)), want)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # INT32 input (FLOAT32 scale).
 
