@@ -49,9 +49,6 @@
 #ifndef BIAS
 #define BIAS 0x0p+0f
 #endif
-#ifndef PACKED
-#define PACKED 0
-#endif
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 1024
 #endif

@@ -32,6 +32,9 @@
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 16
 #endif
+#ifndef PACKED
+#define PACKED 0  // set by lowering where every tensor is packed: the kernel loops with FOR_EACH_PACKED
+#endif
 
 #if GRID_STRIDE
 #define FOR_EACH_PACKED(i, count) for (ulong i = get_global_id(0); i < (count); i += get_global_size(0))

@@ -22,9 +22,6 @@
 #ifndef DML_KEEP_NAN_BITS
 #define DML_KEEP_NAN_BITS 1
 #endif
-#ifndef PACKED
-#define PACKED 0
-#endif
 #ifndef DML_HALF_BITS
 #define DML_HALF_BITS 0
 #endif

@@ -52,9 +52,6 @@
 #ifndef HAS_ZERO_POINT
 #define HAS_ZERO_POINT 1
 #endif
-#ifndef PACKED
-#define PACKED 0
-#endif
 #ifndef DML_HALF_BITS
 #define DML_HALF_BITS 0
 #endif
