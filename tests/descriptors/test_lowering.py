@@ -120,16 +120,19 @@ def round_desc(
     )
 
 
-def round_defines(half: bool, function: str, mode: int, rank: int) -> tuple[tuple[str, str], ...]:
+def round_defines(
+    half: bool, function: str, mode: int, rank: int, *, tiled: bool = False
+) -> tuple[tuple[str, str], ...]:
     """element_wise_round.cl's interface: DML_FLOAT16 (half storage), ROUND_FN (the OpenCL built-in), ROUNDING_MODE
     (DML_ROUNDING_MODE's value), RANK (0: the packed vector kernel), VECTOR_WIDTH 8 (float8, one 256-bit
-    register), ELEMENTS_PER_ITEM 2048 (a multiple of 8)."""
+    register), TILED (a transpose, by 8 x 8 tiles), ELEMENTS_PER_ITEM 2048 (a multiple of 8)."""
     return (
         ("DML_FLOAT16", "1" if half else "0"),
         ("ROUND_FN", function),
         ("ROUNDING_MODE", str(mode)),
         ("RANK", str(rank)),
         ("VECTOR_WIDTH", "8"),
+        ("TILED", "1" if tiled else "0"),
         ("GRID_STRIDE", "0"),
         ("ELEMENTS_PER_ITEM", "2048"),
     )
@@ -161,6 +164,7 @@ def test_round_packed_under_the_gpu_profile(data_type: T) -> None:
         ("ROUNDING_MODE", "1"),
         ("RANK", "0"),
         ("VECTOR_WIDTH", "4"),
+        ("TILED", "0"),
         ("GRID_STRIDE", "1"),
     )
     assert small.elements_per_work_item == 4 and small.profile == GPU
@@ -200,6 +204,23 @@ def test_round_strided_kernel_spec_has_the_coalesced_rank(data_type: T, mode: dm
     lowered = round_desc(data_type, mode, input_strides=(60, 1, 15, 3)).lower()
     assert lowered.kernel.defines == round_defines(data_type == T.FLOAT16, function, value, 3)
     assert lowered.layout == ElementwiseLayout(120, (2, 3, 20), ((60, 1, 3), (60, 20, 1)))
+
+
+def test_transposes_lower_to_tiles_on_cpus_only() -> None:
+    # (2, 16, 9, 12) read as NHWC from NCHW memory: coalesced (2, 108, 16) with the input contiguous along 108
+    # and the output along 16. tile_order puts 108 second to last and 16 last (already so), TILED=1; the "gpu"
+    # profile keeps the walk.
+    sizes = (2, 9, 12, 16)
+    desc = round_desc(T.FLOAT32, dml.RoundingMode.TOWARD_ZERO, sizes=sizes, input_strides=(1728, 12, 1, 108))
+    lowered = desc.lower()
+    assert lowered.kernel.defines == round_defines(False, "trunc", 1, 3, tiled=True)
+    assert lowered.layout == ElementwiseLayout(3456, (2, 108, 16), ((1728, 1, 108), (1728, 16, 1)))
+    assert ("TILED", "0") in desc.lower(GPU).kernel.defines
+    # Input and output contiguous along one dimension, or a dimension shorter than a tile: no tiles.
+    padded = round_desc(T.FLOAT32, dml.RoundingMode.TOWARD_ZERO, input_strides=(120, 40, 10, 1))
+    assert ("TILED", "0") in padded.lower().kernel.defines
+    short = round_desc(T.FLOAT32, dml.RoundingMode.TOWARD_ZERO, input_strides=(60, 1, 15, 3))
+    assert ("TILED", "0") in short.lower().kernel.defines
 
 
 # (sizes, input strides, output strides) -> (RANK define, coalesced layout); the layouts are the cases above.
@@ -265,7 +286,11 @@ def linear_desc(
     )
 
 
-def linear_defines(dequantize: bool, types: tuple[T, T, T, T], has_zero_point: bool, rank: int) -> tuple[Any, ...]:
+def linear_defines(
+    dequantize: bool, types: tuple[T, T, T, T], has_zero_point: bool, rank: int, *, packed: bool = False
+) -> tuple[Any, ...]:
+    """quantize_linear.cl's interface; PACKED (input and output one run, scale and zero point one value each)
+    loops over 2048 elements per work-item (codegen.PACKED_RUN), the strided walk over 16."""
     input_type, scale_type, zero_point_type, output_type = types
     return (
         ("DEQUANTIZE", "1" if dequantize else "0"),
@@ -277,9 +302,10 @@ def linear_defines(dequantize: bool, types: tuple[T, T, T, T], has_zero_point: b
         ("SCALE_IS_HALF", "1" if scale_type == T.FLOAT16 else "0"),
         ("OUTPUT_IS_HALF", "1" if output_type == T.FLOAT16 else "0"),
         ("HAS_ZERO_POINT", "1" if has_zero_point else "0"),
+        ("PACKED", "1" if packed else "0"),
         ("RANK", str(rank)),
         ("GRID_STRIDE", "0"),
-        ("ELEMENTS_PER_ITEM", "16"),
+        ("ELEMENTS_PER_ITEM", "2048" if packed else "16"),
     )
 
 
@@ -302,16 +328,17 @@ def test_linear_quantization_kernel_spec(dequantize: bool, types: tuple[T, T, T 
     lowered = linear_desc(dequantize, types).lower()
     # Per-tensor scale and zero point (all strides 0) over a packed (1, 3, 4, 5): N dropped, the rest merges in
     # every tensor (input 20 = 5*4, 5 = 1*5; the parameters 0 = 0*k; a null zero point has 0 strides too):
-    # rank 1, 60 elements, 16 per work-item -> 4 work-items. Not packed: the parameters' stride is 0.
+    # rank 1, 60 elements. Not a packed layout (the parameters' stride is 0), but the kernel's PACKED case:
+    # one plain loop of up to 2048 elements per work-item -> 1 work-item.
     layout = ElementwiseLayout(60, (60,), ((1,), (0,), (0,), (1,)))
     # QuantizeLinear divides: it asks for a correctly rounded float division; DequantizeLinear multiplies.
     options = () if dequantize else ("-cl-fp32-correctly-rounded-divide-sqrt",)
     filled = (types[0], types[1], zero_point_type, types[3])
-    defines = linear_defines(dequantize, filled, types[2] is not None, 1)
+    defines = linear_defines(dequantize, filled, types[2] is not None, 1, packed=True)
     expected = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
-    assert lowered == LoweredOperator(kernel=expected, layout=layout, elements_per_work_item=16)
+    assert lowered == LoweredOperator(kernel=expected, layout=layout, elements_per_work_item=2048)
     assert not lowered.layout.packed
-    assert lowered.global_size == 4
+    assert lowered.global_size == 1
 
 
 def test_per_axis_parameters_keep_the_rank() -> None:
@@ -331,7 +358,7 @@ def test_extension_quantize_adds_round_mode(mode: str) -> None:
         False, types, desc_class=ExtElementWiseQuantizeLinearOperatorDesc, rounding_mode=ExtRoundingMode[mode]
     )
     lowered = desc.lower()
-    defines = (*linear_defines(False, types, True, 1), ("ROUND_MODE", str(NGRAPH_MODES.index(mode))))
+    defines = (*linear_defines(False, types, True, 1, packed=True), ("ROUND_MODE", str(NGRAPH_MODES.index(mode))))
     expected = KernelSpec("quantize_linear.cl", "quantize_linear", defines, ("-cl-fp32-correctly-rounded-divide-sqrt",))
     assert lowered.kernel == expected
     assert lowered.layout == ElementwiseLayout(60, (60,), ((1,), (0,), (0,), (1,)))
@@ -368,15 +395,18 @@ def ext_round_desc(
     )
 
 
-def ext_defines(data_type: Any, mode_index: int, rank: int) -> tuple[tuple[str, str], ...]:
+def ext_defines(data_type: Any, mode_index: int, rank: int, *, packed: bool = False) -> tuple[tuple[str, str], ...]:
+    """ext_round.cl's interface; PACKED (both tensors one run) loops over 2048 elements per work-item
+    (codegen.PACKED_RUN), the strided walk over 16."""
     storage, element = EXT_STORAGE[data_type]
     return (
         ("STORAGE", str(storage)),
         ("ROUND_MODE", str(mode_index)),
         ("ELEMENT_T", element),
+        ("PACKED", "1" if packed else "0"),
         ("RANK", str(rank)),
         ("GRID_STRIDE", "0"),
-        ("ELEMENTS_PER_ITEM", "16"),
+        ("ELEMENTS_PER_ITEM", "2048" if packed else "16"),
     )
 
 
@@ -384,12 +414,13 @@ def ext_defines(data_type: Any, mode_index: int, rank: int) -> tuple[tuple[str, 
 @pytest.mark.parametrize("data_type", FLOATS, ids=lambda t: t.name)
 def test_extension_round_kernel_spec(data_type: Any, mode: str) -> None:
     lowered = ext_round_desc(data_type, mode).lower()
-    # Packed (2, 3, 4, 5): rank 1 (the extension kernel has no separate packed variant: RANK is the rank).
-    expected = KernelSpec("ext_round.cl", "ext_round", ext_defines(data_type, NGRAPH_MODES.index(mode), 1))
+    # Packed (2, 3, 4, 5): rank 1, the plain loop (PACKED=1).
+    defines = ext_defines(data_type, NGRAPH_MODES.index(mode), 1, packed=True)
+    expected = KernelSpec("ext_round.cl", "ext_round", defines)
     assert lowered == LoweredOperator(
-        kernel=expected, layout=ElementwiseLayout(120, (120,), ((1,), (1,))), elements_per_work_item=16
+        kernel=expected, layout=ElementwiseLayout(120, (120,), ((1,), (1,))), elements_per_work_item=2048
     )
-    assert lowered.global_size == 8  # 120 elements, 16 per work-item
+    assert lowered.global_size == 1  # 120 elements, 2048 per work-item
 
 
 @pytest.mark.parametrize("mode", NGRAPH_MODES)
