@@ -182,8 +182,9 @@ def _run_packed(call: ArrayCall, device: Device) -> bool:
     dml.round spends a third of its time on the general path's layout analysis, which gives the same answer
     here."""
     output = call.output
-    if not output.flags.c_contiguous or output.nbytes > device.cl_device.max_mem_alloc_size:
-        return False
+    limit = device.cl_device.max_mem_alloc_size
+    if not output.flags.c_contiguous or any(a is not None and a.nbytes > limit for a in (*call.inputs, output)):
+        return False  # an array past one buffer runs in pieces (an input may be larger than the output)
     output_address = output.ctypes.data
     if output_address % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
         return False

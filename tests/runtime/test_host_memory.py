@@ -101,3 +101,20 @@ def test_more_than_the_host_has_is_refused_before_allocating(device: dml.Device)
         check_host_memory(device, too_much)
     check_host_memory(device, MIB)  # fits: no error
     assert device.create_buffer(MIB).read(np.uint8, 4).tolist() == [0, 0, 0, 0]
+
+
+def test_packed_fast_path_leaves_an_input_larger_than_one_buffer_to_the_pieces() -> None:
+    # QuantizeLinear's float32 input is four times its uint8 output: the fast path must look at every array,
+    # or it would make an input buffer past CL_DEVICE_MAX_MEM_ALLOC_SIZE instead of running in pieces.
+    # A stand-in device with a 1 KiB limit: the fast path must decline before touching OpenCL.
+    from types import SimpleNamespace
+
+    from dmlpy.ops.element_wise_quantize_linear import ElementWiseQuantizeLinearOperatorDesc
+    from dmlpy.runtime.array_runner import ArrayCall, _run_packed
+
+    small_device = SimpleNamespace(cl_device=SimpleNamespace(max_mem_alloc_size=1024))
+    x = np.zeros(512, np.float32)  # 2 KiB
+    scale = np.full(512, 0.5, np.float32)
+    out = np.empty(512, np.uint8)  # 512 bytes
+    call = ArrayCall(ElementWiseQuantizeLinearOperatorDesc, (), [x, scale, None], out)
+    assert _run_packed(call, small_device) is False  # type: ignore[arg-type]
