@@ -119,13 +119,19 @@ def compiled_for(
     return _cache.get(device, key, make)
 
 
+def bindable_offset(byte_offset: int) -> bool:
+    """Whether DirectML binds a tensor starting ``byte_offset`` bytes in (an address or a binding offset): only
+    multiples of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16)."""
+    return byte_offset % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT == 0
+
+
 def element_strides(array: npt.NDArray[Any]) -> tuple[int, ...] | None:
     """The array's strides in elements, or None where DirectML cannot bind the array as it lies: negative
     strides, strides that are not a multiple of the element size, or a start that is not a multiple of
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16) bytes. DirectML binds tensors only at such offsets, and drivers
     rely on it: PoCL 3.1's vload_half8 crashes on a float16 array that starts 4 bytes past a 16-byte boundary."""
     itemsize = array.itemsize
-    if array.ctypes.data % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT or any(s < 0 or s % itemsize for s in array.strides):
+    if not bindable_offset(array.ctypes.data) or any(s < 0 or s % itemsize for s in array.strides):
         return None
     return tuple(s // itemsize for s in array.strides)
 
@@ -186,7 +192,7 @@ def _run_packed(call: ArrayCall, device: Device) -> bool:
     if not output.flags.c_contiguous or any(a is not None and a.nbytes > limit for a in (*call.inputs, output)):
         return False  # an array past one buffer runs in pieces (an input may be larger than the output)
     output_address = output.ctypes.data
-    if output_address % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
+    if not bindable_offset(output_address):
         return False
     in_place: list[bool] = []
     for array in call.inputs:
@@ -197,7 +203,7 @@ def _run_packed(call: ArrayCall, device: Device) -> bool:
             return False
         address = array.ctypes.data
         alias = address == output_address and array.dtype == output.dtype
-        if (alias and not call.desc_class.SUPPORTS_IN_PLACE) or address % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT:
+        if (alias and not call.desc_class.SUPPORTS_IN_PLACE) or not bindable_offset(address):
             return False
         if not alias and np.may_share_memory(array, output):
             return False
@@ -207,10 +213,7 @@ def _run_packed(call: ArrayCall, device: Device) -> bool:
     layout = [None if a is None else (a.dtype, strides) for a in (*call.inputs, output)]
     compiled = compiled_for(device, call.desc_class, call.fields, shape, layout)
     spans = [None if a is None else a.reshape(-1) for a in (*call.inputs, output)]
-    try:
-        _bind_and_launch(device, compiled, spans, in_place, output_has_gaps=False)
-    except cl.MemoryError as error:
-        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+    _bind_and_launch(device, compiled, spans, in_place, output_has_gaps=False)
     return True
 
 
@@ -285,10 +288,7 @@ def _dispatch(
     spans = [None if a is None else span(a, s or ()) for a, s in zip(operands, strides, strict=True)]
     output_span = spans[-1]
     assert output_span is not None
-    try:
-        _bind_and_launch(device, compiled, spans, aliased, output_has_gaps=output_span.size != scratch.size)
-    except cl.MemoryError as error:
-        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+    _bind_and_launch(device, compiled, spans, aliased, output_has_gaps=output_span.size != scratch.size)
     if scratch is not target:
         target[...] = scratch
 
@@ -307,7 +307,22 @@ def _bind_and_launch(
     *,
     output_has_gaps: bool,
 ) -> None:
-    """Bind the spans (one per tensor, the output last) through a binding table and record the dispatch."""
+    """Bind the spans (one per tensor, the output last) through a binding table and record the dispatch;
+    OutOfMemoryError where the device cannot hold them."""
+    try:
+        _launch_and_collect(device, compiled, spans, in_place, output_has_gaps=output_has_gaps)
+    except cl.MemoryError as error:
+        raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
+
+
+def _launch_and_collect(
+    device: Device,
+    compiled: CompiledOperator,
+    spans: list[npt.NDArray[Any] | None],
+    in_place: list[bool],
+    *,
+    output_has_gaps: bool,
+) -> None:
     context, queue, flags = device.context, device.queue, cl.mem_flags
     output = spans[-1]
     assert output is not None

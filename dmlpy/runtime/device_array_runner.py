@@ -34,10 +34,9 @@ import pyopencl as cl
 import pyopencl.array as cl_array
 
 from dmlpy.binding import BufferBinding
-from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
-from dmlpy.runtime.array_runner import ArrayCall, compiled_for, run, span, span_bytes
+from dmlpy.runtime.array_runner import ArrayCall, bindable_offset, compiled_for, run, span, span_bytes
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device, check_process
@@ -126,7 +125,7 @@ def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
 
 
 def _bindable(operand: _Operand) -> bool:
-    return operand.offset % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT == 0
+    return bindable_offset(operand.offset)
 
 
 def _overlap(a: _Operand, b: _Operand) -> bool:
