@@ -5,9 +5,9 @@
 // vload_half -> trunc -> vstore_half into half-precision operations, which x86 without AVX512-FP16 runs one
 // element at a time (the float16 Round extension at 0.02-0.2x the copy kernel, 16M elements). These functions
 // do the same conversions with integer and float operations only; each was checked against NumPy's
-// conversions on all 65,536 halves or all 2^32 floats. dmlpy's runtime turns them on with -DDML_HALF_BITS=1 on
-// PoCL (programs.device_options); they rely on float subnormals (no -cl-denorms-are-zero, which dmlpy never
-// passes).
+// conversions on all 65,536 halves or all 2^32 floats. dmlpy's runtime turns them on for whole tensors with
+// -DDML_HALF_BITS=1 on PoCL (programs.device_options); half_store.h stores NaN with half_value_bits everywhere.
+// They rely on float subnormals (no -cl-denorms-are-zero, which dmlpy never passes).
 #ifndef HALF_BITS_H
 #define HALF_BITS_H
 
@@ -43,8 +43,8 @@ inline float half_value(float value)
 }
 
 // The bits of a float that holds a half's value (a rounded half, or half_value's result): the product by
-// 2^-112 is exact and leaves the half's bits 13 places up. Infinity and NaN as vstore_half writes them: the
-// sign, the quiet bit and the top ten payload bits (half_store.h).
+// 2^-112 is exact and leaves the half's bits 13 places up. Infinity as itself, NaN as IEEE conversion gives
+// it: the sign, the quiet bit and the top ten payload bits (half_store.h uses this for NaN).
 inline ushort half_value_bits(float value)
 {
     const uint bits = as_uint(value);
