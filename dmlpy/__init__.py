@@ -15,7 +15,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from dmlpy import ops
+from dmlpy import graph, ops
 from dmlpy.about import RUNTIME_NAMES, package_version
 from dmlpy.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
@@ -28,6 +28,8 @@ from dmlpy.enums import (
     ExecutionFlags,
     Feature,
     FeatureLevel,
+    GraphEdgeType,
+    GraphNodeType,
     OperatorType,
     QuantizationType,
     RoundingMode,
@@ -43,7 +45,19 @@ from dmlpy.errors import (
     OutOfMemoryError,
     UnsupportedError,
 )
-from dmlpy.ops import *  # noqa: F403  # the operator table's descriptors, OperatorDesc, validate
+from dmlpy.graph import Graph
+from dmlpy.graph_desc import (
+    ConstantDataGraphNodeDesc,
+    GraphDesc,
+    GraphEdgeDesc,
+    GraphNodeDesc,
+    InputGraphEdgeDesc,
+    IntermediateGraphEdgeDesc,
+    OperatorGraphNodeDesc,
+    OutputGraphEdgeDesc,
+    validate,  # operators and graphs
+)
+from dmlpy.ops import *  # noqa: F403  # the operator table's descriptors, OperatorDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, calc_buffer_tensor_size
 
 if TYPE_CHECKING:
@@ -102,16 +116,27 @@ __all__ = [
     "DML_TENSOR_DIMENSION_COUNT_MAX1",
     "BindingType",
     "BufferTensorDesc",
+    "ConstantDataGraphNodeDesc",
     "CreateDeviceFlags",
     "DeviceRemovedError",
     "DmlError",
     "ExecutionFlags",
     "Feature",
     "FeatureLevel",
+    "Graph",
+    "GraphDesc",
+    "GraphEdgeDesc",
+    "GraphEdgeType",
+    "GraphNodeDesc",
+    "GraphNodeType",
+    "InputGraphEdgeDesc",
+    "IntermediateGraphEdgeDesc",
     "InvalidArgumentError",
     "KernelBuildError",
+    "OperatorGraphNodeDesc",
     "OperatorType",
     "OutOfMemoryError",
+    "OutputGraphEdgeDesc",
     "QuantizationType",
     "RoundingMode",
     "TensorDataType",
@@ -120,5 +145,6 @@ __all__ = [
     "TensorType",
     "UnsupportedError",
     "calc_buffer_tensor_size",
+    "graph",
 ]
-__all__ += ops.__all__  # names that `import *` gives; the runtime's are looked up lazily
+__all__ += [*ops.__all__, "validate"]  # names that `import *` gives; the runtime's are looked up lazily

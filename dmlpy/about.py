@@ -13,6 +13,7 @@ RUNTIME_NAMES: tuple[str, ...] = (
     "Buffer",
     "BufferBinding",
     "CommandRecorder",
+    "CompiledGraph",
     "CompiledOperator",
     "Device",
     "Operator",

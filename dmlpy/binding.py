@@ -13,7 +13,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel, UInt64
 from dmlpy.problems import DescriptorProblems, Expect
@@ -149,6 +149,35 @@ def check_tensor_binding(bound: BoundTensor) -> None:
             f"{where} binding covers bytes [{binding.offset}, {binding.end}) but the buffer holds "
             f"{binding.buffer.size} bytes; the range must lie inside the buffer"
         )
+
+
+def check_temporary_binding(binding: BufferBinding, required: int, tensors: list[BoundTensor], *, owner: str) -> None:
+    """IDMLBindingTable::BindTemporaryResource's rules: a range of at least the reported TemporaryResourceSize,
+    its Offset a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT, inside the buffer, apart from every tensor (the
+    dispatch writes it)."""
+    where = "bind_temporary_resource: binding"
+    if binding.offset % DML_TEMPORARY_BUFFER_ALIGNMENT:
+        raise InvalidArgumentError(
+            f"{where} Offset is {binding.offset}; a temporary resource starts at a multiple of "
+            f"{DML_TEMPORARY_BUFFER_ALIGNMENT} (DML_TEMPORARY_BUFFER_ALIGNMENT)"
+        )
+    if binding.offset > binding.buffer.size or binding.end > binding.buffer.size:
+        raise InvalidArgumentError(
+            f"{where} covers bytes [{binding.offset}, {binding.end}) but the buffer holds {binding.buffer.size} "
+            "bytes; the range must lie inside the buffer"
+        )
+    if binding.size < required:
+        raise InvalidArgumentError(
+            f"{where} SizeInBytes is {binding.size}; the {owner} reports a TemporaryResourceSize of {required} "
+            "bytes (get_binding_properties), and the range must hold at least that"
+        )
+    for tensor in tensors:
+        if _overlap(tensor.binding, binding):
+            raise InvalidArgumentError(
+                f"the temporary resource ({binding.describe()}) overlaps {tensor.where} "
+                f"({tensor.binding.describe()}); the dispatch writes the temporary resource, so it shares memory "
+                "with no tensor"
+            )
 
 
 def _overlap(a: BufferBinding, b: BufferBinding) -> bool:

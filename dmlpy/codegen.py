@@ -53,6 +53,8 @@ class KernelSpec:
     defines: tuple[tuple[str, str], ...]
     options: tuple[str, ...] = ()
     """Build options beyond the defaults, e.g. -cl-fp32-correctly-rounded-divide-sqrt for a true division."""
+    prelude: str = ""
+    """#define lines written before the file, for what a -D option cannot carry (a fused kernel's statements)."""
 
     @property
     def build_options(self) -> tuple[str, ...]:
@@ -63,7 +65,7 @@ class KernelSpec:
 
     @property
     def source(self) -> str:
-        return kernel_source(self.source_name)
+        return self.prelude + kernel_source(self.source_name)
 
     def specialised_source(self, device_options: Sequence[str] = ()) -> str:
         """The source as the compiler sees it, every -D option (the operator's, then ``device_options``)
@@ -192,7 +194,9 @@ class LaunchProfile:
             shape: tuple[tuple[str, str], ...] = (("GRID_STRIDE", "1"),)
         else:
             shape = (("GRID_STRIDE", "0"), ("ELEMENTS_PER_ITEM", str(run_length)))
-        spec = KernelSpec(kernel.source_name, kernel.kernel_name, (*kernel.defines, *shape), kernel.options)
+        spec = KernelSpec(
+            kernel.source_name, kernel.kernel_name, (*kernel.defines, *shape), kernel.options, kernel.prelude
+        )
         return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self)
 
 

@@ -232,6 +232,23 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     DEQUANTIZE = 174
 
 
+class GraphNodeType(DmlEnum, c_prefix="DML_GRAPH_NODE_TYPE_"):
+    """DML_GRAPH_NODE_TYPE (DML_TARGET_VERSION >= 0x2100; CONSTANT from 0x6200)."""
+
+    INVALID = 0
+    OPERATOR = 1
+    CONSTANT = 2
+
+
+class GraphEdgeType(DmlEnum, c_prefix="DML_GRAPH_EDGE_TYPE_"):
+    """DML_GRAPH_EDGE_TYPE (DML_TARGET_VERSION >= 0x2100)."""
+
+    INVALID = 0
+    INPUT = 1
+    OUTPUT = 2
+    INTERMEDIATE = 3
+
+
 class ExecutionFlags(DmlFlag, c_prefix="DML_EXECUTION_FLAG_"):
     """DML_EXECUTION_FLAGS."""
 

@@ -220,5 +220,4 @@ __all__ = [
     "ExtElementWiseRoundOperatorDesc",
     "OperatorDesc",
     "ScaleBias",
-    "validate",
 ]

@@ -221,6 +221,13 @@ class OperatorDescBase(DmlModel):
         (pure; no OpenCL needed)."""
         raise NotImplementedError(f"{self.operator_name()} has no OpenCL lowering")
 
+    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+        """This operator's output as one OpenCL C expression of its input values, for a graph's fused kernel
+        (``opencl/fused_elementwise.cl`` holds the helpers), or None where it does not fuse. ``inputs`` names each
+        input's value in binding order (None for an absent tensor): a float for FLOAT32 and FLOAT16 (a half's
+        value), the storage type for integers. The fusion rounds the result to a FLOAT16 output's precision."""
+        return None
+
     def explain_lines(self) -> list[str]:
         """What the lowering chose and why, one line each, for ``dmlpy explain``."""
         return []

@@ -20,6 +20,7 @@ ScaleBias for 64 bit types"), so dmlpy refuses ScaleBias on FLOAT64, INT64 and U
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from pydantic import Field
@@ -129,6 +130,21 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
         )
         kernel = KernelSpec("element_wise_identity.cl", "element_wise_identity", defines)
         return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM)
+
+    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+        data_type = self.input_tensor.desc.data_type
+        if data_type in _NO_SCALE_BIAS:
+            return None  # 64-bit values have no register type in a fused kernel
+        value = inputs[0]
+        if self.scale_bias is None:
+            # A half copy goes through float in a fused kernel, which would quieten a signalling NaN that the
+            # copy kernel moves bit for bit.
+            return None if data_type == T.FLOAT16 else value
+        scale, bias = float_literal(self.scale_bias.scale), float_literal(self.scale_bias.bias)
+        if data_type in (T.FLOAT32, T.FLOAT16):
+            return f"scale_bias({value}, {scale}, {bias})"
+        storage = DATA_TYPES[data_type].opencl_storage
+        return f"convert_{storage}_sat_rtz(scale_bias((float){value}, {scale}, {bias}))"
 
     def explain_lines(self) -> list[str]:
         data_type = self.input_tensor.desc.data_type

@@ -9,6 +9,7 @@ Dequantize: output = (input - zero_point) * scale.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import Field
@@ -110,6 +111,15 @@ class _LinearQuantizationDesc(OperatorDescBase):
         options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
         kernel = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
         return profile.lowered(kernel, layout, PACKED_RUN if packed else ELEMENTS_PER_ITEM)
+
+    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+        value, scale, zero_point = inputs
+        zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
+        if self.DEQUANTIZE:
+            return f"dequantize((float){value}, {scale}, {zero})"
+        half_input = "true" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "false"
+        storage = DATA_TYPES[self.output_tensor.desc.data_type].opencl_storage
+        return f"saturate_{storage}(quantize((float){value}, {scale}, {zero}, {half_input}))"
 
 
 class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):

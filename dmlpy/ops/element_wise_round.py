@@ -4,6 +4,8 @@ FLOAT32 and FLOAT16 only; in-place allowed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import Field
 
 from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator, tile_order
@@ -65,6 +67,9 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
         step = profile.vector_width if layout.packed else 1
         kernel = KernelSpec("element_wise_round.cl", "element_wise_round", defines)
         return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM, vector_width=step)
+
+    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+        return f"ROUND_{self.rounding_mode.name}({inputs[0]})"
 
     def explain_lines(self) -> list[str]:
         mode = self.rounding_mode

@@ -11,6 +11,7 @@ from dmlpy.runtime.buffer import Buffer as Buffer
 from dmlpy.runtime.device import Device as Device
 from dmlpy.runtime.device import create_device as create_device
 from dmlpy.runtime.device import default_device as default_device
+from dmlpy.runtime.dispatchables import CompiledGraph as CompiledGraph
 from dmlpy.runtime.dispatchables import CompiledOperator as CompiledOperator
 from dmlpy.runtime.dispatchables import Operator as Operator
 from dmlpy.runtime.dispatchables import OperatorInitializer as OperatorInitializer

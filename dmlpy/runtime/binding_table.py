@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from dmlpy.binding import BoundTensor, BufferBinding, check_aliasing, check_tensor_binding
+from dmlpy.binding import BoundTensor, BufferBinding, check_aliasing, check_temporary_binding, check_tensor_binding
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.buffer import Buffer
-from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, OperatorInitializer
+from dmlpy.runtime.dispatchables import Compiled, CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.tensor import BufferTensorDesc
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ class BindingSnapshot:
     dispatchable: Dispatchable
     inputs: tuple[BoundTensor | None, ...]
     outputs: tuple[BoundTensor | None, ...]
+    temporary: BufferBinding | None = None
 
     def check_made_for(self, dispatchable: Dispatchable) -> None:
         """InvalidArgumentError unless the table was made for ``dispatchable`` (the one being dispatched)."""
@@ -52,11 +53,15 @@ class BindingTable:
         self.dispatchable = self._own("create_binding_table", dispatchable)
         self.inputs: list[BoundTensor | None] = []
         self.outputs: list[BoundTensor | None] = []
+        self.temporary: BufferBinding | None = None
 
     def _own(self, where: str, dispatchable: object) -> Dispatchable:
-        if not isinstance(dispatchable, CompiledOperator | OperatorInitializer):
+        if not isinstance(dispatchable, CompiledOperator | CompiledGraph | OperatorInitializer):
             raise argument_error(
-                where, "dispatchable", dispatchable, "a CompiledOperator or an OperatorInitializer of this device"
+                where,
+                "dispatchable",
+                dispatchable,
+                "a CompiledOperator (compile_operator or compile_graph) or an OperatorInitializer of this device",
             )
         if dispatchable.device is not self.device:
             raise InvalidArgumentError(
@@ -69,12 +74,12 @@ class BindingTable:
         owned = self._own("BindingTable.reset", dispatchable)
         with self._lock:
             self.dispatchable = owned
-            self.inputs, self.outputs = [], []
+            self.inputs, self.outputs, self.temporary = [], [], None
 
     def snapshot(self) -> BindingSnapshot:
         """The dispatchable and its bindings as one consistent state (see BindingSnapshot)."""
         with self._lock:
-            return BindingSnapshot(self.dispatchable, tuple(self.inputs), tuple(self.outputs))
+            return BindingSnapshot(self.dispatchable, tuple(self.inputs), tuple(self.outputs), self.temporary)
 
     def _bind(
         self,
@@ -149,8 +154,28 @@ class BindingTable:
             self.outputs = outputs
 
     def bind_temporary_resource(self, binding: BufferBinding | None) -> None:
-        """IDMLBindingTable::BindTemporaryResource: dmlpy's operators need none, so only None is accepted."""
-        self._refuse_resource("temporary", binding)
+        """IDMLBindingTable::BindTemporaryResource: where ``get_binding_properties()`` reports a
+        TemporaryResourceSize (a compiled graph whose values pass between kernels), a range of at least that
+        many bytes starting at a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT (256); elsewhere only None."""
+        with self._lock:
+            required = self._temporary_size()
+            if required == 0:
+                self._refuse_resource("temporary", binding)
+                self.temporary = None
+                return
+            if binding is None:
+                self.temporary = None
+                return
+            if not isinstance(binding, BufferBinding):
+                raise argument_error("bind_temporary_resource", "binding", binding, "a dml.BufferBinding or None")
+            self._check_buffer("the temporary resource", binding)
+            tensors = [entry for entry in (*self.inputs, *self.outputs) if entry is not None]
+            check_temporary_binding(binding, required, tensors, owner=self.dispatchable.describe())
+            self.temporary = binding
+
+    def _temporary_size(self) -> int:
+        compiled = self._compiled()
+        return compiled.get_binding_properties().temporary_resource_size if compiled is not None else 0
 
     def bind_persistent_resource(self, binding: BufferBinding | None) -> None:
         """IDMLBindingTable::BindPersistentResource: dmlpy's operators need none, so only None is accepted."""
@@ -164,11 +189,11 @@ class BindingTable:
                 "resource size of 0 (get_binding_properties); bind None"
             )
 
-    def _compiled(self) -> CompiledOperator | None:
-        return self.dispatchable if isinstance(self.dispatchable, CompiledOperator) else None
+    def _compiled(self) -> Compiled | None:
+        return None if isinstance(self.dispatchable, OperatorInitializer) else self.dispatchable
 
     def check_snapshot(
-        self, snapshot: BindingSnapshot, compiled: CompiledOperator
+        self, snapshot: BindingSnapshot, compiled: Compiled
     ) -> list[tuple[BoundTensor | None, cl.Buffer | None]]:
         """Check ``snapshot`` completely against ``compiled``, the operator about to be launched: the table is
         made for it, every tensor is bound (and only those), each binding fits that operator's tensor (offset,
@@ -207,6 +232,24 @@ class BindingTable:
         _check_aliasing(compiled, inputs, outputs)
         return checked
 
+    def check_temporary(self, snapshot: BindingSnapshot, compiled: Compiled) -> tuple[BufferBinding, cl.Buffer] | None:
+        """The snapshot's temporary resource and its memory, checked against ``compiled``'s reported size and
+        the snapshot's tensors; None where ``compiled`` needs none."""
+        required = compiled.get_binding_properties().temporary_resource_size
+        if required == 0:
+            return None
+        binding = snapshot.temporary
+        if binding is None:
+            raise InvalidArgumentError(
+                f"the {compiled.describe()} reports a TemporaryResourceSize of {required} bytes "
+                "(get_binding_properties), and no temporary resource is bound: call "
+                "table.bind_temporary_resource(dml.BufferBinding(buffer, offset, size)) first"
+            )
+        memory = self._check_buffer("the temporary resource", binding)
+        tensors = [entry for entry in (*snapshot.inputs, *snapshot.outputs) if entry is not None]
+        check_temporary_binding(binding, required, tensors, owner=compiled.describe())
+        return binding, memory
+
 
 def _what_binding(binding: object) -> str:
     if isinstance(binding, BufferBinding):
@@ -218,10 +261,10 @@ def _what_binding(binding: object) -> str:
 
 
 def _check_aliasing(
-    compiled: CompiledOperator, inputs: Sequence[BoundTensor | None], outputs: Sequence[BoundTensor | None]
+    compiled: Compiled, inputs: Sequence[BoundTensor | None], outputs: Sequence[BoundTensor | None]
 ) -> None:
     check_aliasing(
         [b for b in inputs if b is not None],
         [b for b in outputs if b is not None],
-        supports_in_place=compiled.desc.SUPPORTS_IN_PLACE,
+        supports_in_place=compiled.supports_in_place,
     )

@@ -11,16 +11,35 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
+import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
-from dmlpy.enums import DmlEnum, DmlFlag, ExecutionFlags, Feature, FeatureLevel, TensorDataType, TensorFlags
+from dmlpy.enums import (
+    DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
+    DmlEnum,
+    DmlFlag,
+    ExecutionFlags,
+    Feature,
+    FeatureLevel,
+    TensorDataType,
+    TensorFlags,
+)
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
+from dmlpy.fusion import plan_graph
+from dmlpy.graph_desc import ConstantDataGraphNodeDesc, GraphDesc, OperatorGraphNodeDesc
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
-from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, Operator, OperatorInitializer
+from dmlpy.runtime.dispatchables import (
+    Compiled,
+    CompiledGraph,
+    CompiledOperator,
+    Dispatchable,
+    Operator,
+    OperatorInitializer,
+)
 from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
 from dmlpy.runtime.programs import launch_profile as launch_profile_for
@@ -194,19 +213,77 @@ class Device:
             raise InvalidArgumentError(f"compile_operator: operator {operator.describe()} belongs to another device")
         execution_flags = _parse(ExecutionFlags, "compile_operator", "flags", flags)
         desc = operator.desc
-        for field in desc.INPUTS:
-            tensor = getattr(desc, field)
-            if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
-                raise UnsupportedError(
-                    f"{desc.operator_name()}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
-                    "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
-                    "without the flag"
-                )
+        self._refuse_owned_by_dml(desc)
         lowered = desc.lower(self.launch_profile)
         launchable = Launchable.create(self.programs, lowered)
         return CompiledOperator(operator, execution_flags, lowered, launchable, self.programs.device_options)
 
-    def create_operator_initializer(self, operators: Sequence[CompiledOperator]) -> OperatorInitializer:
+    @staticmethod
+    def _refuse_owned_by_dml(desc: OperatorDescBase, where: str = "") -> None:
+        for field in desc.INPUTS:
+            tensor = getattr(desc, field)
+            if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
+                raise UnsupportedError(
+                    f"{where}{desc.operator_name()}.{desc.c_field(field)} has DML_TENSOR_FLAG_OWNED_BY_DML; dmlpy "
+                    "does not implement persistent (initializer-bound) tensors yet, so bind it at execution "
+                    "without the flag"
+                )
+
+    def compile_graph(
+        self, graph_desc: GraphDesc, flags: ExecutionFlags | int = ExecutionFlags.NONE, *, fuse: bool = True
+    ) -> CompiledGraph:
+        """IDMLDevice1::CompileGraph: validate ``graph_desc`` against this device's feature level (every rule in
+        docs/graphs.md), plan its kernels (chains and trees of element-wise nodes fused into one kernel each),
+        build them, and return a compiled operator bound and dispatched like ``compile_operator``'s: inputs in
+        graph input order, outputs in graph output order, and a temporary resource where
+        ``get_binding_properties()`` reports one. ``fuse=False`` (dmlpy's, not DirectML's) runs every node as its
+        own kernel, the values between them in the temporary resource: the graph one node at a time."""
+        check_process()
+        if not isinstance(graph_desc, GraphDesc):
+            raise argument_error(
+                "compile_graph", "graph_desc", graph_desc, "a dml.GraphDesc (DML_GRAPH_DESC), or dml.Graph's .desc"
+            )
+        if not isinstance(fuse, bool):
+            raise argument_error("compile_graph", "fuse", fuse, "True or False")
+        execution_flags = _parse(ExecutionFlags, "compile_graph", "flags", flags)
+        analysis = graph_desc.validate_on(
+            self.feature_level, extensions=self.extensions, capabilities=self.capabilities
+        )
+        for node in analysis.order:
+            node_desc = graph_desc.nodes[node].desc
+            assert isinstance(node_desc, OperatorGraphNodeDesc)
+            self._refuse_owned_by_dml(node_desc.op, f"{graph_desc.node_label(node)}.")
+        plan = plan_graph(graph_desc, analysis, self.launch_profile, fuse=fuse)
+        launchables = [Launchable.create(self.programs, step.lowered) for step in plan.steps]
+        return CompiledGraph(
+            self,
+            graph_desc,
+            analysis,
+            execution_flags,
+            plan,
+            launchables,
+            self._constant_data(graph_desc),
+            self.programs.device_options,
+        )
+
+    def _constant_data(self, graph_desc: GraphDesc) -> tuple[cl.Buffer | None, dict[int, int]]:
+        """The graph's constant nodes' data in one buffer, each at a multiple of 16 bytes: (memory, offset by
+        node)."""
+        offsets: dict[int, int] = {}
+        chunks: list[bytes] = []
+        end = 0
+        for index, node in enumerate(graph_desc.nodes):
+            if isinstance(node.desc, ConstantDataGraphNodeDesc):
+                start = -(-end // DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+                chunks.append(bytes(start - end) + node.desc.data)
+                offsets[index] = start
+                end = start + len(node.desc.data)
+        if not offsets:
+            return None, offsets
+        buffer = self.upload(np.frombuffer(b"".join(chunks), dtype=np.uint8))
+        return buffer.memory, offsets
+
+    def create_operator_initializer(self, operators: Sequence[Compiled]) -> OperatorInitializer:
         """IDMLDevice::CreateOperatorInitializer."""
         if not isinstance(operators, Iterable) or isinstance(operators, str | bytes):
             raise argument_error(

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from dmlpy.binding import BindingProperties
+import pyopencl as cl
+
+from dmlpy.binding import BindingProperties, BoundTensor, BufferBinding
 from dmlpy.codegen import LoweredOperator
 from dmlpy.dtypes import element_size
 from dmlpy.enums import ExecutionFlags
 from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.fusion import GraphPlan, TensorRef
+from dmlpy.graph_desc import GraphAnalysis, GraphDesc
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.programs import Launchable
 from dmlpy.tensor import BufferTensorDesc
@@ -87,6 +91,28 @@ class CompiledOperator:
     def output_descs(self) -> list[BufferTensorDesc | None]:
         return self._output_descs
 
+    @property
+    def supports_in_place(self) -> bool:
+        """Whether an output may be bound to an input's memory (DirectML's rule: same range and layout)."""
+        return self.desc.SUPPORTS_IN_PLACE
+
+    @property
+    def kernel_count(self) -> int:
+        """Kernels one dispatch launches: one."""
+        return 1
+
+    def launch(
+        self,
+        queue: cl.CommandQueue,
+        tensors: Sequence[tuple[BoundTensor | None, cl.Buffer | None]],
+        temporary: tuple[BufferBinding, cl.Buffer] | None,
+        wait_for: Sequence[cl.Event] | None,
+    ) -> cl.Event:
+        """Enqueue the kernel over checked bindings (binding order; None for an absent optional tensor)."""
+        offsets = self.element_offsets([entry.binding.offset if entry else 0 for entry, _ in tensors])
+        memories = [memory for _, memory in tensors]
+        return self.launchable.launch(queue, list(zip(memories, offsets, strict=True)), wait_for)
+
     def get_binding_properties(self) -> BindingProperties:
         """DML_BINDING_PROPERTIES: one descriptor per tensor; Round needs no temporary or persistent memory."""
         return BindingProperties(
@@ -108,21 +134,133 @@ class CompiledOperator:
         return f"<dmlpy.CompiledOperator {self.desc.describe()} {state}>"
 
 
+class CompiledGraph:
+    """IDMLCompiledOperator from IDMLDevice1::CompileGraph: bound and dispatched exactly like a compiled operator,
+    its inputs in graph input order and its outputs in graph output order.
+
+    One dispatch launches ``kernel_count`` kernels in order (``plan.steps``): fused groups of element-wise nodes
+    and single nodes. Values passed between kernels live in the temporary resource, whose size
+    ``get_binding_properties`` reports and the caller binds with ``bind_temporary_resource``; constant nodes'
+    data lives in a buffer of the compiled graph's own. A graph never runs in place: each kernel would have to
+    read an input after an earlier one wrote an output over it."""
+
+    def __init__(
+        self,
+        device: Device,
+        desc: GraphDesc,
+        analysis: GraphAnalysis,
+        flags: ExecutionFlags,
+        plan: GraphPlan,
+        launchables: Sequence[Launchable],
+        constants: tuple[cl.Buffer | None, dict[int, int]],
+        device_options: tuple[str, ...],
+    ) -> None:
+        self.device = device
+        self.graph = desc
+        self.analysis = analysis
+        self.flags = flags
+        self.plan = plan
+        self.device_options = device_options
+        self.initialized = False
+        self._launchables = list(launchables)
+        self._constants, self._constant_offsets = constants
+        self.input_names = [f"graph input {k}" for k in range(desc.input_count)]
+        self.output_names = [f"graph output {k}" for k in range(desc.output_count)]
+
+    name = "DML_GRAPH_DESC"
+    supports_in_place = False
+
+    @property
+    def kernel_count(self) -> int:
+        """Kernels one dispatch launches (1 when the whole graph fused into one)."""
+        return len(self.plan.steps)
+
+    @property
+    def source(self) -> str:
+        """Every kernel's OpenCL C source, in launch order, with its specialisation written out."""
+        parts = []
+        for index, step in enumerate(self.plan.steps):
+            nodes = ", ".join(self.graph.node_label(node) for node in step.nodes)
+            kind = "fused kernel" if step.fused else "kernel"
+            parts.append(f"// ==== {kind} {index + 1} of {self.kernel_count}: {nodes}\n")
+            parts.append(step.lowered.kernel.specialised_source(self.device_options))
+        return "\n".join(parts)
+
+    def input_descs(self) -> list[BufferTensorDesc | None]:
+        return list(self.analysis.input_descs)
+
+    def output_descs(self) -> list[BufferTensorDesc | None]:
+        return list(self.analysis.output_descs)
+
+    def get_binding_properties(self) -> BindingProperties:
+        """DML_BINDING_PROPERTIES: a descriptor per graph input and output, and the temporary resource the values
+        between kernels need (0 when the graph runs as one kernel)."""
+        return BindingProperties(
+            required_descriptor_count=self.graph.input_count + self.graph.output_count,
+            temporary_resource_size=self.plan.temporary_size,
+            persistent_resource_size=0,
+        )
+
+    def launch(
+        self,
+        queue: cl.CommandQueue,
+        tensors: Sequence[tuple[BoundTensor | None, cl.Buffer | None]],
+        temporary: tuple[BufferBinding, cl.Buffer] | None,
+        wait_for: Sequence[cl.Event] | None,
+    ) -> cl.Event:
+        """Enqueue every kernel over checked bindings, each after the one before."""
+        inputs = tensors[: self.graph.input_count]
+        outputs = tensors[self.graph.input_count :]
+
+        def bound(ref: TensorRef | None) -> tuple[cl.Buffer | None, int]:
+            if ref is None:
+                return None, 0
+            size = element_size(ref.desc.data_type)
+            if ref.kind in ("input", "output"):
+                entry, memory = (inputs if ref.kind == "input" else outputs)[ref.index]
+                assert entry is not None
+                return memory, entry.binding.offset // size
+            if ref.kind == "temporary":
+                assert temporary is not None, "the binding table checked that the temporary resource is bound"
+                binding, memory = temporary
+                return memory, (binding.offset + self.plan.temporary_offsets[ref.index]) // size
+            return self._constants, self._constant_offsets[ref.index] // size
+
+        event: cl.Event | None = None
+        for step, launchable in zip(self.plan.steps, self._launchables, strict=True):
+            after = wait_for if event is None else [event]
+            event = launchable.launch(queue, [bound(ref) for ref in step.tensors], after)
+        assert event is not None
+        return event
+
+    def describe(self) -> str:
+        """For messages: ``compiled graph of 3 operator nodes``."""
+        return f"compiled {self.graph.describe()}"
+
+    def __repr__(self) -> str:
+        state = "initialized" if self.initialized else "not initialized"
+        return f"<dmlpy.CompiledGraph {self.graph.describe()} in {self.kernel_count} kernels, {state}>"
+
+
+Compiled = CompiledOperator | CompiledGraph
+"""What compile_operator and compile_graph return: bound, initialized and dispatched alike."""
+
+
 class OperatorInitializer:
     """IDMLOperatorInitializer: dispatching it initializes its compiled operators, once each."""
 
-    def __init__(self, device: Device, operators: Sequence[CompiledOperator]) -> None:
+    def __init__(self, device: Device, operators: Sequence[Compiled]) -> None:
         self.device = device
-        self.operators: list[CompiledOperator] = []
+        self.operators: list[Compiled] = []
         self.reset(operators)
 
-    def reset(self, operators: Sequence[CompiledOperator]) -> None:
+    def reset(self, operators: Sequence[Compiled]) -> None:
         """IDMLOperatorInitializer::Reset: retarget the initializer."""
         if not isinstance(operators, Iterable) or isinstance(operators, str | bytes):
             raise argument_error("OperatorInitializer", "operators", operators, "a list of CompiledOperator")
         operators = list(operators)
         for index, compiled in enumerate(operators):
-            if not isinstance(compiled, CompiledOperator):
+            if not isinstance(compiled, CompiledOperator | CompiledGraph):
                 raise argument_error(
                     "OperatorInitializer", f"operators[{index}]", compiled, "a CompiledOperator of this device"
                 )
@@ -145,12 +283,16 @@ class OperatorInitializer:
 
     def describe(self) -> str:
         """For messages: ``operator initializer of ELEMENT_WISE_ROUND (FLOAT16, TOWARD_INFINITY)``."""
-        targets = ", ".join(compiled.desc.describe() for compiled in self.operators) or "no operators"
+        targets = ", ".join(_described(compiled) for compiled in self.operators) or "no operators"
         return f"operator initializer of {targets}"
 
     def __repr__(self) -> str:
         return f"<dmlpy.OperatorInitializer of {len(self.operators)} operators>"
 
 
-Dispatchable = CompiledOperator | OperatorInitializer
+def _described(compiled: Compiled) -> str:
+    return compiled.desc.describe() if isinstance(compiled, CompiledOperator) else compiled.graph.describe()
+
+
+Dispatchable = CompiledOperator | CompiledGraph | OperatorInitializer
 """What a binding table is made for and a command recorder dispatches."""

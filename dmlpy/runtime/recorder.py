@@ -9,7 +9,7 @@ import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.dispatchables import CompiledOperator, Dispatchable, OperatorInitializer
+from dmlpy.runtime.dispatchables import CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
@@ -44,7 +44,7 @@ class CommandRecorder:
         where = "record_dispatch"
         if not isinstance(queue, cl.CommandQueue):
             raise argument_error(where, "queue", queue, "a pyopencl.CommandQueue of this device's context")
-        if not isinstance(dispatchable, CompiledOperator | OperatorInitializer):
+        if not isinstance(dispatchable, CompiledOperator | CompiledGraph | OperatorInitializer):
             raise argument_error(
                 where, "dispatchable", dispatchable, "a CompiledOperator or an OperatorInitializer of this device"
             )
@@ -70,8 +70,7 @@ class CommandRecorder:
                 "device.create_operator_initializer([compiled]) first"
             )
         checked = table.check_snapshot(snapshot, dispatchable)
+        temporary = table.check_temporary(snapshot, dispatchable)
         # An absent optional tensor stays in its argument slot as a NULL buffer, so every kernel of an operator
         # keeps one positional signature. ``checked`` holds the memory objects until the launch has enqueued.
-        offsets = dispatchable.element_offsets([entry.binding.offset if entry else 0 for entry, _ in checked])
-        memories = [memory for _, memory in checked]
-        return dispatchable.launchable.launch(queue, list(zip(memories, offsets, strict=True)), wait_for)
+        return dispatchable.launch(queue, checked, temporary, wait_for)

@@ -1,0 +1,314 @@
+"""How a validated graph runs: which nodes share one kernel, where the values between kernels live, and the
+fused kernel's lowering (pure; the runtime launches the plan).
+
+Nodes are taken in the graph's topological order and grouped greedily: a node joins the group before it when
+both fuse (the operator gives a ``fused_expression``), share their Sizes (every operator here is element-wise,
+so a group is one index space) and the group's kernel still binds at most MAX_FUSED_TENSORS tensors. A group of
+one node runs the operator's own kernel, exactly as ``compile_operator`` would; a larger group runs
+``opencl/fused_elementwise.cl``, its values carried in registers. A node output read by a later group lives in
+the temporary resource (or in the graph output it also is).
+
+Fusion is bit-identical to the nodes one by one: a value is rounded to its edge's data type where the nodes one
+by one would store it (TO_HALF for FLOAT16; the quantizing conversion for 8-bit integers), and each operator's
+expression is the arithmetic of its own kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from dmlpy.codegen import PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator, coalesce
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT, TensorDataType
+from dmlpy.graph_desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.tensor import BufferTensorDesc
+
+MAX_FUSED_TENSORS = 8
+"""Tensors one fused kernel binds at most (opencl/fused_elementwise.cl's parameter list)."""
+FUSED_ELEMENTS_PER_ITEM = 1024
+"""Consecutive elements per work-item of a fused kernel under the "cpu" profile when not packed."""
+
+_REGISTER_TYPES: dict[AnyDataType, str] = {
+    TensorDataType.FLOAT32: "float",
+    TensorDataType.FLOAT16: "float",  # a half's value, exact in float
+    TensorDataType.UINT32: "uint",
+    TensorDataType.UINT16: "ushort",
+    TensorDataType.UINT8: "uchar",
+    TensorDataType.INT32: "int",
+    TensorDataType.INT16: "short",
+    TensorDataType.INT8: "char",
+}
+"""The type a value of each data type has between the nodes of a fused kernel."""
+
+
+@dataclass(frozen=True)
+class TensorRef:
+    """What one tensor of a kernel launch is bound to."""
+
+    kind: Literal["input", "output", "temporary", "constant"]
+    index: int
+    """The graph input or output, the temporary region, or the constant node."""
+    desc: BufferTensorDesc
+
+
+@dataclass(frozen=True)
+class Step:
+    """One kernel launch of a compiled graph."""
+
+    nodes: tuple[int, ...]
+    lowered: LoweredOperator
+    tensors: tuple[TensorRef | None, ...]
+    """Per kernel tensor in binding order, what it is bound to (None for an operator's absent optional one)."""
+
+    @property
+    def fused(self) -> bool:
+        return len(self.nodes) > 1
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    """The kernels of a compiled graph in launch order, and the memory between them."""
+
+    steps: tuple[Step, ...]
+    temporary_offsets: tuple[int, ...]
+    """Byte offset of each temporary region within the temporary resource."""
+    temporary_size: int
+    """TemporaryResourceSize: the bytes every temporary region needs (0 when every value stays in registers)."""
+
+
+def fuses(op: OperatorDescBase) -> bool:
+    """Whether a node running ``op`` can join a fused kernel."""
+    tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
+    if any(t.desc.data_type not in _REGISTER_TYPES for t in tensors):
+        return False
+    return op.fused_expression([f"v{i}" for i in range(len(op.INPUTS))]) is not None
+
+
+def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:
+    """The launches that compute ``graph`` (validated, with its ``analysis``) on devices of ``profile``'s kind;
+    ``fuse=False`` runs every node as its own kernel, its outputs in the temporary resource."""
+    groups = _groups(graph, analysis, fuse)
+    group_of = {node: g for g, group in enumerate(groups) for node in group}
+    graph_output_of = {producer: k for k, producer in enumerate(analysis.outputs)}
+    temporaries: dict[tuple[int, int], int] = {}
+    offsets: list[int] = []
+    end = 0
+
+    def stored_in(node: int, output: int) -> TensorRef | None:
+        """Where a node output is stored, if it is: its graph output, else a temporary region when a later group
+        reads it."""
+        nonlocal end
+        desc = _op(graph, node).output_tensors()[output]
+        assert desc is not None
+        if (node, output) in graph_output_of:
+            return TensorRef("output", graph_output_of[(node, output)], desc.desc)
+        readers = analysis.consumers.get(Source("node", node, output), ())
+        if all(group_of[reader] == group_of[node] for reader, _ in readers) and len(groups[group_of[node]]) > 1:
+            return None  # stays in registers
+        if (node, output) not in temporaries:
+            end = _aligned(end, DML_TEMPORARY_BUFFER_ALIGNMENT if not offsets else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)
+            temporaries[(node, output)] = len(offsets)
+            offsets.append(end)
+            end += desc.desc.total_tensor_size_in_bytes
+        return TensorRef("temporary", temporaries[(node, output)], desc.desc)
+
+    def read_from(source: Source, desc: BufferTensorDesc) -> TensorRef:
+        if source.kind == "input":
+            return TensorRef("input", source.index, desc)
+        if source.kind == "constant":
+            return TensorRef("constant", source.index, desc)
+        ref = stored_in(source.index, source.output)
+        assert ref is not None, "a value read across kernels is stored"
+        return ref
+
+    steps: list[Step] = []
+    for group in groups:
+        if len(group) == 1:
+            steps.append(_single_step(graph, analysis, group[0], profile, read_from, stored_in))
+        else:
+            steps.append(_fused_step(graph, analysis, group, profile, read_from, stored_in))
+    return GraphPlan(tuple(steps), tuple(offsets), end)
+
+
+def _aligned(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def _op(graph: GraphDesc, node: int) -> OperatorDescBase:
+    desc = graph.nodes[node].desc
+    assert isinstance(desc, OperatorGraphNodeDesc)
+    return desc.op
+
+
+def _sizes(op: OperatorDescBase) -> tuple[int, ...]:
+    first = op.input_tensors()[0]
+    assert first is not None
+    return first.desc.sizes
+
+
+def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for node in analysis.order:
+        op = _op(graph, node)
+        current = groups[-1] if groups else None
+        if (
+            fuse
+            and current is not None
+            and fuses(op)
+            and all(fuses(_op(graph, other)) for other in current)
+            and _sizes(_op(graph, current[0])) == _sizes(op)
+            and _tensor_count(graph, analysis, [*current, node]) <= MAX_FUSED_TENSORS
+        ):
+            current.append(node)
+        else:
+            groups.append([node])
+    return groups
+
+
+def _tensor_count(graph: GraphDesc, analysis: GraphAnalysis, group: Sequence[int]) -> int:
+    """Tensors a fused kernel of ``group`` binds, counting every output read outside the group so far as
+    stored (an upper bound: later members only make it smaller)."""
+    members = set(group)
+    reads = {
+        (source, _input_desc(graph, node, slot))
+        for (node, slot), source in analysis.sources.items()
+        if node in members and not (source.kind == "node" and source.index in members)
+    }
+    writes = 0
+    for node in group:
+        for output in range(len(_op(graph, node).OUTPUTS)):
+            readers = analysis.consumers.get(Source("node", node, output), ())
+            if (node, output) in analysis.outputs or any(reader not in members for reader, _ in readers):
+                writes += 1
+    return len(reads) + writes
+
+
+def _input_desc(graph: GraphDesc, node: int, slot: int) -> BufferTensorDesc:
+    tensor = _op(graph, node).input_tensors()[slot]
+    assert tensor is not None
+    return tensor.desc
+
+
+ReadFrom = Callable[[Source, BufferTensorDesc], TensorRef]
+"""Where a kernel reads a value from (a graph input, a constant, a stored node output)."""
+StoredIn = Callable[[int, int], "TensorRef | None"]
+"""Where a node output is stored, if it is."""
+
+
+def _single_step(
+    graph: GraphDesc,
+    analysis: GraphAnalysis,
+    node: int,
+    profile: LaunchProfile,
+    read_from: ReadFrom,
+    stored_in: StoredIn,
+) -> Step:
+    op = _op(graph, node)
+    tensors: list[TensorRef | None] = []
+    for slot, tensor in enumerate(op.input_tensors()):
+        source = analysis.sources.get((node, slot))
+        tensors.append(read_from(source, tensor.desc) if source is not None and tensor is not None else None)
+    for output, tensor in enumerate(op.output_tensors()):
+        ref = stored_in(node, output)
+        tensors.append(ref if ref is not None or tensor is None else None)
+    return Step((node,), op.lower(profile), tuple(tensors))
+
+
+def _fused_step(
+    graph: GraphDesc,
+    analysis: GraphAnalysis,
+    group: Sequence[int],
+    profile: LaunchProfile,
+    read_from: ReadFrom,
+    stored_in: StoredIn,
+) -> Step:
+    members = set(group)
+    arguments: list[TensorRef] = []
+    loads: dict[tuple[Source, BufferTensorDesc], int] = {}
+    values: dict[tuple[int, int], str] = {}
+    statements: list[str] = []
+    options: set[str] = set()
+    for node in group:
+        op = _op(graph, node)
+        names: list[str | None] = []
+        for slot, tensor in enumerate(op.input_tensors()):
+            source = analysis.sources.get((node, slot))
+            if tensor is None or source is None:
+                names.append(None)
+            elif source.kind == "node" and source.index in members:
+                names.append(values[(source.index, source.output)])
+            else:
+                key = (source, tensor.desc)
+                if key not in loads:
+                    loads[key] = len(arguments)
+                    arguments.append(read_from(source, tensor.desc))
+                names.append(f"in{loads[key]}")
+        expression = op.fused_expression(names)
+        assert expression is not None
+        (output,) = op.output_tensors()
+        assert output is not None
+        data_type = output.desc.data_type
+        if data_type == TensorDataType.FLOAT16:
+            expression = f"TO_HALF({expression})"
+        name = f"v{node}"
+        label = _comment(graph.node_label(node))
+        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {label} */")
+        values[(node, 0)] = name
+        options.update(op.lower(profile).kernel.options)
+    stores: list[tuple[int, str, BufferTensorDesc]] = []
+    for node in group:
+        ref = stored_in(node, 0)
+        if ref is not None:
+            stores.append((len(arguments), values[(node, 0)], ref.desc))
+            arguments.append(ref)
+    layout = coalesce(arguments[0].desc.sizes, [ref.desc.effective_strides for ref in arguments])
+    inner = [strides[-1] for strides in layout.strides]
+    packed = layout.rank == 1 and all(step in (0, 1) for step in inner)
+    rows = not packed and not profile.grid_stride and all(step in (0, 1) for step in inner)
+    prologue: list[str] = []
+    loaded: list[str] = []
+    for (_, desc), k in loads.items():
+        half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
+        once = packed and inner[k] == 0
+        target = prologue if once else loaded
+        target.append(f"const {_REGISTER_TYPES[desc.data_type]} in{k} = LOAD{'_ONE' if once else ''}{half}({k});")
+    for k, value, desc in stores:
+        half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
+        statements.append(f"STORE{half}({k}, {value});")
+    lines = [
+        f"// Fused: {' -> '.join(graph.node_label(node) for node in group)}",
+        f"#define TENSOR_COUNT {len(arguments)}",
+    ]
+    for k, ref in enumerate(arguments):
+        storage = DATA_TYPES[ref.desc.data_type].opencl_storage
+        lines.append(f"#define TENSOR{k}_T {storage}")
+        lines.append(f"#define STEP{k} {inner[k] if inner[k] in (0, 1) else 1}")
+    lines.append(_macro("FUSED_PROLOGUE", prologue))
+    lines.append(_macro("FUSED_BODY", [*loaded, *statements]))
+    defines = [("PACKED", "1" if packed else "0"), ("ROWS", "1" if rows else "0")]
+    if rows:
+        defines += [("RANK", str(layout.rank - 1)), ("ROW_DIM", str(layout.rank - 1))]
+    else:
+        defines += [("RANK", str(layout.rank))]
+    kernel = KernelSpec(
+        "fused_elementwise.cl", "fused_elementwise", tuple(defines), tuple(sorted(options)), "\n".join(lines) + "\n"
+    )
+    lowered = profile.lowered(kernel, layout, PACKED_RUN if packed else FUSED_ELEMENTS_PER_ITEM)
+    return Step(tuple(group), lowered, tuple(arguments))
+
+
+def _comment(text: str) -> str:
+    """``text`` safe inside a C comment and a macro: a node's Name is the user's."""
+    return re.sub(r"[^A-Za-z0-9 _.,:()\[\]\"'-]", "?", text)
+
+
+def _macro(name: str, statements: Sequence[str]) -> str:
+    """A #define of ``statements``, one per continued line, as the program's source shows it."""
+    if not statements:
+        return f"#define {name}"
+    body = " \\\n".join(f"    {statement}" for statement in statements)
+    return f"#define {name} \\\n{body}"

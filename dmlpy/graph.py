@@ -1,0 +1,393 @@
+"""A graph builder in the spirit of DirectMLX (``dml::Graph``, ``dml::Round(expr, mode)``): expressions in,
+DML_GRAPH_DESC out, output descs inferred.
+
+    g = dml.Graph(device)                    # or dml.Graph(dml.FeatureLevel.FL_6_2) to build without a device
+    x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=(1, 1, 4, 4)))
+    s = g.input(scale_desc)                  # the same Sizes as x, 0-strides to broadcast
+    y = dml.graph.quantize_linear(dml.graph.round(dml.graph.dequantize_linear(x, s), mode="toward_zero"), s)
+    g.desc_for([y])                          # the DML_GRAPH_DESC (g.desc: for the expressions nothing reads)
+    compiled = g.compile([y])                # device.compile_graph(...)
+
+Each call builds its node's descriptor and validates it at the graph's feature level at once, so a mistake
+raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``).
+Output tensors are packed (DirectMLX's default tensor policy): the input's Sizes, no Strides. Graph inputs are
+numbered in the order ``input`` is called. A number given as a scale or zero point becomes a constant node
+(DML_FEATURE_LEVEL_6_2 and up), broadcast with 0-strides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from dmlpy.dtypes import DATA_TYPES
+from dmlpy.enums import (
+    ExecutionFlags,
+    ExtRoundingMode,
+    FeatureLevel,
+    RoundingMode,
+    TensorDataType,
+)
+from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
+from dmlpy.graph_desc import (
+    CONSTANT_LEVEL,
+    ConstantDataGraphNodeDesc,
+    GraphDesc,
+    GraphEdgeDesc,
+    GraphNodeDesc,
+    InputGraphEdgeDesc,
+    IntermediateGraphEdgeDesc,
+    OperatorGraphNodeDesc,
+    OutputGraphEdgeDesc,
+)
+from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
+from dmlpy.ops import (
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseIdentityOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+    ElementWiseRoundOperatorDesc,
+    ScaleBias,
+)
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
+
+
+class GraphCompiler(Protocol):
+    """What ``Graph`` needs of a device: its feature level and CompileGraph (a dmlpy Device)."""
+
+    feature_level: FeatureLevel
+
+    def compile_graph(self, graph_desc: GraphDesc, flags: ExecutionFlags | int = ...) -> Any: ...
+
+
+@dataclass(eq=False)
+class Expression:
+    """A tensor in a graph under construction: a graph input, a constant, or a node's output."""
+
+    graph: Graph
+    desc: BufferTensorDesc
+    input_index: int | None = None
+    node: int | None = None
+    """The node computing it (an operator node), or holding it (a constant node)."""
+
+    @property
+    def data_type(self) -> TensorDataType:
+        return self.desc.data_type  # type: ignore[return-value]  # graphs hold DirectML types only
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self.desc.sizes
+
+    def __repr__(self) -> str:
+        if self.input_index is not None:
+            where = f"graph input {self.input_index}"
+        else:
+            assert self.node is not None
+            where = self.graph.node_label(self.node)
+        return f"<dmlpy.graph.Expression {where}: {self.desc.describe()}>"
+
+
+@dataclass
+class _Node:
+    desc: OperatorGraphNodeDesc | ConstantDataGraphNodeDesc
+    inputs: list[Expression | None] = field(default_factory=list)
+
+
+class Graph:
+    """``dml::Graph``: build a DML_GRAPH_DESC from expressions. ``Graph(device)`` compiles on that device;
+    ``Graph(feature_level)`` builds and validates without one."""
+
+    def __init__(self, device_or_level: GraphCompiler | FeatureLevel | int | str) -> None:
+        if hasattr(device_or_level, "compile_graph"):
+            self.device: GraphCompiler | None = device_or_level  # type: ignore[assignment]
+            self.feature_level = device_or_level.feature_level  # type: ignore[union-attr]
+        else:
+            self.device = None
+            try:
+                self.feature_level = FeatureLevel.parse(device_or_level)
+            except (InvalidArgumentError, TypeError):
+                raise argument_error(
+                    "Graph",
+                    "device_or_level",
+                    device_or_level,
+                    "a dmlpy Device, or a FeatureLevel to build without one",
+                ) from None
+        self._inputs: list[Expression] = []
+        self._nodes: list[_Node] = []
+        self._read: set[int] = set()
+
+    # ----------------------------------------------------------------------------------------------- leaves
+    def input(self, desc: BufferTensorDesc | TensorDesc) -> Expression:
+        """Graph input ``len(inputs)``: a tensor bound at dispatch."""
+        tensor = _buffer_desc("Graph.input", "desc", desc)
+        expression = Expression(self, tensor, input_index=len(self._inputs))
+        self._inputs.append(expression)
+        return expression
+
+    def constant(self, values: Any, desc: BufferTensorDesc | TensorDesc, name: str | None = None) -> Expression:
+        """A constant data node (DML_FEATURE_LEVEL_6_2 and up) holding ``values`` as ``desc`` reads them: an
+        array-like of desc's Sizes (or one value, for a desc whose Strides are all 0)."""
+        tensor = _buffer_desc("Graph.constant", "desc", desc)
+        if self.feature_level < CONSTANT_LEVEL:
+            raise UnsupportedError(
+                f"Graph.constant: constant data nodes arrived at {CONSTANT_LEVEL.c_name}; this graph is at "
+                f"{self.feature_level.c_name}. Make the value a graph input (g.input) instead"
+            )
+        data = _constant_bytes(values, tensor)
+        self._nodes.append(_Node(ConstantDataGraphNodeDesc(data=data, name=name)))
+        return Expression(self, tensor, node=len(self._nodes) - 1)
+
+    # -------------------------------------------------------------------------------------------- operators
+    def add_operator(
+        self, op: OperatorDescBase, inputs: Sequence[Expression | None], name: str | None = None
+    ) -> Expression:
+        """A node running ``op`` (validated here, at the graph's level) on ``inputs`` in binding order; its
+        first output as an expression."""
+        for index, value in enumerate(inputs):
+            if value is not None and value.graph is not self:
+                raise InvalidArgumentError(
+                    f"{op.operator_name()}.{op.c_field(op.INPUTS[index])} comes from another dml.Graph; an expression "
+                    "belongs to the graph that made it"
+                )
+        op.validate_on(self.feature_level)
+        self._nodes.append(_Node(OperatorGraphNodeDesc(operator=op, name=name), list(inputs)))
+        for value in inputs:
+            if value is not None and value.node is not None:
+                self._read.add(value.node)
+        (output,) = op.output_tensors()
+        assert output is not None
+        return Expression(self, output.desc, node=len(self._nodes) - 1)
+
+    def node_label(self, node: int) -> str:
+        desc = self._nodes[node].desc
+        what = desc.op.operator_name() if isinstance(desc, OperatorGraphNodeDesc) else "constant data"
+        return f"node {node} ({what})"
+
+    # ------------------------------------------------------------------------------------------ the desc
+    @property
+    def desc(self) -> GraphDesc:
+        """The DML_GRAPH_DESC whose outputs are the expressions no node reads, in the order they were made."""
+        leaves = [
+            Expression(self, self._output_desc(i), node=i)
+            for i, node in enumerate(self._nodes)
+            if isinstance(node.desc, OperatorGraphNodeDesc) and i not in self._read
+        ]
+        return self.desc_for(leaves)
+
+    def desc_for(self, outputs: Sequence[Expression]) -> GraphDesc:
+        """The DML_GRAPH_DESC computing ``outputs`` (graph output k is ``outputs[k]``): the nodes they need,
+        renumbered in the order they were made; every graph input keeps its number."""
+        if isinstance(outputs, Expression) or not isinstance(outputs, Sequence) or not outputs:
+            raise argument_error("Graph.desc_for", "outputs", outputs, "a non-empty list of expressions of this graph")
+        for k, output in enumerate(outputs):
+            if not isinstance(output, Expression) or output.graph is not self:
+                raise argument_error("Graph.desc_for", f"outputs[{k}]", output, "an expression of this graph")
+            if output.node is None or not isinstance(self._nodes[output.node].desc, OperatorGraphNodeDesc):
+                raise InvalidArgumentError(
+                    f"Graph.desc_for: outputs[{k}] is {output!r}; a graph output is computed by an operator node "
+                    "(pass it through dml.graph.identity to output an input or a constant)"
+                )
+        needed = self._needed([o.node for o in outputs if o.node is not None])
+        number = {old: new for new, old in enumerate(needed)}
+        nodes = [GraphNodeDesc(desc=self._nodes[i].desc) for i in needed]
+        input_edges: list[InputGraphEdgeDesc] = []
+        intermediate_edges: list[IntermediateGraphEdgeDesc] = []
+        for old in needed:
+            for slot, value in enumerate(self._nodes[old].inputs):
+                if value is None:
+                    continue
+                if value.input_index is not None:
+                    input_edges.append(
+                        InputGraphEdgeDesc(
+                            graph_input_index=value.input_index, to_node_index=number[old], to_node_input_index=slot
+                        )
+                    )
+                else:
+                    assert value.node is not None
+                    intermediate_edges.append(
+                        IntermediateGraphEdgeDesc(
+                            from_node_index=number[value.node],
+                            from_node_output_index=0,
+                            to_node_index=number[old],
+                            to_node_input_index=slot,
+                        )
+                    )
+        output_edges = [
+            OutputGraphEdgeDesc(from_node_index=number[o.node], from_node_output_index=0, graph_output_index=k)
+            for k, o in enumerate(outputs)
+            if o.node is not None
+        ]
+        return GraphDesc(
+            input_count=len(self._inputs),
+            output_count=len(outputs),
+            nodes=nodes,
+            input_edges=[GraphEdgeDesc(desc=edge) for edge in input_edges],
+            output_edges=[GraphEdgeDesc(desc=edge) for edge in output_edges],
+            intermediate_edges=[GraphEdgeDesc(desc=edge) for edge in intermediate_edges],
+        )
+
+    def compile(self, outputs: Sequence[Expression], flags: ExecutionFlags | int = ExecutionFlags.NONE) -> Any:
+        """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph."""
+        if self.device is None:
+            raise InvalidArgumentError(
+                f"this dml.Graph was made for {self.feature_level.c_name}, without a device; make it with "
+                "dml.Graph(device) to compile, or pass graph.desc_for(outputs) to device.compile_graph"
+            )
+        return self.device.compile_graph(self.desc_for(outputs), flags)
+
+    def _needed(self, roots: Sequence[int]) -> list[int]:
+        seen: set[int] = set()
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend(v.node for v in self._nodes[node].inputs if v is not None and v.node is not None)
+        return sorted(seen)
+
+    def _output_desc(self, node: int) -> BufferTensorDesc:
+        desc = self._nodes[node].desc
+        assert isinstance(desc, OperatorGraphNodeDesc)
+        (output,) = desc.op.output_tensors()
+        assert output is not None
+        return output.desc
+
+    def __repr__(self) -> str:
+        where = f"on {self.device!r}" if self.device is not None else f"at {self.feature_level.c_name}"
+        return f"<dmlpy.Graph of {len(self._inputs)} inputs and {len(self._nodes)} nodes, {where}>"
+
+
+def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:
+    if isinstance(desc, TensorDesc):
+        return desc.desc
+    if isinstance(desc, BufferTensorDesc):
+        return desc
+    raise argument_error(where, name, desc, "a dml.BufferTensorDesc (or dml.TensorDesc)")
+
+
+def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
+    """``values`` laid out as ``desc`` reads them: its elements at their strided places, up to the last one."""
+    numpy_type = DATA_TYPES[desc.data_type].numpy
+    if numpy_type is None:
+        raise UnsupportedError(f"Graph.constant: {desc.data_type.name} has no NumPy type to build constants from")
+    strides = desc.effective_strides
+    array = np.broadcast_to(np.asarray(values, dtype=numpy_type), desc.sizes)
+    span = sum((size - 1) * stride for size, stride in zip(desc.sizes, strides, strict=True)) + 1
+    memory = np.zeros(span, dtype=numpy_type)
+    view = np.lib.stride_tricks.as_strided(
+        memory, shape=desc.sizes, strides=[s * memory.itemsize for s in strides], writeable=True
+    )
+    view[...] = array  # 0-strides: every element of a broadcast dimension writes the same place, with one value
+    return memory.tobytes()
+
+
+def _broadcast(sizes: Sequence[int], data_type: TensorDataType) -> BufferTensorDesc:
+    return BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=(0,) * len(sizes))
+
+
+def _packed(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:
+    return BufferTensorDesc(data_type=data_type, sizes=like.sizes)
+
+
+def _operand(x: Any, where: str, name: str) -> Expression:
+    if not isinstance(x, Expression):
+        raise argument_error(where, name, x, "an expression of a dml.Graph (g.input(...), or another node's result)")
+    return x
+
+
+def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
+    """A scale or zero point: an expression of ``like``'s Sizes, or a number made a broadcast constant."""
+    if isinstance(value, Expression):
+        if value.sizes != like.sizes:
+            raise InvalidArgumentError(
+                f"{where}: {name} has Sizes {list(value.sizes)}; it must have the input's Sizes {list(like.sizes)}, "
+                "as DirectML's tensors do: describe a per-tensor or per-axis value with the input's Sizes and 0 "
+                "Strides on the dimensions it repeats along"
+            )
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise argument_error(where, name, value, "an expression, or a number (a constant node, from 6_2)")
+    return like.graph.constant(value, _broadcast(like.sizes, data_type))
+
+
+def round(x: Expression, mode: RoundingMode | str | int = RoundingMode.HALVES_TO_NEAREST_EVEN) -> Expression:
+    """``dml::Round``: ELEMENT_WISE_ROUND in a DirectML ``mode`` (its names, or "half_to_even",
+    "half_away_from_zero", "toward_zero")."""
+    x = _operand(x, "dml.graph.round", "x")
+    resolved = resolve_mode(mode)
+    directml = DIRECTML_EQUIVALENT.get(resolved) if isinstance(resolved, ExtRoundingMode) else resolved
+    if directml is None:
+        raise UnsupportedError(
+            f"dml.graph.round: mode {resolved.c_name} has no DirectML equivalent, and a graph holds DirectML "
+            "operators only; DirectML rounds HALVES_TO_NEAREST_EVEN, TOWARD_ZERO and TOWARD_INFINITY"
+        )
+    op = ElementWiseRoundOperatorDesc(
+        input_tensor=x.desc, output_tensor=_packed(x.data_type, x), rounding_mode=directml
+    )
+    return x.graph.add_operator(op, [x])
+
+
+def quantize_linear(
+    x: Expression,
+    scale: Expression | float,
+    zero_point: Expression | int | None = None,
+    *,
+    dtype: TensorDataType | str | int = TensorDataType.UINT8,
+) -> Expression:
+    """``dml::QuantizeLinear``: ELEMENT_WISE_QUANTIZE_LINEAR to ``dtype`` (UINT8 or INT8; a zero point
+    expression decides it)."""
+    where = "dml.graph.quantize_linear"
+    x = _operand(x, where, "x")
+    output_type = zero_point.data_type if isinstance(zero_point, Expression) else TensorDataType.parse(dtype)
+    scale_type = TensorDataType.FLOAT32 if x.data_type == TensorDataType.INT32 else x.data_type
+    scale_expression = _parameter(scale, x, scale_type, where, "scale")
+    zero = None if zero_point is None else _parameter(zero_point, x, output_type, where, "zero_point")
+    op = ElementWiseQuantizeLinearOperatorDesc(
+        input_tensor=x.desc,
+        scale_tensor=scale_expression.desc,
+        zero_point_tensor=zero.desc if zero is not None else None,
+        output_tensor=_packed(output_type, x),
+    )
+    return x.graph.add_operator(op, [x, scale_expression, zero])
+
+
+def dequantize_linear(
+    x: Expression,
+    scale: Expression | float,
+    zero_point: Expression | int | None = None,
+    *,
+    dtype: TensorDataType | str | int = TensorDataType.FLOAT32,
+) -> Expression:
+    """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type (``dtype`` when the scale
+    is a number: FLOAT32 or FLOAT16)."""
+    where = "dml.graph.dequantize_linear"
+    x = _operand(x, where, "x")
+    output_type = scale.data_type if isinstance(scale, Expression) else TensorDataType.parse(dtype)
+    scale_expression = _parameter(scale, x, output_type, where, "scale")
+    zero = None if zero_point is None else _parameter(zero_point, x, x.data_type, where, "zero_point")
+    op = ElementWiseDequantizeLinearOperatorDesc(
+        input_tensor=x.desc,
+        scale_tensor=scale_expression.desc,
+        zero_point_tensor=zero.desc if zero is not None else None,
+        output_tensor=_packed(output_type, x),
+    )
+    return x.graph.add_operator(op, [x, scale_expression, zero])
+
+
+def identity(x: Expression, scale_bias: ScaleBias | tuple[float, float] | None = None) -> Expression:
+    """``dml::Identity``: ELEMENT_WISE_IDENTITY, through ``x * Scale + Bias`` when ``scale_bias`` is given (a
+    ScaleBias or a (scale, bias) pair)."""
+    x = _operand(x, "dml.graph.identity", "x")
+    if isinstance(scale_bias, tuple):
+        scale_bias = ScaleBias(scale=scale_bias[0], bias=scale_bias[1])
+    op = ElementWiseIdentityOperatorDesc(
+        input_tensor=x.desc, output_tensor=_packed(x.data_type, x), scale_bias=scale_bias
+    )
+    return x.graph.add_operator(op, [x])
+
+
+__all__ = ["Expression", "Graph", "dequantize_linear", "identity", "quantize_linear", "round"]
