@@ -1,0 +1,137 @@
+"""ONNX's own backend test runner (onnx.backend.test.BackendTest) with dmlpy's backend, for the node tests of
+Round, QuantizeLinear, DequantizeLinear and Identity: the cases come from the installed onnx, built in memory by
+its loader, and are compared exactly (rtol 0, atol 0) rather than with the runner's default tolerance, which
+would let an integer off by one pass. Every other test is dropped; the forms DirectML cannot express are
+excluded by name, each with the reason, and checked to be refused with that reason."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
+from onnx.backend.test import BackendTest  # noqa: E402
+from onnx.backend.test.loader import load_model_tests  # noqa: E402
+
+import dmlpy as dml  # noqa: E402
+from dmlpy.onnx import DmlBackend, NodeRefused  # noqa: E402
+
+OPS = r"^test_(round|quantizelinear|dequantizelinear|identity)(_[a-z0-9_]+)?_(cpu|cuda)$"
+
+NOT_EXPRESSIBLE: dict[str, str] = {
+    "quantizelinear_blocked_asymmetric": "block_size",
+    "quantizelinear_blocked_symmetric": "block_size",
+    "dequantizelinear_blocked": "block_size",
+    "quantizelinear_e4m3fn": "FLOAT8E4M3FN",
+    "quantizelinear_e5m2": "FLOAT8E5M2",
+    "dequantizelinear_e4m3fn": "FLOAT8E4M3FN",
+    "dequantizelinear_e4m3fn_float16": "FLOAT8E4M3FN",
+    "dequantizelinear_e4m3fn_zero_point": "FLOAT8E4M3FN",
+    "dequantizelinear_e5m2": "FLOAT8E5M2",
+    "quantizelinear_uint4": "UINT4",
+    "quantizelinear_int4": "INT4",
+    "dequantizelinear_uint4": "UINT4",
+    "dequantizelinear_int4": "INT4",
+    "quantizelinear_uint2": "UINT2",
+    "quantizelinear_int2": "INT2",
+    "dequantizelinear_uint2": "UINT2",
+    "dequantizelinear_int2": "INT2",
+    "quantizelinear_float4e2m1": "FLOAT4E2M1",
+    "dequantizelinear_float4e2m1": "FLOAT4E2M1",
+    "quantizelinear_uint16": "UINT16",
+    "quantizelinear_int16": "INT16",
+    "identity_sequence": "sequence",
+    "identity_opt": "optional",
+}
+"""ONNX node tests DirectML cannot express -> a word the refusal must contain: blocked quantization
+(block_size), float8, 4-, 2-bit and float4 types (no DirectML tensor type), 16-bit quantized outputs
+(ELEMENT_WISE_QUANTIZE_LINEAR outputs 8-bit integers), and sequences and optionals (DirectML has tensors only)."""
+
+
+def _backend_test() -> Any:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # loading every operator's cases warns about their NumPy arithmetic
+        cases = load_model_tests(kind="node")
+        exact = {case.name.removeprefix("test_"): {"rtol": 0, "atol": 0} for case in cases}
+        backend_test = BackendTest(DmlBackend, __name__, test_kwargs=exact)
+    backend_test.include(OPS)
+    for name in NOT_EXPRESSIBLE:
+        backend_test.exclude(rf"^test_{name}_(cpu|cuda)$")
+    return backend_test
+
+
+_BACKEND_TEST = _backend_test()
+_NODE_TESTS = _BACKEND_TEST.test_cases["OnnxBackendNodeModelTest"]
+for _attribute in [name for name in vars(_NODE_TESTS) if name.startswith("test_")]:
+    # The runner keeps every test it does not include as a skip; only the included ones belong here.
+    why = getattr(getattr(_NODE_TESTS, _attribute), "__unittest_skip_why__", "")
+    # ..._cuda: ONNX's CUDA device, which dmlpy's backend does not claim (supports_device("CUDA") is False).
+    if why == "no matched include pattern" or why.startswith("matched exclude pattern") or _attribute.endswith("_cuda"):
+        delattr(_NODE_TESTS, _attribute)
+OnnxBackendNodeModelTest = _NODE_TESTS  # pytest collects a TestCase under each name that holds it: keep one
+del _NODE_TESTS
+
+
+def test_the_runner_runs_the_expressible_node_tests() -> None:
+    names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
+    # Round, Identity, QuantizeLinear (per tensor, per axis) and DequantizeLinear (per tensor, per axis, 16-bit
+    # inputs): what the installed onnx ships for these operators, less the excluded forms.
+    expected = {
+        "test_round_cpu",
+        "test_identity_cpu",
+        "test_quantizelinear_cpu",
+        "test_quantizelinear_axis_cpu",
+        "test_dequantizelinear_cpu",
+        "test_dequantizelinear_axis_cpu",
+        "test_dequantizelinear_int16_cpu",
+        "test_dequantizelinear_uint16_cpu",
+    }
+    assert expected <= set(names), names
+    assert all(re.match(OPS, name) for name in names)
+
+
+def _node_case(name: str) -> Any:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        cases = [case for case in load_model_tests(kind="node") if case.name == f"test_{name}"]
+    assert len(cases) == 1, name
+    return cases[0]
+
+
+@pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))
+def test_inexpressible_cases_are_refused_saying_why(name: str) -> None:
+    case = _node_case(name)
+    with pytest.raises((NodeRefused, onnx.checker.ValidationError)) as raised:
+        rep = DmlBackend.prepare(case.model)
+        inputs, _ = case.data_sets[0]
+        rep.run([np.asarray(onnx.numpy_helper.to_array(i)) if isinstance(i, onnx.TensorProto) else i for i in inputs])
+    if isinstance(raised.value, NodeRefused):
+        message = str(raised.value)
+        assert NOT_EXPRESSIBLE[name] in message, message
+        assert "opset" in message or "graph input" in message, message
+
+
+def test_an_unsupported_operator_is_refused_naming_it() -> None:
+    node = onnx.helper.make_node("Relu", ["x"], ["y"], name="act")
+    graph = onnx.helper.make_graph(
+        [node],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 21)])
+    with pytest.raises(NodeRefused, match=r"ONNX node 'act' \(Relu, opset 21\): dmlpy runs only Round"):
+        DmlBackend.prepare(model)
+    assert isinstance(NodeRefused("x"), dml.UnsupportedError)
+
+
+def test_run_node_runs_one_node() -> None:
+    node = onnx.helper.make_node("Round", ["x"], ["y"])
+    x = np.array([0.5, 1.5, -2.5, 2.4999998, np.inf, -0.0], np.float32)
+    (y,) = DmlBackend.run_node(node, [x])
+    assert y.tobytes() == np.rint(x).tobytes()
+    assert DmlBackend.supports_device("CPU") and not DmlBackend.supports_device("CUDA")
