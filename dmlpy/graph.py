@@ -191,6 +191,14 @@ class Graph:
                     "(pass it through dml.graph.identity to output an input or a constant)"
                 )
         needed = self._needed([o.node for o in outputs if o.node is not None])
+        read = {v.input_index for i in needed for v in self._nodes[i].inputs if v is not None}
+        unread = [k for k in range(len(self._inputs)) if k not in read]
+        if unread:
+            raise InvalidArgumentError(
+                f"Graph.desc_for: graph input {unread[0]} (the {_ordinal(unread[0])} g.input) is read by none of these "
+                "outputs, and every graph input of a DML_GRAPH_DESC feeds a node. Graph inputs keep the numbers "
+                "g.input gave them: build a graph per set of outputs, or include an output that reads it"
+            )
         number = {old: new for new, old in enumerate(needed)}
         nodes = [GraphNodeDesc(desc=self._nodes[i].desc) for i in needed]
         input_edges: list[InputGraphEdgeDesc] = []
@@ -259,6 +267,12 @@ class Graph:
     def __repr__(self) -> str:
         where = f"on {self.device!r}" if self.device is not None else f"at {self.feature_level.c_name}"
         return f"<dmlpy.Graph of {len(self._inputs)} inputs and {len(self._nodes)} nodes, {where}>"
+
+
+def _ordinal(index: int) -> str:
+    number = index + 1
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:

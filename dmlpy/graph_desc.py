@@ -386,7 +386,7 @@ def _slot_name(graph: GraphDesc, node: int, slot: int, output: bool) -> str:
 def _check_node_index(graph: GraphDesc, where: str, field: str, index: int, *, operator: bool) -> None:
     if index >= len(graph.nodes):
         raise InvalidArgumentError(
-            f"{where}.{field} is {index}; the graph has {len(graph.nodes)} nodes (Nodes[0] to "
+            f"{where}.{field} is {index}; the graph has {_counted(len(graph.nodes), 'node')} (Nodes[0] to "
             f"Nodes[{len(graph.nodes) - 1}])"
         )
     if operator and not isinstance(graph.nodes[index].desc, OperatorGraphNodeDesc):
@@ -402,9 +402,13 @@ def _check_slot(graph: GraphDesc, where: str, field: str, node: int, slot: int, 
     if slot >= len(names):
         listed = ", ".join(f"{i} {op.c_field(n)}" for i, n in enumerate(names))
         raise InvalidArgumentError(
-            f"{where}.{field} is {slot}; {graph.node_label(node)} has {len(names)} "
-            f"{'outputs' if output else 'inputs'} ({listed})"
+            f"{where}.{field} is {slot}; {graph.node_label(node)} has "
+            f"{_counted(len(names), 'output' if output else 'input')} ({listed})"
         )
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _edge_where(list_name: str, index: int, edge: EdgeDesc) -> str:
@@ -584,16 +588,29 @@ def _graph_input_descs(
         assert first is not None
         for node, slot in others:
             other = _tensor(graph, node, slot, output=False)
-            if other != first:
+            assert other is not None
+            difference = _first_difference(first, other)
+            if difference is not None:
+                field, one, two = difference
                 raise InvalidArgumentError(
                     f"{GRAPH}: graph input {graph_input} feeds {graph.node_label(first_node)}."
-                    f"{_slot_name(graph, first_node, first_slot, False)} ({first.describe()}) and "
-                    f"{graph.node_label(node)}.{_slot_name(graph, node, slot, False)} "
-                    f"({other.describe() if other else 'null'}); a graph input is one tensor, bound once, so every "
-                    "node input it feeds must describe it alike"
+                    f"{_slot_name(graph, first_node, first_slot, False)} ({field} {one}) and "
+                    f"{graph.node_label(node)}.{_slot_name(graph, node, slot, False)} ({field} {two}); a graph "
+                    "input is one tensor, bound once, so every node input it feeds must describe it alike"
                 )
         descs.append(first)
     return tuple(descs)
+
+
+def _first_difference(a: BufferTensorDesc, b: BufferTensorDesc) -> tuple[str, str, str] | None:
+    """The first field (C name) where two tensor descs differ, and its two values; None when they are equal."""
+    for name, field in BufferTensorDesc.model_fields.items():
+        one, two = getattr(a, name), getattr(b, name)
+        if name == "strides":
+            one, two = a.effective_strides, b.effective_strides
+        if one != two:
+            return field.alias or name, _shown(one), _shown(two)
+    return None
 
 
 def _check_constants(graph: GraphDesc, consumers: dict[Source, list[tuple[int, int]]]) -> None:
@@ -611,7 +628,7 @@ def _check_constants(graph: GraphDesc, consumers: dict[Source, list[tuple[int, i
                 raise InvalidArgumentError(
                     f"{GRAPH}.{graph.node_label(index)}.DataSize is {len(data.data)}; "
                     f"{graph.node_label(consumer)}.{_slot_name(graph, consumer, slot, False)} ({tensor.describe()}) "
-                    f"reads {reads} bytes and spans TotalTensorSizeInBytes {tensor.total_tensor_size_in_bytes}, so "
+                    f"reads {_counted(reads, 'byte')} and spans TotalTensorSizeInBytes {tensor.total_tensor_size_in_bytes}, so "
                     f"the data holds from {reads} to {tensor.total_tensor_size_in_bytes} bytes"
                 )
 
