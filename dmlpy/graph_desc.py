@@ -623,13 +623,13 @@ def _check_constants(graph: GraphDesc, consumers: dict[Source, list[tuple[int, i
         for consumer, slot in consumers.get(Source("constant", index), ()):
             tensor = _tensor(graph, consumer, slot, output=False)
             assert tensor is not None
-            reads = tensor_extent_bytes(tensor)
+            reads, total = tensor_extent_bytes(tensor), tensor.total_tensor_size_in_bytes
             if not reads <= len(data.data) <= tensor.total_tensor_size_in_bytes:
                 raise InvalidArgumentError(
                     f"{GRAPH}.{graph.node_label(index)}.DataSize is {len(data.data)}; "
                     f"{graph.node_label(consumer)}.{_slot_name(graph, consumer, slot, False)} ({tensor.describe()}) "
-                    f"reads {_counted(reads, 'byte')} and spans TotalTensorSizeInBytes {tensor.total_tensor_size_in_bytes}, so "
-                    f"the data holds from {reads} to {tensor.total_tensor_size_in_bytes} bytes"
+                    f"reads {_counted(reads, 'byte')} and spans TotalTensorSizeInBytes {total}, so the data holds from "
+                    f"{reads} to {total} bytes"
                 )
 
 
