@@ -46,3 +46,21 @@ def test_quick_run_writes_json(tmp_path: Path) -> None:
     assert {t["target"] for t in report["targets"]} == {4, "6/15c", 7, 8, 9, "14a", "14b", "15a", "15b", "15d", "15e"}
     assert report["extras"]["peak_memory"]["correct"] is True
     assert "Targets" in done.stdout
+
+
+def test_graph_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
+    """benchmarks/bench_graph.py: the fused QDQ graph, its nodes one by one, the copy kernel and the peers that
+    are installed; it checks itself that fused and separate give the same bytes."""
+    out = tmp_path / "graph.json"
+    script = SCRIPT.with_name("bench_graph.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    engines = {(r["scale"], r["engine"]) for r in rows}
+    for scale in ("per-tensor", "per-axis"):
+        assert {(scale, e) for e in ("fused", "separate", "copy kernel", "numpy")} <= engines
+    kernels = {(r["scale"], r["engine"]): r["kernels"] for r in rows}
+    assert kernels[("per-tensor", "fused")] == 1 and kernels[("per-axis", "separate")] == 3
+    assert all(r["gbps"] > 0 for r in rows)
