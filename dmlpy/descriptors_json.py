@@ -1,8 +1,9 @@
 """A descriptor from parsed JSON, whatever kind it is, with every structural problem told in C field names.
 
-Three shapes are read: ``{"Type": ..., "Desc": {...}}`` (DML_OPERATOR_DESC), a bare operator descriptor
-(``{"InputTensor": ...}``, the operator found from its fields), and a tensor (DML_BUFFER_TENSOR_DESC, or
-DML_TENSOR_DESC around one). C or snake_case field names.
+Four shapes are read: ``{"Type": ..., "Desc": {...}}`` (DML_OPERATOR_DESC), a bare operator descriptor
+(``{"InputTensor": ...}``, the operator found from its fields), a tensor (DML_BUFFER_TENSOR_DESC, or
+DML_TENSOR_DESC around one), and a graph (DML_GRAPH_DESC: ``{"Nodes": [...], "InputEdges": [...], ...}``). C or
+snake_case field names.
 
 The problems are the models' own (:mod:`dmlpy.model` translates pydantic's errors for every caller): the CLI
 and ``dml.OperatorDesc.model_validate`` tell the same mistake in the same words.
@@ -15,16 +16,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dmlpy.graph_desc import GraphDesc
 from dmlpy.ops import OPERATORS, OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.problems import DescriptorProblems
 from dmlpy.tensor import TensorDesc
 
-Descriptor = OperatorDescBase | TensorDesc
+Descriptor = OperatorDescBase | TensorDesc | GraphDesc
 
 _TENSOR_KEYS = ("DataType", "data_type", "Sizes", "sizes")
 _OPERATOR_KEYS = ("Type", "type", "Desc", "desc")
+_GRAPH_KEYS = ("Nodes", "nodes", "NodeCount", "node_count")
 
 
 __all__ = ["Descriptor", "DescriptorProblems", "bare_operator_class", "descriptor_schema", "parse_descriptor"]
@@ -61,6 +64,8 @@ def parse_descriptor(data: Any) -> Descriptor:
                 'such as {"Type": "DML_OPERATOR_ELEMENT_WISE_ROUND", "Desc": {...}}'
             ]
         )
+    if _keys(data, _GRAPH_KEYS):
+        return GraphDesc.model_validate(data)
     inner = data.get("Desc", data.get("desc"))
     if _keys(data, _TENSOR_KEYS) or (isinstance(inner, dict) and _keys(inner, _TENSOR_KEYS)):
         return TensorDesc.model_validate(data)
@@ -81,19 +86,24 @@ def descriptor_schema() -> dict[str, Any]:
         bare = desc.model_json_schema()
         defs.update(bare.pop("$defs", {}))
         defs[desc.__name__] = bare
+    graph = GraphDesc.model_json_schema(ref_template="#/$defs/{model}")
+    defs.update(graph.pop("$defs", {}))
+    defs["GraphDesc"] = graph
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/dmlpy/dmlpy/schema/descriptor.json",
         "title": "dmlpy descriptor",
         "description": (
             "What `dmlpy validate` and `dmlpy explain` read: a DML_OPERATOR_DESC, a bare operator descriptor "
-            "(DML_ELEMENT_WISE_ROUND_OPERATOR_DESC, ...), or a tensor (validate only). C or snake_case field names."
+            "(DML_ELEMENT_WISE_ROUND_OPERATOR_DESC, ...), a DML_GRAPH_DESC, or a tensor (validate only). C or "
+            "snake_case field names."
         ),
         # anyOf, not oneOf: a bare Round descriptor also has the Round extension's fields; dmlpy reads it as Round.
         "anyOf": [
             {"$ref": "#/$defs/OperatorDesc"},
             *({"$ref": f"#/$defs/{desc.__name__}"} for desc in OPERATORS.values()),
             {"$ref": "#/$defs/TensorDesc"},
+            {"$ref": "#/$defs/GraphDesc"},
         ],
         "$defs": defs,
     }

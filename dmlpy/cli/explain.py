@@ -6,9 +6,12 @@ import argparse
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
+from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import DescriptorProblems
+from dmlpy.enums import FeatureLevel
 from dmlpy.errors import DmlError
-from dmlpy.ops import validate
+from dmlpy.fusion import plan_graph
+from dmlpy.graph_desc import GraphDesc, validate
 from dmlpy.tensor import TensorDesc
 
 
@@ -20,12 +23,17 @@ def run(args: argparse.Namespace) -> int:
     """Print the OpenCL kernel source and build options a descriptor lowers to."""
     desc = read_descriptor(args.descriptor)
     if isinstance(desc, TensorDesc):
-        raise DescriptorProblems(["explain takes an operator descriptor; this is a tensor (try `dmlpy validate`)"])
+        raise DescriptorProblems(
+            ["explain takes an operator or graph descriptor; this is a tensor (try `dmlpy validate`)"]
+        )
     level = feature_level(args)
     try:
         validate(desc, level)
     except DmlError as error:
         raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
+    if isinstance(desc, GraphDesc):
+        print("\n".join(explain_graph(desc, level)))
+        return EXIT_OK
     try:
         lowered = desc.lower()
     except NotImplementedError as error:
@@ -46,3 +54,27 @@ def run(args: argparse.Namespace) -> int:
     ]
     print("\n".join(lines))
     return EXIT_OK
+
+
+def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:
+    """Each kernel compile_graph would build on a CPU device, in launch order, with its source."""
+    plan = plan_graph(desc, desc.validate_on(level), CPU_PROFILE)
+    lines = [
+        f"// DML_GRAPH_DESC of {len(desc.nodes)} nodes, validated at {level.c_name}: {len(plan.steps)} kernel(s), "
+        f"TemporaryResourceSize {plan.temporary_size}"
+    ]
+    for index, step in enumerate(plan.steps):
+        spec = step.lowered.kernel
+        nodes = " -> ".join(desc.node_label(node) for node in step.nodes)
+        what = "fused: one read of each input, one write of each output" if step.fused else "one node"
+        bound = ", ".join(f"{ref.kind} {ref.index}" if ref else "null" for ref in step.tensors)
+        lines += [
+            "",
+            f"// ==== kernel {index + 1} of {len(plan.steps)}: {nodes} ({what})",
+            f"// tensors bound, in argument order: {bound}",
+            f"// build options: {' '.join(spec.build_options)}",
+            f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
+            "",
+            spec.specialised_source().rstrip("\n"),
+        ]
+    return lines

@@ -4,17 +4,21 @@ memory layout, binding and the feature levels that accept it."""
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 from typing import Any
 
 from dmlpy.binding import same_layout
 from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
+from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
 from dmlpy.errors import DmlError
+from dmlpy.fusion import plan_graph
+from dmlpy.graph_desc import GraphDesc, validate
 from dmlpy.layout import describe_layout
-from dmlpy.ops import OperatorDesc, validate
+from dmlpy.ops import OperatorDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 
 
@@ -29,7 +33,7 @@ def check_descriptor(desc: Descriptor, level: FeatureLevel) -> None:
     if isinstance(desc, TensorDesc):
         check_buffer_tensor(desc, "DML_BUFFER_TENSOR_DESC", is_output=False)
     else:
-        validate(desc, level)
+        validate(desc, level)  # an operator or a graph
 
 
 def valid_levels(desc: Descriptor) -> list[FeatureLevel]:
@@ -51,6 +55,8 @@ def c_names(value: Any) -> Any:
         return {key: c_names(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [c_names(item) for item in value]
+    if isinstance(value, bytes):  # constant data, as its JSON holds it
+        return base64.b64encode(value).decode("ascii")
     return value
 
 
@@ -60,12 +66,17 @@ def compact_json(value: Any, indent: str = "") -> str:
         inner = indent + "  "
         fields = [f"{inner}{json.dumps(key)}: {compact_json(item, inner)}" for key, item in value.items()]
         return "{\n" + ",\n".join(fields) + f"\n{indent}}}"
+    if isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        inner = indent + "  "
+        return "[\n" + ",\n".join(inner + compact_json(item, inner) for item in value) + f"\n{indent}]"
     return json.dumps(value)
 
 
 def normalised(desc: Descriptor) -> dict[str, Any]:
     """The descriptor with every field filled in, C names throughout."""
     if isinstance(desc, TensorDesc):
+        return dict(c_names(desc.model_dump(by_alias=True)))
+    if isinstance(desc, GraphDesc):
         return dict(c_names(desc.model_dump(by_alias=True)))
     wrapped = OperatorDesc(type=desc.OPERATOR_TYPE, desc=desc)
     return dict(c_names(wrapped.model_dump(by_alias=True)))
@@ -75,6 +86,8 @@ def report(desc: Descriptor, level: FeatureLevel) -> list[str]:
     """What ``validate`` prints for a valid descriptor."""
     lines = [f"valid at {level.c_name}", "", "Normalised descriptor (C field names):"]
     lines += compact_json(normalised(desc)).splitlines()
+    if isinstance(desc, GraphDesc):
+        return lines + graph_report(desc, level)
     lines += ["", "Memory layout:"]
     if isinstance(desc, TensorDesc):
         lines += describe_layout("Tensor", desc.desc)
@@ -97,6 +110,40 @@ def report(desc: Descriptor, level: FeatureLevel) -> list[str]:
             lines.append("  in place: allowed; input and output have identical layouts, so one binding may serve both")
         else:
             lines.append("  in place: no; input and output layouts differ, so bind them to disjoint ranges")
+    levels = valid_levels(desc)
+    if levels:
+        lines += ["", f"Feature levels: valid from {levels[0].c_name} to {levels[-1].c_name}"]
+    return lines
+
+
+def graph_report(desc: GraphDesc, level: FeatureLevel) -> list[str]:
+    """A valid graph: its inputs and outputs as bound, its nodes in order, and how it would run (the kernels
+    compile_graph plans, fused or not, and the temporary resource)."""
+    analysis = desc.validate_on(level)
+    lines = ["", "Bound as (binding order):"]
+    lines += [f"  graph input {k}: {tensor.describe()}" for k, tensor in enumerate(analysis.input_descs)]
+    lines += [f"  graph output {k}: {tensor.describe()}" for k, tensor in enumerate(analysis.output_descs)]
+    lines += ["", "Nodes in the order they run:"]
+    for node in analysis.order:
+        reads = [
+            f"{'graph input ' + str(s.index) if s.kind == 'input' else desc.node_label(s.index)}"
+            for (target, _), s in sorted(analysis.sources.items())
+            if target == node
+        ]
+        lines.append(f"  {desc.node_label(node)} <- {', '.join(reads)}")
+    plan = plan_graph(desc, analysis, CPU_PROFILE)
+    lines += ["", f"Kernels (compile_graph on a CPU device): {len(plan.steps)}"]
+    for index, step in enumerate(plan.steps):
+        kind = "fused, values in registers" if step.fused else "the operator's own kernel"
+        nodes = " -> ".join(desc.node_label(node) for node in step.nodes)
+        lines.append(f"  {index + 1}. {nodes} ({kind})")
+    lines += [
+        "",
+        "Binding:",
+        f"  binding properties: RequiredDescriptorCount {desc.input_count + desc.output_count}, "
+        f"TemporaryResourceSize {plan.temporary_size}, PersistentResourceSize 0",
+        "  in place: no; a graph's outputs never share memory with its inputs",
+    ]
     levels = valid_levels(desc)
     if levels:
         lines += ["", f"Feature levels: valid from {levels[0].c_name} to {levels[-1].c_name}"]

@@ -42,7 +42,7 @@ def test_explain_bad_inputs(run: Run, tmp_path: Path, write_json: Callable[..., 
     bad.write_text("{]", encoding="utf-8")
     assert_one_line_error(run("explain", str(bad)), 2, "not valid JSON")
     tensor = write_json({"DataType": "FLOAT32", "Sizes": [4]})
-    assert_one_line_error(run("explain", str(tensor)), 1, "explain takes an operator descriptor")
+    assert_one_line_error(run("explain", str(tensor)), 1, "explain takes an operator or graph descriptor")
     broken = write_json(round_desc([4], RoundingMode="UP"), "broken.json")
     result = run("explain", str(broken))
     assert result.returncode == 1
