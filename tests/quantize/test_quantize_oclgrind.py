@@ -10,21 +10,15 @@ kernels' integer division compiles to ("Unsupported instruction: freeze"), an Oc
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.oclgrind_sections import reports, variant_sections
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_quantize_variants.py"
-# pyopencl's Program.build asks the device for properties Oclgrind does not know; Oclgrind's API checker reports
-# each as CL_INVALID_VALUE from clGetDeviceInfo. That is not a kernel problem.
-BENIGN = re.compile(
-    r"Oclgrind - OpenCL runtime error detected\s+Function: clGetDeviceInfo\s+Error:\s+CL_INVALID_VALUE\s+"
-    r"For argument 'param_name'\s*"
-)
 
 
 @pytest.fixture(
@@ -38,18 +32,6 @@ def oclgrind_run(oclgrind_env, request):
     env = oclgrind_env(OCLGRIND_DATA_RACES="1")
     command = [sys.executable, str(SCRIPT), "--launch-profile", *request.param]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-
-
-def _sections(stderr: str) -> dict[str, str]:
-    sections: dict[str, str] = {"<startup>": ""}
-    current = "<startup>"
-    for line in stderr.splitlines(keepends=True):
-        if line.startswith("@@VARIANT "):
-            current = line.split(" ", 1)[1].strip()
-            sections[current] = ""
-        else:
-            sections[current] += line
-    return sections
 
 
 VARIANTS = (
@@ -78,15 +60,15 @@ VARIANTS = (
 def test_driver_completed(oclgrind_run):
     assert oclgrind_run.returncode == 0, oclgrind_run.stderr[-4000:]
     assert "@@DONE" in oclgrind_run.stdout
-    ran = set(_sections(oclgrind_run.stderr))
+    ran = set(variant_sections(oclgrind_run.stderr))
     assert set(VARIANTS) <= ran, set(VARIANTS) - ran
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_no_oclgrind_errors(oclgrind_run, variant):
-    sections = _sections(oclgrind_run.stderr)
+    sections = variant_sections(oclgrind_run.stderr)
     assert variant in sections, f"{variant} did not run: {oclgrind_run.stderr[-2000:]}"
-    report = BENIGN.sub("", sections[variant]).strip()
+    report = reports(sections[variant])
     assert report == "", f"Oclgrind reported for {variant}:\n{report[:4000]}"
 
 
@@ -106,4 +88,4 @@ def test_harness_sees_an_out_of_bounds_write(oclgrind_env):
         text=True,
         timeout=120,
     )
-    assert "Invalid write" in BENIGN.sub("", result.stderr)
+    assert "Invalid write" in reports(result.stderr)
