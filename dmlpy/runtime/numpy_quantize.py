@@ -4,6 +4,7 @@ a 1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -35,8 +36,10 @@ from dmlpy.runtime.arguments import (
     with_mask,
 )
 from dmlpy.runtime.array_runner import ArrayCall
+from dmlpy.runtime.dask_arrays import dequantize_blocks, is_dask_array, quantize_blocks, refuse_out
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
+from dmlpy.runtime.split_runner import Piece, check_devices, run_split
 
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 
@@ -113,20 +116,72 @@ def _run(
     out: object,
     mask: Mask | None,
     output_dtype: np.dtype[Any],
-    device: Device | None,
+    device: Device | list[Device] | None,
     fields: tuple[tuple[str, Any], ...] = (),
 ) -> npt.NDArray[Any] | cl_array.Array:
     """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked
     one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
-    extension's rounding mode); ``mask`` is a masked ``x``'s. Every argument has been checked."""
+    extension's rounding mode); ``mask`` is a masked ``x``'s; ``device`` a list splits the call across those
+    devices. Every argument has been checked."""
     target = out_data(out, mask)
+    output: Any = target if target is not None else new_output(array, array.shape, output_dtype)
+    scales, zero_points = parameters
+    if isinstance(device, list):
+        extension = desc_class.is_extension()
+
+        def piece(index: Piece, axis: int, on: Device, into: npt.NDArray[Any]) -> None:
+            tensors = [array[index], scales[index], None if zero_points is None else zero_points[index]]
+            run_call(
+                ArrayCall(desc_class, fields, tensors, into[index]), resolve_device(on, array, extensions=extension)
+            )
+
+        run_split(array, output, device, piece, fresh=target is None)
+        return with_mask(output, out, mask, keep_fill_value=False)  # type: ignore[no-any-return]
     run_on = resolve_device(device, array, extensions=desc_class.is_extension()) if array.size else None
-    output = target if target is not None else new_output(array, array.shape, output_dtype)
     if run_on is not None:
-        scales, zero_points = parameters
         run_call(ArrayCall(desc_class, fields, [array, scales, zero_points], output), run_on)
     returned: npt.NDArray[Any] | cl_array.Array = with_mask(output, out, mask, keep_fill_value=False)
     return returned
+
+
+def _devices_or_device(device: object, devices: object, array: object) -> Device | list[Device] | None:
+    """The device to run on, or the devices to split across (``devices=``), checked."""
+    if devices is not None:
+        return check_devices(devices, device, array)
+    check_device(device)
+    return device  # type: ignore[return-value]  # checked: a Device or None
+
+
+def _dask_parameters(
+    x: Any,
+    accepted: tuple[np.dtype[Any], ...],
+    takes: str,
+    scale: object,
+    zero_point: object,
+    axis: object,
+    dtypes: tuple[np.dtype[Any], np.dtype[Any]],
+    out: object,
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
+    """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
+    and zero point compact (a scalar, or 1-D along the returned non-negative axis) for the block tasks."""
+    refuse_out(out)
+    dtype = np.dtype(x.dtype)
+    if dtype not in accepted:
+        raise InvalidArgumentError(f"x is a dask array of {dtype}; {takes}")
+    if x.ndim > 8:
+        raise InvalidArgumentError(f"x is a dask array of {x.ndim} dimensions; DirectML tensors have 1 to 8")
+    shape = tuple(int(n) for n in x.shape)
+    resolved = _axis(axis)
+    scale_view = _parameter("scale", scale, shape, resolved, dtypes[0])
+    zero_view = None if zero_point is None else _parameter("zero_point", zero_point, shape, resolved, dtypes[1])
+    per_axis = _numbers("scale", scale).size > 1
+    along = (1 if resolved is None else resolved) % max(1, len(shape)) if per_axis else None
+
+    def compact(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        index = tuple(slice(None) if d == along else 0 for d in range(len(shape)))
+        return np.ascontiguousarray(view[index])
+
+    return compact(scale_view), None if zero_view is None else compact(zero_view), along
 
 
 def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
@@ -171,6 +226,7 @@ def quantize_linear(
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: cl_array.Array | None = None,
     device: Device | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> cl_array.Array: ...
 
 
@@ -184,7 +240,8 @@ def quantize_linear(
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any]: ...
 
 
@@ -197,7 +254,8 @@ def quantize_linear(
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | cl_array.Array | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any] | cl_array.Array:
     """saturate(round_half_to_even(x / scale) + zero_point) as uint8 or int8, like ONNX QuantizeLinear.
 
@@ -220,11 +278,22 @@ def quantize_linear(
     output dtype's default fill value); the masked slots hold the data under the mask, converted; ``out`` for a
     masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
+    A ``dask.array.Array`` ``x`` gives a lazy one of the same chunks, per-axis values cut to each chunk (``device``
+    None or an index; no ``out``); ``devices=[...]`` splits a host array across devices (see ``dml.round``).
+
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
-    data, mask = unmask(x)
     inputs = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
-    array = input_array(data, inputs.__contains__, "quantize_linear takes float32, float16 or int32 input")
+    takes = "quantize_linear takes float32, float16 or int32 input"
+    if is_dask_array(x):
+        output_dtype = _output_dtype(dtype, zero_point)
+        x_dtype = np.dtype(getattr(x, "dtype", None))
+        scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
+        compact = _dask_parameters(x, inputs, takes, scale, zero_point, axis, (scale_dtype, output_dtype), out)
+        lazy: npt.NDArray[Any] = quantize_blocks(x, *compact, output_dtype, resolve_mode(mode), device)
+        return lazy
+    data, mask = unmask(x)
+    array = input_array(data, inputs.__contains__, takes)
     output_dtype = _output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     resolved_axis = _axis(axis)
@@ -234,14 +303,14 @@ def quantize_linear(
     )
     rounding_mode = resolve_mode(mode)
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
-    check_device(device)
+    on = _devices_or_device(device, devices, array)
     if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
-        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)
     extension_mode = (
         rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
     )
     fields = (("rounding_mode", extension_mode),)
-    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device, fields)
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on, fields)
 
 
 @overload
@@ -253,6 +322,7 @@ def dequantize_linear(
     *,
     out: cl_array.Array | None = None,
     device: Device | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> cl_array.Array: ...
 
 
@@ -264,7 +334,8 @@ def dequantize_linear(
     axis: int | None = None,
     *,
     out: npt.NDArray[Any] | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any]: ...
 
 
@@ -275,7 +346,8 @@ def dequantize_linear(
     axis: int | None = None,
     *,
     out: npt.NDArray[Any] | cl_array.Array | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any] | cl_array.Array:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
     float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None. It runs
@@ -292,17 +364,26 @@ def dequantize_linear(
     output dtype's default fill value); the masked slots hold the data under the mask, converted; ``out`` for a
     masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
+    A ``dask.array.Array`` ``x`` gives a lazy one of the same chunks, per-axis values cut to each chunk (``device``
+    None or an index; no ``out``); ``devices=[...]`` splits a host array across devices (see ``dml.round``).
+
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
-    data, mask = unmask(x)
     integers = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
-    array = input_array(data, integers.__contains__, "dequantize_linear takes 8-, 16- or 32-bit integer input")
+    takes = "dequantize_linear takes 8-, 16- or 32-bit integer input"
     given = _numbers("scale", scale).dtype
     output_dtype = given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
+    if is_dask_array(x):
+        dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
+        compact = _dask_parameters(x, integers, takes, scale, zero_point, axis, dtypes, out)
+        lazy: npt.NDArray[Any] = dequantize_blocks(x, *compact, output_dtype, device)
+        return lazy
+    data, mask = unmask(x)
+    array = input_array(data, integers.__contains__, takes)
     resolved_axis = _axis(axis)
     parameters = (
         _parameter("scale", scale, array.shape, resolved_axis, output_dtype),
         None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
     )
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
-    check_device(device)
-    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, device)
+    on = _devices_or_device(device, devices, array)
+    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)

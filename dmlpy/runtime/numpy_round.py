@@ -6,7 +6,8 @@ Round extension (``dmlpy.extensions``, not DirectML) on a device with extensions
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 from dmlpy.dtypes import data_type_of
 from dmlpy.enums import ExtRoundingMode
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.modes import DIRECTML_EQUIVALENT, EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES, ExtElementWiseRoundOperatorDesc
@@ -30,8 +32,10 @@ from dmlpy.runtime.arguments import (
     with_mask,
 )
 from dmlpy.runtime.array_runner import ArrayCall
+from dmlpy.runtime.dask_arrays import is_dask_array, refuse_out, round_blocks
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
+from dmlpy.runtime.split_runner import Piece, check_devices, run_split
 
 DIRECTML_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
 
@@ -66,6 +70,7 @@ def round(
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: cl_array.Array | None = None,
     device: Device | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> cl_array.Array: ...
 
 
@@ -75,7 +80,8 @@ def round(
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any]: ...
 
 
@@ -84,7 +90,8 @@ def round(
     *,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | cl_array.Array | None = None,
-    device: Device | None = None,
+    device: Device | int | None = None,
+    devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any] | cl_array.Array:
     """Round every element of an array to an integral value on an OpenCL device; ``out=x`` rounds in place.
     Returns ``out`` (a new array when None). It runs DML_OPERATOR_ELEMENT_WISE_ROUND (or its extension).
@@ -108,15 +115,36 @@ def round(
     queue (``out`` must be one too), enqueued without waiting (its event joins ``result.events``), and nothing
     touches host memory; without ``device=`` it runs on ``x``'s queue. See docs/gpu.md.
 
+    ``x`` may also be a ``dask.array.Array``: the result is a lazy one of the same chunks, each block rounded
+    where Dask runs it (``pip install dmlpy[dask]``); ``device`` is then None (each worker's default device) or an
+    index from ``dml.devices()``, and ``out`` is not taken. See docs/scaling.md.
+
+    ``devices=[d0, d1, ...]`` (instead of ``device``) splits a host array across those devices, in pieces sized
+    by their compute units, run at once; with ``out=``, nothing is written unless every device succeeded.
+
     Every argument is checked before any OpenCL work: an ill-typed one (a ragged list, a mode that is neither a
     name nor a number, a ``device`` that is not a dml.Device, ...) raises InvalidArgumentError naming it.
     """
+    if is_dask_array(x):
+        lazy: npt.NDArray[Any] = _round_dask(x, mode, out, device, devices)
+        return lazy
     data, mask = unmask(x)
     array = input_array(data, _supported, TAKES)
     rounding_mode = resolve_mode(mode)
     target = out_data(out, mask)
     check_out(target, array.shape, array.dtype, what="the input's", x=array)
+    if devices is not None:
+        split = check_devices(devices, device, array)
+        whole: npt.NDArray[Any] = cast("npt.NDArray[Any]", target) if target is not None else np.empty_like(array)
+
+        def piece(index: Piece, axis: int, on: Device, into: npt.NDArray[Any]) -> None:
+            round(array[index], mode=rounding_mode, out=into[index], device=on)
+
+        run_split(array, whole, split, piece, fresh=target is None)
+        split_result: npt.NDArray[Any] = with_mask(whole, out, mask, keep_fill_value=True)
+        return split_result
     check_device(device)
+    assert not isinstance(device, int)  # check_device refused an index: only a dask x takes one
     desc_class, operator_mode, extension = _operator(array.dtype, rounding_mode)
     run_on = resolve_device(device, array, extensions=extension) if array.size else None
     result = target if target is not None else new_output(array, array.shape, array.dtype)
@@ -124,3 +152,16 @@ def round(
         run_call(ArrayCall(desc_class, (("rounding_mode", operator_mode),), [array], result), run_on)
     returned: npt.NDArray[Any] | cl_array.Array = with_mask(result, out, mask, keep_fill_value=True)
     return returned
+
+
+def _round_dask(x: Any, mode: object, out: object, device: object, devices: object) -> Any:
+    """dml.round of a dask array: checked here, computed lazily (dask_arrays)."""
+    refuse_out(out)
+    if devices is not None:
+        check_devices(devices, device, x)
+    dtype = np.dtype(x.dtype)
+    if not _supported(dtype):
+        raise InvalidArgumentError(f"x is a dask array of {dtype}; {TAKES}")
+    if x.ndim > 8:
+        raise InvalidArgumentError(f"x is a dask array of {x.ndim} dimensions; DirectML tensors have 1 to 8")
+    return round_blocks(x, resolve_mode(mode), device)  # type: ignore[arg-type]

@@ -1,0 +1,175 @@
+"""The one-liners on Dask arrays: ``dml.round``, ``dml.quantize_linear`` and ``dml.dequantize_linear`` given a
+``dask.array.Array`` return a lazy one of the same chunks, each block computed by the NumPy one-liner in the
+process that runs the task (a Dask worker, or this process under the threaded scheduler).
+
+Nothing unpicklable enters the task graph: a block's task holds the block function (a module-level function of
+this module), the resolved mode, the scale and zero point (NumPy arrays, small) and a device *index*. A
+``dml.Device`` holds an OpenCL context, which cannot travel to a worker, so it is refused; ``device=None`` runs each
+task on its process's default device (created once per process, like every compiled kernel reused across tasks),
+``device=<int>`` on the OpenCL device of that index in ``dml.devices()`` as the worker process sees it. Tasks in
+threads of one worker share the device: the one-liners are thread-safe.
+
+Dask is an optional dependency (``pip install dmlpy[dask]``); a dask array given without it installed is
+refused with what to install. Every argument is checked here, before any task exists; nothing is computed.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.modes import AnyRoundingMode
+from dmlpy.runtime.arguments import described
+from dmlpy.runtime.device import Device, create_device, default_device
+from dmlpy.runtime.platforms import device_by_index
+
+INSTALL = "pip install 'dmlpy[dask]'"
+
+
+def is_dask_array(value: object) -> bool:
+    """Whether ``value`` is a ``dask.array.Array``, told without importing dask."""
+    kind = type(value)
+    return kind.__name__ == "Array" and kind.__module__.split(".", 1)[0] == "dask"
+
+
+def _dask_array() -> Any:
+    try:
+        import dask.array as da
+    except ImportError:
+        raise UnsupportedError(f"x is a dask array, and running it needs dask's array module: {INSTALL}") from None
+    return da
+
+
+def device_spec(device: object) -> int | None:
+    """What a task carries to find its device: None (its process's default device) or a device index."""
+    if device is None:
+        return None
+    if isinstance(device, Device):
+        raise InvalidArgumentError(
+            "device is a dml.Device, which holds an OpenCL context and cannot travel to Dask workers; pass "
+            "device=None (each worker process uses its default device) or an index from dml.devices() (each worker "
+            "opens that device once)"
+        )
+    if isinstance(device, bool) or not isinstance(device, int | np.integer) or int(device) < 0:
+        raise InvalidArgumentError(
+            f"device for a dask array must be None or a device index from dml.devices(), not {described(device)}"
+        )
+    return int(device)
+
+
+_devices: dict[int, Device] = {}
+_devices_lock = threading.Lock()
+
+
+def worker_device(spec: int | None) -> Device:
+    """The device a task runs on, opened once per process: the default (extensions on, so every one-liner's
+    operator runs on it), or the device of index ``spec``."""
+    if spec is None:
+        return default_device(extensions=True)
+    with _devices_lock:
+        device = _devices.get(spec)
+        if device is None:
+            device = create_device(cl_device=device_by_index(spec).cl_device, extensions=True)
+            _devices[spec] = device
+        return device
+
+
+def _meta(ndim: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    return np.empty((0,) * ndim, dtype)
+
+
+def refuse_out(out: object) -> None:
+    if out is not None:
+        raise InvalidArgumentError(
+            "out= is not taken with a dask array: dask arrays are immutable, and the result is a new lazy one "
+            "(store it with dask.array.store or .to_zarr)"
+        )
+
+
+# ------------------------------------------------------------------------------------------- block functions
+def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | None) -> npt.NDArray[Any]:
+    from dmlpy.runtime.numpy_round import round as dml_round
+
+    return dml_round(block, mode=mode, device=worker_device(spec))
+
+
+def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
+    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones as they are."""
+    if parameter is None or axis is None or parameter.ndim == 0 or parameter.size == 1:
+        return parameter
+    start, stop = block_info[0]["array-location"][axis]
+    return parameter[start:stop]
+
+
+def _quantize_block(
+    block: npt.NDArray[Any],
+    scale: npt.NDArray[Any],
+    zero_point: npt.NDArray[Any] | None,
+    axis: int | None,
+    dtype: np.dtype[Any],
+    mode: AnyRoundingMode,
+    spec: int | None,
+    block_info: Any = None,
+) -> npt.NDArray[Any]:
+    from dmlpy.runtime.numpy_quantize import quantize_linear
+
+    s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
+    return quantize_linear(block, s, z, axis, dtype, mode=mode, device=worker_device(spec))
+
+
+def _dequantize_block(
+    block: npt.NDArray[Any],
+    scale: npt.NDArray[Any],
+    zero_point: npt.NDArray[Any] | None,
+    axis: int | None,
+    spec: int | None,
+    block_info: Any = None,
+) -> npt.NDArray[Any]:
+    from dmlpy.runtime.numpy_quantize import dequantize_linear
+
+    s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
+    return dequantize_linear(block, s, z, axis, device=worker_device(spec))
+
+
+# ------------------------------------------------------------------------------------------------ the graphs
+def round_blocks(x: Any, mode: AnyRoundingMode, device: object) -> Any:
+    """``dml.round`` of a dask array (its arguments already checked): lazy, the same chunks."""
+    da = _dask_array()
+    spec = device_spec(device)
+    return da.map_blocks(_round_block, x, mode, spec, dtype=x.dtype, meta=_meta(x.ndim, x.dtype))
+
+
+def quantize_blocks(
+    x: Any,
+    scale: npt.NDArray[Any],
+    zero_point: npt.NDArray[Any] | None,
+    axis: int | None,
+    dtype: np.dtype[Any],
+    mode: AnyRoundingMode,
+    device: object,
+) -> Any:
+    """``dml.quantize_linear`` of a dask array: ``scale`` and ``zero_point`` scalars or 1-D along ``axis`` (a
+    non-negative axis), cut to each block's chunk of that axis."""
+    da = _dask_array()
+    spec = device_spec(device)
+    return da.map_blocks(
+        _quantize_block, x, scale, zero_point, axis, dtype, mode, spec, dtype=dtype, meta=_meta(x.ndim, dtype)
+    )
+
+
+def dequantize_blocks(
+    x: Any,
+    scale: npt.NDArray[Any],
+    zero_point: npt.NDArray[Any] | None,
+    axis: int | None,
+    dtype: np.dtype[Any],
+    device: object,
+) -> Any:
+    """``dml.dequantize_linear`` of a dask array, as quantize_blocks; ``dtype`` is the scale's."""
+    da = _dask_array()
+    spec = device_spec(device)
+    return da.map_blocks(_dequantize_block, x, scale, zero_point, axis, spec, dtype=dtype, meta=_meta(x.ndim, dtype))
