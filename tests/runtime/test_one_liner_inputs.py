@@ -54,7 +54,11 @@ def test_signatures() -> None:
     assert positional == ["x", "scale", "zero_point", "axis", "dtype"]  # ONNX's order
     dequantize = inspect.signature(dml.dequantize_linear).parameters
     assert "mode" not in dequantize
-    assert [n for n, p in dequantize.items() if p.kind is inspect.Parameter.KEYWORD_ONLY] == ["out", "device"]
+    assert [n for n, p in dequantize.items() if p.kind is inspect.Parameter.KEYWORD_ONLY] == [
+        "out",
+        "device",
+        "devices",
+    ]
     with pytest.raises(TypeError):
         dml.quantize_linear(HALVES, 0.5, 0, 0, np.uint8, "ROUND_UP")  # type: ignore[misc]
     with pytest.raises(TypeError):
