@@ -20,9 +20,11 @@ RUNTIME_NAMES: tuple[str, ...] = (
     "OperatorInitializer",
     "create_device",
     "default_device",
+    "devices",
     "dequantize_linear",
     "quantize_linear",
     "round",
+    "sub_devices",
 )
 """dmlpy.runtime's public names: the IDML* objects, DML_BUFFER_BINDING, DMLCreateDevice1 and the one-liners."""
 

@@ -11,6 +11,8 @@ from dmlpy.runtime.buffer import Buffer as Buffer
 from dmlpy.runtime.device import Device as Device
 from dmlpy.runtime.device import create_device as create_device
 from dmlpy.runtime.device import default_device as default_device
+from dmlpy.runtime.device import devices as devices
+from dmlpy.runtime.device import sub_devices as sub_devices
 from dmlpy.runtime.dispatchables import CompiledGraph as CompiledGraph
 from dmlpy.runtime.dispatchables import CompiledOperator as CompiledOperator
 from dmlpy.runtime.dispatchables import Operator as Operator

@@ -71,6 +71,9 @@ class CompiledCache:
         self._capacity = capacity
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def get(self, device: Device, key: tuple[Any, ...], make: Callable[[], CompiledOperator]) -> CompiledOperator:
         full_key = (id(device), *key)
         with self._lock:

@@ -9,7 +9,7 @@ import os
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +40,7 @@ from dmlpy.runtime.dispatchables import (
     Operator,
     OperatorInitializer,
 )
-from dmlpy.runtime.platforms import preferred_device
+from dmlpy.runtime.platforms import DeviceEntry, device_by_index, list_devices, preferred_device
 from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
 from dmlpy.runtime.programs import launch_profile as launch_profile_for
 from dmlpy.runtime.recorder import CommandRecorder
@@ -400,6 +400,49 @@ def create_device(
         launch_profile=launch_profile,
         cl_queue=cl_queue,
     )
+
+
+def devices() -> list[DeviceEntry]:
+    """The OpenCL devices dmlpy can use, numbered as ``dmlpy devices`` numbers them (``dml.create_device(
+    cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its ``compute_units`` and
+    ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
+    check_process()
+    _note_opencl_use()
+    return list_devices()
+
+
+def sub_devices(
+    count: int, device: Device | int | None = None, *, extensions: bool = False, launch_profile: str = "auto"
+) -> list[Device]:
+    """``count`` dmlpy devices on equal shares of one OpenCL device (clCreateSubDevices with
+    CL_DEVICE_PARTITION_EQUALLY): ``device`` (a dml.Device, an index from ``dml.devices()``, or None for the
+    default device). On a CPU device (PoCL) each sub-device gets its own cores, so ``dml.round(x,
+    devices=dml.sub_devices(2))`` runs the two halves at once; on this machine's PoCL the test suite uses them
+    as real, separate OpenCL devices. UnsupportedError when the device cannot be split so."""
+    where = "sub_devices"
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise argument_error(where, "count", count, "a whole number of sub-devices, at least 1")
+    if isinstance(device, Device):
+        cl_device = device.cl_device
+    elif device is None:
+        cl_device = preferred_device().cl_device
+    elif isinstance(device, int) and not isinstance(device, bool):
+        cl_device = device_by_index(device).cl_device
+    else:
+        raise argument_error(where, "device", device, "a dml.Device, an index from dml.devices(), or None")
+    units = int(cl_device.max_compute_units)
+    entry = DeviceEntry(-1, cl_device.platform.name, cl_device.name.strip(), "", cl_device.version, cl_device)
+    if count > min(units, entry.max_sub_devices):
+        raise UnsupportedError(
+            f"{where}: {cl_device.name.strip()} has {units} compute units and splits into at most "
+            f"{min(units, entry.max_sub_devices)} sub-devices (CL_DEVICE_PARTITION_EQUALLY); {count} were asked for"
+        )
+    try:
+        partition: list[Any] = [cl.device_partition_property.EQUALLY, units // count]
+        parts = cl_device.create_sub_devices(partition)[:count]
+    except cl.Error as error:
+        raise UnsupportedError(f"{where}: {cl_device.name.strip()} could not be split: {error}") from error
+    return [create_device(cl_device=part, extensions=extensions, launch_profile=launch_profile) for part in parts]
 
 
 _defaults: dict[bool, Device] = {}

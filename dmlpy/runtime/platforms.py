@@ -20,6 +20,22 @@ class DeviceEntry:
     version: str
     cl_device: cl.Device
 
+    @property
+    def compute_units(self) -> int:
+        """CL_DEVICE_MAX_COMPUTE_UNITS: cores on a CPU device, streaming multiprocessors on an NVIDIA GPU."""
+        return int(self.cl_device.max_compute_units)
+
+    @property
+    def max_sub_devices(self) -> int:
+        """How many sub-devices ``dml.sub_devices`` can split it into (CL_DEVICE_PARTITION_MAX_SUB_DEVICES when it
+        partitions equally, else 1)."""
+        try:
+            properties = self.cl_device.partition_properties
+            equally = isinstance(properties, list) and cl.device_partition_property.EQUALLY in properties
+            return int(self.cl_device.partition_max_sub_devices) if equally else 1
+        except cl.Error:
+            return 1
+
 
 def _kind(device: cl.Device) -> str:
     if device.type & cl.device_type.GPU:
