@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from dmlpy.dtypes import element_size
-from dmlpy.enums import FeatureLevel, GraphEdgeType, GraphNodeType
+from dmlpy.enums import FeatureLevel, GraphEdgeType, GraphNodeType, TensorFlags
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel, UInt32, UInt64
 from dmlpy.ops import OperatorDesc
@@ -495,7 +495,17 @@ def _analyse(graph: GraphDesc) -> GraphAnalysis:
                 f"{where}.GraphOutputIndex is {desc.graph_output_index}, which {output_edges[desc.graph_output_index]} "
                 "computes already; every graph output comes from exactly one node output"
             )
-        outputs[desc.graph_output_index] = (desc.from_node_index, desc.from_node_output_index)
+        produced = (desc.from_node_index, desc.from_node_output_index)
+        already = next((k for k, source in outputs.items() if source == produced), None)
+        if already is not None:
+            raise InvalidArgumentError(
+                f"{where} sends {graph.node_label(desc.from_node_index)}."
+                f"{_slot_name(graph, desc.from_node_index, desc.from_node_output_index, True)} to graph output "
+                f"{desc.graph_output_index}, which {output_edges[already]} sends to graph output {already} already; "
+                "a node output is written to one graph output: bind one output and copy it, or add an "
+                "ELEMENT_WISE_IDENTITY node for the second"
+            )
+        outputs[desc.graph_output_index] = produced
         output_edges[desc.graph_output_index] = where
 
     for output in range(graph.output_count):
@@ -515,6 +525,14 @@ def _analyse(graph: GraphDesc) -> GraphAnalysis:
                     "every tensor an operator's descriptor has is fed by exactly one input or intermediate edge"
                 )
 
+    for (node, slot), source in sources.items():
+        owned = _tensor(graph, node, slot, output=False)
+        if source.kind != "input" and owned is not None and TensorFlags.OWNED_BY_DML in owned.flags:
+            raise InvalidArgumentError(
+                f"{feeds[(node, slot)]} feeds {graph.node_label(node)}.{_slot_name(graph, node, slot, False)}, which "
+                'has DML_TENSOR_FLAG_OWNED_BY_DML; "Any operator inputs using this flag must be connected to graph '
+                'inputs" (DML_GRAPH_DESC)'
+            )
     consumers: dict[Source, list[tuple[int, int]]] = {}
     for target, source in sources.items():
         consumers.setdefault(source, []).append(target)
@@ -541,7 +559,8 @@ def _analyse(graph: GraphDesc) -> GraphAnalysis:
 
 
 def _check_intermediate(graph: GraphDesc, where: str, source: Source, node: int, slot: int) -> None:
-    """The two ends of an intermediate edge describe one tensor: the same DataType, Sizes and Strides."""
+    """The two ends of an intermediate edge describe one tensor: the same TotalTensorSizeInBytes (DirectML's
+    rule), and dmlpy's: the same DataType, Sizes and Strides."""
     if source.kind != "node":
         return
     produced = _tensor(graph, source.index, source.output, output=True)
@@ -550,6 +569,7 @@ def _check_intermediate(graph: GraphDesc, where: str, source: Source, node: int,
     from_end = f"{graph.node_label(source.index)}.{_slot_name(graph, source.index, source.output, True)}"
     to_end = f"{graph.node_label(node)}.{_slot_name(graph, node, slot, False)}"
     for field, given, wanted in (
+        ("TotalTensorSizeInBytes", consumed.total_tensor_size_in_bytes, produced.total_tensor_size_in_bytes),
         ("DataType", consumed.data_type, produced.data_type),
         ("Sizes", consumed.sizes, produced.sizes),
         ("Strides", consumed.effective_strides, produced.effective_strides),

@@ -190,8 +190,12 @@ class _Compiled:
     @classmethod
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
         graph = Graph(rep.device)
-        values: dict[str, tuple[Expression | None, tuple[int, ...], TensorDataType]] = {}
+        computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
+        """ONNX values computed by lowered nodes."""
+        leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
         bound: list[str] = []
+        """The ONNX value each graph input binds, in graph input order (one value may be bound twice, read two
+        ways: a scale shared by nodes of different shapes)."""
         pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
         for name, shape in shapes.items():
             pending[name] = (shape, _element_type(rep.input_types[name], f"ONNX graph input {name!r}"))
@@ -200,27 +204,16 @@ class _Compiled:
             pending[name] = (tuple(array.shape), data_type)
 
         def leaf(name: str, desc: BufferTensorDesc) -> Expression:
-            # A graph input is described by its first consumer (a data tensor packed, a scale broadcast); a second
-            # consumer must read it alike, which the graph's rules check.
-            if name in values and values[name][0] is not None:
-                expression = values[name][0]
-                assert expression is not None
-                if expression.desc != desc and expression.input_index is not None:
-                    raise NodeRefused(
-                        f"ONNX value {name!r} is read both as {expression.desc.describe()} and as {desc.describe()}; "
-                        "a DirectML graph input is one tensor"
-                    )
-                return expression
-            expression = graph.input(desc)
-            bound.append(name)
-            values[name] = (expression, pending[name][0], pending[name][1])
-            return expression
+            """The graph input binding ``name`` read as ``desc``: one per way it is read."""
+            key = (name, desc)
+            if key not in leaves:
+                leaves[key] = graph.input(desc)
+                bound.append(name)
+            return leaves[key]
 
         def data(name: str, where: str) -> tuple[Expression, tuple[int, ...], TensorDataType]:
-            if name in values and values[name][0] is not None:
-                expression, shape, data_type = values[name]
-                assert expression is not None
-                return expression, shape, data_type
+            if name in computed:
+                return computed[name]
             if name not in pending:
                 raise NodeRefused(f"{where}: input {name!r} is computed by no node and is no graph input")
             shape, data_type = pending[name]
@@ -231,8 +224,7 @@ class _Compiled:
         def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
             """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
             index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
-            known = values.get(name, (None,))[0]
-            if known is not None and known.node is not None:
+            if name in computed:
                 raise NodeRefused(f"{where}: {what} {name!r} is computed by a node; dmlpy takes it from an input")
             if name not in pending:
                 raise NodeRefused(f"{where}: {what} {name!r} is no graph input or initializer")
@@ -252,7 +244,7 @@ class _Compiled:
             strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
             return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
-        for node in rep.model.graph.node:
+        for node in _needed_nodes(rep.model.graph):
             where = f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {rep.opset})"
             attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
             try:
@@ -274,16 +266,16 @@ class _Compiled:
                 raise
             except DmlError as error:
                 raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
-            values[node.output[0]] = (result, shape, result.data_type)
+            computed[node.output[0]] = (result, shape, result.data_type)
 
         outputs: list[tuple[str, TensorDataType, tuple[int, ...]]] = []
         expressions: list[Expression] = []
         for name in rep.output_names:
-            entry = values.get(name)
-            if entry is None or entry[0] is None or entry[0].node is None:
-                raise NodeRefused(f"ONNX graph output {name!r} is computed by no node; add an Identity node")
-            expression, shape, data_type = entry
-            assert expression is not None
+            expression, shape, data_type = data(name, f"ONNX graph output {name!r}")
+            if expression.node is None or expression in expressions:
+                # A graph input passed straight out, or one value listed twice: DirectML writes each node output
+                # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
+                expression = graph_identity(expression)
             expressions.append(expression)
             outputs.append((name, data_type, shape))
         compiled = graph.compile(expressions)
@@ -297,13 +289,12 @@ class _Compiled:
         device = self.rep.device
         table = device.create_binding_table(self.compiled)
         buffers = []
-        bindings = []
+        uploaded = dict(self.rep._uploaded)
         for name in self.bound_names:
-            buffer = self.rep._uploaded.get(name)
-            if buffer is None:
-                buffer = device.upload(np.ascontiguousarray(arrays[name]))
-                buffers.append(buffer)
-            bindings.append(BufferBinding(buffer))
+            if name not in uploaded:
+                uploaded[name] = device.upload(np.ascontiguousarray(arrays[name]))
+                buffers.append(uploaded[name])
+        bindings = [BufferBinding(uploaded[name]) for name in self.bound_names]
         table.bind_inputs(bindings)
         outputs = [
             device.create_buffer(max(4, desc.total_tensor_size_in_bytes)) for desc in self.compiled.output_descs()
@@ -324,6 +315,20 @@ class _Compiled:
         for buffer in buffers:
             buffer.release()
         return tuple(results)
+
+
+def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes the graph outputs depend on, in the model's order: a node nothing reads is left out, as
+    onnxruntime prunes it (a DirectML graph refuses a node used by nothing)."""
+    producer = {output: node for node in graph.node for output in node.output}
+    needed: set[int] = set()
+    stack = [value.name for value in graph.output]
+    while stack:
+        node = producer.get(stack.pop())
+        if node is not None and id(node) not in needed:
+            needed.add(id(node))
+            stack.extend(name for name in node.input if name)
+    return [node for node in graph.node if id(node) in needed]
 
 
 def _element_type(elem_type: int, where: str) -> TensorDataType:

@@ -76,14 +76,9 @@
 #define LOAD_HALF(k) vload_half(AT(k), tensor##k)
 #define LOAD_ONE_HALF(k) vload_half(tensor##k##_offset, tensor##k)
 #define STORE_HALF(k, value) store_half((value), AT(k), tensor##k)
-// A float rounded to the nearest half and back. Without cl_khr_fp16 no half variable may be declared, so the
-// half's 16 bits live in a ushort.
-inline float TO_HALF(float value)
-{
-    ushort stored;
-    vstore_half(value, 0, (half *)&stored);
-    return vload_half(0, (const half *)&stored);
-}
+// The nearest half as a float, NaN payload kept: PoCL 3.0's scalar vstore_half would turn every NaN into one,
+// where the kernels one by one store it with store_half (half_store.h includes half_bits.h).
+#define TO_HALF(x) half_value(x)
 #endif
 
 // ------------------------------------------------------------------------------------------------ the nodes

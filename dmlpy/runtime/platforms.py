@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pyopencl as cl
@@ -64,13 +65,27 @@ def list_devices() -> list[DeviceEntry]:
     return entries
 
 
+DEVICE_VARIABLE = "DMLPY_DEVICE"
+"""An environment variable naming the default device by its index in ``dmlpy devices``: how a process that
+cannot be given ``device=`` (a Dask worker, a batch job) is pinned to one GPU of its node."""
+
+
 def preferred_device() -> DeviceEntry:
-    """The default: the first GPU, else the first CPU device (PoCL's in a plain install), else anything."""
+    """The default: the device of index $DMLPY_DEVICE when it is set, else the first GPU, else the first CPU
+    device (PoCL's in a plain install), else anything."""
     entries = list_devices()
     if not entries:
         raise UnsupportedError(
             "no OpenCL device found; install the pocl-binary-distribution wheel (a CPU driver) or a GPU driver"
         )
+    chosen = os.environ.get(DEVICE_VARIABLE, "").strip()
+    if chosen:
+        if not chosen.isdigit() or int(chosen) >= len(entries):
+            raise UnsupportedError(
+                f"{DEVICE_VARIABLE} is {chosen!r}; it names a device by its index from `dmlpy devices` "
+                f"(0 to {len(entries) - 1} here), or is unset for the first GPU, else the CPU device"
+            )
+        return entries[int(chosen)]
     for kind in ("GPU", "CPU"):
         for entry in entries:
             if entry.kind == kind:

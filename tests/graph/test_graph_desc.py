@@ -595,10 +595,18 @@ def test_a_graph_output_with_no_edge_is_refused() -> None:
     assert "graph output 0 has no output edge (OutputCount is 2)" in message
 
 
-def test_one_node_output_may_feed_two_graph_outputs() -> None:
-    analysis = one_round(output_edges=[out(0, 0, 0), out(0, 0, 1)]).validate_on(FL.FL_6_2)
-    assert analysis.outputs == ((0, 0), (0, 0))
-    assert analysis.output_descs == (FLOAT, FLOAT)
+def test_one_node_output_sent_to_two_graph_outputs_is_refused() -> None:
+    message = refusal(one_round(output_edges=[out(0, 0, 0), out(0, 0, 1)]))
+    assert 'OutputEdges[1] sends Nodes[0] (ELEMENT_WISE_ROUND "r").OutputTensor to graph output 1' in message
+    assert "which DML_GRAPH_DESC.OutputEdges[0] sends to graph output 0 already" in message
+    assert "add an ELEMENT_WISE_IDENTITY node for the second" in message
+
+
+def test_an_owned_by_dml_input_fed_by_a_node_is_refused() -> None:
+    owned = dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES, flags="OWNED_BY_DML")
+    message = refusal(two_rounds(round_node("r2", owned, FLOAT)))
+    assert 'IntermediateEdges[0] feeds Nodes[1] (ELEMENT_WISE_ROUND "r2").InputTensor' in message
+    assert "DML_TENSOR_FLAG_OWNED_BY_DML" in message and "must be connected to graph inputs" in message
 
 
 def test_a_graph_output_fed_twice_is_refused() -> None:
@@ -670,11 +678,14 @@ STRIDED = dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES, strides=(8, 8, 
 @pytest.mark.parametrize(
     ("consumer", "field", "given", "wanted"),
     [
-        (dml.BufferTensorDesc(data_type="FLOAT16", sizes=SIZES), "DataType", "FLOAT16", "(FLOAT32)"),
+        # DirectML's one rule first: the same bytes (FLOAT16 of the same Sizes is half of them) ...
+        (dml.BufferTensorDesc(data_type="FLOAT16", sizes=SIZES), "TotalTensorSizeInBytes", "16", "(32)"),
+        # ... then dmlpy's: the same bytes read as the same tensor.
+        (dml.BufferTensorDesc(data_type="FLOAT16", sizes=(1, 1, 2, 8)), "DataType", "FLOAT16", "(FLOAT32)"),
         (dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 4, 2)), "Sizes", "(1, 1, 4, 2)", "((1, 1, 2, 4))"),
         (STRIDED, "Strides", "(8, 8, 1, 2)", "((8, 8, 4, 1))"),
     ],
-    ids=["DataType", "Sizes", "Strides"],
+    ids=["TotalTensorSizeInBytes", "DataType", "Sizes", "Strides"],
 )
 def test_intermediate_edge_ends_that_differ_are_refused(
     consumer: dml.BufferTensorDesc, field: str, given: str, wanted: str

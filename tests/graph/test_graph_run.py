@@ -370,3 +370,17 @@ def test_compile_graph_refuses_what_is_not_a_graph(device: Any) -> None:
     y = dml.graph.round(g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=SHAPE)))
     with pytest.raises(dml.UnsupportedError, match="IDMLDevice1::CompileGraph, which arrived at DML_FEATURE_LEVEL_2_1"):
         old.compile_graph(g.desc_for([y]))
+
+
+def test_float16_fusion_keeps_nan_payloads_without_half_bits() -> None:
+    """Devices other than PoCL convert halves with vload_half/vstore_half (no DML_HALF_BITS): a fused value
+    rounded to half must keep its NaN payload as the kernels one by one store it (store_half)."""
+    device = dml.create_device()
+    device.programs.device_options = tuple(o for o in device.programs.device_options if "HALF_BITS" not in o)
+    x = float_edges(np.dtype(np.float16), np.random.default_rng(2))
+    g = dml.Graph(device)
+    y = dml.graph.round(dml.graph.identity(g.input(dml.BufferTensorDesc(data_type=T.FLOAT16, sizes=SHAPE)), (1.0, 0.0)))
+    (fused,), compiled = run(device, g.desc_for([y]), [x])
+    (separate,), _ = run(device, g.desc_for([y]), [x], fuse=False)
+    assert compiled.kernel_count == 1 and "DML_HALF_BITS 1" not in compiled.source
+    assert fused.tobytes() == separate.tobytes()

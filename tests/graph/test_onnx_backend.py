@@ -135,3 +135,43 @@ def test_run_node_runs_one_node() -> None:
     (y,) = DmlBackend.run_node(node, [x])
     assert y.tobytes() == np.rint(x).tobytes()
     assert DmlBackend.supports_device("CPU") and not DmlBackend.supports_device("CUDA")
+
+
+def _model(nodes: list[Any], inputs: list[Any], outputs: list[Any], initializers: list[Any] | None = None) -> Any:
+    graph = onnx.helper.make_graph(nodes, "g", inputs, outputs, initializer=initializers or [])
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 21)])
+
+
+def _tensor(name: str, elem: int, shape: list[int]) -> Any:
+    return onnx.helper.make_tensor_value_info(name, elem, shape)
+
+
+def _reference(model: Any, feeds: dict[str, Any]) -> list[Any]:
+    from onnx.reference import ReferenceEvaluator
+
+    return list(ReferenceEvaluator(model).run(None, feeds))
+
+
+def test_models_dmlpy_rewrites_into_graphs_directml_accepts() -> None:
+    """A node nothing reads (pruned), a scale shared by nodes of different shapes (bound twice, read two ways),
+    one value listed as two outputs and an input passed straight out (Identity nodes): all match onnx.reference."""
+    F, U8 = onnx.TensorProto.FLOAT, onnx.TensorProto.UINT8
+    scale = onnx.numpy_helper.from_array(np.array(0.5, np.float32), "s")
+    nodes = [
+        onnx.helper.make_node("QuantizeLinear", ["a", "s"], ["qa"]),
+        onnx.helper.make_node("QuantizeLinear", ["b", "s"], ["qb"]),
+        onnx.helper.make_node("Round", ["a"], ["unused"]),
+    ]
+    model = _model(
+        nodes,
+        [_tensor("a", F, [2, 3]), _tensor("b", F, [5])],
+        [_tensor("qa", U8, [2, 3]), _tensor("qb", U8, [5]), _tensor("qb", U8, [5]), _tensor("a", F, [2, 3])],
+        [scale],
+    )
+    a = np.array([[0.2, 1.3, -4.0], [7.75, 100.0, 3.25]], np.float32)
+    b = np.array([0.0, 0.25, 0.75, 1.25, 300.0], np.float32)
+    got = DmlBackend.prepare(model).run([a, b])
+    expected = _reference(model, {"a": a, "b": b})
+    assert len(got) == 4
+    for result, want in zip(got, expected, strict=True):
+        assert result.dtype == want.dtype and result.tobytes() == want.tobytes()

@@ -82,3 +82,28 @@ def test_devices_refusals(halves: list[Any]) -> None:
         dml.round(x, devices=[halves[0], 1])
     with pytest.raises(dml.UnsupportedError, match="splits into at most"):
         dml.sub_devices(64)
+
+
+def test_dmlpy_device_picks_the_default_device_by_index() -> None:
+    """How a Dask worker (or any process not given device=) is pinned to one device of its node."""
+    import os
+    import subprocess
+    import sys
+
+    entries = dml.devices()
+    last = len(entries) - 1
+    probe = (
+        "import os, dmlpy as dml; chosen = dml.devices()[int(os.environ['DMLPY_DEVICE'])]; "
+        "print(dml.default_device().cl_device.int_ptr == chosen.cl_device.int_ptr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env={**os.environ, "DMLPY_DEVICE": str(last)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr[-2000:]
+    wrong = subprocess.run(
+        [sys.executable, "-c", "import dmlpy as dml; dml.default_device()"],
+        env={**os.environ, "DMLPY_DEVICE": str(last + 5)},
+        capture_output=True,
+        text=True,
+    )
+    assert wrong.returncode != 0 and f"DMLPY_DEVICE is '{last + 5}'" in wrong.stderr
