@@ -64,3 +64,19 @@ def test_graph_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
     kernels = {(r["scale"], r["engine"]): r["kernels"] for r in rows}
     assert kernels[("per-tensor", "fused")] == 1 and kernels[("per-axis", "separate")] == 3
     assert all(r["gbps"] > 0 for r in rows)
+
+
+def test_scale_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
+    """benchmarks/bench_scale.py: Dask on LocalClusters of 1 and 2 worker processes, and sub-devices."""
+    out = tmp_path / "scale.json"
+    script = SCRIPT.with_name("bench_scale.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert {(r["workers"], r["engine"]) for r in report["dask"]} == {
+        (w, e) for w in (1, 2) for e in ("dml.round", "np.rint blocks", "da.rint")
+    }
+    assert all(r["gbps"] > 0 for r in report["dask"] + report["sub_devices"])
+    assert any(r["engine"].startswith("2 sub-devices") for r in report["sub_devices"])

@@ -403,7 +403,7 @@ def create_device(
 
 
 def devices() -> list[DeviceEntry]:
-    """The OpenCL devices dmlpy can use, numbered as ``dmlpy devices`` numbers them (``dml.create_device(
+    """dmlpy's list of the OpenCL devices it can use (DirectML has no such call), numbered as ``dmlpy devices`` numbers them (``dml.create_device(
     cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its ``compute_units`` and
     ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
     check_process()
@@ -414,7 +414,7 @@ def devices() -> list[DeviceEntry]:
 def sub_devices(
     count: int, device: Device | int | None = None, *, extensions: bool = False, launch_profile: str = "auto"
 ) -> list[Device]:
-    """``count`` dmlpy devices on equal shares of one OpenCL device (clCreateSubDevices with
+    """``count`` dmlpy devices (dmlpy's, not DirectML's) on equal shares of one OpenCL device (clCreateSubDevices with
     CL_DEVICE_PARTITION_EQUALLY): ``device`` (a dml.Device, an index from ``dml.devices()``, or None for the
     default device). On a CPU device (PoCL) each sub-device gets its own cores, so ``dml.round(x,
     devices=dml.sub_devices(2))`` runs the two halves at once; on this machine's PoCL the test suite uses them
