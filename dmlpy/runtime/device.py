@@ -403,9 +403,9 @@ def create_device(
 
 
 def devices() -> list[DeviceEntry]:
-    """dmlpy's list of the OpenCL devices it can use (DirectML has no such call), numbered as ``dmlpy devices`` numbers them (``dml.create_device(
-    cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its ``compute_units`` and
-    ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
+    """dmlpy's list of the OpenCL devices it can use (DirectML has no such call), numbered as ``dmlpy devices``
+    numbers them (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each
+    with its ``compute_units`` and ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
     check_process()
     _note_opencl_use()
     return list_devices()
