@@ -15,6 +15,7 @@ from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from dmlpy.drawing import tensor_picture
 from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
 from dmlpy.enums import DML_MAX_ELEMENT_COUNT, ExtTensorDataType, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
@@ -123,6 +124,17 @@ class BufferTensorDesc(DmlModel):
             object.__setattr__(self, "total_tensor_size_in_bytes", computed)
         return self
 
+    def _repr_svg_(self) -> str:
+        """Jupyter's picture of the tensor: its elements beside the buffer's slots (dmlpy.drawing)."""
+        return tensor_picture(
+            data_type=self.data_type.name,
+            element_bytes=element_size(self.data_type),
+            sizes=self.sizes,
+            strides=self.effective_strides,
+            given_strides=self.strides,
+            total_bytes=self.total_tensor_size_in_bytes,
+        )
+
     def describe(self) -> str:
         return f"{self.struct_name()} ({self.data_type.name}, Sizes {list(self.sizes)})"
 
@@ -148,6 +160,9 @@ class TensorDesc(DmlModel):
 
     C_STRUCT = "DML_TENSOR_DESC"
     WRAPS = "desc"  # messages name the buffer tensor's fields as the tensor's: InputTensor.Sizes
+
+    def _repr_svg_(self) -> str:
+        return self.desc._repr_svg_()
 
     def describe(self) -> str:
         return self.desc.describe()

@@ -1,0 +1,60 @@
+"""The SVG picture of a buffer tensor (dmlpy.drawing, BufferTensorDesc._repr_svg_): it parses as XML and holds
+what it claims, counted for the README's padded and broadcast examples and against the strides by hand."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import dmlpy as dml
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def parts(desc: dml.BufferTensorDesc) -> dict[str, list[ET.Element]]:
+    root = ET.fromstring(desc._repr_svg_())
+    assert root.tag == f"{SVG}svg"
+    found: dict[str, list[ET.Element]] = {}
+    for element in root.iter():
+        if element.get("class"):
+            found.setdefault(element.get("class") or "", []).append(element)
+    return found
+
+
+def test_padded_rows_show_the_padding_slot() -> None:
+    padded = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1))
+    found = parts(padded)
+    assert len(found["element"]) == 6
+    assert len(found["slot used"]) == 6 and len(found["slot padding"]) == 1  # slot 3, between the rows
+    assert "slot rounding" not in found  # 28 bytes: whole DWORDs already
+    assert len(found["link"]) == 6 and "link broadcast" not in found
+    assert "slot broadcast" not in found
+    text = padded._repr_svg_()
+    assert "Strides [8, 8, 4, 1]" in text and "TotalTensorSizeInBytes 28" in text
+
+
+def test_broadcast_links_several_cells_to_one_slot() -> None:
+    broadcast = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(0, 0, 0, 1))
+    found = parts(broadcast)
+    assert len(found["element"]) == 6 and len(found["slot used"]) == 3
+    assert len(found["link broadcast"]) == 6  # each of the three slots read by two elements
+
+
+def test_rounding_to_whole_dwords_is_shaded() -> None:
+    bytes_ = dml.BufferTensorDesc(data_type="UINT8", sizes=(5,))
+    found = parts(bytes_)
+    assert bytes_.total_tensor_size_in_bytes == 8
+    assert len(found["slot used"]) == 5 and len(found["slot rounding"]) == 3
+
+
+def test_large_tensors_are_elided_and_say_so() -> None:
+    big = dml.BufferTensorDesc(data_type="UINT8", sizes=(3, 40, 50), strides=(4000, 100, 2))
+    found = parts(big)
+    assert found["gap"] and found["slot gap"]
+    assert len(found["element"]) < 150
+    (note,) = found["elided"]
+    assert note.text is not None and note.text.startswith("drawn: ") and "of 6000 elements" in note.text
+
+
+def test_tensor_desc_shows_its_buffer_tensor() -> None:
+    inner = dml.BufferTensorDesc(data_type="FLOAT16", sizes=(2, 2))
+    assert dml.TensorDesc(desc=inner)._repr_svg_() == inner._repr_svg_()
