@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.modes import AnyRoundingMode
-from dmlpy.runtime.arguments import described
+from dmlpy.runtime.arguments import check_dimensions, described
 from dmlpy.runtime.device import Device, create_device, default_device
 from dmlpy.runtime.platforms import device_by_index
 
@@ -80,6 +80,16 @@ def worker_device(spec: int | None) -> Device:
 
 def _meta(ndim: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     return np.empty((0,) * ndim, dtype)
+
+
+def check_dask_input(x: Any, accepts: Any, takes: str, out: object) -> None:
+    """A dask ``x`` checked as the NumPy path checks an array, from its dtype and dimensions (no data), and
+    ``out`` refused."""
+    refuse_out(out)
+    dtype = np.dtype(x.dtype)
+    if not accepts(dtype):
+        raise InvalidArgumentError(f"x is a dask array of {dtype}; {takes}")
+    check_dimensions(x)
 
 
 def refuse_out(out: object) -> None:

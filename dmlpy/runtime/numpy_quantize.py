@@ -36,7 +36,7 @@ from dmlpy.runtime.arguments import (
     with_mask,
 )
 from dmlpy.runtime.array_runner import ArrayCall
-from dmlpy.runtime.dask_arrays import dequantize_blocks, is_dask_array, quantize_blocks, refuse_out
+from dmlpy.runtime.dask_arrays import check_dask_input, dequantize_blocks, is_dask_array, quantize_blocks
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
 from dmlpy.runtime.split_runner import Piece, check_devices, run_split
@@ -164,12 +164,7 @@ def _dask_parameters(
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
     """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
     and zero point compact (a scalar, or 1-D along the returned non-negative axis) for the block tasks."""
-    refuse_out(out)
-    dtype = np.dtype(x.dtype)
-    if dtype not in accepted:
-        raise InvalidArgumentError(f"x is a dask array of {dtype}; {takes}")
-    if x.ndim > 8:
-        raise InvalidArgumentError(f"x is a dask array of {x.ndim} dimensions; DirectML tensors have 1 to 8")
+    check_dask_input(x, accepted.__contains__, takes, out)
     shape = tuple(int(n) for n in x.shape)
     resolved = _axis(axis)
     scale_view = _parameter("scale", scale, shape, resolved, dtypes[0])

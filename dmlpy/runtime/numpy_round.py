@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 from dmlpy.dtypes import data_type_of
 from dmlpy.enums import ExtRoundingMode
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.modes import DIRECTML_EQUIVALENT, EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES, ExtElementWiseRoundOperatorDesc
@@ -32,7 +31,7 @@ from dmlpy.runtime.arguments import (
     with_mask,
 )
 from dmlpy.runtime.array_runner import ArrayCall
-from dmlpy.runtime.dask_arrays import is_dask_array, refuse_out, round_blocks
+from dmlpy.runtime.dask_arrays import check_dask_input, is_dask_array, round_blocks
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
 from dmlpy.runtime.split_runner import Piece, check_devices, run_split
@@ -156,12 +155,7 @@ def round(
 
 def _round_dask(x: Any, mode: object, out: object, device: object, devices: object) -> Any:
     """dml.round of a dask array: checked here, computed lazily (dask_arrays)."""
-    refuse_out(out)
     if devices is not None:
         check_devices(devices, device, x)
-    dtype = np.dtype(x.dtype)
-    if not _supported(dtype):
-        raise InvalidArgumentError(f"x is a dask array of {dtype}; {TAKES}")
-    if x.ndim > 8:
-        raise InvalidArgumentError(f"x is a dask array of {x.ndim} dimensions; DirectML tensors have 1 to 8")
+    check_dask_input(x, _supported, TAKES, out)
     return round_blocks(x, resolve_mode(mode), device)  # type: ignore[arg-type]
