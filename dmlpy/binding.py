@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from dmlpy.drawing import DrawnRange, Picture, bindings_picture
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel, UInt64
@@ -121,6 +122,7 @@ class BoundTensor:
     where: str
     desc: BufferTensorDesc
     binding: BufferBinding
+    is_output: bool = False
 
 
 def check_tensor_binding(bound: BoundTensor) -> None:
@@ -145,10 +147,11 @@ def check_tensor_binding(bound: BoundTensor) -> None:
             f"TotalTensorSizeInBytes ({desc.total_tensor_size_in_bytes})"
         )
     if binding.end > binding.buffer.size:
-        raise InvalidArgumentError(
+        message = (
             f"{where} binding covers bytes [{binding.offset}, {binding.end}) but the buffer holds "
             f"{binding.buffer.size} bytes; the range must lie inside the buffer"
         )
+        raise refused(message, [bound], conflict=[bound])
 
 
 def check_temporary_binding(binding: BufferBinding, required: int, tensors: list[BoundTensor], *, owner: str) -> None:
@@ -173,11 +176,12 @@ def check_temporary_binding(binding: BufferBinding, required: int, tensors: list
         )
     for tensor in tensors:
         if _overlap(tensor.binding, binding):
-            raise InvalidArgumentError(
+            message = (
                 f"the temporary resource ({binding.describe()}) overlaps {tensor.where} "
                 f"({tensor.binding.describe()}); the dispatch writes the temporary resource, so it shares memory "
                 "with no tensor"
             )
+            raise refused(message, tensors, temporary=binding, conflict=[tensor, binding])
 
 
 def _overlap(a: BufferBinding, b: BufferBinding) -> bool:
@@ -198,15 +202,20 @@ def _identical(a: BoundTensor, b: BoundTensor) -> bool:
     return a.binding.offset == b.binding.offset and a.binding.size == b.binding.size and same_layout(a.desc, b.desc)
 
 
-def check_aliasing(inputs: list[BoundTensor], outputs: list[BoundTensor], *, supports_in_place: bool) -> None:
-    """DirectML's hazard rules: inputs may overlap each other; an input may share memory with an output only
-    when the operator runs in place and range and layout are identical; outputs never overlap."""
+def aliasing_conflict(
+    inputs: list[BoundTensor], outputs: list[BoundTensor], *, supports_in_place: bool
+) -> tuple[BoundTensor, BoundTensor, str] | None:
+    """The first pair that breaks DirectML's hazard rules, with the message, or None. Inputs may overlap each
+    other; an input may share memory with an output only when the operator runs in place and range and layout
+    are identical; outputs never overlap."""
     for index, output in enumerate(outputs):
         for other in outputs[index + 1 :]:
             if _overlap(output.binding, other.binding):
-                raise InvalidArgumentError(
+                return (
+                    output,
+                    other,
                     f"{output.where} ({output.binding.describe()}) and {other.where} "
-                    f"({other.binding.describe()}) overlap; the writable ranges of two outputs never may"
+                    f"({other.binding.describe()}) overlap; the writable ranges of two outputs never may",
                 )
         for source in inputs:
             if not _overlap(source.binding, output.binding):
@@ -219,10 +228,84 @@ def check_aliasing(inputs: list[BoundTensor], outputs: list[BoundTensor], *, sup
                 if supports_in_place
                 else "never: this operator does not run in place"
             )
-            raise InvalidArgumentError(
+            return (
+                source,
+                output,
                 f"{source.where} ({source.binding.describe()}) and {output.where} "
                 f"({output.binding.describe()}) share memory but are not the same tensor. DirectML lets an "
                 f"input and an output overlap only with {in_place}; any partial overlap makes the result "
                 "depend on the order the GPU writes in. Bind them to disjoint ranges, or to the same range "
-                "with the same layout."
+                "with the same layout.",
             )
+    return None
+
+
+def check_aliasing(inputs: list[BoundTensor], outputs: list[BoundTensor], *, supports_in_place: bool) -> None:
+    """InvalidArgumentError, with a picture of the buffers, for the first pair aliasing_conflict finds."""
+    found = aliasing_conflict(inputs, outputs, supports_in_place=supports_in_place)
+    if found is not None:
+        first, second, message = found
+        raise refused(message, [*inputs, *outputs], conflict=[first, second], supports_in_place=supports_in_place)
+
+
+def draw_bindings(
+    title: str,
+    tensors: list[BoundTensor],
+    *,
+    temporary: BufferBinding | None = None,
+    supports_in_place: bool = False,
+    conflict: list[BoundTensor | BufferBinding] = [],  # noqa: B006  # read only
+    problem: str | None = None,
+) -> Picture:
+    """The buffers ``tensors`` (and a temporary resource) are bound to, each range at its offset, the in-place
+    pairs marked allowed, ``conflict`` drawn red with ``problem`` (dmlpy.drawing.bindings)."""
+    entries: list[BoundTensor | BufferBinding] = [*tensors, *([temporary] if temporary is not None else [])]
+    buffers: list[BindableBuffer] = []
+    ranges: list[DrawnRange] = []
+    for entry in entries:
+        binding = entry if isinstance(entry, BufferBinding) else entry.binding
+        if not any(binding.buffer is known for known in buffers):
+            buffers.append(binding.buffer)
+        buffer = next(k for k, known in enumerate(buffers) if known is binding.buffer)
+        if isinstance(entry, BufferBinding):
+            ranges.append(DrawnRange("temporary resource", "temporary", buffer, binding.offset, binding.end))
+        else:
+            role: Literal["input", "output"] = "output" if entry.is_output else "input"
+            ranges.append(DrawnRange(entry.where, role, buffer, binding.offset, binding.end))
+    in_place = [
+        (i, j)
+        for i, a in enumerate(entries)
+        for j, b in enumerate(entries)
+        if i < j
+        and isinstance(a, BoundTensor)
+        and isinstance(b, BoundTensor)
+        and supports_in_place
+        and ranges[i].role != ranges[j].role
+        and _overlap(a.binding, b.binding)
+        and _identical(a, b)
+    ]
+    flagged = [k for k, entry in enumerate(entries) if any(entry is bad for bad in conflict)]
+    return bindings_picture(
+        title, [buffer.size for buffer in buffers], ranges, in_place=in_place, conflict=flagged, problem=problem
+    )
+
+
+def refused(
+    message: str,
+    tensors: list[BoundTensor],
+    *,
+    temporary: BufferBinding | None = None,
+    conflict: list[BoundTensor | BufferBinding],
+    supports_in_place: bool = False,
+) -> InvalidArgumentError:
+    """The InvalidArgumentError for a refused binding, its ``picture`` the buffers with what breaks in red."""
+    error = InvalidArgumentError(message)
+    error.picture = draw_bindings(
+        "refused binding",
+        tensors,
+        temporary=temporary,
+        supports_in_place=supports_in_place,
+        conflict=conflict,
+        problem=message,
+    )
+    return error

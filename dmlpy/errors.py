@@ -7,6 +7,8 @@ given, the rule, and the feature level where the rule changes.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 E_INVALIDARG = 0x80070057
 DXGI_ERROR_UNSUPPORTED = 0x887A0004
 DXGI_ERROR_DEVICE_REMOVED = 0x887A0005
@@ -14,10 +16,19 @@ E_OUTOFMEMORY = 0x8007000E
 E_FAIL = 0x80004005
 
 
+class SvgPicture(Protocol):
+    """What Jupyter shows as a picture (dml.Picture)."""
+
+    def _repr_svg_(self) -> str: ...
+
+
 class DmlError(Exception):
-    """Base of every dmlpy error; ``hresult`` is the HRESULT DirectML would have returned."""
+    """Base of every dmlpy error; ``hresult`` is the HRESULT DirectML would have returned. ``picture`` is a
+    dml.Picture of the mistake where one says more than words (a refused binding: the buffers and the ranges that
+    overlap), else None."""
 
     hresult: int = E_FAIL
+    picture: SvgPicture | None = None
 
 
 class InvalidArgumentError(DmlError, ValueError):

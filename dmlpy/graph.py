@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dmlpy.codegen import CPU_PROFILE
+from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import (
     ExecutionFlags,
@@ -32,6 +34,7 @@ from dmlpy.enums import (
     TensorDataType,
 )
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
+from dmlpy.fusion import plan_graph
 from dmlpy.graph_desc import (
     CONSTANT_LEVEL,
     ConstantDataGraphNodeDesc,
@@ -236,6 +239,17 @@ class Graph:
             output_edges=[GraphEdgeDesc(desc=edge) for edge in output_edges],
             intermediate_edges=[GraphEdgeDesc(desc=edge) for edge in intermediate_edges],
         )
+
+    def picture(self) -> Picture:
+        """The picture of ``desc`` with the kernels compile_graph would run on a CPU device outlined."""
+        desc = self.desc
+        plan = plan_graph(desc, desc.validate_on(self.feature_level, extensions=True), CPU_PROFILE)
+        kernels = [DrawnKernel(step.nodes, step.fused) for step in plan.steps]
+        return desc.picture(kernels, title=f"dml.Graph: {desc.describe()}, kernels as compile_graph plans them")
+
+    def _repr_svg_(self) -> str | None:
+        # Nothing to draw before the first operator node (Jupyter then shows the text repr).
+        return self.picture().svg if any(isinstance(n.desc, OperatorGraphNodeDesc) for n in self._nodes) else None
 
     def compile(self, outputs: Sequence[Expression], flags: ExecutionFlags | int = ExecutionFlags.NONE) -> Any:
         """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph."""

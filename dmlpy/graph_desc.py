@@ -16,12 +16,14 @@ from 6_2). Messages name the node (index, operator, Name), the edge and the rule
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from dmlpy.drawing import DrawnEdge, DrawnKernel, DrawnNode, Picture, graph_picture
 from dmlpy.dtypes import element_size
 from dmlpy.enums import FeatureLevel, GraphEdgeType, GraphNodeType, TensorFlags
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
@@ -277,6 +279,81 @@ class GraphDesc(DmlModel):
         what = node.op.operator_name() if isinstance(node, OperatorGraphNodeDesc) else "constant data"
         name = f' "{node.name}"' if node.name else ""
         return f"Nodes[{index}] ({what}{name})"
+
+    def picture(self, kernels: Sequence[DrawnKernel] = (), problem: str | None = None, title: str = "") -> Picture:
+        """Graph inputs, nodes and graph outputs, each edge labelled with the tensor it carries; ``kernels`` (a
+        compiled graph's) outlined; ``problem``, a refusal's message, drawn under it with the nodes and edges it
+        names in red (dmlpy.drawing.graph). Draws a refused graph too: an edge whose index is out of range is
+        left out."""
+        named = set(re.findall(r"\b((?:Nodes|InputEdges|OutputEdges|IntermediateEdges)\[\d+\])", problem or ""))
+        nodes = []
+        for index, graph_node in enumerate(self.nodes):
+            node = graph_node.desc
+            constant = isinstance(node, ConstantDataGraphNodeDesc)
+            title_words = "constant data" if constant else node.op.operator_name()  # type: ignore[union-attr]
+            subtitle = f'"{node.name}" (Nodes[{index}])' if node.name else f"Nodes[{index}]"
+            inputs = () if constant else tuple(node.op.c_field(f) for f in node.op.INPUTS)  # type: ignore[union-attr]
+            flagged = f"Nodes[{index}]" in named
+            nodes.append(DrawnNode(title_words, subtitle, inputs, constant=constant, flagged=flagged))
+        edges = []
+        for list_name, kind, listed in (
+            ("InputEdges", "input", self.input_edges),
+            ("IntermediateEdges", "intermediate", self.intermediate_edges),
+            ("OutputEdges", "output", self.output_edges),
+        ):
+            for index, edge in enumerate(listed):
+                e = edge.desc
+                if isinstance(e, InputGraphEdgeDesc):
+                    source, target = e.graph_input_index, e.to_node_index
+                elif isinstance(e, IntermediateGraphEdgeDesc):
+                    source, target = e.from_node_index, e.to_node_index
+                else:
+                    source, target = e.from_node_index, e.graph_output_index
+                carried = (
+                    self._port(e.from_node_index, e.from_node_output_index, output=True)
+                    if not isinstance(e, InputGraphEdgeDesc)
+                    else None
+                )
+                fed = (
+                    self._port(e.to_node_index, e.to_node_input_index, output=False)
+                    if not isinstance(e, OutputGraphEdgeDesc)
+                    else None
+                )
+                tensor = (carried or fed or ("", None))[1]
+                label = f"{tensor.data_type.name} {list(tensor.sizes)}" if tensor is not None else ""
+                edges.append(
+                    DrawnEdge(
+                        kind,  # type: ignore[arg-type]
+                        source,
+                        target,
+                        label,
+                        port=0 if isinstance(e, OutputGraphEdgeDesc) else e.to_node_input_index,
+                        flagged=f"{list_name}[{index}]" in named,
+                    )
+                )
+        return graph_picture(
+            title or f"{GRAPH}: {self.describe()}, {self.input_count} input(s), {self.output_count} output(s)",
+            self.input_count,
+            self.output_count,
+            nodes,
+            edges,
+            kernels=kernels,
+            problem=problem,
+        )
+
+    def _port(self, node: int, slot: int, *, output: bool) -> tuple[str, BufferTensorDesc | None] | None:
+        """A node's input or output field and its tensor, or None where the indices lead nowhere (a refused
+        graph) or to a constant node."""
+        if node >= len(self.nodes) or not isinstance(self.nodes[node].desc, OperatorGraphNodeDesc):
+            return None
+        op = _operator(self, node)
+        fields = op.OUTPUTS if output else op.INPUTS
+        if slot >= len(fields):
+            return None
+        return op.c_field(fields[slot]), _tensor(self, node, slot, output)
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg
 
     def analyse(self) -> GraphAnalysis:
         """Every rule that needs no feature level (docs/graphs.md), and where each node input comes from."""

@@ -15,7 +15,7 @@ from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from dmlpy.drawing import tensor_picture
+from dmlpy.drawing import Picture, tensor_picture
 from dmlpy.dtypes import AnyDataType, element_size, element_size_in_bits
 from dmlpy.enums import DML_MAX_ELEMENT_COUNT, ExtTensorDataType, TensorDataType, TensorFlags, TensorType
 from dmlpy.errors import InvalidArgumentError
@@ -124,8 +124,10 @@ class BufferTensorDesc(DmlModel):
             object.__setattr__(self, "total_tensor_size_in_bytes", computed)
         return self
 
-    def _repr_svg_(self) -> str:
-        """Jupyter's picture of the tensor: its elements beside the buffer's slots (dmlpy.drawing)."""
+    def picture(self, caption: str | None = None, problem: str | None = None) -> Picture:
+        """The tensor's elements beside the buffer's slots (dmlpy.drawing), titled ``caption`` (the struct's name
+        by default); ``problem``, a refusal's message, is drawn under it, and elements past
+        TotalTensorSizeInBytes are red."""
         return tensor_picture(
             data_type=self.data_type.name,
             element_bytes=element_size(self.data_type),
@@ -133,7 +135,12 @@ class BufferTensorDesc(DmlModel):
             strides=self.effective_strides,
             given_strides=self.strides,
             total_bytes=self.total_tensor_size_in_bytes,
+            caption=caption or self.struct_name(),
+            problem=problem,
         )
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg
 
     def describe(self) -> str:
         return f"{self.struct_name()} ({self.data_type.name}, Sizes {list(self.sizes)})"
@@ -161,8 +168,12 @@ class TensorDesc(DmlModel):
     C_STRUCT = "DML_TENSOR_DESC"
     WRAPS = "desc"  # messages name the buffer tensor's fields as the tensor's: InputTensor.Sizes
 
+    def picture(self, caption: str | None = None, problem: str | None = None) -> Picture:
+        """The buffer tensor's picture (BufferTensorDesc.picture)."""
+        return self.desc.picture(caption, problem)
+
     def _repr_svg_(self) -> str:
-        return self.desc._repr_svg_()
+        return self.desc.picture().svg
 
     def describe(self) -> str:
         return self.desc.describe()

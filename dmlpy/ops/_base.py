@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dmlpy.codegen import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
+from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel
@@ -130,6 +131,22 @@ class OperatorDescBase(DmlModel):
         """The operator by its type and what specialises it, for messages: ``ELEMENT_WISE_ROUND (FLOAT32)``."""
         first = self.input_tensors()[0]
         return f"{self.operator_name()} ({first.desc.data_type.name if first else '-'})"
+
+    def picture(self, problem: str | None = None) -> Picture:
+        """Each tensor's layout, in binding order, titled with its field; ``problem`` (a refusal's message) is
+        drawn on top, and under the tensor it names."""
+        pictures = []
+        for field in (*self.INPUTS, *self.OUTPUTS):
+            tensor: TensorDesc | None = getattr(self, field)
+            if tensor is None:
+                continue
+            name = self.c_field(field)
+            named = problem is not None and f".{name}" in problem
+            pictures.append(tensor.picture(f"{self.operator_name()}.{name}", problem if named else None))
+        return stacked(f"{self.struct_name()} operator: {self.describe()}", pictures, problem=problem)
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg
 
     def input_tensors(self) -> list[TensorDesc | None]:
         return [getattr(self, name) for name in self.INPUTS]

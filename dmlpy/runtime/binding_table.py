@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from dmlpy.binding import BoundTensor, BufferBinding, check_aliasing, check_temporary_binding, check_tensor_binding
+from dmlpy.binding import (
+    BoundTensor,
+    BufferBinding,
+    check_aliasing,
+    check_temporary_binding,
+    check_tensor_binding,
+    draw_bindings,
+)
+from dmlpy.drawing import Picture
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.dispatchables import Compiled, CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
@@ -106,7 +114,7 @@ class BindingTable:
                 bound.append(None)
                 continue
             self._check_buffer(name, binding)
-            entry = BoundTensor(name, desc, binding)
+            entry = BoundTensor(name, desc, binding, is_output=what == "bind_outputs")
             check_tensor_binding(entry)
             bound.append(entry)
         return bound
@@ -189,6 +197,21 @@ class BindingTable:
                 "resource size of 0 (get_binding_properties); bind None"
             )
 
+    def picture(self) -> Picture:
+        """The buffers bound now, each tensor's range at its offset, in-place pairs marked (dmlpy.drawing)."""
+        snapshot = self.snapshot()
+        compiled = self._compiled()
+        tensors = [entry for entry in (*snapshot.inputs, *snapshot.outputs) if entry is not None]
+        return draw_bindings(
+            f"IDMLBindingTable for the {snapshot.dispatchable.describe()}",
+            tensors,
+            temporary=snapshot.temporary,
+            supports_in_place=compiled is not None and compiled.supports_in_place,
+        )
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg
+
     def _compiled(self) -> Compiled | None:
         return None if isinstance(self.dispatchable, OperatorInitializer) else self.dispatchable
 
@@ -209,7 +232,9 @@ class BindingTable:
                 f"bind_outputs on the binding table first ({', '.join(names)})"
             )
         checked: list[tuple[BoundTensor | None, cl.Buffer | None]] = []
-        for name, desc, entry in zip(names, descs, (*snapshot.inputs, *snapshot.outputs), strict=True):
+        for position, (name, desc, entry) in enumerate(
+            zip(names, descs, (*snapshot.inputs, *snapshot.outputs), strict=True)
+        ):
             if desc is None:
                 if entry is not None:
                     raise InvalidArgumentError(f"{name} is an absent optional tensor; bind None there")
@@ -224,7 +249,7 @@ class BindingTable:
             memory = self._check_buffer(name, entry.binding)
             # Checked again against the tensor that is launched, whatever it was bound against (a list the
             # caller changed by hand included): a pure check of about a microsecond.
-            entry = BoundTensor(name, desc, entry.binding)
+            entry = BoundTensor(name, desc, entry.binding, is_output=position >= len(compiled.input_names))
             check_tensor_binding(entry)
             checked.append((entry, memory))
         inputs = [entry for entry, _ in checked[: len(compiled.input_names)]]

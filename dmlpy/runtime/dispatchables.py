@@ -9,6 +9,7 @@ import pyopencl as cl
 
 from dmlpy.binding import BindingProperties, BoundTensor, BufferBinding
 from dmlpy.codegen import LoweredOperator
+from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.dtypes import element_size
 from dmlpy.enums import ExecutionFlags
 from dmlpy.errors import InvalidArgumentError, argument_error
@@ -232,6 +233,17 @@ class CompiledGraph:
             event = launchable.launch(queue, [bound(ref) for ref in step.tensors], after)
         assert event is not None
         return event
+
+    def picture(self) -> Picture:
+        """The graph with the kernels one dispatch launches outlined, fused groups shaded (dmlpy.drawing)."""
+        kernels = [DrawnKernel(step.nodes, step.fused) for step in self.plan.steps]
+        return self.graph.picture(
+            kernels,
+            title=f"IDMLCompiledOperator from CompileGraph: {self.graph.describe()} in {self.kernel_count} kernel(s)",
+        )
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg
 
     def describe(self) -> str:
         """For messages: ``compiled graph of 3 operator nodes``."""

@@ -1,0 +1,236 @@
+"""The picture of a DML_GRAPH_DESC: graph inputs on the left, nodes in columns by how many nodes lie before
+them, graph outputs on the right; every edge drawn with its tensor's data type and sizes; the kernels a compiled
+graph runs outlined (a fused group around all its nodes); for a refused graph, the nodes and edges its message
+names drawn red, with the message.
+
+Classes: ``graph-input``, ``graph-output``, ``node``, ``node constant``, ``edge input``, ``edge intermediate``,
+``edge output``, ``edge-label``, ``kernel fused``, ``kernel single``, ``flagged``, ``problem``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Literal
+
+from dmlpy.drawing.svg import COLOURS, Picture, document, legend, text, wrapped, wrapped_height
+
+NODE_WIDTH = 270
+CONSTANT_WIDTH = 150
+PORT_ZONE = 66
+"""Left part of a node box, where its input fields are named at the heights their edges arrive."""
+PILL_WIDTH = 90
+COLUMN_PITCH = 420
+"""Node width plus room for the tensor labels that sit at the arriving end of each edge."""
+ROW_GAP = 30
+LEFT = 20
+TOP = 46
+
+
+@dataclass(frozen=True)
+class DrawnNode:
+    title: str
+    """The operator (ELEMENT_WISE_ROUND) or "constant data"."""
+    subtitle: str
+    """Its Name and index: ``"round" (Nodes[1])``."""
+    inputs: tuple[str, ...] = ()
+    """The node's input fields in binding order (InputTensor, ScaleTensor, ...)."""
+    constant: bool = False
+    flagged: bool = False
+
+    @property
+    def width(self) -> int:
+        return CONSTANT_WIDTH if self.constant else NODE_WIDTH
+
+    @property
+    def height(self) -> int:
+        return max(52, 14 * len(self.inputs) + 18)
+
+
+@dataclass(frozen=True)
+class DrawnEdge:
+    kind: Literal["input", "intermediate", "output"]
+    source: int
+    """A graph input index (kind input) or a node index."""
+    target: int
+    """A node index, or a graph output index (kind output)."""
+    label: str
+    """The tensor the edge carries: ``FLOAT32 [1, 1, 2, 3]``."""
+    port: int = 0
+    """The node input it feeds (its index in binding order); where it arrives on the node box."""
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class DrawnKernel:
+    nodes: tuple[int, ...]
+    fused: bool
+
+
+def _columns(nodes: Sequence[DrawnNode], edges: Sequence[DrawnEdge]) -> list[int]:
+    """Each node's column: an operator node from 1, one right of the furthest operator node it reads (bounded,
+    so a refused cyclic graph still draws); a constant node one left of its first reader (0: under the graph
+    inputs)."""
+    count = len(nodes)
+    column = [1] * count
+    links = [
+        (e.source, e.target)
+        for e in edges
+        if e.kind == "intermediate" and max(e.source, e.target) < count and not nodes[e.source].constant
+    ]
+    for _ in range(count):
+        changed = False
+        for source, target in links:
+            if column[source] + 1 > column[target] and column[source] < count:
+                column[target] = column[source] + 1
+                changed = True
+        if not changed:
+            break
+    readers: dict[int, list[int]] = {}
+    for e in edges:
+        if e.kind == "intermediate" and max(e.source, e.target) < count and nodes[e.source].constant:
+            readers.setdefault(e.source, []).append(column[e.target])
+    for index, columns in readers.items():
+        column[index] = min(columns) - 1
+    return column
+
+
+def _x(column: int) -> float:
+    return LEFT if column == 0 else LEFT + PILL_WIDTH + 150 + (column - 1) * COLUMN_PITCH
+
+
+def graph_picture(
+    title: str,
+    input_count: int,
+    output_count: int,
+    nodes: Sequence[DrawnNode],
+    edges: Sequence[DrawnEdge],
+    *,
+    kernels: Sequence[DrawnKernel] = (),
+    problem: str | None = None,
+) -> Picture:
+    """The picture of a graph (see the module docstring). Operator nodes stand in rows by column, constant nodes
+    in a band beneath them, graph inputs left and graph outputs right."""
+    column = _columns(nodes, edges)
+    position: dict[tuple[str, int], tuple[float, float]] = {}
+    heights: dict[int, float] = {}
+    for index, node in enumerate(nodes):
+        if node.constant:
+            continue
+        y = TOP + 20 + heights.get(column[index], 0)
+        heights[column[index]] = heights.get(column[index], 0) + node.height + ROW_GAP
+        position["node", index] = (_x(column[index]), y)
+    for index in range(input_count):
+        position["input", index] = (LEFT, TOP + 20 + index * (52 + ROW_GAP))
+    band = TOP + 20 + max([*heights.values(), input_count * (52 + ROW_GAP)])
+    constants_below: dict[int, float] = {}
+    for index, node in enumerate(nodes):
+        if node.constant:
+            shift = constants_below.get(column[index], 0)
+            constants_below[column[index]] = shift + node.height + ROW_GAP
+            position["node", index] = (_x(column[index]), band + shift)
+    last = max(column, default=0) + 1
+    for index in range(output_count):
+        position["output", index] = (_x(last), TOP + 20 + index * (52 + ROW_GAP))
+    width = _x(last) + PILL_WIDTH + 30
+    bottom = max(
+        [y + (nodes[i].height if kind == "node" else 52) for (kind, i), (_, y) in position.items()], default=TOP
+    )
+    parts = [text(10, 18, title, bold=True)]
+    for kernel_number, kernel in enumerate(kernels, start=1):
+        boxes = [(position["node", n], nodes[n]) for n in kernel.nodes if ("node", n) in position]
+        if not boxes:
+            continue
+        x0, y0 = min(x for (x, _), _ in boxes) - 12, min(y for (_, y), _ in boxes) - 24
+        x1 = max(x + node.width for (x, _), node in boxes) + 12
+        y1 = max(y + node.height for (_, y), node in boxes) + 10
+        what = (
+            f"kernel {kernel_number}: fused, {len(kernel.nodes)} nodes in one pass"
+            if kernel.fused
+            else f"kernel {kernel_number}: the operator's own"
+        )
+        parts.append(
+            f'<rect class="kernel {"fused" if kernel.fused else "single"}" x="{x0:g}" y="{y0:g}" '
+            f'width="{x1 - x0:g}" height="{y1 - y0:g}" rx="10" fill="{"#fff6e0" if kernel.fused else "none"}" '
+            f'stroke="#d08c00" stroke-width="{1.6 if kernel.fused else 0.8}" stroke-dasharray="6 4"/>'
+        )
+        parts.append(text(x0 + 8, y0 + 14, what, size=10, colour="#8a5a00"))
+    for index in range(input_count):
+        x, y = position["input", index]
+        parts.append(_pill(x, y, f"graph input {index}", "graph-input", COLOURS["input"]))
+    for index in range(output_count):
+        x, y = position["output", index]
+        parts.append(_pill(x, y, f"graph output {index}", "graph-output", COLOURS["output"]))
+    labels = []
+    for edge in edges:
+        start_key = ("input", edge.source) if edge.kind == "input" else ("node", edge.source)
+        end_key = ("output", edge.target) if edge.kind == "output" else ("node", edge.target)
+        if start_key not in position or end_key not in position:
+            continue  # an index out of range: the message says so, and there is nothing to draw it to
+        (sx, sy), (ex, ey) = position[start_key], position[end_key]
+        source_width = PILL_WIDTH if edge.kind == "input" else nodes[edge.source].width
+        source_height = 52 if edge.kind == "input" else nodes[edge.source].height
+        x1, y1 = sx + source_width, sy + source_height / 2
+        x2, y2 = ex, ey + (26 if edge.kind == "output" else 16 + 14 * edge.port)
+        colour = COLOURS["problem"] if edge.flagged else COLOURS[edge.kind]
+        middle = (x1 + x2) / 2
+        parts.append(
+            f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" '
+            f'd="M{x1:g},{y1:g} C{middle:g},{y1:g} {middle:g},{y2:g} {x2 - 6:g},{y2:g}" fill="none" '
+            f'stroke="{colour}" stroke-width="{2.4 if edge.flagged else 1.4}"/>'
+            f'<polygon points="{x2:g},{y2:g} {x2 - 7:g},{y2 - 4:g} {x2 - 7:g},{y2 + 4:g}" fill="{colour}"/>'
+        )
+        labels.append(
+            f'<text class="edge-label" x="{x2 - 10:g}" y="{y2 - 3:g}" text-anchor="end" font-size="9" '
+            f'fill="{colour}">{escape(edge.label)}</text>'
+        )
+    parts += [_node(*position["node", index], node) for index, node in enumerate(nodes)]
+    parts += labels
+    y = bottom + 24
+    columns = max(60, int(width / 6.2))
+    if problem:
+        parts += wrapped(10, y, problem, cls="problem", colour=COLOURS["problem"], columns=columns)
+        y += wrapped_height(problem, columns) + 4
+    parts += legend(
+        10,
+        y,
+        [
+            (COLOURS["input"], "graph input edge"),
+            (COLOURS["intermediate"], "intermediate edge"),
+            (COLOURS["output"], "graph output edge"),
+            ("#fff6e0", "fused kernel"),
+        ],
+        pitch=150,
+    )
+    height = y + 26
+    width = max(width, 640)
+    return Picture(document(width, height, parts), width, height)
+
+
+def _node(x: float, y: float, node: DrawnNode) -> str:
+    stroke = COLOURS["problem"] if node.flagged else "#555"
+    fields = "".join(
+        text(x + 4, y + 19 + 14 * k, name.removesuffix("Tensor"), size=8, colour="#555")
+        for k, name in enumerate(node.inputs)
+    )
+    centre = x + (node.width + (PORT_ZONE if node.inputs else 0)) / 2
+    return (
+        f'<g class="node{" constant" if node.constant else ""}{" flagged" if node.flagged else ""}">'
+        f'<rect x="{x:g}" y="{y:g}" width="{node.width}" height="{node.height}" rx="6" '
+        f'fill="{"#f3f3f3" if node.constant else "#ffffff"}" stroke="{stroke}" '
+        f'stroke-width="{2.4 if node.flagged else 1.2}"/>'
+        + fields
+        + text(centre, y + node.height / 2 - 3, node.title, bold=True, anchor="middle", size=10)
+        + text(centre, y + node.height / 2 + 12, node.subtitle, anchor="middle", size=10)
+        + "</g>"
+    )
+
+
+def _pill(x: float, y: float, words: str, cls: str, colour: str) -> str:
+    return (
+        f'<g class="{cls}"><rect x="{x:g}" y="{y + 8:g}" width="{PILL_WIDTH}" height="36" rx="16" '
+        f'fill="#ffffff" stroke="{colour}" stroke-width="1.4"/>'
+        + text(x + PILL_WIDTH / 2, y + 30, words, anchor="middle", size=10)
+        + "</g>"
+    )

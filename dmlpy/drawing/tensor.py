@@ -1,0 +1,154 @@
+"""The picture of how a buffer tensor lies in memory: the logical index grid beside the buffer's element slots,
+each element's cell linked to the slot it reads, padding between elements and the rounding of
+TotalTensorSizeInBytes to whole DWORDs shaded, a broadcast drawn as several cells linked to one slot, and, for a
+refused tensor, the elements that read past TotalTensorSizeInBytes in red.
+
+Large tensors stay readable: rows and columns beyond the caps are elided with a marked gap, and the picture says
+how many elements it leaves out. The parts carry classes (``element``, ``element outside``, ``slot used``,
+``slot padding``, ``slot rounding``, ``slot outside``, ``slot gap``, ``gap``, ``link``, ``link broadcast``,
+``elided``, ``problem``) so tests and style sheets can find them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import product
+
+from dmlpy.drawing.svg import CELL, COLOURS, Picture, cell, document, legend, text, wrapped, wrapped_height
+
+MAX_ROWS = 8
+MAX_COLUMNS = 12
+MAX_SLOTS = 96
+SLOTS_PER_ROW = 16
+
+
+def _shown(count: int, cap: int) -> list[int | None]:
+    """Indices 0..count-1 to draw, None marking an elided run: the first ones and the last ones."""
+    if count <= cap:
+        return list(range(count))
+    head = cap - cap // 3
+    return [*range(head), None, *range(count - (cap - head), count)]
+
+
+def tensor_picture(
+    *,
+    data_type: str,
+    element_bytes: int,
+    sizes: Sequence[int],
+    strides: Sequence[int],
+    given_strides: Sequence[int] | None,
+    total_bytes: int,
+    caption: str = "DML_BUFFER_TENSOR_DESC",
+    problem: str | None = None,
+) -> Picture:
+    """The tensor's picture. ``strides`` are the effective ones, in elements;
+    ``problem`` is the message of a refusal, drawn in red under the picture."""
+    outer_sizes, columns = list(sizes[:-1]), sizes[-1] if sizes else 1
+    outer = list(product(*(range(s) for s in outer_sizes))) if outer_sizes else [()]
+    rows = _shown(len(outer), MAX_ROWS)
+    cols = _shown(columns, MAX_COLUMNS)
+    span = sum((s - 1) * d for s, d in zip(sizes, strides, strict=True)) + 1 if all(sizes) else 0
+    slot_count = math.ceil(total_bytes / element_bytes) if element_bytes else 0
+    reads: dict[int, int] = {}
+    for index in product(*(range(s) for s in sizes)):
+        offset = sum(i * d for i, d in zip(index, strides, strict=True))
+        reads[offset] = reads.get(offset, 0) + 1
+    # A tensor whose elements reach past TotalTensorSizeInBytes shows the slots it would read beyond the end.
+    slots = _shown(max(slot_count, span), MAX_SLOTS)
+    grid_width = len(cols) * CELL
+    left, top = 70, 64
+    memory_left = left + max(grid_width, 250) + 40
+    slot_rows = math.ceil(len(slots) / SLOTS_PER_ROW) or 1
+    width = max(memory_left + SLOTS_PER_ROW * CELL, 700) + 20
+    body = max(top + len(rows) * CELL, top + slot_rows * (CELL + 8))
+    height = body + 70 + (wrapped_height(problem) + 4 if problem else 0)
+    parts = [
+        text(
+            10,
+            16,
+            f"{caption}: DataType {data_type}, Sizes {list(sizes)}, "
+            f"Strides {list(given_strides) if given_strides is not None else 'null (packed)'}",
+            bold=True,
+        ),
+        text(
+            10,
+            32,
+            f"TotalTensorSizeInBytes {total_bytes} ({span} element(s) spanned x {element_bytes} byte(s), "
+            "rounded up to a multiple of 4)",
+        ),
+        text(left, top - 8, "logical elements (row: outer coordinates)"),
+        text(memory_left, top - 8, f"buffer, one slot per {element_bytes}-byte element"),
+    ]
+    slot_position: dict[int, tuple[float, float]] = {}
+    for k, slot in enumerate(slots):
+        x = memory_left + (k % SLOTS_PER_ROW) * CELL
+        y = top + (k // SLOTS_PER_ROW) * (CELL + 8)
+        if slot is None:
+            parts.append(cell(x, y, "gap", "...", "slot gap"))
+            continue
+        if slot >= slot_count:
+            kind = "outside"
+        else:
+            kind = "used" if slot in reads else ("padding" if slot < span else "rounding")
+        fill = "broadcast" if reads.get(slot, 0) > 1 and kind == "used" else kind
+        title = f"bytes {slot * element_bytes}-{(slot + 1) * element_bytes - 1}: " + (
+            f"read by {reads[slot]} element(s)" if slot in reads else kind
+        )
+        if kind == "outside":
+            title += f", past TotalTensorSizeInBytes ({total_bytes})"
+        parts.append(cell(x, y, fill, str(slot), f"slot {kind}", title))
+        slot_position[slot] = (x + CELL / 2, y + CELL)
+    links: list[str] = []
+    for r, row in enumerate(rows):
+        y = top + r * CELL
+        if row is None:
+            parts.append(cell(left, y, "gap", "...", "gap", "rows left out"))
+            continue
+        parts.append(text(6, y + 15, ",".join(map(str, outer[row])) or "-"))
+        for c, col in enumerate(cols):
+            x = left + c * CELL
+            if col is None:
+                parts.append(cell(x, y, "gap", "...", "gap", "columns left out"))
+                continue
+            index = (*outer[row], col)
+            offset = sum(i * d for i, d in zip(index, strides, strict=True))
+            broadcast = reads.get(offset, 0) > 1
+            outside = offset >= slot_count
+            fill = "outside" if outside else "broadcast" if broadcast else "element"
+            title = f"element {list(index)} reads slot {offset}" + (", past the end" if outside else "")
+            parts.append(cell(x, y, fill, str(offset), "element outside" if outside else "element", title))
+            if offset in slot_position:
+                sx, sy = slot_position[offset]
+                kind = "link broadcast" if broadcast else "link"
+                colour = "#e08a00" if broadcast else "#7a9cc6"
+                links.append(
+                    f'<line class="{kind}" x1="{x + CELL - 2}" y1="{y + CELL / 2}" x2="{sx}" y2="{sy - CELL}" '
+                    f'stroke="{colour}" stroke-width="0.8" opacity="0.6"/>'
+                )
+    drawn = sum(1 for r in rows if r is not None) * sum(1 for c in cols if c is not None)
+    total = math.prod(sizes)
+    parts += links
+    entries = [
+        (COLOURS["used"], "read by one element"),
+        (COLOURS["broadcast"], "read by several (0-stride)"),
+        (COLOURS["padding"], "padding (never read)"),
+        (COLOURS["rounding"], "rounding to 4 bytes"),
+    ]
+    if span > slot_count:
+        entries.append((COLOURS["outside"], "past TotalTensorSizeInBytes"))
+    parts += legend(10, body + 30, entries, pitch=140)
+    if drawn < total or any(s is None for s in slots):
+        shown_slots = len([s for s in slots if s is not None])
+        parts.append(
+            text(
+                10,
+                body + 58,
+                f"drawn: {drawn} of {total} elements and {shown_slots} of {max(slot_count, span)} slots; "
+                "'...' marks what is left out",
+                cls="elided",
+            )
+        )
+    if problem:
+        parts += wrapped(10, body + 76, problem, cls="problem", colour=COLOURS["problem"])
+    return Picture(document(width, height, parts), width, height)
