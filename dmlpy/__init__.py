@@ -37,6 +37,7 @@ from dmlpy.enums import (
     TensorFlags,
     TensorType,
 )
+from dmlpy.drawing import Picture
 from dmlpy.errors import (
     DeviceRemovedError,
     DmlError,
@@ -137,6 +138,7 @@ __all__ = [
     "OperatorType",
     "OutOfMemoryError",
     "OutputGraphEdgeDesc",
+    "Picture",
     "QuantizationType",
     "RoundingMode",
     "TensorDataType",

@@ -6,8 +6,9 @@ import argparse
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, write_picture
 from dmlpy.codegen import CPU_PROFILE
-from dmlpy.descriptors_json import DescriptorProblems
+from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import FeatureLevel
 from dmlpy.errors import DmlError
 from dmlpy.fusion import plan_graph
@@ -17,6 +18,7 @@ from dmlpy.tensor import TensorDesc
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_descriptor_arguments(parser, f"validate at this level first (default {HIGHEST_LEVEL.c_name})")
+    add_svg_argument(parser, "its tensors, or a graph with its kernels outlined,")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     except DmlError as error:
         raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
     if isinstance(desc, GraphDesc):
-        print("\n".join(explain_graph(desc, level)))
+        print("\n".join(explain_graph(desc, level) + _picture(args, desc, level)))
         return EXIT_OK
     try:
         lowered = desc.lower()
@@ -51,9 +53,15 @@ def run(args: argparse.Namespace) -> int:
         "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
         "",
         spec.specialised_source().rstrip("\n"),
+        *_picture(args, desc, level),
     ]
     print("\n".join(lines))
     return EXIT_OK
+
+
+def _picture(args: argparse.Namespace, desc: Descriptor, level: FeatureLevel) -> list[str]:
+    """With --svg, once everything else succeeded: write the picture and say so."""
+    return [f"// {write_picture(args.svg, descriptor_picture(desc, level))}"] if args.svg else []
 
 
 def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:

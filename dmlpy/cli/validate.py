@@ -11,6 +11,7 @@ from typing import Any
 from dmlpy.binding import same_layout
 from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, write_picture
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
@@ -26,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_descriptor_arguments(
         parser, f"2_1, 2.1 or DML_FEATURE_LEVEL_2_1 (default: the highest, {HIGHEST_LEVEL.c_name})"
     )
+    add_svg_argument(parser, "its layout, or where a refused one breaks,")
 
 
 def check_descriptor(desc: Descriptor, level: FeatureLevel) -> None:
@@ -159,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
         count = len(problems.problems)
         print(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
         print("\n".join(f"  {line}" for line in problems.problems))
+        if args.svg:
+            print(f"no picture written to {args.svg}: the JSON does not make a descriptor to draw")
         return EXIT_INVALID
     try:
         check_descriptor(desc, level)
@@ -170,7 +174,12 @@ def run(args: argparse.Namespace) -> int:
                 f"  it is valid from {later[0].c_name}: create the device with "
                 f"minimum_feature_level={later[0].name} (DMLCreateDevice1's minimumFeatureLevel)"
             )
+        if args.svg:
+            lines.append(write_picture(args.svg, descriptor_picture(desc, level, str(error))))
         print("\n".join(lines))
         return EXIT_INVALID
-    print("\n".join(report(desc, level)))
+    lines = report(desc, level)
+    if args.svg:
+        lines += ["", write_picture(args.svg, descriptor_picture(desc, level))]
+    print("\n".join(lines))
     return EXIT_OK

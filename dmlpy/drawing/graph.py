@@ -181,8 +181,9 @@ def graph_picture(
             f'stroke="{colour}" stroke-width="{2.4 if edge.flagged else 1.4}"/>'
             f'<polygon points="{x2:g},{y2:g} {x2 - 7:g},{y2 - 4:g} {x2 - 7:g},{y2 + 4:g}" fill="{colour}"/>'
         )
+        # The label ends left of a kernel's outline (12 px before the node), so it never straddles it.
         labels.append(
-            f'<text class="edge-label" x="{x2 - 10:g}" y="{y2 - 3:g}" text-anchor="end" font-size="9" '
+            f'<text class="edge-label" x="{x2 - 16:g}" y="{y2 - 3:g}" text-anchor="end" font-size="9" '
             f'fill="{colour}">{escape(edge.label)}</text>'
         )
     parts += [_node(*position["node", index], node) for index, node in enumerate(nodes)]

@@ -21,6 +21,7 @@ MAX_ROWS = 8
 MAX_COLUMNS = 12
 MAX_SLOTS = 96
 SLOTS_PER_ROW = 16
+LEGEND_PITCH = 170
 
 
 def _shown(count: int, cap: int) -> list[int | None]:
@@ -60,7 +61,7 @@ def tensor_picture(
     left, top = 70, 64
     memory_left = left + max(grid_width, 250) + 40
     slot_rows = math.ceil(len(slots) / SLOTS_PER_ROW) or 1
-    width = max(memory_left + SLOTS_PER_ROW * CELL, 700) + 20
+    width = max(memory_left + SLOTS_PER_ROW * CELL, 5 * LEGEND_PITCH) + 20
     body = max(top + len(rows) * CELL, top + slot_rows * (CELL + 8))
     height = body + 70 + (wrapped_height(problem) + 4 if problem else 0)
     parts = [
@@ -74,12 +75,13 @@ def tensor_picture(
         text(
             10,
             32,
-            f"TotalTensorSizeInBytes {total_bytes} ({span} element(s) spanned x {element_bytes} byte(s), "
-            "rounded up to a multiple of 4)",
+            f"TotalTensorSizeInBytes {total_bytes}; DMLCalcBufferTensorSize: {span} element(s) spanned x "
+            f"{element_bytes} byte(s), rounded up to a multiple of 4 = {math.ceil(span * element_bytes / 4) * 4}",
         ),
         text(left, top - 8, "logical elements (row: outer coordinates)"),
         text(memory_left, top - 8, f"buffer, one slot per {element_bytes}-byte element"),
     ]
+    header_parts = len(parts)
     slot_position: dict[int, tuple[float, float]] = {}
     for k, slot in enumerate(slots):
         x = memory_left + (k % SLOTS_PER_ROW) * CELL
@@ -128,7 +130,7 @@ def tensor_picture(
                 )
     drawn = sum(1 for r in rows if r is not None) * sum(1 for c in cols if c is not None)
     total = math.prod(sizes)
-    parts += links
+    parts[header_parts:header_parts] = links  # under the cells, so a line never strikes through a label
     entries = [
         (COLOURS["used"], "read by one element"),
         (COLOURS["broadcast"], "read by several (0-stride)"),
@@ -137,7 +139,7 @@ def tensor_picture(
     ]
     if span > slot_count:
         entries.append((COLOURS["outside"], "past TotalTensorSizeInBytes"))
-    parts += legend(10, body + 30, entries, pitch=140)
+    parts += legend(10, body + 30, entries, pitch=LEGEND_PITCH)
     if drawn < total or any(s is None for s in slots):
         shown_slots = len([s for s in slots if s is not None])
         parts.append(
