@@ -32,7 +32,9 @@ WRAP_COLUMNS = 110
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture of a DirectML concept as SVG text: Jupyter shows it (``_repr_svg_``), ``save`` writes it."""
+    """dmlpy's picture of a DirectML concept (a DML_BUFFER_TENSOR_DESC's layout, an IDMLBindingTable's buffers, a
+    DML_GRAPH_DESC) as SVG text, ``width`` x ``height`` pixels: Jupyter shows it (``_repr_svg_``), ``save``
+    writes it."""
 
     svg: str
     width: float

@@ -1,0 +1,214 @@
+"""The binding, graph, operator and CLI pictures parse as XML and hold what they claim, counted against the
+objects drawn: ranges per binding, in-place marks, the overlap a refusal names, nodes and edges per kind, kernels
+as compile_graph plans them, the red parts of a refused descriptor. (Tensor pictures:
+tests/descriptors/test_drawing.py; pixels in a browser: test_browser.py.)"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from dmlpy.graph_desc import GraphDesc
+from tests.cli.conftest import EXAMPLES, run_dmlpy
+
+SVG = "{http://www.w3.org/2000/svg}"
+F32 = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 4))
+
+
+def classes(picture: object) -> Counter[str]:
+    """How many parts of each class the picture holds (its SVG parsed as XML)."""
+    svg = picture.svg if isinstance(picture, dml.Picture) else str(picture)
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    return Counter(element.get("class") or "" for element in root.iter() if element.get("class"))
+
+
+def texts(svg: str, cls: str) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text") if t.get("class") == cls]
+
+
+@pytest.fixture(scope="module")
+def default_device() -> dml.Device:
+    """The default device: pictures do not depend on the device (conftest's ``device`` runs on each)."""
+    return dml.create_device()
+
+
+@pytest.fixture(scope="module")
+def compiled(default_device: dml.Device) -> dml.CompiledOperator:
+    op = default_device.create_operator(dml.ElementWiseRoundOperatorDesc(input_tensor=F32, output_tensor=F32))
+    return default_device.compile_operator(op)
+
+
+def test_a_table_bound_in_place_marks_the_pair_allowed(
+    default_device: dml.Device, compiled: dml.CompiledOperator
+) -> None:
+    buffer = default_device.create_buffer(64)
+    table = default_device.create_binding_table(compiled)
+    table.bind_inputs([dml.BufferBinding(buffer, 0, 32)])
+    table.bind_outputs([dml.BufferBinding(buffer, 0, 32)])
+    found = classes(table.picture())
+    assert found["buffer"] == 1 and found["range input"] == 1 and found["range output"] == 1
+    assert found["in-place"] == 2 and found["conflict"] == 0
+    assert table._repr_svg_() == table.picture().svg
+
+
+def test_disjoint_buffers_are_two_bars_and_nothing_is_marked(
+    default_device: dml.Device, compiled: dml.CompiledOperator
+) -> None:
+    table = default_device.create_binding_table(compiled)
+    table.bind_inputs([dml.BufferBinding(default_device.create_buffer(32))])
+    table.bind_outputs([dml.BufferBinding(default_device.create_buffer(64), 32)])
+    found = classes(table.picture())
+    assert found["buffer"] == 2 and found["in-place"] == 0 and found["conflict"] == 0
+    assert "[32, 64)" in table.picture().svg
+
+
+def test_a_refused_partial_overlap_carries_its_picture(
+    default_device: dml.Device, compiled: dml.CompiledOperator
+) -> None:
+    buffer = default_device.create_buffer(64)
+    table = default_device.create_binding_table(compiled)
+    table.bind_inputs([dml.BufferBinding(buffer, 0, 32)])
+    with pytest.raises(dml.InvalidArgumentError, match="share memory") as caught:
+        table.bind_outputs([dml.BufferBinding(buffer, 16, 32)])
+    picture = caught.value.picture
+    assert isinstance(picture, dml.Picture)
+    found = classes(picture)
+    assert found["conflict"] == 1 and found["in-place"] == 0 and found["range input"] == 1
+    (conflict,) = [r for r in ET.fromstring(picture.svg).iter(f"{SVG}rect") if r.get("class") == "conflict"]
+    bar = next(r for r in ET.fromstring(picture.svg).iter(f"{SVG}rect") if r.get("class") == "buffer")
+    # The red band covers bytes [16, 32) of the 64-byte bar: a quarter of its width, starting a quarter in.
+    bar_x, bar_w = float(bar.get("x", 0)), float(bar.get("width", 0))
+    assert float(conflict.get("x", 0)) == pytest.approx(bar_x + bar_w / 4)
+    assert float(conflict.get("width", 0)) == pytest.approx(bar_w / 4)
+    assert " ".join(texts(picture.svg, "problem")) == str(caught.value)
+
+
+def test_a_range_past_the_buffer_is_drawn_red(default_device: dml.Device, compiled: dml.CompiledOperator) -> None:
+    table = default_device.create_binding_table(compiled)
+    with pytest.raises(dml.InvalidArgumentError, match="must lie inside the buffer") as caught:
+        table.bind_inputs([dml.BufferBinding(default_device.create_buffer(48), 32, 32)])
+    found = classes(caught.value.picture)
+    assert found["conflict"] == 1 and found["range input"] == 1  # the 16 bytes past the end
+
+
+def readme_graph() -> GraphDesc:
+    shape = (1, 3, 2, 2)
+    i8 = dml.BufferTensorDesc(data_type="INT8", sizes=shape)
+    scale = dml.BufferTensorDesc(data_type="FLOAT32", sizes=shape, strides=(0, 1, 0, 0))
+    zero = dml.BufferTensorDesc(data_type="INT8", sizes=shape, strides=(0, 1, 0, 0))
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x, s, z = g.input(i8), g.input(scale), g.input(zero)
+    y = dml.graph.quantize_linear(dml.graph.round(dml.graph.dequantize_linear(x, s, z), "TOWARD_ZERO"), s, z)
+    return g.desc_for([y])
+
+
+def test_a_graph_desc_draws_every_node_and_edge() -> None:
+    desc = readme_graph()
+    svg = desc.picture().svg
+    found = classes(svg)
+    assert found["node"] == 3 and found["graph-input"] == 3 and found["graph-output"] == 1
+    assert found["edge input"] == 5 and found["edge intermediate"] == 2 and found["edge output"] == 1
+    assert found["kernel fused"] == 0 and found["kernel single"] == 0  # a descriptor has no kernels yet
+    # x, the zero point twice and the output are INT8; the scale twice and the two intermediates FLOAT32.
+    assert Counter(texts(svg, "edge-label")) == {"FLOAT32 [1, 3, 2, 2]": 4, "INT8 [1, 3, 2, 2]": 4}
+    assert desc._repr_svg_() == svg
+
+
+def test_compiled_graphs_outline_their_kernels(default_device: dml.Device) -> None:
+    desc = readme_graph()
+    assert classes(default_device.compile_graph(desc).picture())["kernel fused"] == 1
+    one_by_one = classes(default_device.compile_graph(desc, fuse=False).picture())
+    assert one_by_one["kernel single"] == 3 and one_by_one["kernel fused"] == 0
+
+
+def test_constant_nodes_are_drawn_as_constants(default_device: dml.Device) -> None:
+    g = dml.Graph(default_device)
+    x = g.input(F32)
+    y = dml.graph.quantize_linear(x, 0.5, 3, dtype="UINT8")
+    found = classes(g.picture())
+    assert found["node constant"] == 2 and found["node"] == 1 and found["edge intermediate"] == 2
+    assert g._repr_svg_() == g.picture().svg
+    assert classes(g.compile([y]).picture())["kernel single"] + classes(g.compile([y]).picture())["kernel fused"] == 1
+
+
+def test_a_refused_graph_flags_what_its_message_names() -> None:
+    desc = readme_graph()
+    data = desc.model_dump(by_alias=True)
+    data["IntermediateEdges"][1]["Desc"]["ToNodeInputIndex"] = 1  # round's output into quantize's ScaleTensor
+    broken = GraphDesc.model_validate(data)
+    with pytest.raises(dml.InvalidArgumentError) as caught:
+        broken.validate_on(dml.FeatureLevel.FL_6_4)
+    message = str(caught.value)
+    named = set(re.findall(r"(Nodes|InputEdges|IntermediateEdges|OutputEdges)\[(\d+)\]", message))
+    assert named, message
+    svg = broken.picture(problem=message).svg
+    flagged = classes(svg)
+    assert sum(n for cls, n in flagged.items() if cls.endswith("flagged")) == len(named)
+    assert " ".join(texts(svg, "problem")) == message
+
+
+def test_a_refused_operator_marks_the_elements_past_its_size() -> None:
+    desc = dml.ElementWiseRoundOperatorDesc(
+        input_tensor=dml.BufferTensorDesc(
+            data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1), total_tensor_size_in_bytes=20
+        ),
+        output_tensor=dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3)),
+    )
+    with pytest.raises(dml.InvalidArgumentError, match="TotalTensorSizeInBytes is 20") as caught:
+        dml.validate(desc, "6_4")
+    found = classes(desc.picture(str(caught.value)))
+    # Offsets 0 1 2 4 5 6; 20 bytes hold slots 0-4, so elements at 5 and 6 and those two slots lie past the end.
+    assert found["element outside"] == 2 and found["slot outside"] == 2 and found["element"] == 10
+    assert found["problem"] >= 2  # on top, and under the InputTensor it names
+    assert classes(desc.picture())["element outside"] == 2  # drawn from the numbers, refused or not
+
+
+def test_validate_svg_writes_the_picture_of_a_valid_or_refused_descriptor(tmp_path: Path) -> None:
+    valid = run_dmlpy("validate", str(EXAMPLES / "round_padded.json"), "--svg", str(tmp_path / "padded.svg"))
+    assert valid.returncode == 0 and valid.stdout.rstrip().endswith(f"picture written to {tmp_path / 'padded.svg'}")
+    found = classes((tmp_path / "padded.svg").read_text())
+    assert found["slot padding"] == 1 and found["slot rounding"] == 1  # FLOAT16: 7 slots spanned, 16 bytes
+    refused = run_dmlpy("validate", str(EXAMPLES / "round_refused.json"), "--svg", str(tmp_path / "refused.svg"))
+    assert refused.returncode == 1 and "picture written to" in refused.stdout
+    assert classes((tmp_path / "refused.svg").read_text())["element outside"] == 2
+
+
+def test_validate_svg_writes_nothing_for_json_that_makes_no_descriptor(tmp_path: Path) -> None:
+    target = tmp_path / "kept.svg"
+    target.write_text("an earlier picture")
+    broken = run_dmlpy("validate", str(EXAMPLES / "round_broken.json"), "--svg", str(target))
+    assert broken.returncode == 1 and f"no picture written to {target}" in broken.stdout
+    assert target.read_text() == "an earlier picture"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.svg"]
+
+
+def test_explain_svg_draws_the_graph_with_its_kernels(tmp_path: Path) -> None:
+    done = run_dmlpy("explain", str(EXAMPLES / "qdq_graph.json"), "--svg", str(tmp_path / "graph.svg"))
+    assert done.returncode == 0, done.stderr
+    found = classes((tmp_path / "graph.svg").read_text())
+    assert found["kernel fused"] == 1 and found["node"] == 3
+
+
+def test_a_table_picture_is_unchanged_by_a_dispatch(default_device: dml.Device) -> None:
+    """The picture of a table stays what the table holds after a dispatch (drawing reads no device memory)."""
+    x = np.linspace(-4, 4, 8, dtype=np.float32)
+    buffer = default_device.upload(x)
+    op = default_device.create_operator(dml.ElementWiseRoundOperatorDesc(input_tensor=F32, output_tensor=F32))
+    compiled_op = default_device.compile_operator(op)
+    table = default_device.create_binding_table(compiled_op)
+    table.bind_inputs([dml.BufferBinding(buffer)])
+    table.bind_outputs([dml.BufferBinding(buffer)])
+    before = table.picture().svg
+    recorder = default_device.create_command_recorder()
+    initializer = default_device.create_operator_initializer([compiled_op])
+    recorder.record_dispatch(default_device.queue, initializer, default_device.create_binding_table(initializer))
+    recorder.record_dispatch(default_device.queue, compiled_op, table).wait()
+    assert table.picture().svg == before
+    assert buffer.read(np.float32, (8,)).tolist() == np.rint(x).tolist()
