@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "about"),  # about: the version and the runtime's names; it imports nothing of dmlpy
     ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
     ("model",),
-    ("dtypes", "drawing"),  # drawing: SVG pictures from plain numbers, below every model that shows one
+    ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one
     ("tensor",),
     ("support",),
     ("codegen",),
