@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dmlpy import graph, ops
 from dmlpy.about import RUNTIME_NAMES, package_version
+from dmlpy.drawing import Picture
 from dmlpy.enums import (
     DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     DML_PERSISTENT_BUFFER_ALIGNMENT,
@@ -37,7 +38,6 @@ from dmlpy.enums import (
     TensorFlags,
     TensorType,
 )
-from dmlpy.drawing import Picture
 from dmlpy.errors import (
     DeviceRemovedError,
     DmlError,

@@ -37,6 +37,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests.helpers.tools import missing_tool
+
 TIMEOUT_S = 60
 PAGE_BACKGROUND = (0xF2, 0xD4, 0xE8)
 EXECUTABLES = ("chromium", "chromium-browser")
@@ -146,10 +148,7 @@ def chromium() -> str:
     missing Chromium fails."""
     executable = find_chromium()
     if executable is None:
-        message = "Chromium is not installed (apt-get install chromium, or set DMLPY_CHROMIUM)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{message}; CI must install it", pytrace=False)
-        pytest.skip(message)
+        missing_tool("Chromium is not installed (apt-get install chromium, or set DMLPY_CHROMIUM)")
     return executable
 
 
