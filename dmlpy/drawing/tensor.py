@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import product
+from functools import cache
 
 from dmlpy.drawing.svg import CELL, COLOURS, Picture, cell, document, legend, text, wrapped, wrapped_height
 
@@ -32,6 +32,53 @@ def _shown(count: int, cap: int) -> list[int | None]:
     return [*range(head), None, *range(count - (cap - head), count)]
 
 
+def _unravel(flat: int, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The row-major coordinates of position ``flat`` in an array of ``sizes``."""
+    index = []
+    for size in reversed(sizes):
+        flat, coordinate = divmod(flat, size)
+        index.append(coordinate)
+    return tuple(reversed(index))
+
+
+class ReadCounts:
+    """How many elements read each element slot: ``counts[offset]`` is the number of indices i (0 <= i_d <
+    Sizes[d]) with sum(i_d * Strides[d]) == offset. Counted for the slots a picture draws only, so a tensor of a
+    billion elements draws as fast as a small one: dimensions by decreasing stride, each coordinate bounded by
+    what the remaining dimensions can still reach (one value per dimension for a packed or padded layout)."""
+
+    def __init__(self, sizes: Sequence[int], strides: Sequence[int]) -> None:
+        self._dims = sorted(((d, s) for s, d in zip(sizes, strides, strict=True) if s > 1 and d > 0), reverse=True)
+        self._repeats = math.prod(s for s, d in zip(sizes, strides, strict=True) if d == 0)  # 0-strides broadcast
+        self._empty = not all(sizes)
+        reach = [0]
+        for stride, size in reversed(self._dims):
+            reach.append(reach[-1] + (size - 1) * stride)
+        self._reach = list(reversed(reach))  # _reach[k]: the largest offset dimensions k.. can add
+
+        @cache
+        def count(k: int, offset: int) -> int:
+            if k == len(self._dims):
+                return 1 if offset == 0 else 0
+            stride, size = self._dims[k]
+            low = max(0, -(-(offset - self._reach[k + 1]) // stride))
+            high = min(size - 1, offset // stride)
+            return sum(count(k + 1, offset - i * stride) for i in range(low, high + 1))
+
+        self._count = count
+
+    def __getitem__(self, offset: int) -> int:
+        if self._empty or offset < 0 or offset > self._reach[0]:
+            return 0
+        return self._count(0, offset) * self._repeats
+
+    def __contains__(self, offset: int) -> bool:
+        return self[offset] > 0
+
+    def get(self, offset: int, default: int = 0) -> int:
+        return self[offset] or default
+
+
 def tensor_picture(
     *,
     data_type: str,
@@ -46,15 +93,11 @@ def tensor_picture(
     """The tensor's picture. ``strides`` are the effective ones, in elements;
     ``problem`` is the message of a refusal, drawn in red under the picture."""
     outer_sizes, columns = list(sizes[:-1]), sizes[-1] if sizes else 1
-    outer = list(product(*(range(s) for s in outer_sizes))) if outer_sizes else [()]
-    rows = _shown(len(outer), MAX_ROWS)
+    rows = _shown(math.prod(outer_sizes), MAX_ROWS)
     cols = _shown(columns, MAX_COLUMNS)
     span = sum((s - 1) * d for s, d in zip(sizes, strides, strict=True)) + 1 if all(sizes) else 0
     slot_count = math.ceil(total_bytes / element_bytes) if element_bytes else 0
-    reads: dict[int, int] = {}
-    for index in product(*(range(s) for s in sizes)):
-        offset = sum(i * d for i, d in zip(index, strides, strict=True))
-        reads[offset] = reads.get(offset, 0) + 1
+    reads = ReadCounts(sizes, strides)
     # A tensor whose elements reach past TotalTensorSizeInBytes shows the slots it would read beyond the end.
     slots = _shown(max(slot_count, span), MAX_SLOTS)
     grid_width = len(cols) * CELL
@@ -107,13 +150,14 @@ def tensor_picture(
         if row is None:
             parts.append(cell(left, y, "gap", "...", "gap", "rows left out"))
             continue
-        parts.append(text(6, y + 15, ",".join(map(str, outer[row])) or "-"))
+        outer = _unravel(row, outer_sizes)
+        parts.append(text(6, y + 15, ",".join(map(str, outer)) or "-"))
         for c, col in enumerate(cols):
             x = left + c * CELL
             if col is None:
                 parts.append(cell(x, y, "gap", "...", "gap", "columns left out"))
                 continue
-            index = (*outer[row], col)
+            index = (*outer, col)
             offset = sum(i * d for i, d in zip(index, strides, strict=True))
             broadcast = reads.get(offset, 0) > 1
             outside = offset >= slot_count
