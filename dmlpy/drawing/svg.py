@@ -140,6 +140,7 @@ def stacked(title: str, pictures: Sequence[Picture], *, problem: str | None = No
         parts += wrapped(10, 34, problem, cls="problem", colour=COLOURS["problem"])
     width = max([picture.width for picture in pictures] + [700])
     for picture in pictures:
-        parts.append(picture.svg.replace("<svg ", f'<svg x="0" y="{top:g}" ', 1))
+        inner = picture.svg[picture.svg.index(">") + 1 : picture.svg.rindex("</svg>")]
+        parts.append(f'<g transform="translate(0 {top:g})">{inner}</g>')
         top += picture.height + 8
     return Picture(document(width, top, parts), width, top)

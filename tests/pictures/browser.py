@@ -56,7 +56,12 @@ LAYOUT_SCRIPT = """<script>
 for (const [n, svg] of [...document.querySelectorAll("body > div > svg")].entries()) {
   const name = svg.parentElement.id || "picture " + n;
   const size = { width: svg.width.baseVal.value, height: svg.height.baseVal.value };
-  const box = (e) => { const b = e.getBBox(); return { x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height }; };
+  // getBBox is in the element's own user space: getCTM carries it into the picture's (a <g transform>).
+  const box = (e) => {
+    const b = e.getBBox(), m = e.getCTM();
+    const x0 = b.x * m.a + m.e, y0 = b.y * m.d + m.f;
+    return { x0, y0, x1: x0 + b.width * m.a, y1: y0 + b.height * m.d };
+  };
   const texts = [...svg.querySelectorAll("text")].map((e) => [e.textContent, box(e)]);
   const rects = [...svg.querySelectorAll("rect")].map(box)
     .filter((r) => !(r.x0 <= 0 && r.y0 <= 0 && r.x1 >= size.width && r.y1 >= size.height));  // the background
@@ -332,13 +337,26 @@ class Box:
     height: float
 
 
+_TRANSLATE = re.compile(r"translate\((?P<x>[-\d.]+)[ ,]+(?P<y>[-\d.]+)\)")
+
+
 def cells(svg: str, cls: str) -> list[Box]:
-    """The rectangle of every cell ``<g class="{cls}">`` (the exact class attribute), in document order."""
+    """The rectangle of every cell ``<g class="{cls}">`` (the exact class attribute), in document order, in the
+    picture's coordinates (the ``translate`` of enclosing groups, as a stacked picture has, added)."""
     boxes = []
-    for group in ET.fromstring(svg).iter(f"{SVG}g"):
-        rect = group.find(f"{SVG}rect")
-        if group.get("class") == cls and rect is not None:
-            boxes.append(Box(*(float(rect.get(a, "0")) for a in ("x", "y", "width", "height"))))
+
+    def visit(element: ET.Element, dx: float, dy: float) -> None:
+        moved = _TRANSLATE.fullmatch(element.get("transform", ""))
+        if moved:
+            dx, dy = dx + float(moved["x"]), dy + float(moved["y"])
+        rect = element.find(f"{SVG}rect")
+        if element.tag == f"{SVG}g" and element.get("class") == cls and rect is not None:
+            x, y, width, height = (float(rect.get(a, "0")) for a in ("x", "y", "width", "height"))
+            boxes.append(Box(x + dx, y + dy, width, height))
+        for child in element:
+            visit(child, dx, dy)
+
+    visit(ET.fromstring(svg), 0.0, 0.0)
     return boxes
 
 

@@ -143,9 +143,11 @@ def rect_of(svg: str, cls: str) -> Box:
 
 
 def binding_and_graph_rows() -> list[Row]:
-    """The README's binding and graph pictures (docs/images, kept fresh by test_readme_pictures.py)."""
-    in_place, refused, graph = (
-        (IMAGES / f"{name}.svg").read_text(encoding="utf-8") for name in ("in_place", "overlap_refused", "qdq_graph")
+    """The README's binding, graph and refused-descriptor pictures (docs/images, kept fresh by
+    test_readme_pictures.py)."""
+    in_place, refused, graph, refused_round = (
+        (IMAGES / f"{name}.svg").read_text(encoding="utf-8")
+        for name in ("in_place", "overlap_refused", "qdq_graph", "round_refused")
     )
     input_range, output_range = rect_of(in_place, "range input"), rect_of(in_place, "range output")
     conflict = rect_of(refused, "conflict")
@@ -193,6 +195,15 @@ def binding_and_graph_rows() -> list[Row]:
                     "the fused kernel is shaded", round(fused.x) + 5, round(fused.y + fused.height / 2), rgb("#fff6e0")
                 ),
                 *extent(graph),
+            ],
+        ),
+        Row(
+            "round_refused",
+            refused_round,
+            [
+                cell_colour(refused_round, "element outside", rgb("#f4a4a4"), "an element past the end is red"),
+                cell_colour(refused_round, "slot outside", rgb("#f4a4a4"), "a slot past the end is red"),
+                *extent(refused_round),
             ],
         ),
     ]
