@@ -129,9 +129,8 @@ def check_tensor_binding(bound: BoundTensor) -> None:
     """Offset alignment, size and range of one binding against its tensor."""
     where, desc, binding = bound.where, bound.desc, bound.binding
     if binding.offset > binding.buffer.size:
-        raise InvalidArgumentError(
-            f"{where} binding Offset is {binding.offset}, past the end of the {binding.buffer.size}-byte buffer"
-        )
+        message = f"{where} binding Offset is {binding.offset}, past the end of the {binding.buffer.size}-byte buffer"
+        raise refused(message, [bound], conflict=[bound])
     alignment = max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
     if binding.offset < 0 or binding.offset % alignment:
         rule = f"a multiple of {DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT} (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)"
@@ -165,10 +164,11 @@ def check_temporary_binding(binding: BufferBinding, required: int, tensors: list
             f"{DML_TEMPORARY_BUFFER_ALIGNMENT} (DML_TEMPORARY_BUFFER_ALIGNMENT)"
         )
     if binding.offset > binding.buffer.size or binding.end > binding.buffer.size:
-        raise InvalidArgumentError(
+        message = (
             f"{where} covers bytes [{binding.offset}, {binding.end}) but the buffer holds {binding.buffer.size} "
             "bytes; the range must lie inside the buffer"
         )
+        raise refused(message, tensors, temporary=binding, conflict=[binding])
     if binding.size < required:
         raise InvalidArgumentError(
             f"{where} SizeInBytes is {binding.size}; the {owner} reports a TemporaryResourceSize of {required} "
@@ -268,10 +268,10 @@ def draw_bindings(
             buffers.append(binding.buffer)
         buffer = next(k for k, known in enumerate(buffers) if known is binding.buffer)
         if isinstance(entry, BufferBinding):
-            ranges.append(DrawnRange("temporary resource", "temporary", buffer, binding.offset, binding.end))
+            ranges.append(DrawnRange("temporary resource", "temporary", buffer, binding.offset, _end(binding)))
         else:
             role: Literal["input", "output"] = "output" if entry.is_output else "input"
-            ranges.append(DrawnRange(entry.where, role, buffer, binding.offset, binding.end))
+            ranges.append(DrawnRange(entry.where, role, buffer, binding.offset, _end(binding)))
     in_place = [
         (i, j)
         for i, a in enumerate(entries)
@@ -281,13 +281,29 @@ def draw_bindings(
         and isinstance(b, BoundTensor)
         and supports_in_place
         and ranges[i].role != ranges[j].role
-        and _overlap(a.binding, b.binding)
-        and _identical(a, b)
+        and (ranges[i].buffer, ranges[i].offset, ranges[i].end) == (ranges[j].buffer, ranges[j].offset, ranges[j].end)
+        and ranges[i].end > ranges[i].offset
+        and same_layout(a.desc, b.desc)
     ]
     flagged = [k for k, entry in enumerate(entries) if any(entry is bad for bad in conflict)]
     return bindings_picture(
-        title, [buffer.size for buffer in buffers], ranges, in_place=in_place, conflict=flagged, problem=problem
+        title, [_size(buffer) for buffer in buffers], ranges, in_place=in_place, conflict=flagged, problem=problem
     )
+
+
+def _size(buffer: BindableBuffer) -> int | None:
+    """The buffer's size, None once released (a table may still hold a binding of it, and still draws)."""
+    try:
+        return buffer.size
+    except InvalidArgumentError:
+        return None
+
+
+def _end(binding: BufferBinding) -> int:
+    size = _size(binding.buffer)
+    if binding.size_in_bytes is not None or size is not None:
+        return binding.end
+    return binding.offset  # to the end of a released buffer: its length is gone
 
 
 def refused(

@@ -33,7 +33,7 @@ from dmlpy.enums import (
     RoundingMode,
     TensorDataType,
 )
-from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
+from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.fusion import plan_graph
 from dmlpy.graph_desc import (
     CONSTANT_LEVEL,
@@ -248,8 +248,14 @@ class Graph:
         return desc.picture(kernels, title=f"dml.Graph: {desc.describe()}, kernels as compile_graph plans them")
 
     def _repr_svg_(self) -> str | None:
-        # Nothing to draw before the first operator node (Jupyter then shows the text repr).
-        return self.picture().svg if any(isinstance(n.desc, OperatorGraphNodeDesc) for n in self._nodes) else None
+        # Nothing to draw before the first operator node, or while a graph input is still unread (no
+        # DML_GRAPH_DESC can be made yet): Jupyter then shows the text repr.
+        if not any(isinstance(n.desc, OperatorGraphNodeDesc) for n in self._nodes):
+            return None
+        try:
+            return self.picture().svg
+        except DmlError:
+            return None
 
     def compile(self, outputs: Sequence[Expression], flags: ExecutionFlags | int = ExecutionFlags.NONE) -> Any:
         """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph."""

@@ -130,7 +130,7 @@ class BufferTensorDesc(DmlModel):
         TotalTensorSizeInBytes are red."""
         return tensor_picture(
             data_type=self.data_type.name,
-            element_bytes=element_size(self.data_type),
+            element_bits=element_size_in_bits(self.data_type),
             sizes=self.sizes,
             strides=self.effective_strides,
             given_strides=self.strides,

@@ -6,7 +6,8 @@ import argparse
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
-from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, write_picture
+from dmlpy.cli.output import OutputPlan
+from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import FeatureLevel
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the OpenCL kernel source and build options a descriptor lowers to."""
+    target = svg_target(args)
     desc = read_descriptor(args.descriptor)
     if isinstance(desc, TensorDesc):
         raise DescriptorProblems(
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     except DmlError as error:
         raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
     if isinstance(desc, GraphDesc):
-        print("\n".join(explain_graph(desc, level) + _picture(args, desc, level)))
+        print("\n".join(explain_graph(desc, level) + _picture(target, desc, level)))
         return EXIT_OK
     try:
         lowered = desc.lower()
@@ -53,15 +55,15 @@ def run(args: argparse.Namespace) -> int:
         "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
         "",
         spec.specialised_source().rstrip("\n"),
-        *_picture(args, desc, level),
+        *_picture(target, desc, level),
     ]
     print("\n".join(lines))
     return EXIT_OK
 
 
-def _picture(args: argparse.Namespace, desc: Descriptor, level: FeatureLevel) -> list[str]:
+def _picture(target: OutputPlan | None, desc: Descriptor, level: FeatureLevel) -> list[str]:
     """With --svg, once everything else succeeded: write the picture and say so."""
-    return [f"// {write_picture(args.svg, descriptor_picture(desc, level))}"] if args.svg else []
+    return [f"// {write_picture(target, descriptor_picture(desc, level))}"] if target is not None else []
 
 
 def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:

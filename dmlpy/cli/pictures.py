@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dmlpy.cli.output import plan_output, replacing
+from dmlpy.cli.common import CliError, same_file
+from dmlpy.cli.output import OutputPlan, plan_output, replacing
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor
 from dmlpy.drawing import DrawnKernel, Picture
@@ -34,8 +35,18 @@ def descriptor_picture(desc: Descriptor, level: FeatureLevel, problem: str | Non
     return desc.picture(problem)
 
 
-def write_picture(path: Path, picture: Picture) -> str:
-    """Write ``picture`` to ``path`` (replacing it only when complete); the line that says so."""
-    with replacing(plan_output(path)) as handle:
+def svg_target(args: argparse.Namespace) -> OutputPlan | None:
+    """Where --svg writes, checked before any work, so a bad path costs no verdict: CliError for the
+    descriptor's own file or a path that cannot be written; None without --svg."""
+    if args.svg is None:
+        return None
+    if args.descriptor != "-" and same_file(Path(args.descriptor), args.svg):
+        raise CliError(f"--svg {args.svg} is the descriptor file itself; refusing to overwrite it with its picture")
+    return plan_output(args.svg)
+
+
+def write_picture(target: OutputPlan, picture: Picture) -> str:
+    """Write ``picture`` to ``target`` (replacing it only when complete); the line that says so."""
+    with replacing(target) as handle:
         handle.write(picture.svg.encode("utf-8"))
-    return f"picture written to {path}"
+    return f"picture written to {target.path}"

@@ -11,7 +11,7 @@ from typing import Any
 from dmlpy.binding import same_layout
 from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
-from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, write_picture
+from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
@@ -155,6 +155,7 @@ def graph_report(desc: GraphDesc, level: FeatureLevel) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Validate a descriptor given as JSON at a feature level; print the problems or the normalised form."""
     level = feature_level(args)
+    target = svg_target(args)
     try:
         desc = read_descriptor(args.descriptor)
     except DescriptorProblems as problems:
@@ -174,12 +175,12 @@ def run(args: argparse.Namespace) -> int:
                 f"  it is valid from {later[0].c_name}: create the device with "
                 f"minimum_feature_level={later[0].name} (DMLCreateDevice1's minimumFeatureLevel)"
             )
-        if args.svg:
-            lines.append(write_picture(args.svg, descriptor_picture(desc, level, str(error))))
+        if target is not None:
+            lines.append(write_picture(target, descriptor_picture(desc, level, str(error))))
         print("\n".join(lines))
         return EXIT_INVALID
     lines = report(desc, level)
-    if args.svg:
-        lines += ["", write_picture(args.svg, descriptor_picture(desc, level))]
+    if target is not None:
+        lines += ["", write_picture(target, descriptor_picture(desc, level))]
     print("\n".join(lines))
     return EXIT_OK

@@ -32,28 +32,30 @@ class DrawnRange:
 
 def bindings_picture(
     title: str,
-    buffer_sizes: Sequence[int],
+    buffer_sizes: Sequence[int | None],
     ranges: Sequence[DrawnRange],
     *,
     in_place: Sequence[tuple[int, int]] = (),
     conflict: Sequence[int] = (),
     problem: str | None = None,
 ) -> Picture:
-    """The picture. ``in_place`` holds pairs of indices into ``ranges`` bound in place; ``conflict`` the
-    indices of the ranges a refusal (``problem``, its message) is about: where they overlap, or where one runs
-    past its buffer, is drawn red."""
+    """The picture. A buffer size of None is a released buffer (drawn as long as its ranges). ``in_place``
+    holds pairs of indices into ``ranges`` bound in place; ``conflict`` the indices of the ranges a refusal
+    (``problem``, its message) is about: where they overlap, or where one runs past its buffer, is drawn red."""
     bar_left = 30 + 6 * max([len(bound.name) for bound in ranges] + [20])  # the lane names fit left of the bars
     parts = [text(10, 16, title, bold=True)]
     y = 36
     allowed = {index for pair in in_place for index in pair}
-    for buffer, size in enumerate(buffer_sizes):
+    for buffer, known_size in enumerate(buffer_sizes):
         lanes = [k for k, bound in enumerate(ranges) if bound.buffer == buffer]
+        size = known_size if known_size is not None else max(ranges[k].end for k in lanes)
         reach = max([size, *(ranges[k].end for k in lanes)]) or 1
 
         def at(byte: int, reach: int = reach, bar_left: float = bar_left) -> float:
             return bar_left + BAR_WIDTH * byte / reach
 
-        parts.append(text(10, y + 13, f"buffer {buffer + 1}: {size} bytes", bold=True))
+        state = f"{size} bytes" if known_size is not None else "released"
+        parts.append(text(10, y + 13, f"buffer {buffer + 1}: {state}", bold=True))
         parts.append(box(at(0), y, at(size) - at(0), 16, fill="#f4f4f4", cls="buffer"))
         parts.append(text(at(0), y + 28, "0", size=9))
         parts.append(text(at(size), y + 28, str(size), size=9, anchor="middle"))

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Literal
 
-from dmlpy.drawing.svg import COLOURS, Picture, document, legend, text, wrapped, wrapped_height
+from dmlpy.drawing.svg import COLOURS, Picture, document, escape, legend, text, wrapped, wrapped_height
 
 NODE_WIDTH = 270
 CONSTANT_WIDTH = 150
@@ -96,6 +95,17 @@ def _columns(nodes: Sequence[DrawnNode], edges: Sequence[DrawnEdge]) -> list[int
     return column
 
 
+MAX_PORTS = 24
+"""Graph inputs or outputs drawn at most: InputCount follows the highest index an edge names, and a refused
+graph may name 4,000,000,000."""
+
+
+def _drawn_ports(count: int, named: Sequence[int]) -> list[int]:
+    """The graph inputs (or outputs) to draw: those edges name, then the first ones, MAX_PORTS at most."""
+    wanted = sorted({i for i in named if i < count}) + list(range(min(count, MAX_PORTS)))
+    return sorted(dict.fromkeys(wanted[:MAX_PORTS]))
+
+
 def _x(column: int) -> float:
     return LEFT if column == 0 else LEFT + PILL_WIDTH + 150 + (column - 1) * COLUMN_PITCH
 
@@ -121,9 +131,11 @@ def graph_picture(
         y = TOP + 20 + heights.get(column[index], 0)
         heights[column[index]] = heights.get(column[index], 0) + node.height + ROW_GAP
         position["node", index] = (_x(column[index]), y)
-    for index in range(input_count):
-        position["input", index] = (LEFT, TOP + 20 + index * (52 + ROW_GAP))
-    band = TOP + 20 + max([*heights.values(), input_count * (52 + ROW_GAP)])
+    inputs = _drawn_ports(input_count, [e.source for e in edges if e.kind == "input"])
+    outputs = _drawn_ports(output_count, [e.target for e in edges if e.kind == "output"])
+    for rank, index in enumerate(inputs):
+        position["input", index] = (LEFT, TOP + 20 + rank * (52 + ROW_GAP))
+    band = TOP + 20 + max([*heights.values(), len(inputs) * (52 + ROW_GAP)])
     constants_below: dict[int, float] = {}
     for index, node in enumerate(nodes):
         if node.constant:
@@ -131,8 +143,8 @@ def graph_picture(
             constants_below[column[index]] = shift + node.height + ROW_GAP
             position["node", index] = (_x(column[index]), band + shift)
     last = max(column, default=0) + 1
-    for index in range(output_count):
-        position["output", index] = (_x(last), TOP + 20 + index * (52 + ROW_GAP))
+    for rank, index in enumerate(outputs):
+        position["output", index] = (_x(last), TOP + 20 + rank * (52 + ROW_GAP))
     width = _x(last) + PILL_WIDTH + 30
     bottom = max(
         [y + (nodes[i].height if kind == "node" else 52) for (kind, i), (_, y) in position.items()], default=TOP
@@ -156,10 +168,10 @@ def graph_picture(
             f'stroke="#d08c00" stroke-width="{1.6 if kernel.fused else 0.8}" stroke-dasharray="6 4"/>'
         )
         parts.append(text(x0 + 8, y0 + 14, what, size=10, colour="#8a5a00"))
-    for index in range(input_count):
+    for index in inputs:
         x, y = position["input", index]
         parts.append(_pill(x, y, f"graph input {index}", "graph-input", COLOURS["input"]))
-    for index in range(output_count):
+    for index in outputs:
         x, y = position["output", index]
         parts.append(_pill(x, y, f"graph output {index}", "graph-output", COLOURS["output"]))
     labels = []
@@ -189,6 +201,17 @@ def graph_picture(
     parts += [_node(*position["node", index], node) for index, node in enumerate(nodes)]
     parts += labels
     y = bottom + 24
+    if len(inputs) < input_count or len(outputs) < output_count:
+        parts.append(
+            text(
+                10,
+                y,
+                f"drawn: {len(inputs)} of {input_count} graph inputs and {len(outputs)} of {output_count} graph "
+                "outputs (those edges name first)",
+                cls="elided",
+            )
+        )
+        y += 18
     columns = max(60, int(width / 6.2))
     if problem:
         parts += wrapped(10, y, problem, cls="problem", colour=COLOURS["problem"], columns=columns)

@@ -3,10 +3,11 @@ object Jupyter shows and the CLI saves. Plain strings, no plotting library: a pi
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
+from html import escape as escape_html
 from pathlib import Path
 
 CELL = 22
@@ -28,6 +29,15 @@ COLOURS = {
 """The palette. Outside/problem red marks where a refused descriptor or binding breaks."""
 WRAP_COLUMNS = 110
 """Characters per line of a wrapped message (about 660 px at font-size 11)."""
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 forbids, even escaped; a node Name may hold them (DirectML's names are any C string)."""
+
+
+def escape(words: str) -> str:
+    """Text for an SVG element or attribute: markup escaped, characters XML cannot hold replaced by U+FFFD."""
+    return escape_html(_NOT_XML.sub("\ufffd", words))
 
 
 @dataclass(frozen=True)

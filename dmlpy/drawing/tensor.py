@@ -32,6 +32,10 @@ def _shown(count: int, cap: int) -> list[int | None]:
     return [*range(head), None, *range(count - (cap - head), count)]
 
 
+def _width(bits: int) -> str:
+    return f"{bits // 8}-byte" if bits % 8 == 0 else f"{bits}-bit"
+
+
 def _unravel(flat: int, sizes: Sequence[int]) -> tuple[int, ...]:
     """The row-major coordinates of position ``flat`` in an array of ``sizes``."""
     index = []
@@ -42,10 +46,12 @@ def _unravel(flat: int, sizes: Sequence[int]) -> tuple[int, ...]:
 
 
 class ReadCounts:
-    """How many elements read each element slot: ``counts[offset]`` is the number of indices i (0 <= i_d <
-    Sizes[d]) with sum(i_d * Strides[d]) == offset. Counted for the slots a picture draws only, so a tensor of a
-    billion elements draws as fast as a small one: dimensions by decreasing stride, each coordinate bounded by
-    what the remaining dimensions can still reach (one value per dimension for a packed or padded layout)."""
+    """Whether none, one or several elements read each element slot: ``counts[offset]`` is the number of
+    indices i (0 <= i_d < Sizes[d]) with sum(i_d * Strides[d]) == offset, counted up to 2 (a picture tells one
+    reader from several; stopping there keeps overlapping strides of a huge refused tensor fast). Counted for the
+    slots a picture draws only, so a tensor of a billion elements draws as fast as a small one: dimensions by
+    decreasing stride, each coordinate bounded by what the remaining dimensions can still reach (one value per
+    dimension for a packed or padded layout)."""
 
     def __init__(self, sizes: Sequence[int], strides: Sequence[int]) -> None:
         self._dims = sorted(((d, s) for s, d in zip(sizes, strides, strict=True) if s > 1 and d > 0), reverse=True)
@@ -63,14 +69,19 @@ class ReadCounts:
             stride, size = self._dims[k]
             low = max(0, -(-(offset - self._reach[k + 1]) // stride))
             high = min(size - 1, offset // stride)
-            return sum(count(k + 1, offset - i * stride) for i in range(low, high + 1))
+            found = 0
+            for i in range(low, high + 1):
+                found += count(k + 1, offset - i * stride)
+                if found >= 2:
+                    break
+            return min(found, 2)
 
         self._count = count
 
     def __getitem__(self, offset: int) -> int:
         if self._empty or offset < 0 or offset > self._reach[0]:
             return 0
-        return self._count(0, offset) * self._repeats
+        return min(self._count(0, offset) * self._repeats, 2)
 
     def __contains__(self, offset: int) -> bool:
         return self[offset] > 0
@@ -82,7 +93,7 @@ class ReadCounts:
 def tensor_picture(
     *,
     data_type: str,
-    element_bytes: int,
+    element_bits: int,
     sizes: Sequence[int],
     strides: Sequence[int],
     given_strides: Sequence[int] | None,
@@ -96,7 +107,7 @@ def tensor_picture(
     rows = _shown(math.prod(outer_sizes), MAX_ROWS)
     cols = _shown(columns, MAX_COLUMNS)
     span = sum((s - 1) * d for s, d in zip(sizes, strides, strict=True)) + 1 if all(sizes) else 0
-    slot_count = math.ceil(total_bytes / element_bytes) if element_bytes else 0
+    slot_count = total_bytes * 8 // element_bits if element_bits else 0
     reads = ReadCounts(sizes, strides)
     # A tensor whose elements reach past TotalTensorSizeInBytes shows the slots it would read beyond the end.
     slots = _shown(max(slot_count, span), MAX_SLOTS)
@@ -119,10 +130,10 @@ def tensor_picture(
             10,
             32,
             f"TotalTensorSizeInBytes {total_bytes}; DMLCalcBufferTensorSize: {span} element(s) spanned x "
-            f"{element_bytes} byte(s), rounded up to a multiple of 4 = {math.ceil(span * element_bytes / 4) * 4}",
+            f"{_width(element_bits)}, rounded up to a multiple of 4 bytes = {math.ceil(span * element_bits / 32) * 4}",
         ),
         text(left, top - 8, "logical elements (row: outer coordinates)"),
-        text(memory_left, top - 8, f"buffer, one slot per {element_bytes}-byte element"),
+        text(memory_left, top - 8, f"buffer, one slot per {_width(element_bits)} element"),
     ]
     header_parts = len(parts)
     slot_position: dict[int, tuple[float, float]] = {}
@@ -137,8 +148,8 @@ def tensor_picture(
         else:
             kind = "used" if slot in reads else ("padding" if slot < span else "rounding")
         fill = "broadcast" if reads.get(slot, 0) > 1 and kind == "used" else kind
-        title = f"bytes {slot * element_bytes}-{(slot + 1) * element_bytes - 1}: " + (
-            f"read by {reads[slot]} element(s)" if slot in reads else kind
+        title = f"bits {slot * element_bits}-{(slot + 1) * element_bits - 1}: " + (
+            ("read by several elements" if reads[slot] > 1 else "read by one element") if slot in reads else kind
         )
         if kind == "outside":
             title += f", past TotalTensorSizeInBytes ({total_bytes})"
@@ -157,7 +168,7 @@ def tensor_picture(
             if col is None:
                 parts.append(cell(x, y, "gap", "...", "gap", "columns left out"))
                 continue
-            index = (*outer, col)
+            index = (*outer, col) if sizes else ()  # DimensionCount 0: one element, drawn though refused
             offset = sum(i * d for i, d in zip(index, strides, strict=True))
             broadcast = reads.get(offset, 0) > 1
             outside = offset >= slot_count

@@ -10,7 +10,6 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import dmlpy as dml
@@ -196,19 +195,67 @@ def test_explain_svg_draws_the_graph_with_its_kernels(tmp_path: Path) -> None:
     assert found["kernel fused"] == 1 and found["node"] == 3
 
 
-def test_a_table_picture_is_unchanged_by_a_dispatch(default_device: dml.Device) -> None:
-    """The picture of a table stays what the table holds after a dispatch (drawing reads no device memory)."""
-    x = np.linspace(-4, 4, 8, dtype=np.float32)
-    buffer = default_device.upload(x)
-    op = default_device.create_operator(dml.ElementWiseRoundOperatorDesc(input_tensor=F32, output_tensor=F32))
-    compiled_op = default_device.compile_operator(op)
-    table = default_device.create_binding_table(compiled_op)
+def test_a_table_still_draws_after_its_buffer_is_released(
+    default_device: dml.Device, compiled: dml.CompiledOperator
+) -> None:
+    buffer = default_device.create_buffer(64)
+    table = default_device.create_binding_table(compiled)
     table.bind_inputs([dml.BufferBinding(buffer)])
-    table.bind_outputs([dml.BufferBinding(buffer)])
-    before = table.picture().svg
-    recorder = default_device.create_command_recorder()
-    initializer = default_device.create_operator_initializer([compiled_op])
-    recorder.record_dispatch(default_device.queue, initializer, default_device.create_binding_table(initializer))
-    recorder.record_dispatch(default_device.queue, compiled_op, table).wait()
-    assert table.picture().svg == before
-    assert buffer.read(np.float32, (8,)).tolist() == np.rint(x).tolist()
+    table.bind_outputs([dml.BufferBinding(default_device.create_buffer(32))])
+    buffer.release()
+    assert "buffer 1: released" in [t.text for t in ET.fromstring(table.picture().svg).iter(f"{SVG}text")]
+    assert classes(table.picture())["buffer"] == 2
+
+
+def test_an_offset_past_the_buffer_carries_its_picture(
+    default_device: dml.Device, compiled: dml.CompiledOperator
+) -> None:
+    table = default_device.create_binding_table(compiled)
+    with pytest.raises(dml.InvalidArgumentError, match="past the end") as caught:
+        table.bind_inputs([dml.BufferBinding(default_device.create_buffer(64), 128, 32)])
+    assert classes(caught.value.picture)["conflict"] == 1
+
+
+def test_a_temporary_resource_past_its_buffer_carries_its_picture(default_device: dml.Device) -> None:
+    compiled_graph = default_device.compile_graph(readme_graph(), fuse=False)
+    needed = compiled_graph.get_binding_properties().temporary_resource_size
+    assert needed > 0
+    table = default_device.create_binding_table(compiled_graph)
+    buffer = default_device.create_buffer(256 + needed // 2)
+    with pytest.raises(dml.InvalidArgumentError, match="must lie inside the buffer") as caught:
+        table.bind_temporary_resource(dml.BufferBinding(buffer, 256, needed))
+    found = classes(caught.value.picture)
+    assert found["range temporary"] == 1 and found["conflict"] == 1
+
+
+def test_a_builder_with_an_unread_input_shows_its_text(default_device: dml.Device) -> None:
+    g = dml.Graph(default_device)
+    x, _unread = g.input(F32), g.input(F32)
+    dml.graph.round(x, "TOWARD_ZERO")
+    assert g._repr_svg_() is None  # no DML_GRAPH_DESC yet: Jupyter shows repr(g), no traceback
+
+
+def test_names_xml_cannot_hold_still_make_xml() -> None:
+    data = readme_graph().model_dump(by_alias=True)
+    data["Nodes"][1]["Desc"]["Name"] = 'r<o>&"\x01\x1f'
+    svg = GraphDesc.model_validate(data).picture().svg
+    assert '"r<o>&"\ufffd\ufffd" (Nodes[1])' in [t.text for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def test_a_huge_graph_input_index_draws_a_bounded_picture() -> None:
+    data = readme_graph().model_dump(by_alias=True)
+    data["InputEdges"][0]["Desc"]["GraphInputIndex"] = 4_000_000_000
+    del data["InputCount"]
+    desc = GraphDesc.model_validate(data)
+    assert desc.input_count == 4_000_000_001
+    found = classes(desc.picture())
+    assert found["graph-input"] <= 24 and found["elided"] == 1
+
+
+def test_svg_never_overwrites_the_descriptor(tmp_path: Path) -> None:
+    mine = tmp_path / "round.json"
+    mine.write_text((EXAMPLES / "round.json").read_text())
+    for command in ("validate", "explain"):
+        done = run_dmlpy(command, str(mine), "--svg", str(mine))
+        assert done.returncode == 2 and "refusing to overwrite it" in done.stderr
+        assert mine.read_text() == (EXAMPLES / "round.json").read_text()
