@@ -73,7 +73,17 @@ def plan_output(target: Path) -> OutputPlan:
     return OutputPlan(real, existing)
 
 
+_held_signals: list[int] | None = None
+"""While a list (from creating the temporary until the ``try`` that removes it is entered), the handlers record
+signals here instead of raising. Blocking them is not enough: a signal the kernel hands to another thread (an
+OpenCL runtime starts threads, which the main thread's mask does not cover) still runs the Python handler in the
+main thread, at whatever line it is on."""
+
+
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    if _held_signals is not None:
+        _held_signals.append(signum)
+        return
     raise Terminated(signum)
 
 
@@ -103,15 +113,34 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _block_signals() -> set[int | signal.Signals]:
-    if not hasattr(signal, "pthread_sigmask"):
-        return set()
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *_FATAL_SIGNALS})
+SignalHold = tuple[set[int | signal.Signals], Any]
 
 
-def _restore_signals(blocked: set[int | signal.Signals]) -> None:
+def _hold_signals() -> SignalHold:
+    """Block SIGINT and the fatal signals and make their handlers record instead of raise (see _held_signals)."""
+    global _held_signals
+    _held_signals = []
+    interrupt = None
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        interrupt = signal.signal(signal.SIGINT, _raise_terminated)
+    blocked: set[int | signal.Signals] = set()
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *_FATAL_SIGNALS})
+    return blocked, interrupt
+
+
+def _release_signals(hold: SignalHold) -> None:
+    """Undo _hold_signals, then raise what arrived meanwhile: KeyboardInterrupt for SIGINT, else Terminated."""
+    global _held_signals
+    blocked, interrupt = hold
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # runs the handlers of pending signals: they record
+    if interrupt is not None:
+        signal.signal(signal.SIGINT, interrupt)
+    pending, _held_signals = _held_signals, None
+    if pending:
+        raise KeyboardInterrupt if pending[0] == signal.SIGINT else Terminated(pending[0])
 
 
 @contextmanager
@@ -119,14 +148,14 @@ def replacing(plan: OutputPlan) -> Iterator[io.BufferedWriter]:
     """A new temporary file beside ``plan.path``, renamed over it when the block completes, removed otherwise."""
     # Signals are held from creating the temporary until the `try` that removes it is entered: a signal
     # between the two would leave it behind. One that arrives meanwhile is raised inside the `try`.
-    blocked = _block_signals()
+    hold = _hold_signals()
     try:
         fd, name = tempfile.mkstemp(prefix=f".{plan.path.name}.", suffix=".tmp", dir=plan.path.parent)
     except BaseException:
-        _restore_signals(blocked)
+        _release_signals(hold)
         raise
     try:
-        _restore_signals(blocked)
+        _release_signals(hold)
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()

@@ -11,9 +11,12 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -298,3 +301,39 @@ def test_bad_input_is_exit_2_with_one_line(
     assert "Warning" not in result.stderr
     assert not (tmp_path / "out.npy").exists()
     assert temporaries(tmp_path) == []
+
+
+def test_a_signal_another_thread_receives_while_the_temporary_is_made_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race CI once hit: the main thread blocks SIGTERM while it creates the temporary, but the kernel hands a
+    process-directed signal to a thread that does not block it (an OpenCL runtime's), and Python then runs the
+    handler in the main thread at its next line, inside mkstemp. A thread started before (its mask is open)
+    sends SIGTERM just after the file exists; the temporary must still be removed."""
+    from dmlpy.cli.common import Terminated
+    from dmlpy.cli.output import plan_output, replacing, signals_raise
+
+    go, sent = threading.Event(), threading.Event()
+
+    def sender() -> None:
+        go.wait(30)
+        os.kill(os.getpid(), signal.SIGTERM)
+        sent.set()
+
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_then_signal(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        made = real_mkstemp(*args, **kwargs)
+        go.set()
+        sent.wait(30)
+        for _ in range(1000):  # bytecodes for the main thread to run the handler on, as it would inside mkstemp
+            pass
+        return made
+
+    thread = threading.Thread(target=sender)
+    thread.start()
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_signal)
+    with pytest.raises(Terminated), signals_raise(), replacing(plan_output(tmp_path / "out.npy")) as handle:
+        handle.write(b"never finished")
+    thread.join()
+    assert list(tmp_path.iterdir()) == []
