@@ -11,7 +11,8 @@
 //                        half_store.h's store_half, which keeps NaN payloads (ELEMENT_T half; no cl_khr_fp16).
 //   SCALE_BIAS=3         8- to 32-bit integers (ELEMENT_T char ... uint): x converted to float (to nearest), y as for
 //                        1, stored with convert_<ELEMENT_T>_sat_rtz: truncation toward zero, saturation to the
-//                        type's range, NaN to 0 (Direct3D's float-to-integer rule; DirectML documents none).
+//                        type's range, NaN to 0 (Direct3D's float-to-integer rule; DirectML documents none),
+//                        the NaN replaced before the conversion (see to_integer).
 //   SCALE, BIAS          DML_SCALE_BIAS's members as exact float32 expressions (hex literals such as 0x1.8p+0f, or
 //                        as_float(bits) for infinities and NaN). They are compiled in, because dmlpy's element-wise
 //                        argument convention has no scalar arguments: each ScaleBias value is its own program.
@@ -73,7 +74,14 @@ inline float scale_bias(float x)
 #include "half_store.h"
 #define MOVE(from, to) store_half(scale_bias(vload_half((from), input)), (to), output)
 #else
-#define MOVE(from, to) (output[to] = CONCAT(CONCAT(convert_, ELEMENT_T), _sat_rtz)(scale_bias((float)input[from])))
+// convert_<type>_sat_rtz sends NaN to 0 by the OpenCL specification, but PoCL 3.0 (LLVM 14, the pyopencl wheels')
+// returns the type's minimum for a NaN argument and an arbitrary value for a constant-folded one (Scale 0, Bias
+// NaN): the NaN is replaced by 0 before the conversion.
+inline ELEMENT_T to_integer(float y)
+{
+    return CONCAT(CONCAT(convert_, ELEMENT_T), _sat_rtz)(isnan(y) ? 0.0f : y);
+}
+#define MOVE(from, to) (output[to] = to_integer(scale_bias((float)input[from])))
 #endif
 #endif
 

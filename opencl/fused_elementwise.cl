@@ -138,6 +138,13 @@ inline float scale_bias(float x, float scale, float bias)
     const float product = x * scale;
     return product + bias;
 }
+// ... to an integer type: NaN replaced by 0 before convert_<type>_sat_rtz, which PoCL 3.0 gets wrong for NaN
+// (element_wise_identity.cl's to_integer).
+inline float scale_bias_to_integer(float x, float scale, float bias)
+{
+    const float y = scale_bias(x, scale, bias);
+    return isnan(y) ? 0.0f : y;
+}
 
 // ------------------------------------------------------------------------------------------------ the kernel
 // restrict: a graph's outputs never overlap its inputs or each other (the binding table refuses it), and

@@ -181,6 +181,33 @@ def test_a_tree_with_two_outputs_fuses_and_keeps_nan_bits(device: Any, mode: dml
     assert np.isnan(got_second[np.isnan(scaled)]).all()
 
 
+def scale_bias_integer_reference(x: npt.NDArray[Any], scale: float, bias: float) -> npt.NDArray[Any]:
+    """Identity's rule for integers: float32 product, then sum, NaN to 0, toward zero, the type's range."""
+    info = np.iinfo(x.dtype)
+    with np.errstate(all="ignore"):
+        y = x.astype(np.float32) * np.float32(scale) + np.float32(bias)
+        y = np.clip(np.trunc(np.where(np.isnan(y), np.float32(0), y)), info.min, info.max)
+    return y.astype(x.dtype)
+
+
+@pytest.mark.parametrize(("first", "second"), [((0.0, np.nan), (1.0, 3.0)), ((np.inf, 0.0), (-0.5, np.nan))])
+def test_integer_scale_bias_fused_sends_nan_to_zero(
+    device: Any, first: tuple[float, float], second: tuple[float, float]
+) -> None:
+    """int8 -> Identity -> Identity, one kernel: a NaN from ScaleBias stores 0 and infinity saturates, as the
+    kernels one by one and the reference give (a NaN given to PoCL 3.0's convert_char_sat_rtz gave the minimum)."""
+    x = np.resize(np.arange(-128, 128, dtype=np.int8), SHAPE)
+    g = dml.Graph(device)
+    y = dml.graph.identity(
+        dml.graph.identity(g.input(dml.BufferTensorDesc(data_type=T.INT8, sizes=SHAPE)), first), second
+    )
+    (fused,), compiled = run(device, g.desc_for([y]), [x])
+    (separate,), _ = run(device, g.desc_for([y]), [x], fuse=False)
+    assert compiled.kernel_count == 1
+    expected = scale_bias_integer_reference(scale_bias_integer_reference(x, *first), *second)
+    assert fused.tobytes() == expected.tobytes() and separate.tobytes() == expected.tobytes()
+
+
 def test_a_node_that_does_not_fuse_runs_alone_with_the_temporary_resource(device: Any) -> None:
     """A float16 copy does not fuse (a float register would quieten a signalling NaN the copy moves bit for
     bit): DequantizeLinear | Identity | Round, three kernels, the values between them in temporary memory."""
