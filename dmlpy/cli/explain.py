@@ -34,7 +34,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         validate(desc, level)
     except DmlError as error:
-        raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
+        problems = [f"invalid at {level.c_name}: {error}"]
+        if target is not None:
+            problems.append(f"no picture written to {args.svg}: `dmlpy validate --svg` draws where a refusal breaks")
+        raise DescriptorProblems(problems) from None
     if isinstance(desc, GraphDesc):
         print("\n".join(explain_graph(desc, level) + _picture(target, desc, level)))
         return EXIT_OK

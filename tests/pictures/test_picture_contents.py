@@ -195,6 +195,13 @@ def test_explain_svg_draws_the_graph_with_its_kernels(tmp_path: Path) -> None:
     assert found["kernel fused"] == 1 and found["node"] == 3
 
 
+def test_explain_svg_of_a_refused_descriptor_writes_nothing_and_points_to_validate(tmp_path: Path) -> None:
+    refused = run_dmlpy("explain", str(EXAMPLES / "round_refused.json"), "--svg", str(tmp_path / "refused.svg"))
+    assert refused.returncode == 1
+    assert f"no picture written to {tmp_path / 'refused.svg'}: `dmlpy validate --svg`" in refused.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_table_still_draws_after_its_buffer_is_released(
     default_device: dml.Device, compiled: dml.CompiledOperator
 ) -> None:
