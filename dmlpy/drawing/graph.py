@@ -174,6 +174,10 @@ def graph_picture(
     for index in outputs:
         x, y = position["output", index]
         parts.append(_pill(x, y, f"graph output {index}", "graph-output", COLOURS["output"]))
+    obstacles = [
+        (x, y, x + nodes[i].width, y + nodes[i].height) for (kind, i), (x, y) in position.items() if kind == "node"
+    ]
+    lanes: list[tuple[float, float, float]] = []
     labels = []
     for edge in edges:
         start_key = ("input", edge.source) if edge.kind == "input" else ("node", edge.source)
@@ -186,10 +190,10 @@ def graph_picture(
         x1, y1 = sx + source_width, sy + source_height / 2
         x2, y2 = ex, ey + (26 if edge.kind == "output" else 16 + 14 * edge.port)
         colour = COLOURS["problem"] if edge.flagged else COLOURS[edge.kind]
-        middle = (x1 + x2) / 2
+        route = _route(x1, y1, x2 - 6, y2, obstacles, lanes)
+        bottom = max([bottom, *(lane + 14 for lane, _, _ in lanes)])
         parts.append(
-            f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" '
-            f'd="M{x1:g},{y1:g} C{middle:g},{y1:g} {middle:g},{y2:g} {x2 - 6:g},{y2:g}" fill="none" '
+            f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" d="{route}" fill="none" '
             f'stroke="{colour}" stroke-width="{2.4 if edge.flagged else 1.4}"/>'
             f'<polygon points="{x2:g},{y2:g} {x2 - 7:g},{y2 - 4:g} {x2 - 7:g},{y2 + 4:g}" fill="{colour}"/>'
         )
@@ -230,6 +234,44 @@ def graph_picture(
     height = y + 26
     width = max(width, 640)
     return Picture(document(width, height, parts), width, height)
+
+
+LANE_GAP = 8
+"""Vertical distance between edges routed beneath the same nodes."""
+LABEL_RUN = 90
+"""Level run before a node at the end of a routed edge: the width of a tensor label."""
+
+
+def _route(
+    x1: float,
+    y1: float,
+    x2: float,
+    y2: float,
+    boxes: Sequence[tuple[float, float, float, float]],
+    lanes: list[tuple[float, float, float]],
+) -> str:
+    """The SVG path of an edge from (x1, y1) to (x2, y2): one S-curve where no node box (x0, y0, x1, y1) stands
+    strictly between the two ends; otherwise it runs beneath those boxes on a lane (height, from x, to x) of its
+    own, appended to ``lanes`` and kept LANE_GAP from the lanes it runs beside, so an edge that skips columns
+    never passes under a node."""
+    between = [box for box in boxes if box[0] > x1 and box[2] < x2]
+    if not between:
+        middle = (x1 + x2) / 2
+        return f"M{x1:g},{y1:g} C{middle:g},{y1:g} {middle:g},{y2:g} {x2:g},{y2:g}"
+    down_at, up_at = min(box[0] for box in between) - 10, max(box[2] for box in between) + 10
+    lane = max(y1, max(box[3] for box in between) + 12)
+    beside = sorted(height for height, start, end in lanes if start < up_at and end > down_at)
+    for height in beside:
+        if abs(height - lane) < LANE_GAP:
+            lane = height + LANE_GAP
+    lanes.append((lane, down_at, up_at))
+    # The climb ends LABEL_RUN before the node where there is room, so the tensor label sits over a level run.
+    arrive = max(up_at + (x2 - up_at) / 3, x2 - LABEL_RUN)
+    down, up = (x1 + down_at) / 2, (up_at + arrive) / 2
+    return (
+        f"M{x1:g},{y1:g} C{down:g},{y1:g} {down:g},{lane:g} {down_at:g},{lane:g} L{up_at:g},{lane:g} "
+        f"C{up:g},{lane:g} {up:g},{y2:g} {arrive:g},{y2:g} L{x2:g},{y2:g}"
+    )
 
 
 def _node(x: float, y: float, node: DrawnNode) -> str:

@@ -120,6 +120,54 @@ def test_a_graph_desc_draws_every_node_and_edge() -> None:
     assert desc._repr_svg_() == svg
 
 
+def path_points(d: str, per_curve: int = 40) -> list[tuple[float, float]]:
+    """Points along an SVG path of M, L and C commands (absolute), each cubic sampled ``per_curve`` times."""
+    points: list[tuple[float, float]] = []
+    for command, numbers in re.findall(r"([MLC])([^MLC]*)", d):
+        values = [float(v) for v in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", numbers)]
+        xy = list(zip(values[0::2], values[1::2], strict=True))
+        if command == "C":
+            (p0, p1, p2, p3), u = [points[-1], *xy], [i / per_curve for i in range(1, per_curve + 1)]
+            points += [
+                tuple(
+                    (1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t**2 * c + t**3 * e
+                    for a, b, c, e in zip(p0, p1, p2, p3, strict=True)
+                )  # type: ignore[misc]
+                for t in u
+            ]
+        else:
+            points += xy
+    return points
+
+
+def test_edges_that_skip_columns_run_beneath_the_nodes_they_pass() -> None:
+    """Dequantize -> Round -> Identity -> Round -> Quantize: the scale and zero point reach Quantize past three
+    nodes. No edge passes under a node box it does not start or end at, and the two routed edges keep apart."""
+    shape = (1, 3, 2, 2)
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape))
+    s = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=shape, strides=(0, 1, 0, 0)))
+    z = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape, strides=(0, 1, 0, 0)))
+    middle = dml.graph.round(dml.graph.identity(dml.graph.round(dml.graph.dequantize_linear(x, s, z)), (2.0, 0.0)))
+    root = ET.fromstring(g.desc_for([dml.graph.quantize_linear(middle, s, z)]).picture().svg)
+    rects = [r for group in root.iter(f"{SVG}g") if group.get("class") == "node" for r in group.iter(f"{SVG}rect")]
+    boxes = [
+        (x, y, x + w, y + h)
+        for x, y, w, h in ([float(r.get(a, 0)) for a in ("x", "y", "width", "height")] for r in rects)
+    ]
+    assert len(boxes) == 5
+    lanes = []
+    for path in root.iter(f"{SVG}path"):
+        d = path.get("d", "")
+        points = path_points(d)
+        inside = [
+            (px, py) for px, py in points for x0, y0, x1, y1 in boxes if x0 + 1 < px < x1 - 1 and y0 + 1 < py < y1 - 1
+        ]
+        assert not inside, f"{path.get('class')} {d} passes under a node at {inside[:3]}"
+        lanes += [float(y) for y in re.findall(r"L[-0-9.]+,([-0-9.]+) C", d)]
+    assert len(lanes) == 2 and abs(lanes[0] - lanes[1]) >= 8
+
+
 def test_compiled_graphs_outline_their_kernels(default_device: dml.Device) -> None:
     desc = readme_graph()
     assert classes(default_device.compile_graph(desc).picture())["kernel fused"] == 1
