@@ -6,7 +6,6 @@ import argparse
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
 from dmlpy.cli.files import read_descriptor
-from dmlpy.cli.output import OutputPlan
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
@@ -25,6 +24,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the OpenCL kernel source and build options a descriptor lowers to."""
     target = svg_target(args)
+    try:
+        desc, level, lines = explain(args)
+    except DescriptorProblems as refused:
+        if target is None:
+            raise
+        why = "explain draws a valid operator or graph; `dmlpy validate --svg` draws tensors and where a refusal breaks"
+        raise DescriptorProblems([*refused.problems, f"no picture written to {args.svg}: {why}"]) from None
+    if target is not None:
+        lines.append(f"// {write_picture(target, descriptor_picture(desc, level))}")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[str]]:
+    """The descriptor ``args`` names, the level it was validated at, and the lines that explain it: the kernel
+    source, build options and launch; DescriptorProblems when it cannot be explained."""
     desc = read_descriptor(args.descriptor)
     if isinstance(desc, TensorDesc):
         raise DescriptorProblems(
@@ -34,13 +49,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         validate(desc, level)
     except DmlError as error:
-        problems = [f"invalid at {level.c_name}: {error}"]
-        if target is not None:
-            problems.append(f"no picture written to {args.svg}: `dmlpy validate --svg` draws where a refusal breaks")
-        raise DescriptorProblems(problems) from None
+        raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
     if isinstance(desc, GraphDesc):
-        print("\n".join(explain_graph(desc, level) + _picture(target, desc, level)))
-        return EXIT_OK
+        return desc, level, explain_graph(desc, level)
     try:
         lowered = desc.lower()
     except NotImplementedError as error:
@@ -48,25 +59,22 @@ def run(args: argparse.Namespace) -> int:
     spec, layout = lowered.kernel, lowered.layout
     lines = [f"// {desc.OPERATOR_TYPE.c_name}, validated at {level.c_name}"]
     lines += [f"// {line}" for line in desc.explain_lines()]
-    lines += [
-        f"// kernel: {spec.kernel_name} in opencl/{spec.source_name}",
-        f"// build options: {' '.join(spec.build_options)}",
-        f"// layout: {'packed (1-D vectorised kernel)' if layout.packed else f'strided, rank {layout.rank}'}; "
-        f"{layout.element_count} elements; coalesced sizes {list(layout.sizes)}; "
-        f"strides per tensor {[list(s) for s in layout.strides]}",
-        f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
-        "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
-        "",
-        spec.specialised_source().rstrip("\n"),
-        *_picture(target, desc, level),
-    ]
-    print("\n".join(lines))
-    return EXIT_OK
-
-
-def _picture(target: OutputPlan | None, desc: Descriptor, level: FeatureLevel) -> list[str]:
-    """With --svg, once everything else succeeded: write the picture and say so."""
-    return [f"// {write_picture(target, descriptor_picture(desc, level))}"] if target is not None else []
+    return (
+        desc,
+        level,
+        [
+            *lines,
+            f"// kernel: {spec.kernel_name} in opencl/{spec.source_name}",
+            f"// build options: {' '.join(spec.build_options)}",
+            f"// layout: {'packed (1-D vectorised kernel)' if layout.packed else f'strided, rank {layout.rank}'}; "
+            f"{layout.element_count} elements; coalesced sizes {list(layout.sizes)}; "
+            f"strides per tensor {[list(s) for s in layout.strides]}",
+            f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
+            "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
+            "",
+            spec.specialised_source().rstrip("\n"),
+        ],
+    )
 
 
 def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:

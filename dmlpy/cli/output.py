@@ -53,6 +53,12 @@ class OutputPlan:
 
 def plan_output(target: Path) -> OutputPlan:
     """The file that writing ``target`` replaces; CliError for a target that cannot be replaced by a file."""
+    if str(target) == "-":
+        # "-" reads standard input where dmlpy takes a descriptor; as an output it would make a file named "-".
+        raise CliError(
+            "- is not an output here: dmlpy writes results and pictures to named files (standard "
+            "output carries the report); give a file name"
+        )
     # A symlink named by the user is written through, as `>` does: its target is replaced, the link stays.
     real = Path(os.path.realpath(target)) if os.path.islink(target) else target
     try:

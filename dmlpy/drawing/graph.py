@@ -150,6 +150,7 @@ def graph_picture(
         [y + (nodes[i].height if kind == "node" else 52) for (kind, i), (_, y) in position.items()], default=TOP
     )
     parts = [text(10, 18, title, bold=True)]
+    outlines: list[tuple[float, float, float, float]] = []
     for kernel_number, kernel in enumerate(kernels, start=1):
         boxes = [(position["node", n], nodes[n]) for n in kernel.nodes if ("node", n) in position]
         if not boxes:
@@ -157,6 +158,7 @@ def graph_picture(
         x0, y0 = min(x for (x, _), _ in boxes) - 12, min(y for (_, y), _ in boxes) - 24
         x1 = max(x + node.width for (x, _), node in boxes) + 12
         y1 = max(y + node.height for (_, y), node in boxes) + 10
+        outlines.append((x0, y0, x1, y1))
         what = (
             f"kernel {kernel_number}: fused, {len(kernel.nodes)} nodes in one pass"
             if kernel.fused
@@ -174,9 +176,9 @@ def graph_picture(
     for index in outputs:
         x, y = position["output", index]
         parts.append(_pill(x, y, f"graph output {index}", "graph-output", COLOURS["output"]))
-    obstacles = [
-        (x, y, x + nodes[i].width, y + nodes[i].height) for (kind, i), (x, y) in position.items() if kind == "node"
-    ]
+    obstacles = {
+        i: (x, y, x + nodes[i].width, y + nodes[i].height) for (kind, i), (x, y) in position.items() if kind == "node"
+    }
     lanes: list[tuple[float, float, float]] = []
     labels = []
     for edge in edges:
@@ -190,7 +192,9 @@ def graph_picture(
         x1, y1 = sx + source_width, sy + source_height / 2
         x2, y2 = ex, ey + (26 if edge.kind == "output" else 16 + 14 * edge.port)
         colour = COLOURS["problem"] if edge.flagged else COLOURS[edge.kind]
-        route = _route(x1, y1, x2 - 6, y2, obstacles, lanes)
+        ends = {start_key, end_key}
+        others = [box for i, box in obstacles.items() if ("node", i) not in ends]
+        route = _route(x1, y1, x2 - 6, y2, others, lanes, outlines)
         bottom = max([bottom, *(lane + 14 for lane, _, _ in lanes)])
         parts.append(
             f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" d="{route}" fill="none" '
@@ -238,6 +242,8 @@ def graph_picture(
 
 LANE_GAP = 8
 """Vertical distance between edges routed beneath the same nodes."""
+LANE_MARGIN = 12
+"""Distance from the lowest box an edge passes to its lane."""
 LABEL_RUN = 90
 """Level run before a node at the end of a routed edge: the width of a tensor label."""
 
@@ -249,27 +255,32 @@ def _route(
     y2: float,
     boxes: Sequence[tuple[float, float, float, float]],
     lanes: list[tuple[float, float, float]],
+    outlines: Sequence[tuple[float, float, float, float]],
 ) -> str:
-    """The SVG path of an edge from (x1, y1) to (x2, y2): one S-curve where no node box (x0, y0, x1, y1) stands
-    strictly between the two ends; otherwise it runs beneath those boxes on a lane (height, from x, to x) of its
-    own, appended to ``lanes`` and kept LANE_GAP from the lanes it runs beside, so an edge that skips columns
-    never passes under a node."""
-    between = [box for box in boxes if box[0] > x1 and box[2] < x2]
+    """The SVG path of an edge from (x1, y1) to (x2, y2) past the other nodes' boxes (x0, y0, x1, y1). It first
+    runs level past any box its start lies over (a constant or operator node wider than the edge's source in the
+    same column), then makes one S-curve where no box stands between; otherwise it runs beneath those boxes on a
+    lane (height, from x, to x) of its own, appended to ``lanes`` and kept LANE_GAP from the lanes and the kernel
+    outlines' borders it runs beside, so an edge that skips columns never passes under a node or along a border."""
+    clear = max([x1, *(box[2] for box in boxes if box[0] <= x1 < box[2])])
+    level = f"M{x1:g},{y1:g} L{clear:g},{y1:g}" if clear > x1 else f"M{x1:g},{y1:g}"
+    between = [box for box in boxes if box[0] > clear and box[2] < x2]
     if not between:
-        middle = (x1 + x2) / 2
-        return f"M{x1:g},{y1:g} C{middle:g},{y1:g} {middle:g},{y2:g} {x2:g},{y2:g}"
+        middle = (clear + x2) / 2
+        return f"{level} C{middle:g},{y1:g} {middle:g},{y2:g} {x2:g},{y2:g}"
     down_at, up_at = min(box[0] for box in between) - 10, max(box[2] for box in between) + 10
-    lane = max(y1, max(box[3] for box in between) + 12)
-    beside = sorted(height for height, start, end in lanes if start < up_at and end > down_at)
-    for height in beside:
+    lane = max(y1, max(box[3] for box in between) + LANE_MARGIN)
+    beside = [height for height, start, end in lanes if start < up_at and end > down_at]
+    beside += [border for x0, top, x1, bottom in outlines if x0 < up_at and x1 > down_at for border in (top, bottom)]
+    for height in sorted(beside):
         if abs(height - lane) < LANE_GAP:
             lane = height + LANE_GAP
     lanes.append((lane, down_at, up_at))
     # The climb ends LABEL_RUN before the node where there is room, so the tensor label sits over a level run.
     arrive = max(up_at + (x2 - up_at) / 3, x2 - LABEL_RUN)
-    down, up = (x1 + down_at) / 2, (up_at + arrive) / 2
+    down, up = (clear + down_at) / 2, (up_at + arrive) / 2
     return (
-        f"M{x1:g},{y1:g} C{down:g},{y1:g} {down:g},{lane:g} {down_at:g},{lane:g} L{up_at:g},{lane:g} "
+        f"{level} C{down:g},{y1:g} {down:g},{lane:g} {down_at:g},{lane:g} L{up_at:g},{lane:g} "
         f"C{up:g},{lane:g} {up:g},{y2:g} {arrive:g},{y2:g} L{x2:g},{y2:g}"
     )
 

@@ -158,6 +158,15 @@ def test_non_regular_outputs_are_refused(
     assert temporaries(tmp_path) == []
 
 
+@pytest.mark.parametrize("command", [["round", "in.npy", "-"], ["validate", "desc.json", "--svg", "-"]])
+def test_a_dash_output_is_refused_not_written_as_a_file(run: Run, tmp_path: Path, command: list[str]) -> None:
+    # "-" is standard input where dmlpy reads a descriptor; as an output it would have made a file named "-".
+    np.save(tmp_path / "in.npy", SEED)
+    (tmp_path / "desc.json").write_text(json.dumps(round_desc([2, 3])), encoding="utf-8")
+    assert_one_line_error(run(*command, cwd=tmp_path), 2, "- is not an output here", "give a file name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["desc.json", "in.npy"]
+
+
 # 10. Signals and truncation mid-run
 
 

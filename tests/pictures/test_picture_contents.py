@@ -120,52 +120,93 @@ def test_a_graph_desc_draws_every_node_and_edge() -> None:
     assert desc._repr_svg_() == svg
 
 
-def path_points(d: str, per_curve: int = 40) -> list[tuple[float, float]]:
-    """Points along an SVG path of M, L and C commands (absolute), each cubic sampled ``per_curve`` times."""
+def path_points(d: str, steps: int = 40) -> list[tuple[float, float]]:
+    """Points along an SVG path of absolute M, L and C commands, each segment sampled ``steps`` times."""
     points: list[tuple[float, float]] = []
     for command, numbers in re.findall(r"([MLC])([^MLC]*)", d):
         values = [float(v) for v in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", numbers)]
         xy = list(zip(values[0::2], values[1::2], strict=True))
-        if command == "C":
-            (p0, p1, p2, p3), u = [points[-1], *xy], [i / per_curve for i in range(1, per_curve + 1)]
-            points += [
-                tuple(
-                    (1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t**2 * c + t**3 * e
-                    for a, b, c, e in zip(p0, p1, p2, p3, strict=True)
-                )  # type: ignore[misc]
-                for t in u
-            ]
-        else:
+        if command == "M":
             points += xy
+            continue
+        controls = [points[-1], *xy] if command == "C" else [points[-1], points[-1], xy[0], xy[0]]
+        for t in (i / steps for i in range(1, steps + 1)):
+            weights = ((1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3)
+            x, y = (sum(w * c[axis] for w, c in zip(weights, controls, strict=True)) for axis in (0, 1))
+            points.append((x, y))
     return points
+
+
+def boxes_of(root: ET.Element, cls: str) -> list[tuple[float, float, float, float]]:
+    """(x0, y0, x1, y1) of each rect in a group of class ``cls`` (or the rect of that class)."""
+    rects = [r for g in root.iter(f"{SVG}g") if g.get("class") == cls for r in g.iter(f"{SVG}rect")]
+    rects += [r for r in root.iter(f"{SVG}rect") if r.get("class") == cls]
+    sides = ([float(r.get(a, 0)) for a in ("x", "y", "width", "height")] for r in rects)
+    return [(x, y, x + w, y + h) for x, y, w, h in sides]
+
+
+def lanes_of(d: str) -> list[float]:
+    """Heights of an edge's level runs beneath the nodes: an L to the same height, not straight after the M."""
+    return [float(y) for y in re.findall(r" [-0-9.]+,([-0-9.]+) L[-0-9.]+,\1 C", d)]
+
+
+def assert_no_edge_under_a_node(svg: str) -> list[float]:
+    """No edge path passes inside a node box (constants included); the heights of the lanes drawn."""
+    root = ET.fromstring(svg)
+    boxes = boxes_of(root, "node") + boxes_of(root, "node constant")
+    lanes = []
+    for path in root.iter(f"{SVG}path"):
+        d = path.get("d", "")
+        inside = [
+            (x, y) for x, y in path_points(d) for x0, y0, x1, y1 in boxes if x0 + 1 < x < x1 - 1 and y0 + 1 < y < y1 - 1
+        ]
+        assert not inside, f"{path.get('class')} {d} passes under a node at {inside[:3]}"
+        lanes += lanes_of(d)
+    return lanes
 
 
 def test_edges_that_skip_columns_run_beneath_the_nodes_they_pass() -> None:
     """Dequantize -> Round -> Identity -> Round -> Quantize: the scale and zero point reach Quantize past three
-    nodes. No edge passes under a node box it does not start or end at, and the two routed edges keep apart."""
+    nodes, on two lanes that keep apart."""
     shape = (1, 3, 2, 2)
     g = dml.Graph(dml.FeatureLevel.FL_6_4)
     x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape))
     s = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=shape, strides=(0, 1, 0, 0)))
     z = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape, strides=(0, 1, 0, 0)))
     middle = dml.graph.round(dml.graph.identity(dml.graph.round(dml.graph.dequantize_linear(x, s, z)), (2.0, 0.0)))
-    root = ET.fromstring(g.desc_for([dml.graph.quantize_linear(middle, s, z)]).picture().svg)
-    rects = [r for group in root.iter(f"{SVG}g") if group.get("class") == "node" for r in group.iter(f"{SVG}rect")]
-    boxes = [
-        (x, y, x + w, y + h)
-        for x, y, w, h in ([float(r.get(a, 0)) for a in ("x", "y", "width", "height")] for r in rects)
-    ]
-    assert len(boxes) == 5
-    lanes = []
-    for path in root.iter(f"{SVG}path"):
-        d = path.get("d", "")
-        points = path_points(d)
-        inside = [
-            (px, py) for px, py in points for x0, y0, x1, y1 in boxes if x0 + 1 < px < x1 - 1 and y0 + 1 < py < y1 - 1
-        ]
-        assert not inside, f"{path.get('class')} {d} passes under a node at {inside[:3]}"
-        lanes += [float(y) for y in re.findall(r"L[-0-9.]+,([-0-9.]+) C", d)]
+    svg = g.desc_for([dml.graph.quantize_linear(middle, s, z)]).picture().svg
+    assert len(boxes_of(ET.fromstring(svg), "node")) == 5
+    lanes = assert_no_edge_under_a_node(svg)
     assert len(lanes) == 2 and abs(lanes[0] - lanes[1]) >= 8
+
+
+def test_edges_clear_constant_nodes_and_the_wider_nodes_beside_them() -> None:
+    """Constants stand in a band under the operator nodes, in the column left of their first reader: an edge from
+    a graph input passes over the constants under the inputs (wider than the input pills), and an edge from a
+    constant passes the operator nodes of its own column (wider than the constant) before it climbs."""
+    i8, f32 = (dml.BufferTensorDesc(data_type=t, sizes=(1, 1, 2, 2)) for t in ("INT8", "FLOAT32"))
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x, s = g.input(i8), g.input(f32)
+    q = dml.graph.quantize_linear(dml.graph.dequantize_linear(x, 0.5, 3), 0.25, 1)
+    assert_no_edge_under_a_node(g.desc_for([dml.graph.dequantize_linear(q, s)]).picture().svg)
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x = g.input(f32)
+    first, second, third = (
+        dml.graph.round(x, mode) for mode in ("TOWARD_ZERO", "TOWARD_INFINITY", "HALVES_TO_NEAREST_EVEN")
+    )
+    assert_no_edge_under_a_node(g.desc_for([dml.graph.quantize_linear(first, 0.5, 3), second, third]).picture().svg)
+
+
+def test_a_lane_keeps_clear_of_kernel_outlines(default_device: dml.Device) -> None:
+    """The fused kernel's outline lies 10 px below its taller nodes (Dequantize, Quantize); the edge from Dequantize
+    to Quantize's scale runs beneath the shorter Rounds, and keeps 8 px from the outline's borders."""
+    g = dml.Graph(default_device)
+    dequantized = dml.graph.dequantize_linear(g.input(dml.BufferTensorDesc(data_type="INT8", sizes=(1, 1, 2, 2))), 0.5)
+    rounded = dml.graph.round(dml.graph.round(dequantized))
+    svg = default_device.compile_graph(g.desc_for([dml.graph.quantize_linear(rounded, dequantized)])).picture().svg
+    lanes = assert_no_edge_under_a_node(svg)
+    (outline,) = boxes_of(ET.fromstring(svg), "kernel fused")
+    assert lanes and all(abs(lane - border) >= 8 for lane in lanes for border in (outline[1], outline[3]))
 
 
 def test_compiled_graphs_outline_their_kernels(default_device: dml.Device) -> None:
@@ -243,11 +284,28 @@ def test_explain_svg_draws_the_graph_with_its_kernels(tmp_path: Path) -> None:
     assert found["kernel fused"] == 1 and found["node"] == 3
 
 
-def test_explain_svg_of_a_refused_descriptor_writes_nothing_and_points_to_validate(tmp_path: Path) -> None:
-    refused = run_dmlpy("explain", str(EXAMPLES / "round_refused.json"), "--svg", str(tmp_path / "refused.svg"))
-    assert refused.returncode == 1
-    assert f"no picture written to {tmp_path / 'refused.svg'}: `dmlpy validate --svg`" in refused.stderr
-    assert list(tmp_path.iterdir()) == []
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("round_refused.json", "invalid at DML_FEATURE_LEVEL_6_4"),
+        ("round_broken.json", "RoundingMode"),
+        ("tensor.json", "this is a tensor"),
+    ],
+)
+def test_explain_svg_that_cannot_explain_writes_nothing_and_points_to_validate(
+    tmp_path: Path, name: str, says: str
+) -> None:
+    source = tmp_path / "in" / name
+    source.parent.mkdir()
+    if name == "tensor.json":
+        source.write_text('{"DataType": "FLOAT32", "Sizes": [2, 3]}', encoding="utf-8")
+    else:
+        source.write_bytes((EXAMPLES / name).read_bytes())
+    refused = run_dmlpy("explain", str(source), "--svg", str(tmp_path / "refused.svg"))
+    assert refused.returncode == 1 and says in refused.stderr
+    assert f"no picture written to {tmp_path / 'refused.svg'}: explain draws a valid operator" in refused.stderr
+    assert "`dmlpy validate --svg` draws tensors and where a refusal breaks" in refused.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["in"]
 
 
 def test_a_table_still_draws_after_its_buffer_is_released(
