@@ -121,14 +121,22 @@ inline float quantize(float x, float scale, float zero_point, bool half_input)
         quotient = TO_HALF(quotient);
     return RINT(quotient) + zero_point;
 }
+// The OpenCL rule for NaN converted to an integer with saturation: 0. Written out before every such conversion:
+// PoCL 3.0 (LLVM 14, the pyopencl wheels') returns the type's minimum from convert_<type>_sat_rtz(NaN), and an
+// arbitrary value when the NaN is a compile-time constant (element_wise_identity.cl's to_integer).
+inline float nan_to_zero(float v)
+{
+    return isnan(v) ? 0.0f : v;
+}
+
 // convert_uchar_sat and convert_char_sat of a whole number, exactly: NaN to 0, then a clamp (quantize_linear.cl).
 inline uchar saturate_uchar(float v)
 {
-    return (uchar)fmin(fmax(isnan(v) ? 0.0f : v, 0.0f), 255.0f);
+    return (uchar)fmin(fmax(nan_to_zero(v), 0.0f), 255.0f);
 }
 inline char saturate_char(float v)
 {
-    return (char)fmin(fmax(isnan(v) ? 0.0f : v, -128.0f), 127.0f);
+    return (char)fmin(fmax(nan_to_zero(v), -128.0f), 127.0f);
 }
 
 // ELEMENT_WISE_IDENTITY with ScaleBias: the product rounded to float, then the sum; never one fma
@@ -137,13 +145,6 @@ inline float scale_bias(float x, float scale, float bias)
 {
     const float product = x * scale;
     return product + bias;
-}
-// ... to an integer type: NaN replaced by 0 before convert_<type>_sat_rtz, which PoCL 3.0 gets wrong for NaN
-// (element_wise_identity.cl's to_integer).
-inline float scale_bias_to_integer(float x, float scale, float bias)
-{
-    const float y = scale_bias(x, scale, bias);
-    return isnan(y) ? 0.0f : y;
 }
 
 // ------------------------------------------------------------------------------------------------ the kernel

@@ -144,7 +144,7 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
         if data_type in (T.FLOAT32, T.FLOAT16):
             return f"scale_bias({value}, {scale}, {bias})"
         storage = DATA_TYPES[data_type].opencl_storage
-        return f"convert_{storage}_sat_rtz(scale_bias_to_integer((float){value}, {scale}, {bias}))"
+        return f"convert_{storage}_sat_rtz(nan_to_zero(scale_bias((float){value}, {scale}, {bias})))"
 
     def explain_lines(self) -> list[str]:
         data_type = self.input_tensor.desc.data_type

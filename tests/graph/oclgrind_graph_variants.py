@@ -164,6 +164,13 @@ def run_all(device: Any, args: argparse.Namespace) -> None:
         [float_values(rng, (3, 5), np.float16)],
     )
 
+    # Integer Identity fused: ScaleBias (0, NaN) then (inf, 0), each stored through nan_to_zero and
+    # convert_char_sat_rtz.
+    g = dml.Graph(dml.FeatureLevel.FL_6_2)
+    xi = g.input(dml.BufferTensorDesc(data_type=T.INT8, sizes=(37,)))
+    chain = dml.graph.identity(dml.graph.identity(dml.graph.identity(xi, (0.0, np.nan)), (np.inf, 0.0)), (0.5, 1.0))
+    check(device, "identity_i8_nan_inf_scale_bias_37", g.desc_for([chain]), [rng.integers(-128, 128, 37, np.int8)])
+
     begin("@@END")
     print("@@DONE", flush=True)
 
