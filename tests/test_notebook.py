@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.tools import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "docs" / "tour.ipynb"
@@ -33,18 +34,12 @@ PICTURES: dict[str, dict[str, int]] = {
 of each class (dmlpy.drawing's documented classes) its SVG has."""
 
 
-def _require(module: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{module} is a dev dependency: pip install -e '.[dev]'")
-        pytest.skip(f"{module} is not installed (pip install -e '.[dev]')")
-
-
 @pytest.fixture(scope="module")
 def executed() -> Any:
     """The notebook after running every cell in a python3 kernel whose working directory is the repository."""
     for module in ("nbformat", "nbclient", "ipykernel"):
-        _require(module)
+        if importlib.util.find_spec(module) is None:
+            missing_tool(f"{module} is not installed (pip install -e '.[dev]')")
     import nbformat
     from nbclient import NotebookClient
 

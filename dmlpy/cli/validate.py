@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         count = len(problems.problems)
         print(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
         print("\n".join(f"  {line}" for line in problems.problems))
-        if args.svg:
+        if target is not None:
             print(f"no picture written to {args.svg}: the JSON does not make a descriptor to draw")
         return EXIT_INVALID
     try:

@@ -195,7 +195,6 @@ def graph_picture(
         ends = {start_key, end_key}
         others = [box for i, box in obstacles.items() if ("node", i) not in ends]
         route = _route(x1, y1, x2 - 6, y2, others, lanes, outlines)
-        bottom = max([bottom, *(lane + 14 for lane, _, _ in lanes)])
         parts.append(
             f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" d="{route}" fill="none" '
             f'stroke="{colour}" stroke-width="{2.4 if edge.flagged else 1.4}"/>'
@@ -208,7 +207,7 @@ def graph_picture(
         )
     parts += [_node(*position["node", index], node) for index, node in enumerate(nodes)]
     parts += labels
-    y = bottom + 24
+    y = max([bottom, *(lane + 14 for lane, _, _ in lanes)]) + 24
     if len(inputs) < input_count or len(outputs) < output_count:
         parts.append(
             text(

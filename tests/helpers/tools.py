@@ -1,5 +1,6 @@
-"""System tools some tests need (Oclgrind, Chromium): skipped where missing, except under CI=true, where .ci/run
-installs them, so a missing tool there fails instead of hiding the tests behind a skip."""
+"""Tools some tests need (Oclgrind, Chromium, the notebook's Jupyter packages): skipped where missing, except
+under CI=true, where .ci/run installs them, so a missing tool there fails instead of hiding the tests behind a
+skip."""
 
 from __future__ import annotations
 
