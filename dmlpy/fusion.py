@@ -15,7 +15,6 @@ expression is the arithmetic of its own kernel.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -255,8 +254,7 @@ def _fused_step(
         if data_type == TensorDataType.FLOAT16:
             expression = f"TO_HALF({expression})"
         name = f"v{node}"
-        label = _comment(graph.node_label(node))
-        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {label} */")
+        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {_code_label(op, node)} */")
         values[(node, 0)] = name
         options.update(op.lower(profile).kernel.options)
     stores: list[tuple[int, str, BufferTensorDesc]] = []
@@ -280,7 +278,7 @@ def _fused_step(
         half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
         statements.append(f"STORE{half}({k}, {value});")
     lines = [
-        f"// Fused: {' -> '.join(graph.node_label(node) for node in group)}",
+        f"// Fused: {' -> '.join(_code_label(_op(graph, node), node) for node in group)}",
         f"#define TENSOR_COUNT {len(arguments)}",
     ]
     for k, ref in enumerate(arguments):
@@ -301,9 +299,11 @@ def _fused_step(
     return Step(tuple(group), lowered, tuple(arguments))
 
 
-def _comment(text: str) -> str:
-    """``text`` safe inside a C comment and a macro: a node's Name is the user's."""
-    return re.sub(r"[^A-Za-z0-9 _.,:()\[\]\"'-]", "?", text)
+def _code_label(op: OperatorDescBase, node: int) -> str:
+    """How kernel source names a node: its index and operator, never its Name. A Name is the user's text, and no
+    user text reaches a compiler: the source is the same whatever the names (CompiledGraph.describe shows them
+    beside each kernel)."""
+    return f"Nodes[{node}] {op.operator_name()}"
 
 
 def _macro(name: str, statements: Sequence[str]) -> str:

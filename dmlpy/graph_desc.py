@@ -19,18 +19,19 @@ import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Discriminator, Field, Tag, model_validator
 
 from dmlpy.drawing import DrawnEdge, DrawnKernel, DrawnNode, Picture, graph_picture
 from dmlpy.dtypes import element_size
 from dmlpy.enums import FeatureLevel, GraphEdgeType, GraphNodeType, TensorFlags
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.model import DmlModel, UInt32, UInt64
+from dmlpy.model import CString, DmlModel, UInt32, UInt64
 from dmlpy.ops import OperatorDesc
 from dmlpy.ops import validate as validate_operator
 from dmlpy.ops._base import NO_CAPABILITIES, DeviceCapabilities, OperatorDescBase
+from dmlpy.problems import quoted
 from dmlpy.tensor import BufferTensorDesc
 
 GRAPH = "DML_GRAPH_DESC"
@@ -46,7 +47,7 @@ class OperatorGraphNodeDesc(DmlModel):
 
     operator: OperatorDesc = Field(alias="Operator")
     """Operator: the DML_OPERATOR_DESC of the operator this node runs (a bare DML_*_OPERATOR_DESC is accepted)."""
-    name: str | None = Field(default=None, alias="Name")
+    name: CString | None = Field(default=None, alias="Name")
     """Name (may be null): for messages and debugging only."""
 
     @property
@@ -65,7 +66,7 @@ class ConstantDataGraphNodeDesc(DmlModel):
     """Data: the constant's bytes, laid out as the consuming tensor reads them."""
     data_size: UInt64 | None = Field(default=None, alias="DataSize")
     """DataSize: the length of Data in bytes; derived when left out."""
-    name: str | None = Field(default=None, alias="Name")
+    name: CString | None = Field(default=None, alias="Name")
     """Name (may be null)."""
 
     @model_validator(mode="after")
@@ -77,7 +78,22 @@ class ConstantDataGraphNodeDesc(DmlModel):
         return self
 
 
-NodeDesc = OperatorGraphNodeDesc | ConstantDataGraphNodeDesc
+def _has(value: dict[str, Any], c_name: str) -> bool:
+    return c_name in value or _snake(c_name) in value
+
+
+def _node_kind(value: Any) -> str:
+    """Which node struct a value is: a model by its class, JSON by Data, which only a constant has. Choosing before
+    validating reports a mistake inside a node once, in that struct's terms, not once per struct tried."""
+    constant = isinstance(value, ConstantDataGraphNodeDesc) or (isinstance(value, dict) and _has(value, "Data"))
+    return "Desc[CONSTANT]" if constant else "Desc[OPERATOR]"
+
+
+NodeDesc = Annotated[
+    Annotated[OperatorGraphNodeDesc, Tag("Desc[OPERATOR]")]
+    | Annotated[ConstantDataGraphNodeDesc, Tag("Desc[CONSTANT]")],
+    Discriminator(_node_kind),
+]
 _NODE_TYPES: dict[builtins.type[DmlModel], GraphNodeType] = {
     OperatorGraphNodeDesc: GraphNodeType.OPERATOR,
     ConstantDataGraphNodeDesc: GraphNodeType.CONSTANT,
@@ -121,7 +137,7 @@ class InputGraphEdgeDesc(DmlModel):
     """ToNodeIndex."""
     to_node_input_index: UInt32 = Field(alias="ToNodeInputIndex")
     """ToNodeInputIndex: the input in the operator's binding order (InputTensor 0, ScaleTensor 1, ...)."""
-    name: str | None = Field(default=None, alias="Name")
+    name: CString | None = Field(default=None, alias="Name")
     """Name (may be null)."""
 
 
@@ -135,7 +151,7 @@ class OutputGraphEdgeDesc(DmlModel):
     """FromNodeOutputIndex: the output in the operator's binding order."""
     graph_output_index: UInt32 = Field(alias="GraphOutputIndex")
     """GraphOutputIndex."""
-    name: str | None = Field(default=None, alias="Name")
+    name: CString | None = Field(default=None, alias="Name")
     """Name (may be null)."""
 
 
@@ -151,11 +167,29 @@ class IntermediateGraphEdgeDesc(DmlModel):
     """ToNodeIndex."""
     to_node_input_index: UInt32 = Field(alias="ToNodeInputIndex")
     """ToNodeInputIndex."""
-    name: str | None = Field(default=None, alias="Name")
+    name: CString | None = Field(default=None, alias="Name")
     """Name (may be null)."""
 
 
-EdgeDesc = InputGraphEdgeDesc | OutputGraphEdgeDesc | IntermediateGraphEdgeDesc
+def _edge_kind(value: Any) -> str:
+    """Which edge struct a value is: a model by its class, JSON by the indices it names (GraphInputIndex or a
+    ToNodeIndex alone: INPUT; GraphOutputIndex or a FromNodeIndex alone: OUTPUT; else INTERMEDIATE)."""
+    if not isinstance(value, dict):
+        kinds: dict[builtins.type[Any], str] = {InputGraphEdgeDesc: "INPUT", OutputGraphEdgeDesc: "OUTPUT"}
+        return f"Desc[{kinds.get(type(value), 'INTERMEDIATE')}]"
+    if _has(value, "GraphInputIndex") or (_has(value, "ToNodeIndex") and not _has(value, "FromNodeIndex")):
+        return "Desc[INPUT]"
+    if _has(value, "GraphOutputIndex") or (_has(value, "FromNodeIndex") and not _has(value, "ToNodeIndex")):
+        return "Desc[OUTPUT]"
+    return "Desc[INTERMEDIATE]"
+
+
+EdgeDesc = Annotated[
+    Annotated[InputGraphEdgeDesc, Tag("Desc[INPUT]")]
+    | Annotated[OutputGraphEdgeDesc, Tag("Desc[OUTPUT]")]
+    | Annotated[IntermediateGraphEdgeDesc, Tag("Desc[INTERMEDIATE]")],
+    Discriminator(_edge_kind),
+]
 _EDGE_TYPES: dict[builtins.type[DmlModel], GraphEdgeType] = {
     InputGraphEdgeDesc: GraphEdgeType.INPUT,
     OutputGraphEdgeDesc: GraphEdgeType.OUTPUT,
@@ -192,12 +226,16 @@ def _count(data: dict[str, Any], count: str, items: str) -> None:
     snake = {"NodeCount": "node_count"}.get(count, "")
     given = data.get(count, data.get(_snake(count), data.get(snake)))
     listed = data.get(items, data.get(_snake(items)))
-    length = len(listed) if isinstance(listed, Sequence) and not isinstance(listed, str | bytes) else None
+    length = len(listed) if _is_list(listed) else None
     if given is None and length is not None:
         data[count] = length
         data.pop(_snake(count), None)
     elif given is not None and length is not None and given != length:
         raise ValueError(f"{count} is {given} but {items} holds {length}")
+
+
+def _is_list(value: Any) -> TypeGuard[Sequence[Any]]:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
 
 
 def _snake(c_name: str) -> str:
@@ -251,7 +289,8 @@ class GraphDesc(DmlModel):
             if count in data or _snake(count) in data:
                 continue
             edges = data.get(items, data.get(_snake(items)))
-            data[count] = 1 + max((_edge_field(edge, index) for edge in edges or ()), default=-1)
+            if _is_list(edges):  # anything else is refused by the field's own check, in C terms
+                data[count] = 1 + max((_edge_field(edge, index) for edge in edges), default=-1)
         return data
 
     @model_validator(mode="after")
@@ -277,7 +316,7 @@ class GraphDesc(DmlModel):
         """How messages name node ``index``: ``Nodes[1] (ELEMENT_WISE_ROUND "round")``."""
         node = self.nodes[index].desc
         what = node.op.operator_name() if isinstance(node, OperatorGraphNodeDesc) else "constant data"
-        name = f' "{node.name}"' if node.name else ""
+        name = f" {quoted(node.name)}" if node.name else ""
         return f"Nodes[{index}] ({what}{name})"
 
     def picture(self, kernels: Sequence[DrawnKernel] = (), problem: str | None = None, title: str = "") -> Picture:

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from dmlpy.enums import DmlEnum, DmlFlag
@@ -52,6 +52,30 @@ UInt64 = Annotated[
     int, Field(ge=0, le=2**64 - 1), WholeNumber, Expect("a whole number from 0 to 2^64 - 1 (a C UINT64)")
 ]
 """A C ``UINT64``."""
+
+
+def _c_string(text: str) -> str:
+    # DirectML's names are NUL-terminated UTF-8 (``_Field_z_ const char*``): a NUL would end the name early and a
+    # lone surrogate has no UTF-8 bytes. Everything else is the user's to choose, newlines and controls included:
+    # a name is shown escaped where it is printed and never becomes kernel source.
+    if "\0" in text:
+        raise PydanticCustomError(
+            "c_string_nul",
+            "holds a NUL character at index {index}; a C string ends at its first NUL: remove it",
+            {"index": text.index("\0")},
+        )
+    surrogate = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+    if surrogate is not None:
+        raise PydanticCustomError(
+            "c_string_surrogate",
+            "holds a lone surrogate ({code}) at index {index}; a C string is UTF-8, which cannot encode it: remove it",
+            {"code": f"U+{ord(text[surrogate]):04X}", "index": surrogate},
+        )
+    return text
+
+
+CString = Annotated[str, AfterValidator(_c_string), Expect("text without NUL characters or lone surrogates")]
+"""A C ``const char*`` name: any Unicode text that UTF-8 encodes, without NUL."""
 
 
 def _accept_snake_case(schema: dict[str, Any], model: type[BaseModel]) -> None:

@@ -206,6 +206,26 @@ def show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+
+
+def quoted(text: str) -> str:
+    """``text`` in double quotes as messages show user text (a Name): printable characters as they are, and every
+    character a terminal would act on or hide (controls and escape sequences, bidi overrides and other format
+    characters, line separators, surrogates, unassigned code points) as a Python escape, so what is shown is
+    what is there and a name cannot rewrite the line it is printed on."""
+
+    def escaped(char: str) -> str:
+        if char in _SHORT_ESCAPES:
+            return _SHORT_ESCAPES[char]
+        if char.isprintable():
+            return char
+        code = ord(char)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+    return '"' + "".join(escaped(char) for char in text) + '"'
+
+
 def _brief(value: Any) -> str:
     return show(value)
 

@@ -171,6 +171,20 @@ def run_all(device: Any, args: argparse.Namespace) -> None:
     chain = dml.graph.identity(dml.graph.identity(dml.graph.identity(xi, (0.0, np.nan)), (np.inf, 0.0)), (0.5, 1.0))
     check(device, "identity_i8_nan_inf_scale_bias_37", g.desc_for([chain]), [rng.integers(-128, 128, 37, np.int8)])
 
+    # Names that would be code if they reached kernel source (issue 26: the first one wrote past the output and over
+    # the input): every kernel must be the same as an unnamed graph's, in bounds, and exact.
+    g = dml.Graph(dml.FeatureLevel.FL_6_2)
+    xi = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(37,)))
+    rounded = dml.graph.round(xi, "TOWARD_ZERO")
+    desc = g.desc_for([dml.graph.identity(rounded)])
+    names = ["x\n#define min(a, b) ((b) + 4000)\n//", "*/ \u2028\x1b[2J"]
+    nodes = [
+        node.model_copy(update={"desc": node.desc.model_copy(update={"name": name})})
+        for node, name in zip(desc.nodes, names, strict=True)
+    ]
+    x = float_values(rng, (37,), np.float32)
+    check(device, "round_identity_hostile_names_37", desc.model_copy(update={"nodes": tuple(nodes)}), [x])
+
     begin("@@END")
     print("@@DONE", flush=True)
 

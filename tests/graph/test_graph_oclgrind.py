@@ -23,6 +23,7 @@ VARIANTS = [
     "qdq_f32_walk_transposed_output_4x9",
     "tree_f16_padded_two_outputs_constants_3x5",
     "identity_i8_nan_inf_scale_bias_37",
+    "round_identity_hostile_names_37",
 ]
 
 
