@@ -1057,3 +1057,15 @@ def test_builder_desc_for_a_subset_of_outputs_leaving_an_input_unread_is_refused
     assert dml.validate(g.desc_for([ya, yb]), FL.FL_6_2) is None
     with pytest.raises(dml.InvalidArgumentError, match=r"graph input 1 \(the 2nd g\.input\) is read by none"):
         g.desc_for([ya])
+
+
+@pytest.mark.parametrize("field", ["Nodes", "InputEdges", "OutputEdges", "IntermediateEdges"])
+@pytest.mark.parametrize("value", [3, True, None, "edges", {"GraphInputIndex": 0}])
+def test_a_list_field_given_something_else_is_refused_in_c_terms(field: str, value: Any) -> None:
+    """Issue 26: InputEdges or OutputEdges given as a number or bool raised TypeError while counts were derived."""
+    document = {
+        key: value for key, value in json.loads(pipeline().model_dump_json(by_alias=True)).items() if "Count" not in key
+    }  # counts left to be derived, as a hand-written document does
+    document[field] = value
+    with pytest.raises(dml.InvalidArgumentError, match=rf"^DML_GRAPH_DESC\.{field} is .*; it must be a list"):
+        dml.GraphDesc.model_validate(document)
