@@ -144,8 +144,9 @@ def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | Non
 
 
 def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
-    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones as they are."""
-    if parameter is None or axis is None or parameter.ndim == 0 or parameter.size == 1:
+    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones (0-d, compact)
+    as they are."""
+    if parameter is None or axis is None or parameter.ndim == 0:
         return parameter
     start, stop = block_info[0]["array-location"][axis]
     return parameter[start:stop]
