@@ -15,6 +15,7 @@ refused with what to install. Every argument is checked here, before any task ex
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -100,6 +101,41 @@ def refuse_out(out: object) -> None:
         )
 
 
+def per_axis_axis(x: Any, axis: int | None, counts: dict[str, int]) -> int | None:
+    """The axis, non-negative, that a dask ``x``'s per-axis scale or zero point run along (``counts``: each
+    one's number of values; any other than one makes it per-axis), or None: every value is one number, or the
+    axis is out of range (which the argument checks then refuse). Per-axis values are cut to the chunks of that
+    axis, so their sizes must be known: a dask array's are nan after boolean indexing (``x[x > 0]``)."""
+    rank = int(x.ndim)
+    along = 1 if axis is None else axis
+    per_axis = {name: count for name, count in counts.items() if count != 1}
+    if not per_axis or not -rank <= along < rank:  # a 0-d x's one element takes one value: the checks say so
+        return None
+    along %= rank
+    if math.isnan(x.shape[along]):
+        name, count = next(iter(per_axis.items()))
+        raise InvalidArgumentError(
+            f"{name} has {count} values along axis {along}, but x is a dask array whose chunks along axis {along} "
+            f"have unknown sizes ({x.chunks[along]}, as after boolean indexing such as x[x > 0]), so the values "
+            "cannot be cut to its chunks: call x = x.compute_chunk_sizes() first (it computes x once), or pass "
+            f"a single {name}"
+        )
+    return along
+
+
+def shape_to_check(x: Any, along: int | None) -> tuple[int, ...]:
+    """The shape a dask ``x``'s scale and zero point are checked against and broadcast to: ``x``'s rank, every
+    length 1 but that of ``along`` (per_axis_axis), the one length the checks compare values with. A view of
+    it is one value or the values along ``along``, whatever ``x``'s other lengths (unknown, or 0)."""
+    return tuple(int(x.shape[d]) if d == along else 1 for d in range(x.ndim))
+
+
+def compact(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A scale or zero point broadcast to shape_to_check as a task takes it: 0-d where it is one value, else
+    1-D along its axis."""
+    return np.ascontiguousarray(view.reshape(() if view.size == 1 else -1))
+
+
 # ------------------------------------------------------------------------------------------- block functions
 def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | None) -> npt.NDArray[Any]:
     from dmlpy.runtime.numpy_round import round as dml_round
@@ -108,8 +144,9 @@ def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | Non
 
 
 def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
-    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones as they are."""
-    if parameter is None or axis is None or parameter.ndim == 0 or parameter.size == 1:
+    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones (0-d, compact)
+    as they are."""
+    if parameter is None or axis is None or parameter.ndim == 0:
         return parameter
     start, stop = block_info[0]["array-location"][axis]
     return parameter[start:stop]

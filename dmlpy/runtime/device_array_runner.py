@@ -13,7 +13,10 @@ operator cache, binding table and command recorder, but never touching host memo
   device (an input), or computed into one and scattered into place (the output), by the Identity kernel launched
   at the view's element offset: a copy on the device, bit for bit;
 - ``out`` that is the input's very memory and layout runs in place; an input that overlaps ``out`` otherwise is
-  read from a snapshot on the device, as NumPy's ufuncs do;
+  read from a snapshot on the device, as NumPy's ufuncs do. Memory is told by byte range in its root buffer: an
+  array over a sub-buffer (``buffer.get_sub_region``) shares it with arrays over its parent and the parent's
+  other sub-buffers, and a call whose ``x`` and ``out`` lie in one root through different memory objects binds
+  both through the root (OpenCL leaves a kernel that reads through one and writes through the other undefined);
 - host operands (a quantizer's scale and zero point) are uploaded, a few bytes each.
 
 Every check runs before anything is enqueued; a refused call enqueues nothing and writes nothing.
@@ -25,7 +28,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -59,6 +62,21 @@ class _Operand:
     dtype: np.dtype[Any]
     span_bytes: int
     """From the first element's first byte to the last element's last byte."""
+    parent: cl.Buffer | None = None
+    """The buffer ``memory`` is a sub-buffer of (which OpenCL never lets be a sub-buffer itself), or None."""
+    origin: int = 0
+    """Where ``memory`` starts in ``parent``: its bytes are the parent's from there."""
+
+    @property
+    def root(self) -> cl.Buffer:
+        """The buffer whose bytes these are: arrays over a buffer and its sub-buffers share memory through it."""
+        return self.memory if self.parent is None else self.parent
+
+    def through_root(self) -> _Operand:
+        """The same bytes addressed through the root buffer, at their offset in it."""
+        if self.parent is None:
+            return self
+        return replace(self, memory=self.parent, offset=self.origin + self.offset, parent=None, origin=0)
 
     def binding(self, device: Device) -> BufferBinding:
         # DirectML binds whole DWORDs; the kernel never touches the rounding bytes, which the memory need not have.
@@ -121,11 +139,26 @@ def _element_strides(array: cl_array.Array, shape: tuple[int, ...]) -> tuple[int
 
 def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
     span = span_bytes(array.shape, array.strides, array.dtype.itemsize)
-    return _Operand(cast("cl.Buffer", array.base_data), array.offset, _element_strides(array, shape), array.dtype, span)
+    memory = cast("cl.Buffer", array.base_data)
+    parent = cast("cl.Buffer | None", memory.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT))
+    origin = 0 if parent is None else cast("int", memory.get_info(cl.mem_info.OFFSET))
+    return _Operand(memory, array.offset, _element_strides(array, shape), array.dtype, span, parent, origin)
 
 
 def _bindable(operand: _Operand) -> bool:
     return bindable_offset(operand.offset)
+
+
+def _one_memory(operands: Sequence[_Operand | None], target: _Operand) -> tuple[list[_Operand | None], _Operand]:
+    """``operands`` and ``target``, those of target's root buffer through it where any of them lies in that root
+    through another memory object than the target (a sub-buffer and its parent, two sub-buffers): OpenCL leaves a
+    kernel that writes through a buffer and reads through its sub-buffer undefined, and one memory object makes
+    overlap a matter of byte ranges in it, told as for any views of one buffer."""
+    shared = [o is not None and o.root == target.root for o in operands]
+    if not any(s and o is not None and o.memory != target.memory for o, s in zip(operands, shared, strict=True)):
+        return list(operands), target
+    rooted = [o.through_root() if s and o is not None else o for o, s in zip(operands, shared, strict=True)]
+    return rooted, target.through_root()
 
 
 def _overlap(a: _Operand, b: _Operand) -> bool:
@@ -247,24 +280,25 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
             "an output must give every element its own address"
         )
     shape = output.shape or (1,)
-    target = _device_operand(output, shape)
+    device_operands = [_device_operand(a, shape) if is_device_array(a) else None for a in call.inputs]
+    device_operands, target = _one_memory(device_operands, _device_operand(output, shape))
+    # The prepared path launches with each array's own memory: only a call bound through it may take it.
+    own_memory = target.memory == output.base_data and all(
+        o is None or o.memory == a.base_data for o, a in zip(device_operands, call.inputs, strict=True)
+    )
     scratch = target if _bindable(target) else _device_operand(new_device_array(queue, shape, output.dtype), shape)
     operands: list[_Operand | None] = []
     in_place: list[bool] = []
     snapshots: list[_Relayout] = []
-    for array in call.inputs:
-        if array is None:
-            operands.append(None)
+    for array, operand in zip(call.inputs, device_operands, strict=True):
+        if operand is None:
+            operands.append(None if array is None else _upload(device, np.asarray(array).reshape(shape)))
             in_place.append(False)
             continue
-        if not is_device_array(array):
-            operands.append(_upload(device, np.asarray(array).reshape(shape)))
-            in_place.append(False)
-            continue
-        operand = _device_operand(array, shape)
         alias = call.desc_class.SUPPORTS_IN_PLACE and scratch is target and _same_tensor(operand, target)
-        if not alias and (not _bindable(operand) or _overlap(operand, target)):
-            # A view DirectML cannot bind, or a partial overlap with the output: read a packed snapshot.
+        if not alias and (not _bindable(operand) or _overlap(operand, scratch)):
+            # A view DirectML cannot bind, or a partial overlap with what the dispatch writes (the output, not
+            # the scratch it is otherwise computed in and copied from): read a packed snapshot.
             packed = _device_operand(new_device_array(queue, shape, operand.dtype), shape)
             snapshots.append(_Relayout.compile(device, shape, operand, packed))
             operand = packed
@@ -287,7 +321,7 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
     done = CommandRecorder(device).record_dispatch(queue, compiled, table, wait_for=events)
     if scatter is not None:
         done = scatter.enqueue(queue, [done])
-    if not snapshots and scatter is None and all(is_device_array(a) for a in call.inputs):
+    if own_memory and not snapshots and scatter is None and all(is_device_array(a) for a in call.inputs):
         with _prepared_lock:
             _prepared[key] = _PreparedCall.of(arrays, compiled)
             while len(_prepared) > PREPARED_CALLS_KEPT:

@@ -36,7 +36,15 @@ from dmlpy.runtime.arguments import (
     with_mask,
 )
 from dmlpy.runtime.array_runner import ArrayCall
-from dmlpy.runtime.dask_arrays import check_dask_input, dequantize_blocks, is_dask_array, quantize_blocks
+from dmlpy.runtime.dask_arrays import (
+    check_dask_input,
+    compact,
+    dequantize_blocks,
+    is_dask_array,
+    per_axis_axis,
+    quantize_blocks,
+    shape_to_check,
+)
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
 from dmlpy.runtime.split_runner import Piece, check_devices, run_split
@@ -165,17 +173,12 @@ def _dask_parameters(
     """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
     and zero point compact (a scalar, or 1-D along the returned non-negative axis) for the block tasks."""
     check_dask_input(x, accepted.__contains__, takes, out)
-    shape = tuple(int(n) for n in x.shape)
     resolved = _axis(axis)
+    given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
+    along = per_axis_axis(x, resolved, {name: _numbers(name, value).size for name, value in given.items()})
+    shape = shape_to_check(x, along)
     scale_view = _parameter("scale", scale, shape, resolved, dtypes[0])
     zero_view = None if zero_point is None else _parameter("zero_point", zero_point, shape, resolved, dtypes[1])
-    per_axis = _numbers("scale", scale).size > 1
-    along = (1 if resolved is None else resolved) % max(1, len(shape)) if per_axis else None
-
-    def compact(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        index = tuple(slice(None) if d == along else 0 for d in range(len(shape)))
-        return np.ascontiguousarray(view[index])
-
     return compact(scale_view), None if zero_view is None else compact(zero_view), along
 
 

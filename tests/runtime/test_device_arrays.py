@@ -217,3 +217,83 @@ def test_a_view_larger_than_its_buffer_is_refused_before_anything_runs(device: A
     fits = cl_array.to_device(device.queue, np.full(4, 1.5, np.float32))
     too_long_out = cl_array.Array(device.queue, (4,), np.float32, data=memory, offset=8)
     expect_refusal(lambda: dml.round(fits, out=too_long_out, device=device), "out reaches byte 24", "has 16")
+
+
+# Arrays over OpenCL sub-buffers and their parent share memory through different pyopencl objects. Each array
+# lies at ("parent", at[, offset]) or ("sub", origin, size[, offset]): positions and sizes in units of the device's
+# sub-buffer alignment A (CL_DEVICE_MEM_BASE_ADDR_ALIGN), an extra offset in bytes. x is 2 A bytes of float32;
+# out has as many elements. The copies expected (snapshots, scratch) are those the same overlap makes in one buffer.
+SUB_BUFFER_CASES: dict[str, tuple[tuple[Any, ...], tuple[Any, ...], int, str]] = {
+    # name: (x, out, copies on the device, operation)
+    "sub_buffer_x_parent_out_identical": (("sub", 1, 2), ("parent", 1), 0, "round"),
+    "sub_buffer_x_parent_out_partial": (("sub", 1, 2), ("parent", 2), 1, "round"),
+    "parent_x_sub_buffer_out_identical": (("parent", 2), ("sub", 2, 2), 0, "round"),
+    "parent_x_sub_buffer_out_partial": (("parent", 1), ("sub", 2, 2), 1, "round"),
+    "overlapping_sub_buffers": (("sub", 1, 2), ("sub", 2, 2), 1, "round"),
+    "two_sub_buffers_of_one_range": (("sub", 2, 2), ("sub", 2, 2), 0, "round"),
+    "disjoint_sub_buffers": (("sub", 1, 2), ("sub", 3, 2), 0, "round"),
+    "disjoint_parent_and_sub_buffer": (("parent", 0), ("sub", 3, 2), 0, "round"),
+    "offset_views_in_a_sub_buffer_and_parent": (("sub", 1, 3, 64), ("parent", 1, 128), 1, "round"),
+    "unbindable_out_over_a_sub_buffer_x": (("sub", 1, 2), ("parent", 1, 4), 1, "round"),  # the scratch only
+    "quantize_sub_buffer_x_parent_out_partial": (("sub", 1, 2), ("parent", 2), 1, "quantize"),
+    "quantize_parent_x_sub_buffer_out_partial": (("parent", 1), ("sub", 2, 1), 1, "quantize"),
+    "quantize_overlapping_sub_buffers": (("sub", 1, 2), ("sub", 2, 1), 1, "quantize"),
+    "quantize_disjoint_sub_buffers": (("sub", 1, 2), ("sub", 3, 1), 0, "quantize"),
+    "quantize_disjoint_parent_and_sub_buffer": (("parent", 0), ("sub", 3, 1), 0, "quantize"),
+}
+
+
+def array_at(
+    device: Any, parent: cl.Buffer, place: tuple[Any, ...], count: int, dtype: Any
+) -> tuple[cl_array.Array, int]:
+    """The array of SUB_BUFFER_CASES at ``place``, and the byte of the parent where it starts."""
+    align = device.cl_device.mem_base_addr_align // 8
+    if place[0] == "parent":
+        _, at, *extra = place
+        memory, origin = parent, 0
+    else:
+        _, at, size, *extra = place
+        memory, origin = parent.get_sub_region(at * align, size * align), at * align
+    start = at * align + sum(extra)
+    return cl_array.Array(device.queue, (count,), dtype, data=memory, offset=start - origin), start
+
+
+@pytest.mark.parametrize("case", list(SUB_BUFFER_CASES))
+def test_arrays_sharing_memory_through_sub_buffers(device: Any, case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    x_place, out_place, copies, operation = SUB_BUFFER_CASES[case]
+    align = device.cl_device.mem_base_addr_align // 8
+    count = align // 2  # 2 A bytes of float32
+    out_dtype = np.dtype(np.float32 if operation == "round" else np.uint8)
+    rng = np.random.default_rng(9)
+    host = (rng.integers(-1200, 1200, 6 * align // 4) / 4).astype(np.float32).view(np.uint8)  # ties included
+    parent = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, host.nbytes)
+    x, x_start = array_at(device, parent, x_place, count, np.float32)
+    out, out_start = array_at(device, parent, out_place, count, out_dtype)
+
+    x_values = host[x_start : x_start + 4 * count].view(np.float32)
+    if operation == "round":
+        result = np.rint(x_values)
+    else:
+        result = oracle.quantize(x_values, np.float32(0.5), np.uint8(10), out_dtype=np.uint8)
+    expected = host.copy()
+    expected[out_start : out_start + out_dtype.itemsize * count] = result.view(np.uint8)
+
+    made = []
+
+    def counted(*args: Any) -> cl_array.Array:  # a snapshot or a scratch array: a copy on the device
+        made.append(args)
+        return cl_array.empty(*args)
+
+    monkeypatch.setattr(device_array_runner, "new_device_array", counted)
+    for _ in range(2):  # the same arrays again (the path repeated calls may take) must give the same
+        made.clear()
+        cl.enqueue_copy(device.queue, parent, host).wait()
+        if operation == "round":
+            dml.round(x, out=out, device=device)
+        else:
+            dml.quantize_linear(x, np.float32(0.5), np.uint8(10), out=out, device=device)
+        got = np.empty_like(host)
+        cl.enqueue_copy(device.queue, got, parent, wait_for=out.events).wait()
+        wrong = np.flatnonzero(got != expected)
+        assert wrong.size == 0, f"{wrong.size} bytes wrong, the first at byte {wrong[:1]} (output from {out_start})"
+        assert len(made) == copies, f"{len(made)} copies made on the device, {copies} expected"
