@@ -13,7 +13,13 @@ What runs at once:
 - children: a forked child must get dmlpy's error about fork (never hang), a spawned child must round right;
 - the CLI: `dmlpy round` on a .npy file, sent SIGTERM, SIGHUP or SIGINT at a random moment once it is writing;
   afterwards no temporary file may remain, OUT.npy is either absent or complete and right, and stderr is one
-  line.
+  line;
+- graphs: a Round -> QuantizeLinear -> DequantizeLinear graph of random shape compiled and dispatched through the
+  object model, fused and one node at a time, compared with NumPy, the bytes after the output a sentinel;
+- ONNX: a QuantizeLinear -> DequantizeLinear model run by dmlpy.onnx on inputs of random shapes (its per-shape
+  cache evicting), compared with onnx.reference;
+- Dask: quantize_linear / dequantize_linear of a chunked Dask array with a scalar scale and a per-axis zero
+  point (and the mirror case), compared with NumPy.
 """
 
 from __future__ import annotations
@@ -32,9 +38,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import dask.array as da
 import numpy as np
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
 import dmlpy as dml
+import dmlpy.onnx
 
 MODES = {"half_to_even": np.rint, "toward_zero": np.trunc}
 COUNTS: Counter[str] = Counter()
@@ -76,6 +86,114 @@ def worker(seed: int, deadline: float) -> None:
             count("thread calls")
         except Exception as error:  # a soak reports every surprise
             fail(f"thread {seed}: {type(error).__name__}: {error}")
+
+
+def quantized(x: np.ndarray, scale: Any, zero: Any) -> np.ndarray:
+    """QuantizeLinear to int8 in NumPy (round halves to even, saturate)."""
+    return np.clip(np.rint(x.astype(np.float32) / np.float32(scale)) + zero, -128, 127).astype(np.int8)
+
+
+def graphs(seed: int, deadline: float) -> None:
+    """Round -> QuantizeLinear -> DequantizeLinear through compile_graph and a dispatch, fused and not."""
+    rng = np.random.default_rng(seed)
+    device = dml.default_device()
+    while time.monotonic() < deadline and not FAILURES:
+        try:
+            shape = tuple(int(n) for n in rng.integers(1, 30, rng.integers(1, 4)))
+            x = (rng.standard_normal(shape) * 80).astype(np.float32)
+            g = dml.Graph(device)
+            value = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=shape))
+            q = dml.graph.quantize_linear(dml.graph.round(value), 0.5, 3, dtype="INT8")
+            out = dml.graph.dequantize_linear(q, 0.5, 3, dtype="FLOAT32")
+            expected = (quantized(np.rint(x), 0.5, 3).astype(np.float32) - 3) * np.float32(0.5)
+            for fuse in (True, False):
+                compiled = device.compile_graph(g.desc_for([out]), fuse=fuse)
+                initializer = device.create_operator_initializer([compiled])
+                recorder = device.create_command_recorder()
+                recorder.record_dispatch(device.queue, initializer, device.create_binding_table(initializer)).wait()
+                table = device.create_binding_table(compiled)
+                table.bind_inputs([dml.BufferBinding(device.upload(x))])
+                output = device.create_buffer(x.nbytes + 64)
+                output.write(np.full(x.nbytes + 64, 0xA5, np.uint8))
+                table.bind_outputs([dml.BufferBinding(output, 0, x.nbytes)])
+                temporary = compiled.get_binding_properties().temporary_resource_size
+                if temporary:
+                    table.bind_temporary_resource(dml.BufferBinding(device.create_buffer(temporary)))
+                recorder.record_dispatch(device.queue, compiled, table).wait()
+                if not np.array_equal(output.read(np.float32, x.size).reshape(shape), expected):
+                    fail(f"graph {seed}: wrong values, fuse={fuse}, shape {shape}")
+                if (output.read(np.uint8, 64, x.nbytes) != 0xA5).any():
+                    fail(f"graph {seed}: a write past the output binding, fuse={fuse}, shape {shape}")
+                count("graph dispatches")
+        except Exception as error:  # a soak reports every surprise
+            fail(f"graph {seed}: {type(error).__name__}: {error}")
+
+
+def onnx_models(seed: int, deadline: float) -> None:
+    """QuantizeLinear -> DequantizeLinear, one prepared model, inputs of many shapes."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"]),
+    ]
+    initializers = [
+        helper.make_tensor("s", TensorProto.FLOAT, [], [0.25]),
+        helper.make_tensor("z", TensorProto.INT8, [], [-3]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["a", "b", "c"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "b", "c"])],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    reference = ReferenceEvaluator(model)
+    rep = dmlpy.onnx.prepare(model)
+    rng = np.random.default_rng(seed)
+    while time.monotonic() < deadline and not FAILURES:
+        try:
+            shape = tuple(int(n) for n in rng.integers(1, 40, 3))
+            x = (rng.standard_normal(shape) * 40).astype(np.float32)
+            (got,) = rep.run([x])
+            (expected,) = reference.run(None, {"x": x})
+            if got.tobytes() != expected.tobytes():
+                fail(f"onnx {seed}: wrong values for shape {shape}")
+            count("ONNX runs")
+        except Exception as error:  # a soak reports every surprise
+            fail(f"onnx {seed}: {type(error).__name__}: {error}")
+
+
+def dask_arrays(seed: int, deadline: float) -> None:
+    """Per-axis quantization of chunked Dask arrays, one parameter a scalar and the other per axis."""
+    rng = np.random.default_rng(seed)
+    while time.monotonic() < deadline and not FAILURES:
+        try:
+            shape = tuple(int(n) for n in rng.integers(2, 12, 3))
+            axis = int(rng.integers(0, 3))
+            x = (rng.standard_normal(shape) * 30).astype(np.float32)
+            chunks = tuple(int(n) for n in rng.integers(1, 6, 3))
+            per_axis_zero = rng.integers(-20, 20, shape[axis]).astype(np.int8)
+            scale = np.float32(rng.choice([0.5, 0.25, 2.0]))
+            along = [-1 if d == axis else 1 for d in range(3)]
+            if rng.random() < 0.5:
+                zero: Any = per_axis_zero
+                scales: Any = scale
+                expected = quantized(x, scale, per_axis_zero.reshape(along).astype(np.float32))
+            else:
+                zero, scales = np.int8(per_axis_zero[0]), np.full(shape[axis], scale, np.float32)
+                expected = quantized(x, scale, np.float32(per_axis_zero[0]))
+            lazy = dml.quantize_linear(da.from_array(x, chunks=chunks), scales, zero, axis=axis)
+            got = lazy.compute(scheduler="threads")
+            if not np.array_equal(got, expected):
+                fail(f"dask {seed}: wrong quantize_linear for shape {shape}, chunks {chunks}, axis {axis}")
+            back = dml.dequantize_linear(da.from_array(expected, chunks=chunks), scales, zero, axis=axis)
+            zeros = zero.reshape(along) if np.ndim(zero) else zero
+            wanted = (expected.astype(np.float32) - np.float32(0) - zeros) * scale
+            if not np.array_equal(back.compute(scheduler="threads"), wanted.astype(np.float32)):
+                fail(f"dask {seed}: wrong dequantize_linear for shape {shape}, chunks {chunks}, axis {axis}")
+            count("Dask quantize + dequantize pairs")
+        except Exception as error:  # a soak reports every surprise
+            fail(f"dask {seed}: {type(error).__name__}: {error}")
 
 
 def interrupts(deadline: float, elements: int) -> None:
@@ -205,6 +323,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="dmlpy-soak-") as scratch:
         side = [threading.Thread(target=worker, args=(seed, deadline)) for seed in range(args.threads)]
         side += [threading.Thread(target=cli, args=(deadline, Path(scratch)))]
+        side += [
+            threading.Thread(target=loop, args=(seed, deadline)) for seed, loop in enumerate((graphs, onnx_models))
+        ]
+        side += [threading.Thread(target=dask_arrays, args=(seed, deadline)) for seed in range(2)]
         for thread in side:
             thread.start()
         children(started + min(args.seconds, 30))  # fork from the main thread, before the interrupt loop
