@@ -76,8 +76,8 @@ _ONNX_TYPES = {data_type: elem_type for elem_type, data_type in _ELEMENT_TYPES.i
 SUPPORTED_OPS = ("Round", "QuantizeLinear", "DequantizeLinear", "Identity")
 MAX_DIMENSIONS = 8
 MAX_COMPILED_GRAPHS = 64
-"""How many compiled graphs (one per set of input shapes) a prepared model keeps by default: about 30 KB each;
-the least recently used is dropped when a new set of shapes compiles."""
+"""How many compiled graphs (one per set of input shapes) a prepared model keeps by default (each takes tens of
+KB); the least recently used is dropped when a new set of shapes compiles."""
 _INPUT_COUNTS = {"Round": (1, 1), "Identity": (1, 1), "QuantizeLinear": (2, 3), "DequantizeLinear": (2, 3)}
 _ATTRIBUTES = {
     "Round": set(),
