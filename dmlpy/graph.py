@@ -17,7 +17,8 @@ numbered in the order ``input`` is called. A number given as a scale or zero poi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -163,6 +164,17 @@ class Graph:
         (output,) = op.output_tensors()
         assert output is not None
         return Expression(self, output.desc, node=len(self._nodes) - 1)
+
+    @contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """The nodes added inside the block are kept only when it succeeds: a builder call that raises (a number
+        made a constant node, then the operator refused) leaves the graph as it was."""
+        count = len(self._nodes)
+        try:
+            yield
+        except BaseException:
+            del self._nodes[count:]
+            raise
 
     def node_label(self, node: int) -> str:
         desc = self._nodes[node].desc
@@ -365,28 +377,45 @@ def round(x: Expression, mode: RoundingMode | str | int = RoundingMode.HALVES_TO
     return x.graph.add_operator(op, [x])
 
 
+def _output_type(
+    dtype: TensorDataType | str | int | None, decides: Any, default: TensorDataType, where: str, name: str
+) -> TensorDataType:
+    """The output's data type: that of ``decides`` (the ``name`` argument) when it is an expression, else
+    ``dtype``, else ``default``. A ``dtype`` that contradicts the expression is refused, not ignored."""
+    wanted = None if dtype is None else TensorDataType.parse(dtype)
+    if not isinstance(decides, Expression):
+        return wanted if wanted is not None else default
+    if wanted is not None and wanted != decides.data_type:
+        raise InvalidArgumentError(
+            f"{where}: dtype is {wanted.name}, but {name} is {decides.data_type.name}; the output has the {name}'s "
+            f"type: leave dtype out, or give a {name} of {wanted.name}"
+        )
+    return decides.data_type
+
+
 def quantize_linear(
     x: Expression,
     scale: Expression | float,
     zero_point: Expression | int | None = None,
     *,
-    dtype: TensorDataType | str | int = TensorDataType.UINT8,
+    dtype: TensorDataType | str | int | None = None,
 ) -> Expression:
-    """``dml::QuantizeLinear``: ELEMENT_WISE_QUANTIZE_LINEAR to ``dtype`` (UINT8 or INT8; a zero point
-    expression decides it)."""
+    """``dml::QuantizeLinear``: ELEMENT_WISE_QUANTIZE_LINEAR to UINT8 or INT8: the zero point's type when it
+    is an expression (a ``dtype`` that differs is refused), else ``dtype`` (UINT8 when left out)."""
     where = "dml.graph.quantize_linear"
     x = _operand(x, where, "x")
-    output_type = zero_point.data_type if isinstance(zero_point, Expression) else TensorDataType.parse(dtype)
+    output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
     scale_type = TensorDataType.FLOAT32 if x.data_type == TensorDataType.INT32 else x.data_type
-    scale_expression = _parameter(scale, x, scale_type, where, "scale")
-    zero = None if zero_point is None else _parameter(zero_point, x, output_type, where, "zero_point")
-    op = ElementWiseQuantizeLinearOperatorDesc(
-        input_tensor=x.desc,
-        scale_tensor=scale_expression.desc,
-        zero_point_tensor=zero.desc if zero is not None else None,
-        output_tensor=_packed(output_type, x),
-    )
-    return x.graph.add_operator(op, [x, scale_expression, zero])
+    with x.graph._all_or_nothing():
+        scale_expression = _parameter(scale, x, scale_type, where, "scale")
+        zero = None if zero_point is None else _parameter(zero_point, x, output_type, where, "zero_point")
+        op = ElementWiseQuantizeLinearOperatorDesc(
+            input_tensor=x.desc,
+            scale_tensor=scale_expression.desc,
+            zero_point_tensor=zero.desc if zero is not None else None,
+            output_tensor=_packed(output_type, x),
+        )
+        return x.graph.add_operator(op, [x, scale_expression, zero])
 
 
 def dequantize_linear(
@@ -394,22 +423,23 @@ def dequantize_linear(
     scale: Expression | float,
     zero_point: Expression | int | None = None,
     *,
-    dtype: TensorDataType | str | int = TensorDataType.FLOAT32,
+    dtype: TensorDataType | str | int | None = None,
 ) -> Expression:
-    """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type (``dtype`` when the scale
-    is a number: FLOAT32 or FLOAT16)."""
+    """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type when it is an expression
+    (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or FLOAT16; FLOAT32 when left out)."""
     where = "dml.graph.dequantize_linear"
     x = _operand(x, where, "x")
-    output_type = scale.data_type if isinstance(scale, Expression) else TensorDataType.parse(dtype)
-    scale_expression = _parameter(scale, x, output_type, where, "scale")
-    zero = None if zero_point is None else _parameter(zero_point, x, x.data_type, where, "zero_point")
-    op = ElementWiseDequantizeLinearOperatorDesc(
-        input_tensor=x.desc,
-        scale_tensor=scale_expression.desc,
-        zero_point_tensor=zero.desc if zero is not None else None,
-        output_tensor=_packed(output_type, x),
-    )
-    return x.graph.add_operator(op, [x, scale_expression, zero])
+    output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
+    with x.graph._all_or_nothing():
+        scale_expression = _parameter(scale, x, output_type, where, "scale")
+        zero = None if zero_point is None else _parameter(zero_point, x, x.data_type, where, "zero_point")
+        op = ElementWiseDequantizeLinearOperatorDesc(
+            input_tensor=x.desc,
+            scale_tensor=scale_expression.desc,
+            zero_point_tensor=zero.desc if zero is not None else None,
+            output_tensor=_packed(output_type, x),
+        )
+        return x.graph.add_operator(op, [x, scale_expression, zero])
 
 
 def identity(x: Expression, scale_bias: ScaleBias | tuple[float, float] | None = None) -> Expression:

@@ -103,16 +103,13 @@ def _node_case(name: str) -> Any:
 
 
 @pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))
-def test_inexpressible_cases_are_refused_saying_why(name: str) -> None:
-    case = _node_case(name)
-    with pytest.raises((NodeRefused, onnx.checker.ValidationError)) as raised:
-        rep = DmlBackend.prepare(case.model)
-        inputs, _ = case.data_sets[0]
-        rep.run([np.asarray(onnx.numpy_helper.to_array(i)) if isinstance(i, onnx.TensorProto) else i for i in inputs])
-    if isinstance(raised.value, NodeRefused):
-        message = str(raised.value)
-        assert NOT_EXPRESSIBLE[name] in message, message
-        assert "opset" in message or "graph input" in message, message
+def test_inexpressible_cases_are_refused_at_prepare_saying_why(name: str) -> None:
+    # At prepare, as the module says, not at the first run (the 16-bit outputs were refused only then).
+    with pytest.raises(NodeRefused) as raised:
+        DmlBackend.prepare(_node_case(name).model)
+    message = str(raised.value)
+    assert NOT_EXPRESSIBLE[name] in message, message
+    assert "opset" in message or "graph input" in message, message
 
 
 def test_an_unsupported_operator_is_refused_naming_it() -> None:

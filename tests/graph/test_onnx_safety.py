@@ -1,0 +1,588 @@
+"""dmlpy.onnx on models it must not trust: external data is read from the model's own folder only (never the
+working directory, never through '..', absolute paths or symbolic links that leave it); a model that
+contradicts itself (an output type, an output_dtype against its zero point, an input of another shape) is
+refused instead of answered; the compiled-graph cache is bounded; prepare keeps no host copy of initializers;
+and every malformed model, handmade or mutated by hypothesis, is refused with a dml.DmlError. Results are
+compared with onnx.reference."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+import dmlpy as dml  # noqa: E402
+import dmlpy.onnx  # noqa: E402
+
+F, U8, I8 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8
+WEIGHTS = np.arange(3, 19, dtype=np.uint8)
+"""The model's own external data: 16 bytes."""
+SECRET = b"-----BEGIN KEY--"
+"""16 bytes in files the model does not own: never to appear in an output."""
+
+
+def make_model(nodes: list[Any], inputs: list[Any], outputs: list[Any], initializers: Sequence[Any] = ()) -> Any:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def value(name: str, elem: int, shape: list[Any]) -> Any:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def reference(model: Any, feeds: dict[str, Any]) -> list[Any]:
+    return list(ReferenceEvaluator(model).run(None, feeds))
+
+
+def same(got: Any, want: Any) -> bool:
+    return bool(got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes())
+
+
+# ------------------------------------------------------------------------------------------- external data
+def external_tensor(name: str, location: str, dims: list[int], **entries: int) -> Any:
+    """A uint8 initializer whose data lies at ``location`` (offset and length as given)."""
+    tensor = TensorProto(name=name, data_type=U8, dims=dims, data_location=TensorProto.EXTERNAL)
+    for key, entry in {"location": location, **entries}.items():
+        tensor.external_data.add(key=key, value=str(entry))
+    return tensor
+
+
+def identity_of(tensor: Any) -> Any:
+    """y = Identity(w), w an initializer: the output is w's bytes."""
+    return make_model([helper.make_node("Identity", ["w"], ["y"])], [], [value("y", U8, list(tensor.dims))], [tensor])
+
+
+@pytest.fixture
+def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """``model``: the model's folder, holding weights.bin (WEIGHTS); ``cwd``: the working directory, holding a
+    weights.bin and a .ssh/id_rsa of SECRET; ``secret``: SECRET beside the model's folder."""
+    model, cwd = tmp_path / "model", tmp_path / "cwd"
+    model.mkdir()
+    (cwd / ".ssh").mkdir(parents=True)
+    (model / "weights.bin").write_bytes(WEIGHTS.tobytes())
+    (cwd / "weights.bin").write_bytes(SECRET)
+    (cwd / ".ssh" / "id_rsa").write_bytes(SECRET)
+    (tmp_path / "secret.bin").write_bytes(SECRET)
+    monkeypatch.chdir(cwd)
+    return {"model": model, "cwd": cwd, "secret": tmp_path / "secret.bin"}
+
+
+def saved(places: dict[str, Path], tensor: Any) -> Path:
+    path = places["model"] / "m.onnx"
+    path.write_bytes(identity_of(tensor).SerializeToString())
+    return path
+
+
+def test_external_data_is_read_from_the_model_folder(places: dict[str, Path]) -> None:
+    path = saved(places, external_tensor("w", "weights.bin", [16]))
+    (want,) = reference(onnx.load(path), {})  # onnx.load reads weights.bin beside the model
+    assert same(want, WEIGHTS)
+    for given_as in (str(path), path):
+        (got,) = dmlpy.onnx.prepare(given_as).run([])
+        assert same(got, want)
+    # The model without its data, with the folder named: the same.
+    bare = onnx.load(path, load_external_data=False)
+    (got,) = dmlpy.onnx.prepare(bare, base_dir=places["model"]).run([])
+    assert same(got, want)
+    # An offset and a length pick a part of the file.
+    part = saved(places, external_tensor("w", "weights.bin", [4], offset=8, length=4))
+    (got,) = dmlpy.onnx.prepare(part).run([])
+    assert same(got, WEIGHTS[8:12])
+
+
+def test_a_model_without_its_folder_never_reads_the_working_directory(places: dict[str, Path]) -> None:
+    bare = onnx.load(saved(places, external_tensor("w", "weights.bin", [16])), load_external_data=False)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(bare)
+    message = str(refused.value)
+    assert "ONNX initializer 'w'" in message and "'weights.bin'" in message and "base_dir" in message
+    assert SECRET.decode() not in message
+
+
+def test_a_model_naming_a_file_below_the_working_directory_gets_nothing(places: dict[str, Path]) -> None:
+    """The issue's case: a model that names .ssh/id_rsa, prepared from memory (onnx.load of its bytes) with the
+    working directory holding one."""
+    model = identity_of(external_tensor("w", ".ssh/id_rsa", [16]))
+    with pytest.raises(dml.DmlError) as refused:
+        dmlpy.onnx.prepare(model)
+    assert "'.ssh/id_rsa'" in str(refused.value)
+    with pytest.raises(dml.DmlError, match="no such file"):
+        dmlpy.onnx.prepare(model, base_dir=places["model"])
+
+
+def _leave_by_link(places: dict[str, Path]) -> str:
+    (places["model"] / "link.bin").symlink_to(places["secret"])
+    return "link.bin"
+
+
+def _leave_by_folder_link(places: dict[str, Path]) -> str:
+    (places["model"] / "up").symlink_to(places["secret"].parent)
+    return "up/secret.bin"
+
+
+LEAVING: dict[str, Callable[[dict[str, Path]], str]] = {
+    "parent": lambda places: "../secret.bin",
+    "nested parent": lambda places: "sub/../../secret.bin",
+    "absolute": lambda places: str(places["secret"]),
+    "working directory": lambda places: str(places["cwd"] / "weights.bin"),
+    "link to a file outside": _leave_by_link,
+    "link to a folder outside": _leave_by_folder_link,
+}
+
+
+@pytest.mark.parametrize("how", sorted(LEAVING))
+def test_external_data_outside_the_model_folder_is_refused(places: dict[str, Path], how: str) -> None:
+    (places["model"] / "sub").mkdir()
+    location = LEAVING[how](places)
+    path = saved(places, external_tensor("w", location, [16]))
+    bare = onnx.load(path, load_external_data=False)
+    for prepare in (lambda: dmlpy.onnx.prepare(path), lambda: dmlpy.onnx.prepare(bare, base_dir=places["model"])):
+        with pytest.raises(dml.InvalidArgumentError) as refused:
+            prepare()
+        message = str(refused.value)
+        assert "ONNX initializer 'w'" in message and repr(location) in message, message
+        assert SECRET.decode() not in message
+
+
+def test_a_link_that_stays_inside_the_folder_is_followed(places: dict[str, Path]) -> None:
+    (places["model"] / "alias.bin").symlink_to(places["model"] / "weights.bin")
+    (got,) = dmlpy.onnx.prepare(saved(places, external_tensor("w", "alias.bin", [16]))).run([])
+    assert same(got, WEIGHTS)
+
+
+@pytest.mark.parametrize(
+    ("tensor", "words"),
+    [
+        (external_tensor("w", "absent.bin", [16]), "'absent.bin': no such file"),
+        (external_tensor("w", "weights.bin", [32]), "holds 16 bytes"),
+        (external_tensor("w", "weights.bin", [16], offset=8), "holds 8 bytes"),
+        (external_tensor("w", "weights.bin", [4], offset=99), "offset 99"),
+        (external_tensor("w", "weights.bin", [4], length=5), "length 5"),
+        (external_tensor("w", "weights.bin", [4], offset=-1), "offset"),
+        (external_tensor("w", "", [4]), "location"),
+    ],
+)
+def test_missing_or_short_external_data_is_refused(places: dict[str, Path], tensor: Any, words: str) -> None:
+    with pytest.raises(dml.InvalidArgumentError, match=words):
+        dmlpy.onnx.prepare(saved(places, tensor))
+
+
+# --------------------------------------------------------------------------------- models that contradict
+def test_an_output_dtype_the_zero_point_contradicts_is_refused_at_prepare() -> None:
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", output_dtype=I8)
+    scale = numpy_helper.from_array(np.array(0.5, np.float32), "s")
+    zero = numpy_helper.from_array(np.array(3, np.uint8), "z")
+    model = make_model([node], [value("x", F, [4])], [value("y", I8, [4])], [scale, zero])
+    with pytest.raises(ValueError, match="output_dtype"):  # onnx.reference refuses it too
+        reference(model, {"x": np.zeros(4, np.float32)})
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(model)
+    message = str(refused.value)
+    assert "ONNX node 'q' (QuantizeLinear, opset 21)" in message
+    assert "output_dtype INT8" in message and "zero point 'z' is UINT8" in message
+
+
+def test_an_output_declared_of_another_type_is_refused_at_prepare() -> None:
+    """QuantizeLinear without a zero point or output_dtype gives UINT8; the model says INT8."""
+    node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"])
+    scale = numpy_helper.from_array(np.array(0.5, np.float32), "s")
+    model = make_model([node], [value("x", F, [4])], [value("y", I8, [4])], [scale])
+    with pytest.raises(onnx.shape_inference.InferenceError):  # onnx's full check refuses it too
+        onnx.checker.check_model(model, full_check=True)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(model)
+    message = str(refused.value)
+    assert "ONNX graph output 'y' is declared INT8" in message and "UINT8" in message
+
+
+def per_axis_model(x_shape: list[Any]) -> Any:
+    node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=0)
+    scale = numpy_helper.from_array(np.array([0.5, 1.0, 2.0], np.float32), "s")
+    return make_model([node], [value("x", F, x_shape)], [value("y", U8, x_shape)], [scale])
+
+
+@pytest.mark.parametrize(
+    ("shape", "words"),
+    [
+        ((2, 4), "the model's input 'x' has shape (2, 4); the model declares [3, 4]"),
+        ((3, 5), "the model's input 'x' has shape (3, 5); the model declares [3, 4]"),
+        ((3, 4, 1), "the model's input 'x' has shape (3, 4, 1); the model declares [3, 4]"),
+        ((12,), "the model's input 'x' has shape (12,); the model declares [3, 4]"),
+    ],
+)
+def test_an_input_of_another_shape_is_refused_naming_the_input(shape: tuple[int, ...], words: str) -> None:
+    rep = dmlpy.onnx.prepare(per_axis_model([3, 4]))
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        rep.run([np.ones(shape, np.float32)])
+    assert str(refused.value).startswith(words)
+    assert rep.compiled_graphs == []
+
+
+def test_an_input_matching_a_symbolic_dimension_runs() -> None:
+    model = per_axis_model([3, "N"])
+    x = np.linspace(-3, 300, 3 * 7, dtype=np.float32).reshape(3, 7)
+    (got,) = dmlpy.onnx.prepare(model).run([x])
+    (want,) = reference(model, {"x": x})
+    assert same(got, want)
+
+
+# ------------------------------------------------------------------------------------- cache and memory
+def round_model() -> Any:
+    return make_model([helper.make_node("Round", ["x"], ["y"])], [value("x", F, ["N"])], [value("y", F, ["N"])])
+
+
+def test_the_compiled_graph_cache_keeps_the_most_recently_used() -> None:
+    model = round_model()
+    rep = dmlpy.onnx.prepare(model)
+    assert rep.max_compiled_graphs == dmlpy.onnx.MAX_COMPILED_GRAPHS
+    rep.max_compiled_graphs = 3
+
+    def check(n: int) -> None:
+        x = np.linspace(-4.5, 4.5, n, dtype=np.float32)
+        (got,) = rep.run([x])
+        (want,) = reference(model, {"x": x})
+        assert same(got, want)
+
+    for n in range(1, 6):
+        check(n)
+    assert len(rep.compiled_graphs) == 3  # 3, 4 and 5 kept
+    kept = {id(graph) for graph in rep.compiled_graphs}
+    check(3)  # used again: kept, not compiled again, and now the most recent
+    assert {id(graph) for graph in rep.compiled_graphs} == kept
+    check(1)  # compiled again; 4, the least recently used, is dropped
+    assert len(rep.compiled_graphs) == 3
+    assert len(kept & {id(graph) for graph in rep.compiled_graphs}) == 2
+    check(4)
+    assert len(rep.compiled_graphs) == 3
+
+
+INITIALIZER_BYTES = 16 << 20
+
+
+def big_initializer_model() -> Any:
+    """y = Identity(w), w 16 MiB of uint8 held in the model."""
+    weights = numpy_helper.from_array(np.resize(np.arange(251, dtype=np.uint8), INITIALIZER_BYTES), "w")
+    return identity_of(weights)
+
+
+def test_prepare_keeps_no_host_copy_of_the_initializers() -> None:
+    model = big_initializer_model()
+    dmlpy.onnx.prepare(round_model())  # the default device made, its programs built: not counted
+    tracemalloc.start()
+    try:
+        rep = dmlpy.onnx.prepare(model)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # The initializer's bytes are read once (peak about 1x) and live on the device only.
+    assert held < INITIALIZER_BYTES / 4, held
+    assert peak < 2 * INITIALIZER_BYTES, peak
+    (got,) = rep.run([])
+    assert same(got, numpy_helper.to_array(model.graph.initializer[0]))
+
+
+def test_external_data_streams_to_the_device(tmp_path: Path) -> None:
+    model = big_initializer_model()
+    want = numpy_helper.to_array(model.graph.initializer[0])
+    path = tmp_path / "m.onnx"
+    onnx.save_model(model, path, save_as_external_data=True, location="w.bin", size_threshold=0)  # changes model
+    dmlpy.onnx.prepare(round_model())
+    tracemalloc.start()
+    try:
+        rep = dmlpy.onnx.prepare(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < INITIALIZER_BYTES / 2, peak  # read in pieces, never whole on the host
+    (got,) = rep.run([])
+    assert same(got, want)
+
+
+# ------------------------------------------------------------------------------------------ malformed models
+def _valid() -> Any:
+    """x -> DequantizeLinear(int8, per tensor, zero point) -> Round -> QuantizeLinear(uint8) -> y."""
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "s", "z"], ["r"]),
+        helper.make_node("Round", ["r"], ["t"]),
+        helper.make_node("QuantizeLinear", ["t", "s"], ["y"]),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+        numpy_helper.from_array(np.array(-3, np.int8), "z"),
+    ]
+    return make_model(nodes, [value("x", I8, [2, 3])], [value("y", U8, [2, 3])], initializers)
+
+
+def _edited(edit: Callable[[Any], Any]) -> Callable[[], Any]:
+    def make() -> Any:
+        model = _valid()
+        edit(model)
+        return model
+
+    return make
+
+
+def _set(path: str, new: Any) -> Callable[[Any], None]:
+    def edit(model: Any) -> None:
+        *parents, last = path.split(".")
+        target = model
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else getattr(target, part)
+        setattr(target, last, new)
+
+    return edit
+
+
+def _attribute(node: int, attribute: Any) -> Callable[[Any], None]:
+    return lambda model: model.graph.node[node].attribute.append(attribute)
+
+
+def _tensor_attribute() -> Any:
+    return helper.make_attribute("axis", numpy_helper.from_array(np.array(1, np.int64)))
+
+
+def _replace_initializer(tensor: Any) -> Callable[[Any], None]:
+    """The initializer of ``tensor``'s name ('s' the scale, 'z' the zero point) replaced by ``tensor``."""
+
+    def edit(model: Any) -> None:
+        (target,) = [init for init in model.graph.initializer if init.name == tensor.name]
+        target.CopyFrom(tensor)
+
+    return edit
+
+
+def _truncated() -> bytes:
+    data = _valid().SerializeToString()
+    return data[: len(data) // 2]
+
+
+MALFORMED: dict[str, tuple[Callable[[], Any], str]] = {
+    "None": (lambda: None, "prepare: model is None"),
+    "a number": (lambda: 42, "prepare: model is 42"),
+    "a missing file": (lambda: "no/such/model.onnx", "no/such/model.onnx"),
+    "truncated bytes": (_truncated, "cannot be parsed"),
+    "garbage bytes": (lambda: b"\xff" * 40, "cannot be parsed"),
+    "no opset": (_edited(lambda m: m.ClearField("opset_import")), "onnx.checker"),
+    "ir_version 0": (_edited(_set("ir_version", 0)), "onnx.checker"),
+    "an undefined input": (_edited(lambda m: m.graph.node[1].input.__setitem__(0, "nowhere")), "onnx.checker"),
+    "a graph output nothing computes": (_edited(_set("graph.output.0.name", "nothing")), "'nothing'"),
+    "a node with no inputs": (_edited(lambda m: m.graph.node[1].ClearField("input")), "onnx.checker"),
+    "a node with no outputs": (_edited(lambda m: m.graph.node[2].ClearField("output")), "onnx.checker"),
+    "an empty scale name": (_edited(lambda m: m.graph.node[2].input.__setitem__(1, "")), "onnx.checker"),
+    "input data type 999": (_edited(_set("graph.input.0.type.tensor_type.elem_type", 999)), "data type 999"),
+    "input data type 0": (_edited(_set("graph.input.0.type.tensor_type.elem_type", 0)), "UNDEFINED"),
+    "output data type 999": (_edited(_set("graph.output.0.type.tensor_type.elem_type", 999)), "data type 999"),
+    "initializer data type 999": (_edited(_set("graph.initializer.0.data_type", 999)), "data type 999"),
+    "initializer data type STRING": (
+        _edited(_replace_initializer(helper.make_tensor("s", TensorProto.STRING, [], [b"a"]))),
+        "STRING",
+    ),
+    "initializer too short": (
+        _edited(_replace_initializer(TensorProto(name="s", data_type=F, dims=[2], raw_data=b"\0" * 4))),
+        "its raw_data does not hold the 2 FLOAT values its dims [2] describe",
+    ),
+    "initializer dims negative": (
+        _edited(_replace_initializer(TensorProto(name="s", data_type=F, dims=[-1], raw_data=b"\0" * 4))),
+        "has dims [-1]; a dimension is at least 0",
+    ),
+    "initializer of 2**40 elements": (
+        _edited(_replace_initializer(TensorProto(name="s", data_type=F, dims=[1 << 20, 1 << 20]))),
+        "'s'",
+    ),
+    "initializer with two value fields": (
+        _edited(_replace_initializer(TensorProto(name="s", data_type=F, raw_data=b"\0" * 4, float_data=[1.0]))),
+        "holds its data in 2 fields (raw_data, float_data)",
+    ),
+    "initializers twice": (_edited(lambda m: m.graph.initializer.append(m.graph.initializer[0])), "'s'"),
+    "output_dtype 999": (_edited(_attribute(2, helper.make_attribute("output_dtype", 999))), "data type 999"),
+    "output_dtype FLOAT8": (
+        _edited(_attribute(2, helper.make_attribute("output_dtype", TensorProto.FLOAT8E4M3FN))),
+        "FLOAT8E4M3FN",
+    ),
+    "axis as a string": (_edited(_attribute(0, helper.make_attribute("axis", "one"))), "axis"),
+    "axis as a float": (_edited(_attribute(0, helper.make_attribute("axis", 1.5))), "axis"),
+    "axis as a tensor": (_edited(_attribute(0, _tensor_attribute())), "axis"),
+    "an attribute of no type": (_edited(_attribute(0, onnx.AttributeProto(name="axis"))), "onnx.checker"),
+    "an unknown attribute": (_edited(_attribute(1, helper.make_attribute("mode", 1))), "mode"),
+    "Round of an integer": (_edited(lambda m: m.graph.node[1].input.__setitem__(0, "x")), "ELEMENT_WISE_ROUND"),
+    "a zero point of another type": (
+        _edited(_replace_initializer(numpy_helper.from_array(np.array(3, np.uint8), "z"))),
+        "DirectML cannot express it: ELEMENT_WISE_DEQUANTIZE_LINEAR",
+    ),
+    "a sparse initializer": (
+        _edited(
+            lambda m: m.graph.sparse_initializer.append(
+                helper.make_sparse_tensor(
+                    numpy_helper.from_array(np.array([1.0], np.float32), "sp"),
+                    numpy_helper.from_array(np.array([0], np.int64), "sp_i"),
+                    [2],
+                )
+            )
+        ),
+        "sparse",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_model_is_refused_with_a_dml_error(case: str) -> None:
+    make, words = MALFORMED[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(dml.DmlError) as refused:
+            dmlpy.onnx.prepare(make())
+    assert words in str(refused.value), str(refused.value)
+
+
+def test_what_prepare_wraps_keeps_the_original_as_its_cause() -> None:
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(MALFORMED["no opset"][0]())
+    assert isinstance(refused.value.__cause__, onnx.checker.ValidationError)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(_truncated())
+    assert refused.value.__cause__ is not None
+
+
+def _answers_as_onnx_reference(model: Any) -> None:
+    """prepare and run ``model`` (a ModelProto or its bytes): a dml.DmlError or outputs equal to onnx.reference's
+    wherever onnx.reference runs it; nothing else. hypothesis.event records which."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            rep = dmlpy.onnx.prepare(model)
+        except dml.DmlError as error:
+            event(f"refused at prepare: {type(error).__name__}")
+            return
+        if rep.input_names != ["x"]:
+            event("prepared; its inputs are not x")
+            return
+        try:
+            got = rep.run([X])
+        except dml.DmlError as error:
+            event(f"refused at run: {type(error).__name__}")
+            return
+        try:
+            want = reference(
+                model if isinstance(model, onnx.ModelProto) else onnx.load_model_from_string(model), {"x": X}
+            )
+        except Exception:  # onnx.reference refuses what dmlpy ran: nothing to compare with
+            event("ran; onnx.reference refuses it")
+            return
+    event("ran; compared with onnx.reference")
+    assert len(got) == len(want)
+    for result, expected in zip(got, want, strict=True):
+        assert same(result, np.asarray(expected))
+
+
+MUTATION_BASE = _valid().SerializeToString()
+X = np.array([[-128, -1, 0], [1, 5, 127]], np.int8)
+SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SLOW
+@given(
+    edits=st.lists(st.tuples(st.integers(0, len(MUTATION_BASE) - 1), st.integers(0, 255)), min_size=1, max_size=4),
+    cut=st.integers(0, 8),
+)
+def test_a_model_of_mutated_bytes_is_refused_or_answers_as_onnx_reference(
+    edits: list[tuple[int, int]], cut: int
+) -> None:
+    """Bytes of a valid model's protobuf overwritten (field numbers, wire types, lengths, values) and its end
+    cut off."""
+    data = bytearray(MUTATION_BASE)
+    for position, byte in edits:
+        data[position] = byte
+    _answers_as_onnx_reference(bytes(data[: len(data) - cut]))
+
+
+ELEMENT_TYPES = st.sampled_from([-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 21, 22, 999])
+NAMES = st.sampled_from(["x", "s", "z", "r", "t", "y", ""])
+FIELD_EDITS = st.one_of(
+    st.tuples(st.just("input type"), ELEMENT_TYPES),
+    st.tuples(st.just("output type"), ELEMENT_TYPES),
+    st.tuples(st.just("initializer type"), st.integers(0, 1), ELEMENT_TYPES),
+    st.tuples(st.just("initializer dims"), st.integers(0, 1), st.lists(st.integers(-1, 3), max_size=3)),
+    st.tuples(st.just("input shape"), st.lists(st.integers(-1, 4), max_size=3)),
+    st.tuples(
+        st.just("attribute"),
+        st.integers(0, 2),
+        st.sampled_from(["axis", "output_dtype", "saturate", "block_size"]),
+        st.integers(-3, 22),
+    ),
+    st.tuples(st.just("node input"), st.integers(0, 2), st.integers(0, 3), NAMES),
+    st.tuples(st.just("node output"), st.integers(0, 2), NAMES),
+    st.tuples(st.just("operator"), st.integers(0, 2), st.sampled_from(dmlpy.onnx.SUPPORTED_OPS)),
+    st.tuples(st.just("opset"), st.integers(0, 30)),
+)
+
+
+def _edit(model: Any, edit: tuple[Any, ...]) -> None:
+    kind, *args = edit
+    graph = model.graph
+    if kind == "input type":
+        graph.input[0].type.tensor_type.elem_type = args[0]
+    elif kind == "output type":
+        graph.output[0].type.tensor_type.elem_type = args[0]
+    elif kind == "initializer type":
+        graph.initializer[args[0]].data_type = args[1]
+    elif kind == "initializer dims":
+        graph.initializer[args[0]].ClearField("dims")
+        graph.initializer[args[0]].dims.extend(args[1])
+    elif kind == "input shape":
+        shape = graph.input[0].type.tensor_type.shape
+        shape.ClearField("dim")
+        for size in args[0]:
+            shape.dim.add(dim_value=size)
+    elif kind == "attribute":
+        graph.node[args[0]].attribute.append(helper.make_attribute(args[1], args[2]))
+    elif kind == "node input":
+        inputs = graph.node[args[0]].input
+        if args[1] < len(inputs):
+            inputs[args[1]] = args[2]
+        else:
+            inputs.append(args[2])
+    elif kind == "node output":
+        graph.node[args[0]].output[0] = args[1]
+    elif kind == "operator":
+        graph.node[args[0]].op_type = args[1]
+    else:
+        model.opset_import[0].version = args[0]
+
+
+@SLOW
+@given(edits=st.lists(FIELD_EDITS, min_size=1, max_size=3))
+def test_a_model_of_mutated_fields_is_refused_or_answers_as_onnx_reference(edits: list[tuple[Any, ...]]) -> None:
+    """A valid model's fields changed: element types (999 and -1 among them), dims, declared shapes,
+    attributes, the names nodes read and write, operators and the opset."""
+    model = _valid()
+    for edit in edits:
+        _edit(model, edit)
+    _answers_as_onnx_reference(model)
+
+
+def test_run_refuses_what_is_no_array() -> None:
+    rep = dmlpy.onnx.prepare(_valid())
+    with pytest.raises(dml.InvalidArgumentError, match="'x'"):
+        rep.run([object()])
+    with pytest.raises(dml.InvalidArgumentError, match="'x'"):
+        rep.run({"x": [[1, 2], [3]]})
+
+
+def test_run_node_refuses_what_makes_no_model() -> None:
+    node = helper.make_node("Round", ["x"], ["y"])
+    with pytest.raises(dml.InvalidArgumentError, match="run_node: the node cannot be made a model") as refused:
+        dmlpy.onnx.run_node(node, [np.array(["2026-01-01"], "datetime64[D]")])  # no ONNX element type
+    assert refused.value.__cause__ is not None
+    with pytest.raises(dml.InvalidArgumentError, match="run_node"):
+        dmlpy.onnx.run_node(None, [np.zeros(2, np.float32)])
