@@ -20,7 +20,6 @@
 //                        elementwise_walk.h over the RANK = ROW_DIM dimensions before it.
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h).
 //   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint and trunc as clang's exact element-wise built-ins.
-//   DML_HALF_BITS=1      half tensors converted through integer bits (half_bits.h; dmlpy sets it on PoCL).
 //   DML_KEEP_NAN_BITS    1 (the default): Round passes a NaN through quieted, sign and payload kept, as
 //                        element_wise_round.cl does (NVIDIA's rint returns one canonical NaN for every NaN).
 //
@@ -44,9 +43,6 @@
 #ifndef ROWS
 #define ROWS 0
 #endif
-#ifndef DML_HALF_BITS
-#define DML_HALF_BITS 0
-#endif
 #ifndef DML_KEEP_NAN_BITS
 #define DML_KEEP_NAN_BITS 1
 #endif
@@ -64,22 +60,16 @@
 #define LOAD(k) (tensor##k[AT(k)])
 #define LOAD_ONE(k) (tensor##k[tensor##k##_offset])
 #define STORE(k, value) (tensor##k[AT(k)] = (value))
-#if DML_HALF_BITS
 #include "half_bits.h"
+// Half tensors are read and written through their bits on every device (half_bits.h): a value stored to a half
+// tensor is a half's already (TO_HALF: the nearest half as a float, NaN payload kept), so its bits are exact. Not
+// vload_half and half_store.h's store_half, as the kernels one by one use off PoCL: on an NVIDIA H100 a kernel
+// that read one half NaN and stored it to two half tensors wrote both as 0x7fff (the compiler keeps such a value
+// in half precision, where NaN is canonical), while the kernels one by one keep the payload (0x7fbf).
 #define LOAD_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[AT(k)])
 #define LOAD_ONE_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[tensor##k##_offset])
-// The value is a half's already (TO_HALF made it one), so its bits are exact.
 #define STORE_HALF(k, value) (((__global ushort *)tensor##k)[AT(k)] = half_value_bits(value))
 #define TO_HALF(x) half_value(x)
-#else
-#include "half_store.h"
-#define LOAD_HALF(k) vload_half(AT(k), tensor##k)
-#define LOAD_ONE_HALF(k) vload_half(tensor##k##_offset, tensor##k)
-#define STORE_HALF(k, value) store_half((value), AT(k), tensor##k)
-// The nearest half as a float, NaN payload kept: PoCL 3.0's scalar vstore_half would turn every NaN into one,
-// where the kernels one by one store it with store_half (half_store.h includes half_bits.h).
-#define TO_HALF(x) half_value(x)
-#endif
 
 // ------------------------------------------------------------------------------------------------ the nodes
 // ELEMENT_WISE_ROUND: the built-ins are exact (element_wise_round.cl); clang's element-wise ones where allowed.

@@ -400,8 +400,8 @@ def test_compile_graph_refuses_what_is_not_a_graph(device: Any) -> None:
 
 
 def test_float16_fusion_keeps_nan_payloads_without_half_bits() -> None:
-    """Devices other than PoCL convert halves with vload_half/vstore_half (no DML_HALF_BITS): a fused value
-    rounded to half must keep its NaN payload as the kernels one by one store it (store_half)."""
+    """Devices other than PoCL run the operators' own kernels with vload_half and store_half (no DML_HALF_BITS),
+    the fused kernel through half bits everywhere: a value rounded to half must keep its NaN payload both ways."""
     device = dml.create_device()
     device.programs.device_options = tuple(o for o in device.programs.device_options if "HALF_BITS" not in o)
     x = float_edges(np.dtype(np.float16), np.random.default_rng(2))
@@ -411,3 +411,21 @@ def test_float16_fusion_keeps_nan_payloads_without_half_bits() -> None:
     (separate,), _ = run(device, g.desc_for([y]), [x], fuse=False)
     assert compiled.kernel_count == 1 and "DML_HALF_BITS 1" not in compiled.source
     assert fused.tobytes() == separate.tobytes()
+
+
+@pytest.mark.parametrize("outputs", [2, 5])
+def test_float16_nan_stored_to_several_outputs_keeps_its_payload(device: Any, outputs: int) -> None:
+    """A fused kernel storing one value to several half tensors (found by the graph fuzz on an NVIDIA H100, where
+    store_half wrote such a NaN as 0x7fff and the nodes one by one kept 0x7fbf); every quiet and signalling NaN
+    payload is compared with the nodes one by one and with NumPy."""
+    nans = np.array([0x7FBF, 0xFFBF, 0x7C01, 0xFC01, 0x7E00, 0x7DFF, 0x7FFF, 0xFE01], np.uint16)
+    x = np.resize(nans, SHAPE).view(np.float16)
+    g = dml.Graph(device)
+    value = g.input(dml.BufferTensorDesc(data_type=T.FLOAT16, sizes=SHAPE))
+    desc = g.desc_for([dml.graph.round(value, "TOWARD_ZERO") for _ in range(outputs)])
+    fused, compiled = run(device, desc, [x])
+    separate, _ = run(device, desc, [x], fuse=False)
+    assert compiled.kernel_count == 1
+    quieted = (x.view(np.uint16) | 0x0200).view(np.float16)  # Round passes NaN through quieted, payload kept
+    for got, want in zip(fused, separate, strict=True):
+        assert got.tobytes() == want.tobytes() == quieted.tobytes()
