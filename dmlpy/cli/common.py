@@ -98,7 +98,18 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-place", action="store_true", help="allow OUT to be IN (replaced atomically)")
     parser.add_argument("--progress", action="store_true", help="always show the progress bar (default: > 64 MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    add_force_argument(parser, "OUT.npy")
     parser.add_argument("--chunk-bytes", type=int, help=argparse.SUPPRESS)
+
+
+def add_force_argument(parser: argparse.ArgumentParser, output: str) -> None:
+    """--force: replace an output whose permissions make it read-only, which is refused otherwise."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {output} even where its permissions make it read-only (refused otherwise, as the shell's > "
+        "refuses it); it keeps its mode",
+    )
 
 
 def same_file(first: Path, second: Path) -> bool:

@@ -164,7 +164,7 @@ def _convert(
     """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
     out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
     ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized")."""
-    plan_output(paths[1])
+    plan_output(paths[1], force=args.force)  # checked before a device is created; convert_file checks again
     device = pick_device(args.device)
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
@@ -173,7 +173,7 @@ def _convert(
 
     chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
     progress = progress_choice(args)
-    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress)
+    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force)
     if not args.quiet:
         _summary(words[1], source, output, parameters, paths)
 
