@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import CliError, Terminated
+from dmlpy.cli.common import CliError, Terminated, say
 from dmlpy.cli.files import NpyFile, file_kind
 
 # The signals whose default action ends the process without running Python's cleanup; SIGINT already raises
@@ -215,7 +215,8 @@ def _bytes(count: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar on stderr, redrawn in place; silent when disabled."""
+    """A one-line progress bar on stderr, redrawn in place (each drawing ends in a carriage return, so the next
+    one overwrites it); silent when disabled."""
 
     def __init__(self, total: int, enabled: bool, label: str = "rounding") -> None:
         self.total, self.enabled, self.label = total, enabled, label
@@ -229,12 +230,16 @@ class Progress:
         elapsed = time.perf_counter() - self.started
         rate = done / elapsed if elapsed > 0 else 0.0
         bar = "#" * filled + "." * (30 - filled)
-        sys.stderr.write(f"\r{self.label} [{bar}] {fraction:6.1%} {_bytes(done)}/{_bytes(self.total)} {_bytes(rate)}/s")
+        say(
+            f"{self.label} [{bar}] {fraction:6.1%} {_bytes(done)}/{_bytes(self.total)} {_bytes(rate)}/s",
+            stream=sys.stderr,
+            end="\r",
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
         if self.enabled:
-            sys.stderr.write("\n")
+            say(stream=sys.stderr)  # below the bar, which stays
             sys.stderr.flush()
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice
+from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
 from dmlpy.errors import DmlError
@@ -145,10 +145,10 @@ def _summary(
 ) -> None:
     count = source.size
     plural = "" if count == 1 else "s"
-    print(
+    say(
         f"{verb} {count} element{plural} ({dtype_words(source.dtype)} to {output}, {parameters.describe()}) from "
         f"{paths[0]} into {paths[1]}",
-        file=sys.stderr,
+        stream=sys.stderr,
     )
 
 

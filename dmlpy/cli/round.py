@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice
+from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
 from dmlpy.cli.files import BFLOAT16, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, convert_file, flat_chunks, plan_output
 from dmlpy.dtypes import data_type_of
@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         plural = "" if count == 1 else "s"
-        print(
+        say(
             f"rounded {count} {dtype_words(dtype)} element{plural} ({mode.c_name}) from {source} into {target}",
-            file=sys.stderr,
+            stream=sys.stderr,
         )
     return EXIT_OK
