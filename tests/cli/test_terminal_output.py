@@ -11,13 +11,12 @@ import json
 import os
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.conftest import EXAMPLES, assert_one_line_error
+from tests.cli.conftest import EXAMPLES, assert_one_line_error, hidden_characters
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,8 +29,6 @@ HOSTILE_NAMES = {
 
 ESCAPED = ["\\x1b[2J\\x1b[31mred\\x1b[0m", "\\u202eevil\\u202c \\u2066iso\\u2069 zw\\u200bsp", "\\x9b31m", "\\x85"]
 """How they must be shown (some of them: each kind once)."""
-
-LINE_BREAKS_THE_CLI_WRITES = {"\n"}
 
 
 def _hostile_graph(tmp_path: Path, names: dict[str, str] = HOSTILE_NAMES, edge_name: str = "\x1b]0;title\x07") -> Path:
@@ -53,20 +50,10 @@ def _run(*arguments: str, encoding: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def _hidden_characters(text: str) -> list[str]:
-    """Characters a terminal acts on or hides (controls, format characters, separators, surrogates), other than
-    the newlines the CLI writes between lines."""
-    return [
-        char
-        for char in text
-        if unicodedata.category(char) in {"Cc", "Cf", "Cs", "Zl", "Zp"} and char not in LINE_BREAKS_THE_CLI_WRITES
-    ]
-
-
 def _decoded(result: subprocess.CompletedProcess[bytes], encoding: str) -> tuple[str, str]:
     out, err = result.stdout.decode(encoding), result.stderr.decode(encoding)  # strict: raises if not encodable
     assert "internal error" not in err and "Traceback" not in err, err
-    assert _hidden_characters(out) == [] and _hidden_characters(err) == [], (out, err)
+    assert hidden_characters(out) == [] and hidden_characters(err) == [], (out, err)
     return out, err
 
 
