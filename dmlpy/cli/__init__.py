@@ -4,10 +4,9 @@ and ``run(args) -> int``; this module builds the parser from the table below and
 Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``.
 Everything printed goes through ``common.say``, which shows control characters and escape sequences from
 Names, file names and arguments escaped (``\\x1b``). Errors are one line on stderr and a non-zero status, never
-a traceback: 1 for a descriptor that breaks a rule,
-2 for input that cannot be read (missing file, bad JSON, bad option value, unknown device), 128 + N when signal N
-stopped the command (130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an
-unexpected error.
+a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be read (missing file, bad JSON, bad
+option value, unknown device, a read-only output without --force), 128 + N when signal N stopped the command
+(130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an unexpected error (3).
 
 Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and the file
 commands load the runtime inside ``run``.
