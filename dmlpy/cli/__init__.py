@@ -2,10 +2,11 @@
 and ``run(args) -> int``; this module builds the parser from the table below and turns errors into statuses.
 
 Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``.
-Errors are one line on stderr and a non-zero status, never a traceback: 1 for a descriptor that breaks a rule,
-2 for input that cannot be read (missing file, bad JSON, bad option value, unknown device), 128 + N when signal N
-stopped the command (130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an
-unexpected error.
+Everything printed goes through ``common.say``, which shows control characters and escape sequences from
+Names, file names and arguments escaped (``\\x1b``). Errors are one line on stderr and a non-zero status, never
+a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be read (missing file, bad JSON, bad
+option value, unknown device, a read-only output without --force), 128 + N when signal N stopped the command
+(130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an unexpected error (3).
 
 Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and the file
 commands load the runtime inside ``run``.
@@ -17,7 +18,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, NoReturn, Protocol
 
 from dmlpy.about import package_version
 from dmlpy.cli import demo, devices, explain, quantize, schema, validate
@@ -30,9 +31,13 @@ from dmlpy.cli.common import (
     EXIT_OK,
     CliError,
     Terminated,
+    say,
 )
 from dmlpy.descriptors_json import DescriptorProblems
 from dmlpy.errors import DmlError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 
 class Command(Protocol):
@@ -56,10 +61,16 @@ COMMANDS: dict[str, tuple[Command, str]] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error message instead of the usage block."""
+    """argparse with a one-line error message instead of the usage block, and its printing (help, usage, errors
+    that quote the arguments given) through ``say``."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # The one method argparse writes through (print_help, print_usage, exit).
+        if message:
+            say(*message.removesuffix("\n").split("\n"), stream=file or sys.stderr)
 
 
 class _VersionAction(argparse.Action):
@@ -69,7 +80,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print dmlpy's version")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        print(f"{parser.prog} {package_version()}")  # on stdout, as argparse's "version" action prints
+        say(f"{parser.prog} {package_version()}")  # on stdout, as argparse's "version" action prints
         parser.exit(EXIT_OK)
 
 
@@ -93,35 +104,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command.run(args)
     except CliError as error:
-        print(f"{prefix}: {error}", file=sys.stderr)
+        say(f"{prefix}: {error}", stream=sys.stderr)
         return EXIT_BAD_INPUT
     except DescriptorProblems as problems:  # before DmlError, which it is: every problem, one line each
-        for line in problems.problems:
-            print(f"{prefix}: {line}", file=sys.stderr)
+        say(*(f"{prefix}: {line}" for line in problems.problems), stream=sys.stderr)
         return EXIT_INVALID
     except DmlError as error:
-        print(f"{prefix}: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        first_line = str(error).partition("\n")[0]  # a build error's log follows its message
+        say(f"{prefix}: {type(error).__name__}: {first_line}", stream=sys.stderr)
         return EXIT_INVALID
     except BrokenPipeError:
         # The reader went away (`dmlpy schema | head`): stop quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Terminated as signalled:  # before KeyboardInterrupt, which it is: SIGTERM, SIGHUP, ... during `round`
-        print(f"{prefix}: {signalled}", file=sys.stderr)
+        say(f"{prefix}: {signalled}", stream=sys.stderr)
         return 128 + signalled.signum
     except KeyboardInterrupt:
-        print(f"{prefix}: interrupted", file=sys.stderr)
+        say(f"{prefix}: interrupted", stream=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as error:
-        print(
-            f"{prefix}: {error.strerror or error}" + (f": {error.filename}" if error.filename else ""), file=sys.stderr
-        )
+        where = f": {error.filename}" if error.filename else ""
+        say(f"{prefix}: {error.strerror or error}{where}", stream=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as error:
         if os.environ.get("DMLPY_TRACEBACK"):
             raise
-        print(
+        say(
             f"{prefix}: internal error: {type(error).__name__}: {error} (DMLPY_TRACEBACK=1 shows the traceback)",
-            file=sys.stderr,
+            stream=sys.stderr,
         )
         return EXIT_INTERNAL

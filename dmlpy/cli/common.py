@@ -1,17 +1,21 @@
-"""What the commands share: exit statuses, the error for unusable input, the feature-level option, and the
-options and device choice of the commands that convert .npy files (``round``, ``quantize``, ``dequantize``)."""
+"""What the commands share: exit statuses, the error for unusable input, printing (``say``, which everything the
+commands print goes through), the feature-level option, and the options and device choice of the commands that
+convert .npy files (``round``, ``quantize``, ``dequantize``)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dmlpy.enums import FeatureLevel
 
 if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
     from dmlpy.runtime.device import Device
 
 EXIT_OK = 0
@@ -37,6 +41,46 @@ class Terminated(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         self.signum = signum
         super().__init__(f"terminated by {signal.Signals(signum).name}")
+
+
+# ----------------------------------------------------------------------------------------------------- printing
+
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    if char.isprintable():
+        return char
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def terminal_text(line: str) -> str:
+    """``line`` as the terminal is to show it: every character a terminal would act on or hide (C0 and C1
+    controls, so ESC and the escape sequences it starts; bidi overrides and other format characters; line and
+    paragraph separators; lone surrogates; unassigned code points) as a Python escape (``\\x1b``, ``\\u202e``).
+    Text from outside (a Name, a file name, an argument, a driver's device name) then cannot recolour, reorder
+    or rewrite what is printed, and newlines inside it do not start lines of their own."""
+    return line if line.isprintable() else "".join(_escaped(char) for char in line)
+
+
+def say(*lines: str, stream: SupportsWrite[str] | None = None, end: str = "\n") -> None:
+    """Print ``lines`` on ``stream`` (standard output by default), one a line, each through terminal_text: the
+    only way the commands write to the terminal. A character the stream's encoding cannot hold (a strict ASCII
+    stdout) is written as its escape too. Nothing is written when the stream is closed (None)."""
+    out = sys.stdout if stream is None else stream
+    if out is None:
+        return
+    text = "\n".join(terminal_text(line) for line in lines) + end
+    encoding = getattr(out, "encoding", None)
+    if encoding:
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    out.write(text)
+
+
+# ------------------------------------------------------------------------------------------------------ options
 
 
 def add_descriptor_arguments(parser: argparse.ArgumentParser, level_help: str) -> None:
@@ -98,7 +142,18 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-place", action="store_true", help="allow OUT to be IN (replaced atomically)")
     parser.add_argument("--progress", action="store_true", help="always show the progress bar (default: > 64 MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    add_force_argument(parser, "OUT.npy")
     parser.add_argument("--chunk-bytes", type=int, help=argparse.SUPPRESS)
+
+
+def add_force_argument(parser: argparse.ArgumentParser, output: str) -> None:
+    """--force: replace an output whose permissions make it read-only, which is refused otherwise."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {output} even where its permissions make it read-only (refused otherwise, as the shell's > "
+        "refuses it); it keeps its mode",
+    )
 
 
 def same_file(first: Path, second: Path) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from dmlpy.cli.common import EXIT_OK, CliError
+from dmlpy.cli.common import EXIT_OK, CliError, say
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 
 
@@ -26,11 +26,9 @@ def run(args: argparse.Namespace) -> int:
         marker = "*" if entry.index == default else " "
         fp64 = "cl_khr_fp64" in entry.cl_device.extensions
         buffers = "every DML_TENSOR_DATA_TYPE but UNKNOWN" + ("" if fp64 else " and FLOAT64 (no cl_khr_fp64)")
-        print(f"{marker} [{entry.index}] {entry.name} | {entry.kind} | {entry.platform} | {entry.version}")
-        print(
-            f"      feature level: up to {HIGHEST_FEATURE_LEVEL.c_name} (ELEMENT_WISE_ROUND from {round_from.c_name})"
-        )
-        print("      ELEMENT_WISE_ROUND data types: FLOAT32, FLOAT16 (stored as half, computed in float)")
-        print(f"      buffer data types (CheckFeatureSupport TENSOR_DATA_TYPE_SUPPORT): {buffers}")
-    print("* = the default device (the first GPU when present, else the CPU device); pick another with --device N")
+        say(f"{marker} [{entry.index}] {entry.name} | {entry.kind} | {entry.platform} | {entry.version}")
+        say(f"      feature level: up to {HIGHEST_FEATURE_LEVEL.c_name} (ELEMENT_WISE_ROUND from {round_from.c_name})")
+        say("      ELEMENT_WISE_ROUND data types: FLOAT32, FLOAT16 (stored as half, computed in float)")
+        say(f"      buffer data types (CheckFeatureSupport TENSOR_DATA_TYPE_SUPPORT): {buffers}")
+    say("* = the default device (the first GPU when present, else the CPU device); pick another with --device N")
     return EXIT_OK

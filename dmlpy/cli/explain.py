@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
+from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.codegen import CPU_PROFILE
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise DescriptorProblems([*refused.problems, f"no picture written to {args.svg}: {why}"]) from None
     if target is not None:
         lines.append(f"// {write_picture(target, descriptor_picture(desc, level))}")
-    print("\n".join(lines))
+    say(*lines)
     return EXIT_OK
 
 
@@ -72,7 +72,7 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
             f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
             "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
             "",
-            spec.specialised_source().rstrip("\n"),
+            *spec.specialised_source().rstrip("\n").split("\n"),
         ],
     )
 
@@ -96,6 +96,6 @@ def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:
             f"// build options: {' '.join(spec.build_options)}",
             f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
             "",
-            spec.specialised_source().rstrip("\n"),
+            *spec.specialised_source().rstrip("\n").split("\n"),
         ]
     return lines

@@ -33,6 +33,8 @@ def _not_text(path: str, data: bytes, error: UnicodeDecodeError) -> CliError:
 
 
 def _read_stdin() -> bytes:
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        raise CliError("-: standard input is closed; give the descriptor's file name, or pipe the JSON in")
     buffer = getattr(sys.stdin, "buffer", None)  # None where stdin was replaced by a text stream
     return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
 

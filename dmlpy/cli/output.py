@@ -5,9 +5,10 @@
 The temporary is created with ``mkstemp`` (O_CREAT|O_EXCL, a random name) and written only through the
 descriptor that call returns, so a symlink or file planted in the output's directory is never opened.
 Replacing keeps what the user expects of writing: the existing file's mode (and owner, where allowed), a
-symlink left in place with its target replaced, and no replacing of FIFOs or devices. SIGTERM, SIGHUP and
-the other signals that would kill the process unannounced raise ``Terminated`` meanwhile, so the temporary
-is removed on every signal that can be caught.
+symlink left in place with its target replaced, no replacing of FIFOs or devices, and no replacing of a file
+whose permission bits forbid the user to write it (the shell's ``>`` refuses it) unless ``--force`` is given.
+SIGTERM, SIGHUP and the other signals that would kill the process unannounced raise ``Terminated`` meanwhile,
+so the temporary is removed on every signal that can be caught.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import CliError, Terminated
+from dmlpy.cli.common import CliError, Terminated, say
 from dmlpy.cli.files import NpyFile, file_kind
 
 # The signals whose default action ends the process without running Python's cleanup; SIGINT already raises
@@ -51,8 +52,22 @@ class OutputPlan:
     existing: os.stat_result | None
 
 
-def plan_output(target: Path) -> OutputPlan:
-    """The file that writing ``target`` replaces; CliError for a target that cannot be replaced by a file."""
+def write_protected(existing: os.stat_result) -> bool:
+    """Whether the permission bits of an existing file forbid this user to write it: the owner's bits for its
+    owner, the group's for a member of its group, the others' otherwise, as the kernel picks them. The bits, not
+    os.access: as root os.access allows everything, and renaming over a file needs no permission on the file."""
+    if not hasattr(os, "geteuid"):  # Windows: one read-only attribute, shown as the owner's write bit
+        return not existing.st_mode & stat.S_IWUSR
+    if existing.st_uid == os.geteuid():
+        return not existing.st_mode & stat.S_IWUSR
+    if existing.st_gid == os.getegid() or existing.st_gid in os.getgroups():
+        return not existing.st_mode & stat.S_IWGRP
+    return not existing.st_mode & stat.S_IWOTH
+
+
+def plan_output(target: Path, *, force: bool = False) -> OutputPlan:
+    """The file that writing ``target`` replaces; CliError for a target that cannot be replaced by a file, and
+    for a file its permissions make read-only to this user unless ``force``."""
     if str(target) == "-":
         # "-" reads standard input where dmlpy takes a descriptor; as an output it would make a file named "-".
         raise CliError(
@@ -72,6 +87,11 @@ def plan_output(target: Path) -> OutputPlan:
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         # Renaming over a FIFO or device would replace the node itself (as root: /dev/null) with a file.
         raise CliError(f"{target}: is {file_kind(existing.st_mode)}, not a regular file; refusing to replace it")
+    if existing is not None and not force and write_protected(existing):
+        raise CliError(
+            f"{target}: is read-only (mode {stat.S_IMODE(existing.st_mode):04o}); refusing to replace it: make it "
+            "writable, or give --force to replace it anyway"
+        )
     if not real.parent.is_dir():
         raise CliError(f"{real.parent}: no such directory for the output")
     if not os.access(real.parent, os.W_OK):
@@ -195,7 +215,8 @@ def _bytes(count: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar on stderr, redrawn in place; silent when disabled."""
+    """A one-line progress bar on stderr, redrawn in place (each drawing ends in a carriage return, so the next
+    one overwrites it); silent when disabled."""
 
     def __init__(self, total: int, enabled: bool, label: str = "rounding") -> None:
         self.total, self.enabled, self.label = total, enabled, label
@@ -209,12 +230,16 @@ class Progress:
         elapsed = time.perf_counter() - self.started
         rate = done / elapsed if elapsed > 0 else 0.0
         bar = "#" * filled + "." * (30 - filled)
-        sys.stderr.write(f"\r{self.label} [{bar}] {fraction:6.1%} {_bytes(done)}/{_bytes(self.total)} {_bytes(rate)}/s")
+        say(
+            f"{self.label} [{bar}] {fraction:6.1%} {_bytes(done)}/{_bytes(self.total)} {_bytes(rate)}/s",
+            stream=sys.stderr,
+            end="\r",
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
         if self.enabled:
-            sys.stderr.write("\n")
+            say(stream=sys.stderr)  # below the bar, which stays
             sys.stderr.flush()
 
 
@@ -288,13 +313,15 @@ def convert_file(
     *,
     label: str,
     progress: bool | None = None,
+    force: bool = False,
 ) -> None:
     """Write ``target`` (atomically: it appears only when complete) as ``source`` converted chunk by chunk:
     the header (``output_dtype``, the source's shape and order), then each chunk of ``chunks`` (in file order,
     at most ``largest`` elements) read, converted by ``convert`` and written. Only chunk-sized buffers are
     allocated, whatever the file's size. ``output_dtype`` equal to the source's (byte order included) converts
-    in place in one buffer; a non-native dtype is byte-swapped around ``convert``."""
-    plan = plan_output(target)
+    in place in one buffer; a non-native dtype is byte-swapped around ``convert``. ``force`` replaces a read-only
+    ``target`` (plan_output)."""
+    plan = plan_output(target, force=force)
     show = progress if progress is not None else source.nbytes > PROGRESS_THRESHOLD_BYTES
     bar = Progress(source.nbytes, show, label)
     in_size, out_size = source.dtype.itemsize, output_dtype.itemsize

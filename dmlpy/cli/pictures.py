@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dmlpy.cli.common import CliError, same_file
+from dmlpy.cli.common import CliError, add_force_argument, same_file
 from dmlpy.cli.output import OutputPlan, plan_output, replacing
 from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor
@@ -20,6 +20,7 @@ from dmlpy.tensor import TensorDesc
 
 def add_svg_argument(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--svg", metavar="FILE", type=Path, help=f"also write {what} as an SVG picture to FILE")
+    add_force_argument(parser, "the --svg FILE")
 
 
 def descriptor_picture(desc: Descriptor, level: FeatureLevel, problem: str | None = None) -> Picture:
@@ -37,12 +38,13 @@ def descriptor_picture(desc: Descriptor, level: FeatureLevel, problem: str | Non
 
 def svg_target(args: argparse.Namespace) -> OutputPlan | None:
     """Where --svg writes, checked before any work, so a bad path costs no verdict: CliError for the
-    descriptor's own file or a path that cannot be written; None without --svg."""
+    descriptor's own file, a path that cannot be written, or a read-only file without --force; None without
+    --svg."""
     if args.svg is None:
         return None
     if args.descriptor != "-" and same_file(Path(args.descriptor), args.svg):
         raise CliError(f"--svg {args.svg} is the descriptor file itself; refusing to overwrite it with its picture")
-    return plan_output(args.svg)
+    return plan_output(args.svg, force=args.force)
 
 
 def write_picture(target: OutputPlan, picture: Picture) -> str:

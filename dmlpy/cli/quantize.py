@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice
+from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
 from dmlpy.errors import DmlError
@@ -31,23 +31,31 @@ QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
 DEQUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("int8", "uint8", "int16", "uint16", "int32", "uint32"))
 DEQUANTIZED: dict[str, np.dtype[Any]] = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16)}
+PARAMETER_FILE_DTYPES = tuple(np.dtype(f"{kind}{size}") for kind in "iu" for size in (1, 2, 4, 8)) + tuple(
+    np.dtype(f"f{size}") for size in (2, 4, 8)
+)
+"""What a --scale or --zero-point file may hold (either byte order)."""
 
 
 def _load_values(option: str, text: str, integers: bool) -> npt.NDArray[Any]:
-    """A .npy file named by an option: a scalar or 1-D array of numbers."""
+    """A .npy file named by an option: a scalar or 1-D array of numbers, read as the input files are (open_npy:
+    the header checked, object data refused unread, a short file refused)."""
     path = Path(text)
     if not path.is_file():
         kind = "whole number" if integers else "number"
         raise CliError(f"{option} {text!r} is not a {kind}, comma-separated {kind}s, or a .npy file")
     try:
-        values = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise CliError(f"{option} {text}: not a readable .npy file ({reason})") from None
-    if not isinstance(values, np.ndarray) or values.dtype.kind not in "iuf" or values.ndim > 1:
-        what = f"{values.dtype} data of shape {values.shape}" if isinstance(values, np.ndarray) else "an archive"
-        raise CliError(f"{option} {text}: holds {what}; it must hold a number or a 1-D array of numbers")
-    return values.reshape(-1)
+        with open_npy(path, PARAMETER_FILE_DTYPES, f"{option} takes integer or float data") as npy:
+            if len(npy.shape) > 1:
+                raise CliError(
+                    f"{path}: holds {dtype_words(npy.dtype)} data of shape {npy.shape}; it must hold a number or a "
+                    "1-D array of numbers"
+                )
+            raw = np.empty(npy.nbytes, np.uint8)
+            npy.read_into(raw.data)
+    except CliError as error:
+        raise CliError(f"{option} {error}") from None
+    return raw.view(npy.dtype).astype(npy.dtype.newbyteorder("="))
 
 
 def _values(option: str, text: str, integers: bool) -> npt.NDArray[Any]:
@@ -145,10 +153,10 @@ def _summary(
 ) -> None:
     count = source.size
     plural = "" if count == 1 else "s"
-    print(
+    say(
         f"{verb} {count} element{plural} ({dtype_words(source.dtype)} to {output}, {parameters.describe()}) from "
         f"{paths[0]} into {paths[1]}",
-        file=sys.stderr,
+        stream=sys.stderr,
     )
 
 
@@ -164,7 +172,7 @@ def _convert(
     """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
     out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
     ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized")."""
-    plan_output(paths[1])
+    plan_output(paths[1], force=args.force)  # checked before a device is created; convert_file checks again
     device = pick_device(args.device)
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
@@ -173,7 +181,7 @@ def _convert(
 
     chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
     progress = progress_choice(args)
-    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress)
+    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force)
     if not args.quiet:
         _summary(words[1], source, output, parameters, paths)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice
+from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
 from dmlpy.cli.files import BFLOAT16, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, convert_file, flat_chunks, plan_output
 from dmlpy.dtypes import data_type_of
@@ -50,11 +50,12 @@ def round_file(
     *,
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool | None = None,
+    force: bool = False,
 ) -> tuple[int, np.dtype[Any]]:
     """Round ``source_path`` into ``target_path`` chunk by chunk; the target appears only when complete, with
     the input's dtype, byte order, shape and order. The data goes through in file order (C or Fortran, as the
-    header says), so each chunk is a contiguous run of elements in both files. Returns the number of elements
-    rounded and the dtype."""
+    header says), so each chunk is a contiguous run of elements in both files. ``force`` replaces a read-only
+    target. Returns the number of elements rounded and the dtype."""
     from dmlpy.runtime import round as dml_round
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
@@ -63,7 +64,9 @@ def round_file(
     with open_npy(source_path, ROUNDABLE, TAKES) as source:
         step = max(1, chunk_bytes // source.dtype.itemsize)
         chunks = flat_chunks(source.size, step)
-        convert_file(source, target_path, source.dtype, chunks, step, convert, label="rounding", progress=progress)
+        convert_file(
+            source, target_path, source.dtype, chunks, step, convert, label="rounding", progress=progress, force=force
+        )
     return source.size, source.dtype
 
 
@@ -82,15 +85,21 @@ def run(args: argparse.Namespace) -> int:
     --in-place."""
     source, target = file_paths(args)
     mode = _parse_mode(args.mode)
-    plan_output(target)  # checked before a device is created; convert_file checks again as it writes
+    plan_output(target, force=args.force)  # checked before a device is created; convert_file checks again as it writes
     device = pick_device(args.device)
     count, dtype = round_file(
-        source, target, mode, device, chunk_bytes=args.chunk_bytes or CHUNK_BYTES, progress=progress_choice(args)
+        source,
+        target,
+        mode,
+        device,
+        chunk_bytes=args.chunk_bytes or CHUNK_BYTES,
+        progress=progress_choice(args),
+        force=args.force,
     )
     if not args.quiet:
         plural = "" if count == 1 else "s"
-        print(
+        say(
             f"rounded {count} {dtype_words(dtype)} element{plural} ({mode.c_name}) from {source} into {target}",
-            file=sys.stderr,
+            stream=sys.stderr,
         )
     return EXIT_OK

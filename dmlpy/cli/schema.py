@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from dmlpy.cli.common import EXIT_OK
+from dmlpy.cli.common import EXIT_OK, say
 from dmlpy.descriptors_json import descriptor_schema
 
 
@@ -15,5 +15,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the JSON Schema of the descriptors dmlpy reads."""
-    print(json.dumps(descriptor_schema(), indent=2))
+    say(*json.dumps(descriptor_schema(), indent=2).split("\n"))
     return EXIT_OK

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from dmlpy.binding import same_layout
-from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level
+from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.codegen import CPU_PROFILE
@@ -160,10 +160,10 @@ def run(args: argparse.Namespace) -> int:
         desc = read_descriptor(args.descriptor)
     except DescriptorProblems as problems:
         count = len(problems.problems)
-        print(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
-        print("\n".join(f"  {line}" for line in problems.problems))
+        say(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
+        say(*(f"  {line}" for line in problems.problems))
         if target is not None:
-            print(f"no picture written to {args.svg}: the JSON does not make a descriptor to draw")
+            say(f"no picture written to {args.svg}: the JSON does not make a descriptor to draw")
         return EXIT_INVALID
     try:
         check_descriptor(desc, level)
@@ -177,10 +177,10 @@ def run(args: argparse.Namespace) -> int:
             )
         if target is not None:
             lines.append(write_picture(target, descriptor_picture(desc, level, str(error))))
-        print("\n".join(lines))
+        say(*lines)
         return EXIT_INVALID
     lines = report(desc, level)
     if target is not None:
         lines += ["", write_picture(target, descriptor_picture(desc, level))]
-    print("\n".join(lines))
+    say(*lines)
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,12 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], status: int,
     assert len(lines) == 1, result.stderr
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The characters of printed ``text`` that a terminal would act on or hide (controls, format characters such
+    as bidi overrides, line separators, surrogates), other than the newlines the CLI writes between lines."""
+    return [char for char in text if unicodedata.category(char) in {"Cc", "Cf", "Cs", "Zl", "Zp"} and char != "\n"]
 
 
 @pytest.fixture
