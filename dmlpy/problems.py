@@ -206,24 +206,30 @@ def show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str) -> str:
+    if char.isprintable():
+        return char
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every character a terminal would act on or hide (C0 and C1 controls, so ESC and the escape
+    sequences it starts; bidi overrides and other format characters; line and paragraph separators; lone
+    surrogates; unassigned code points) as a Python escape (``\\x1b``, ``\\u202e``): text from outside (a Name, a
+    file name, a driver's device name) then cannot recolour, reorder or rewrite the line it is shown on."""
+    return text if text.isprintable() else "".join(_escaped(char) for char in text)
 
 
 def quoted(text: str) -> str:
-    """``text`` in double quotes as messages show user text (a Name): printable characters as they are, and every
-    character a terminal would act on or hide (controls and escape sequences, bidi overrides and other format
-    characters, line separators, surrogates, unassigned code points) as a Python escape, so what is shown is
-    what is there and a name cannot rewrite the line it is printed on."""
-
-    def escaped(char: str) -> str:
-        if char in _SHORT_ESCAPES:
-            return _SHORT_ESCAPES[char]
-        if char.isprintable():
-            return char
-        code = ord(char)
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-    return '"' + "".join(escaped(char) for char in text) + '"'
+    """``text`` in double quotes as messages show user text (a Name): ``visible``, with quotes and backslashes
+    escaped too, so what is shown is what is there."""
+    return '"' + visible(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def _brief(value: Any) -> str:

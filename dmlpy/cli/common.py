@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dmlpy.enums import FeatureLevel
+from dmlpy.problems import visible
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -45,35 +46,17 @@ class Terminated(KeyboardInterrupt):
 
 # ----------------------------------------------------------------------------------------------------- printing
 
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escaped(char: str) -> str:
-    if char.isprintable():
-        return char
-    if char in _SHORT_ESCAPES:
-        return _SHORT_ESCAPES[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def terminal_text(line: str) -> str:
-    """``line`` as the terminal is to show it: every character a terminal would act on or hide (C0 and C1
-    controls, so ESC and the escape sequences it starts; bidi overrides and other format characters; line and
-    paragraph separators; lone surrogates; unassigned code points) as a Python escape (``\\x1b``, ``\\u202e``).
-    Text from outside (a Name, a file name, an argument, a driver's device name) then cannot recolour, reorder
-    or rewrite what is printed, and newlines inside it do not start lines of their own."""
-    return line if line.isprintable() else "".join(_escaped(char) for char in line)
-
 
 def say(*lines: str, stream: SupportsWrite[str] | None = None, end: str = "\n") -> None:
-    """Print ``lines`` on ``stream`` (standard output by default), one a line, each through terminal_text: the
-    only way the commands write to the terminal. A character the stream's encoding cannot hold (a strict ASCII
-    stdout) is written as its escape too. Nothing is written when the stream is closed (None)."""
+    """Print ``lines`` on ``stream`` (standard output by default), one a line, each through
+    dmlpy.problems.visible (escape sequences in a Name or a file name shown, not acted on; a newline inside a line
+    starts no line of its own): the only way the commands write to the terminal. A character the stream's encoding
+    cannot hold (a strict ASCII stdout) is written as its escape too. Nothing is written when the stream is closed
+    (None)."""
     out = sys.stdout if stream is None else stream
     if out is None:
         return
-    text = "\n".join(terminal_text(line) for line in lines) + end
+    text = "\n".join(visible(line) for line in lines) + end
     encoding = getattr(out, "encoding", None)
     if encoding:
         text = text.encode(encoding, "backslashreplace").decode(encoding)

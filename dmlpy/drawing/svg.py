@@ -31,8 +31,9 @@ WRAP_COLUMNS = 110
 """Characters per line of a wrapped message (about 660 px at font-size 11)."""
 
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-"""Characters XML 1.0 forbids, even escaped; a node Name may hold them (DirectML's names are any C string)."""
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 forbids, even escaped, and lone surrogates, which no encoding writes: any text a picture shows
+(a Name holds any C string) becomes savable XML."""
 
 
 def escape(words: str) -> str:

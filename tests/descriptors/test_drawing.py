@@ -9,6 +9,7 @@ from collections import Counter
 from itertools import product
 
 import dmlpy as dml
+from dmlpy.drawing.svg import escape
 from dmlpy.drawing.tensor import ReadCounts
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -106,3 +107,12 @@ def test_huge_overlapping_strides_draw_quickly() -> None:
 def test_no_dimensions_draw_one_element() -> None:
     scalar = dml.BufferTensorDesc(data_type="FLOAT32", sizes=())
     assert len(parts(scalar)["element"]) == 1
+
+
+def test_any_text_escapes_to_savable_xml() -> None:
+    """XML 1.0's forbidden characters and lone surrogates (which no encoding writes) become U+FFFD; markup is
+    escaped; everything else is kept."""
+    text = "a\x00b\x1b\ud800\udfff<&>\"'\u202e\ufffe z"
+    escaped = escape(text)
+    escaped.encode("utf-8")  # a lone surrogate would raise here
+    assert ET.fromstring(f"<t>{escaped}</t>").text == "a\ufffdb\ufffd\ufffd\ufffd<&>\"'\u202e\ufffd z"
