@@ -151,39 +151,97 @@ def _sizes(op: OperatorDescBase) -> tuple[int, ...]:
 
 def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[int]]:
     groups: list[list[int]] = []
+    tensors = _GroupTensors(graph, analysis)
+    fusing = False  # whether every node of the last group fuses
     for node in analysis.order:
         op = _op(graph, node)
-        current = groups[-1] if groups else None
+        node_fuses = fuse and fuses(op)
         if (
-            fuse
-            and current is not None
-            and fuses(op)
-            and all(fuses(_op(graph, other)) for other in current)
-            and _sizes(_op(graph, current[0])) == _sizes(op)
-            and _tensor_count(graph, analysis, [*current, node]) <= MAX_FUSED_TENSORS
+            fusing
+            and node_fuses
+            and _sizes(_op(graph, groups[-1][0])) == _sizes(op)
+            and tensors.count_with(node) <= MAX_FUSED_TENSORS
         ):
-            current.append(node)
+            groups[-1].append(node)
+            tensors.add(node)
         else:
             groups.append([node])
+            tensors.start(node)
+            fusing = node_fuses
     return groups
 
 
-def _tensor_count(graph: GraphDesc, analysis: GraphAnalysis, group: Sequence[int]) -> int:
-    """Tensors a fused kernel of ``group`` binds, counting every output read outside the group so far as
-    stored (an upper bound: later members only make it smaller)."""
-    members = set(group)
-    reads = {
-        (source, _input_desc(graph, node, slot))
-        for (node, slot), source in analysis.sources.items()
-        if node in members and not (source.kind == "node" and source.index in members)
-    }
-    writes = 0
-    for node in group:
-        for output in range(len(_op(graph, node).OUTPUTS)):
-            readers = analysis.consumers.get(Source("node", node, output), ())
-            if (node, output) in analysis.outputs or any(reader not in members for reader, _ in readers):
-                writes += 1
-    return len(reads) + writes
+class _GroupTensors:
+    """The tensors a fused kernel of the group being grouped binds, kept as nodes join it, so that each node costs
+    the edges it has rather than the whole group (planning is linear in nodes and edges): the distinct (source,
+    tensor) pairs the group reads from outside, and its outputs that are graph outputs or that a node outside the
+    group reads (every reader outside so far: an upper bound, as later members only make it smaller).
+
+    Nodes join in the graph's run order, so a node never feeds the group it joins: joining adds its outside
+    reads and outputs, and takes the outputs of members it was the last outside reader of off the writes."""
+
+    def __init__(self, graph: GraphDesc, analysis: GraphAnalysis) -> None:
+        self.graph = graph
+        self.analysis = analysis
+        self.graph_outputs = set(analysis.outputs)
+        self.members: set[int] = set()
+        self.reads: set[tuple[Source, BufferTensorDesc]] = set()
+        self.outside_readers: dict[tuple[int, int], int] = {}
+        """Per member output, the (node, input) pairs outside the group that read it."""
+        self.writes = 0
+
+    def start(self, node: int) -> None:
+        """Begin a new group with ``node``."""
+        self.members = set()
+        self.reads = set()
+        self.outside_readers = {}
+        self.writes = 0
+        self.add(node)
+
+    def count_with(self, node: int) -> int:
+        """Tensors the group would bind with ``node`` joined."""
+        reads, left = self._joining(node)
+        return len(self.reads) + len(reads - self.reads) + self.writes - self._settled(left) + self._own_writes(node)
+
+    def add(self, node: int) -> None:
+        reads, left = self._joining(node)
+        self.reads |= reads
+        self.writes += self._own_writes(node) - self._settled(left)
+        self.outside_readers.update(left)
+        for output in range(len(_op(self.graph, node).OUTPUTS)):
+            self.outside_readers[(node, output)] = len(self._readers(node, output))
+        self.members.add(node)
+
+    def _joining(self, node: int) -> tuple[set[tuple[Source, BufferTensorDesc]], dict[tuple[int, int], int]]:
+        """What ``node`` brings: the (source, tensor) pairs it reads from outside the group, and for each member
+        output it reads, the outside readers that output has left once ``node`` is in."""
+        reads: set[tuple[Source, BufferTensorDesc]] = set()
+        left: dict[tuple[int, int], int] = {}
+        for slot in range(len(_op(self.graph, node).INPUTS)):
+            source = self.analysis.sources.get((node, slot))
+            if source is None:
+                continue
+            if source.kind == "node" and source.index in self.members:
+                output = (source.index, source.output)
+                left[output] = left.get(output, self.outside_readers[output]) - 1
+            else:
+                reads.add((source, _input_desc(self.graph, node, slot)))
+        return reads, left
+
+    def _settled(self, left: dict[tuple[int, int], int]) -> int:
+        """The member outputs the group no longer writes: no outside reader left, and not a graph output."""
+        return sum(1 for output, count in left.items() if not count and output not in self.graph_outputs)
+
+    def _own_writes(self, node: int) -> int:
+        """The outputs of ``node`` the group writes: graph outputs, and those read (by later nodes: outside)."""
+        return sum(
+            1
+            for output in range(len(_op(self.graph, node).OUTPUTS))
+            if (node, output) in self.graph_outputs or self._readers(node, output)
+        )
+
+    def _readers(self, node: int, output: int) -> tuple[tuple[int, int], ...]:
+        return self.analysis.consumers.get(Source("node", node, output), ())
 
 
 def _input_desc(graph: GraphDesc, node: int, slot: int) -> BufferTensorDesc:

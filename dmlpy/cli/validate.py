@@ -126,13 +126,11 @@ def graph_report(desc: GraphDesc, level: FeatureLevel) -> list[str]:
     lines += [f"  graph input {k}: {tensor.describe()}" for k, tensor in enumerate(analysis.input_descs)]
     lines += [f"  graph output {k}: {tensor.describe()}" for k, tensor in enumerate(analysis.output_descs)]
     lines += ["", "Nodes in the order they run:"]
+    reads: dict[int, list[str]] = {}  # per node, what its inputs read in binding order
+    for (target, _), s in sorted(analysis.sources.items()):
+        reads.setdefault(target, []).append(f"graph input {s.index}" if s.kind == "input" else desc.node_label(s.index))
     for node in analysis.order:
-        reads = [
-            f"{'graph input ' + str(s.index) if s.kind == 'input' else desc.node_label(s.index)}"
-            for (target, _), s in sorted(analysis.sources.items())
-            if target == node
-        ]
-        lines.append(f"  {desc.node_label(node)} <- {', '.join(reads)}")
+        lines.append(f"  {desc.node_label(node)} <- {', '.join(reads[node])}")
     plan = plan_graph(desc, analysis, CPU_PROFILE)
     lines += ["", f"Kernels (compile_graph on a CPU device): {len(plan.steps)}"]
     for index, step in enumerate(plan.steps):
