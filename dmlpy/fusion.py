@@ -283,13 +283,17 @@ def _fused_step(
     read_from: ReadFrom,
     stored_in: StoredIn,
 ) -> Step:
+    """The fused kernel of ``group``. Its source names values by their position in the group and nodes by their
+    operator alone, never by index or Name: no user text reaches a compiler, and groups of one shape anywhere in
+    a graph share one program (the source is the program cache's key). CompiledGraph.source shows each kernel's
+    nodes, names included, beside it."""
     members = set(group)
     arguments: list[TensorRef] = []
     loads: dict[tuple[Source, BufferTensorDesc], int] = {}
     values: dict[tuple[int, int], str] = {}
     statements: list[str] = []
     options: set[str] = set()
-    for node in group:
+    for position, node in enumerate(group):
         op = _op(graph, node)
         names: list[str | None] = []
         for slot, tensor in enumerate(op.input_tensors()):
@@ -311,8 +315,8 @@ def _fused_step(
         data_type = output.desc.data_type
         if data_type == TensorDataType.FLOAT16:
             expression = f"TO_HALF({expression})"
-        name = f"v{node}"
-        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {_code_label(op, node)} */")
+        name = f"v{position}"
+        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {op.operator_name()} */")
         values[(node, 0)] = name
         options.update(op.lower(profile).kernel.options)
     stores: list[tuple[int, str, BufferTensorDesc]] = []
@@ -336,7 +340,7 @@ def _fused_step(
         half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
         statements.append(f"STORE{half}({k}, {value});")
     lines = [
-        f"// Fused: {' -> '.join(_code_label(_op(graph, node), node) for node in group)}",
+        f"// Fused: {' -> '.join(_op(graph, node).operator_name() for node in group)}",
         f"#define TENSOR_COUNT {len(arguments)}",
     ]
     for k, ref in enumerate(arguments):
@@ -355,13 +359,6 @@ def _fused_step(
     )
     lowered = profile.lowered(kernel, layout, PACKED_RUN if packed else FUSED_ELEMENTS_PER_ITEM)
     return Step(tuple(group), lowered, tuple(arguments))
-
-
-def _code_label(op: OperatorDescBase, node: int) -> str:
-    """How kernel source names a node: its index and operator, never its Name. A Name is the user's text, and no
-    user text reaches a compiler: the source is the same whatever the names (CompiledGraph.describe shows them
-    beside each kernel)."""
-    return f"Nodes[{node}] {op.operator_name()}"
 
 
 def _macro(name: str, statements: Sequence[str]) -> str:

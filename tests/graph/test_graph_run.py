@@ -376,7 +376,7 @@ def test_the_source_shows_the_fused_kernel(device: Any) -> None:
     compiled = device.compile_graph(g.desc_for([y]))
     source = compiled.source
     assert "fused kernel 1 of 1" in source
-    assert "// Fused: Nodes[0] ELEMENT_WISE_DEQUANTIZE_LINEAR -> Nodes[1] ELEMENT_WISE_ROUND -> Nodes[2]" in source
+    assert "// Fused: ELEMENT_WISE_DEQUANTIZE_LINEAR -> ELEMENT_WISE_ROUND -> ELEMENT_WISE_QUANTIZE_LINEAR" in source
     for step in ("dequantize(", "TO_HALF(", "ROUND_TOWARD_INFINITY(", "saturate_uchar(quantize("):
         assert step in source
     specialisation = source.split("// A graph's element-wise nodes in one kernel")[0]
