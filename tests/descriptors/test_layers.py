@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("graph",),  # the DirectMLX-style builder (it compiles through the device it is given, never imports one)
     ("reference", "messages", "layout", "descriptors_json"),  # pure helpers
     ("runtime",),  # the package: the only one that talks to OpenCL
-    ("cli", "onnx"),  # the command line; the ONNX backend
+    ("cli", "onnx"),  # the command line; the ONNX backend (a package, every module in it)
     ("__init__", "__main__"),  # the package root
 )
 """Lowest first. A name is a top-level module or package of dmlpy; names absent today are allowed."""

@@ -1,0 +1,55 @@
+"""An ONNX backend (``onnx.backend.base.Backend``) that runs ONNX graphs through dmlpy's graphs, the way
+onnxruntime's DirectML execution provider turns ONNX graphs into DirectML graphs.
+
+    import dmlpy.onnx
+    rep = dmlpy.onnx.DmlBackend.prepare(model)          # or dmlpy.onnx.prepare("model.onnx")
+    (y,) = rep.run([x])                                  # NumPy in, NumPy out
+
+It lowers graphs of the four ONNX operators whose semantics DirectML expresses exactly: Round (ties to even,
+DirectML's HALVES_TO_NEAREST_EVEN), QuantizeLinear and DequantizeLinear (per-tensor and per-axis, 8-bit
+outputs; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR and ELEMENT_WISE_DEQUANTIZE_LINEAR) and Identity (tensors).
+Any other node, and any form DirectML cannot express (blocked quantization, float8, 4- and 2-bit types, 16-bit
+quantized outputs, sequences), is refused at ``prepare`` with a message naming the node, its operator and
+opset, and why; so is a model that contradicts itself (an output declared of a type its node does not compute,
+an ``output_dtype`` its zero point contradicts), and every malformed model (a dml.DmlError, the original
+exception as its ``__cause__``). Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no host
+copy of them. The graph is compiled (fused where it can be) on the first ``run`` for each set of input shapes,
+then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used.
+
+External data (initializers stored in files beside the model) is read only from the model's folder: the folder
+of the .onnx file given to ``prepare``, or the one named by ``prepare(model, base_dir=...)``; a location that
+is absolute, goes through ``..`` or through a symbolic link out of that folder, or names a missing file, is
+refused, and so is a ModelProto with external data and no folder: the working directory is never read.
+
+Devices: ``"CPU"`` (ONNX's default name) runs on dmlpy's default OpenCL device; ``prepare(model,
+dml_device=device)`` picks a dmlpy Device. This module needs the ``onnx`` package (``pip install dmlpy[onnx]``).
+"""
+
+# onnx is an optional dependency: without it, this message rather than the first submodule's bare ImportError.
+try:
+    import onnx  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError("dmlpy.onnx needs the onnx package: pip install 'dmlpy[onnx]'") from error
+
+from dmlpy.onnx.backend import MAX_COMPILED_GRAPHS, DmlBackend, DmlBackendRep
+from dmlpy.onnx.elements import NodeRefused
+
+# Public names that were never in __all__: importable by name, as they were from dmlpy/onnx.py.
+from dmlpy.onnx.lowering import MAX_DIMENSIONS as MAX_DIMENSIONS
+from dmlpy.onnx.lowering import SUPPORTED_OPS as SUPPORTED_OPS
+
+prepare = DmlBackend.prepare
+run_model = DmlBackend.run_model
+run_node = DmlBackend.run_node
+supports_device = DmlBackend.supports_device
+
+__all__ = [
+    "MAX_COMPILED_GRAPHS",
+    "DmlBackend",
+    "DmlBackendRep",
+    "NodeRefused",
+    "prepare",
+    "run_model",
+    "run_node",
+    "supports_device",
+]

@@ -1,0 +1,272 @@
+"""The ONNX backend proper: DmlBackend (``prepare``, ``run_node``, ``supports_device``) and DmlBackendRep, a
+prepared model that checks its inputs and keeps a compiled graph per set of input shapes, least recently used
+dropped first."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx.backend.base import Backend, BackendRep
+
+from dmlpy.binding import BufferBinding
+from dmlpy.dtypes import DATA_TYPES
+from dmlpy.enums import TensorDataType
+from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
+from dmlpy.graph import Graph
+from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, type_name
+from dmlpy.onnx.initializers import initializer_types, upload_initializers
+from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
+from dmlpy.onnx.lowering import lower, node_attributes, node_name
+from dmlpy.runtime import Device, default_device
+
+MAX_COMPILED_GRAPHS = 64
+"""How many compiled graphs (one per set of input shapes) a prepared model keeps by default (each takes tens of
+KB); the least recently used is dropped when a new set of shapes compiles."""
+
+
+def _opset(model: onnx.ModelProto, domain: str = "") -> int:
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx") and domain == "":
+            return int(entry.version)
+    return int(onnx.defs.onnx_opset_version())
+
+
+def _declared_shape(value: onnx.ValueInfoProto) -> list[int | str | None] | None:
+    """A graph input's declared shape: a number, a symbol or None (unknown) per dimension; None without one."""
+    tensor_type = value.type.tensor_type
+    if not tensor_type.HasField("shape"):
+        return None
+    return [
+        int(dim.dim_value) if dim.HasField("dim_value") else (dim.dim_param or None) for dim in tensor_type.shape.dim
+    ]
+
+
+class DmlBackendRep(BackendRep):
+    """A prepared ONNX model: ``run(inputs)`` binds, dispatches and returns the outputs as NumPy arrays.
+
+    ``max_compiled_graphs`` bounds the graphs compiled for sets of input shapes (MAX_COMPILED_GRAPHS unless
+    set); the least recently used goes first."""
+
+    max_compiled_graphs: int = MAX_COMPILED_GRAPHS
+
+    def __init__(self, model: onnx.ModelProto, device: Device, base_dir: str | None = None) -> None:
+        self.model = model
+        self.device = device
+        self.opset = _opset(model)
+        graph = model.graph
+        if len(graph.sparse_initializer):
+            raise NodeRefused(
+                f"ONNX sparse initializer {graph.sparse_initializer[0].values.name!r}: DirectML has no sparse "
+                "tensors; store it as a dense initializer"
+            )
+        self.initializer_types = initializer_types(graph)
+        """Each initializer's dims and data type (dmlpy keeps no host copy of its data)."""
+        self.input_names = [value.name for value in graph.input if value.name not in self.initializer_types]
+        self.output_names = [value.name for value in graph.output]
+        self.input_types: dict[str, int] = {v.name: v.type.tensor_type.elem_type for v in graph.input}
+        self.input_shapes = {value.name: _declared_shape(value) for value in graph.input}
+        """Each graph input's declared shape (None: none declared); ``run`` refuses arrays of another."""
+        self.output_types: dict[str, int] = {v.name: v.type.tensor_type.elem_type for v in graph.output}
+        for value in graph.input:
+            if not value.type.HasField("tensor_type"):
+                raise NodeRefused(
+                    f"ONNX graph input {value.name!r} is a {value.type.WhichOneof('value')}; dmlpy runs tensors only "
+                    "(DirectML has no sequences or optionals)"
+                )
+            element_type(value.type.tensor_type.elem_type, f"ONNX graph input {value.name!r}")
+        for node in graph.node:
+            node_attributes(node, node_name(node, self.opset))
+        # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
+        lower(self, Graph(device.feature_level), None)
+        self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)
+        self._compiled: OrderedDict[tuple[tuple[int, ...], ...], _Compiled] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def compiled_graphs(self) -> list[Any]:
+        """The dmlpy graphs compiled and kept, one per set of input shapes (``.kernel_count``, ``.source``),
+        least recently used first."""
+        with self._lock:
+            return [entry.compiled for entry in self._compiled.values()]
+
+    # ------------------------------------------------------------------------------------------------- run
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray[Any, Any], ...]:
+        """The model's outputs for ``inputs`` (a list in graph input order, or a dict by name)."""
+        arrays = self._inputs(inputs)
+        key = tuple(array.shape for array in arrays.values())
+        with self._lock:
+            compiled = self._compiled.get(key)
+            if compiled is None:
+                compiled = self._compiled[key] = _Compiled.build(self, {n: a.shape for n, a in arrays.items()})
+                while len(self._compiled) > max(1, self.max_compiled_graphs):
+                    self._compiled.popitem(last=False)
+            else:
+                self._compiled.move_to_end(key)
+        return compiled.run(arrays)
+
+    def _inputs(self, inputs: Any) -> dict[str, np.ndarray[Any, Any]]:
+        if isinstance(inputs, Mapping):
+            given = dict(inputs)
+        else:
+            if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
+                inputs = [inputs]
+            if len(inputs) != len(self.input_names):
+                raise InvalidArgumentError(
+                    f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}); "
+                    f"{len(inputs)} were given"
+                )
+            given = dict(zip(self.input_names, inputs, strict=True))
+        arrays: dict[str, np.ndarray[Any, Any]] = {}
+        for name in self.input_names:
+            if name not in given:
+                raise InvalidArgumentError(f"the model's input {name!r} was not given")
+            expected = f"an array of {type_name(self.input_types[name])}"
+            try:
+                array = np.asarray(given[name])
+            except (TypeError, ValueError) as error:
+                raise argument_error("run", f"the model's input {name!r}", given[name], expected) from error
+            wanted = ELEMENT_TYPES.get(self.input_types[name])
+            numpy_type = DATA_TYPES[wanted].numpy if wanted is not None else None
+            if numpy_type is None or array.dtype != numpy_type:
+                raise InvalidArgumentError(
+                    f"the model's input {name!r} is {type_name(self.input_types[name])}; an array of dtype "
+                    f"{array.dtype} was given"
+                )
+            _check_shape(name, array.shape, self.input_shapes[name])
+            arrays[name] = array
+        return arrays
+
+
+def _check_shape(name: str, shape: tuple[int, ...], declared: list[int | str | None] | None) -> None:
+    """InvalidArgumentError unless ``shape`` is one the graph input ``name`` declares (symbols match any size)."""
+    if declared is None:
+        return
+    shown = "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
+    if len(shape) != len(declared):
+        why = f"{len(shape)} dimensions, not {len(declared)}"
+    else:
+        wrong = [
+            k
+            for k, (size, want) in enumerate(zip(shape, declared, strict=True))
+            if isinstance(want, int) and size != want
+        ]
+        if not wrong:
+            return
+        why = f"dimension {wrong[0]} is {shape[wrong[0]]}, not {declared[wrong[0]]}"
+    raise InvalidArgumentError(
+        f"the model's input {name!r} has shape {shape}; the model declares {shown} ({why}): give an array of the "
+        "declared shape"
+    )
+
+
+@dataclass
+class _Compiled:
+    """The model compiled for one set of input shapes."""
+
+    rep: DmlBackendRep
+    compiled: Any
+    bound_names: list[str]
+    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]]
+
+    @classmethod
+    def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
+        graph = Graph(rep.device)
+        lowered = lower(rep, graph, shapes)
+        compiled = graph.compile(lowered.expressions)
+        device = rep.device
+        initializer = device.create_operator_initializer([compiled])
+        recorder = device.create_command_recorder()
+        recorder.record_dispatch(device.queue, initializer, device.create_binding_table(initializer))
+        return cls(rep, compiled, lowered.bound_names, lowered.outputs)
+
+    def run(self, arrays: Mapping[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], ...]:
+        device = self.rep.device
+        table = device.create_binding_table(self.compiled)
+        buffers = []
+        uploaded = dict(self.rep._uploaded)
+        for name in self.bound_names:
+            if name not in uploaded:
+                uploaded[name] = device.upload(np.ascontiguousarray(arrays[name]))
+                buffers.append(uploaded[name])
+        bindings = [BufferBinding(uploaded[name]) for name in self.bound_names]
+        table.bind_inputs(bindings)
+        outputs = [
+            device.create_buffer(max(4, desc.total_tensor_size_in_bytes)) for desc in self.compiled.output_descs()
+        ]
+        buffers += outputs
+        table.bind_outputs([BufferBinding(buffer) for buffer in outputs])
+        size = self.compiled.get_binding_properties().temporary_resource_size
+        if size:
+            temporary = device.create_buffer(size)
+            buffers.append(temporary)
+            table.bind_temporary_resource(BufferBinding(temporary))
+        device.create_command_recorder().record_dispatch(device.queue, self.compiled, table).wait()
+        results = []
+        for (_, data_type, shape), buffer in zip(self.outputs, outputs, strict=True):
+            numpy_type = DATA_TYPES[data_type].numpy
+            assert numpy_type is not None
+            results.append(buffer.read(numpy_type, int(np.prod(shape)) if shape else 1).reshape(shape))
+        for buffer in buffers:
+            buffer.release()
+        return tuple(results)
+
+
+class DmlBackend(Backend):
+    """onnx.backend.base.Backend over dmlpy (see dmlpy.onnx's docstring)."""
+
+    @classmethod
+    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> DmlBackendRep:
+        """Check and lower ``model`` (an onnx.ModelProto, the path of a .onnx file, or its bytes) and upload its
+        initializers; NodeRefused (an UnsupportedError) names any node dmlpy cannot run, InvalidArgumentError any
+        malformed part. ``base_dir`` names the folder of the model's external data (by default the .onnx file's
+        folder; a ModelProto or bytes with external data need it); ``dml_device`` picks a dmlpy Device; ``rtol``
+        and ``atol`` (which onnx's test runner passes along) are ignored."""
+        dml_device = kwargs.pop("dml_device", None)
+        base_dir = kwargs.pop("base_dir", None)
+        for tolerance in ("rtol", "atol"):
+            kwargs.pop(tolerance, None)
+        if kwargs:
+            raise InvalidArgumentError(
+                f"prepare got unknown options {sorted(kwargs)}; it takes dml_device and base_dir"
+            )
+        if not cls.supports_device(device):
+            raise UnsupportedError(f"device {device!r}: dmlpy's ONNX backend runs on 'CPU' (dmlpy's default device)")
+        try:
+            proto, folder = model_and_folder(model, base_dir)
+            check_with_onnx(proto)
+            return DmlBackendRep(proto, dml_device if dml_device is not None else default_device(), folder)
+        except DmlError:
+            raise
+        except MemoryError as error:
+            raise OutOfMemoryError(
+                f"prepare: the host ran out of memory while reading the model ({error!r})"
+            ) from error
+        except Exception as error:  # a malformed model dmlpy's checks did not foresee: still a DmlError
+            raise InvalidArgumentError(f"prepare: the model is malformed: {type(error).__name__}: {error}") from error
+
+    @classmethod
+    def run_node(
+        cls, node: onnx.NodeProto, inputs: Any, device: str = "CPU", outputs_info: Any = None, **kwargs: Any
+    ) -> tuple[np.ndarray[Any, Any], ...]:
+        """Run one node on ``inputs`` (NumPy arrays in the node's input order)."""
+        try:
+            arrays = [np.asarray(value) for value in inputs]
+            model = node_model(node, arrays)
+        except MemoryError:
+            raise
+        except Exception as error:  # a malformed node, or arrays of a dtype ONNX has no element type for
+            raise InvalidArgumentError(f"run_node: the node cannot be made a model: {error}") from error
+        return cls.prepare(model, device, **kwargs).run(
+            [a for name, a in zip(node.input, arrays, strict=False) if name]
+        )
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        """``"CPU"`` only: ONNX's device names are CPU and CUDA; dmlpy runs its default OpenCL device for "CPU"."""
+        return str(device).upper() == "CPU"

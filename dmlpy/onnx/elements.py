@@ -1,0 +1,48 @@
+"""ONNX element types as DirectML tensor data types, their names in messages, and NodeRefused: the vocabulary
+the other modules of dmlpy.onnx share."""
+
+from __future__ import annotations
+
+import onnx
+
+from dmlpy.enums import TensorDataType
+from dmlpy.errors import UnsupportedError
+
+T = TensorDataType
+ELEMENT_TYPES: dict[int, TensorDataType] = {
+    onnx.TensorProto.FLOAT: T.FLOAT32,
+    onnx.TensorProto.FLOAT16: T.FLOAT16,
+    onnx.TensorProto.DOUBLE: T.FLOAT64,
+    onnx.TensorProto.INT8: T.INT8,
+    onnx.TensorProto.UINT8: T.UINT8,
+    onnx.TensorProto.INT16: T.INT16,
+    onnx.TensorProto.UINT16: T.UINT16,
+    onnx.TensorProto.INT32: T.INT32,
+    onnx.TensorProto.UINT32: T.UINT32,
+    onnx.TensorProto.INT64: T.INT64,
+    onnx.TensorProto.UINT64: T.UINT64,
+}
+"""ONNX element types DirectML has a tensor data type for."""
+_ONNX_TYPES = {data_type: elem_type for elem_type, data_type in ELEMENT_TYPES.items()}
+
+
+def type_name(elem_type: int) -> str:
+    try:
+        return str(onnx.TensorProto.DataType.Name(elem_type))
+    except ValueError:  # a number TensorProto.DataType does not list
+        return f"data type {elem_type}"
+
+
+def onnx_name(data_type: TensorDataType) -> str:
+    return type_name(_ONNX_TYPES[data_type])
+
+
+class NodeRefused(UnsupportedError):
+    """An ONNX node dmlpy cannot run, with the reason (an UnsupportedError, so a dml.DmlError)."""
+
+
+def element_type(elem_type: int, where: str) -> TensorDataType:
+    data_type = ELEMENT_TYPES.get(elem_type)
+    if data_type is None:
+        raise NodeRefused(f"{where} is {type_name(elem_type)}, which DirectML has no tensor data type for")
+    return data_type

@@ -1,0 +1,260 @@
+"""ONNX nodes as nodes of a dml.Graph: which nodes and attributes dmlpy runs, and the Round, QuantizeLinear,
+DequantizeLinear and Identity nodes lowered to DirectML's element-wise operators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import onnx
+
+from dmlpy.enums import RoundingMode, TensorDataType
+from dmlpy.errors import DmlError, InvalidArgumentError
+from dmlpy.graph import Expression, Graph
+from dmlpy.graph import dequantize_linear as graph_dequantize_linear
+from dmlpy.graph import identity as graph_identity
+from dmlpy.graph import quantize_linear as graph_quantize_linear
+from dmlpy.graph import round as graph_round
+from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.tensor import BufferTensorDesc
+
+SUPPORTED_OPS = ("Round", "QuantizeLinear", "DequantizeLinear", "Identity")
+MAX_DIMENSIONS = 8
+
+_INPUT_COUNTS = {"Round": (1, 1), "Identity": (1, 1), "QuantizeLinear": (2, 3), "DequantizeLinear": (2, 3)}
+_ATTRIBUTES = {
+    "Round": set(),
+    "Identity": set(),
+    "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
+    "DequantizeLinear": {"axis", "output_dtype", "block_size"},
+}
+"""The attributes each operator takes (all INT), and so the ones dmlpy reads."""
+
+
+def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
+    return BufferTensorDesc(data_type=data_type, sizes=tuple(shape) or (1,))
+
+
+def node_name(node: onnx.NodeProto, opset: int) -> str:
+    return f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {opset})"
+
+
+class PreparedModel(Protocol):
+    """What lowering reads of a prepared model (a dmlpy.onnx.DmlBackendRep), so that this module need not
+    import the backend that imports it."""
+
+    model: onnx.ModelProto
+    opset: int
+    input_names: list[str]
+    input_types: dict[str, int]
+    initializer_types: dict[str, tuple[tuple[int, ...], TensorDataType]]
+    output_names: list[str]
+    output_types: dict[str, int]
+
+
+@dataclass
+class Lowered:
+    """The model as nodes of a dmlpy Graph: the graph outputs' expressions, the ONNX value each graph input
+    binds (in graph input order; one value may be bound twice, read two ways: a scale shared by nodes of
+    different shapes) and each graph output's name, data type and shape."""
+
+    expressions: list[Expression]
+    bound_names: list[str]
+    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]]
+
+
+def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]] | None) -> Lowered:
+    """``rep``'s model as nodes of ``graph`` for the graph inputs' ``shapes``. With ``shapes`` None, every value
+    is one element and every scale and zero point one value: what ``prepare`` checks, every rule that does not
+    depend on the shapes (data types, output_dtype, declared output types, what DirectML's validation asks)."""
+    computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
+    """ONNX values computed by lowered nodes."""
+    leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
+    bound: list[str] = []
+    pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
+    for name in rep.input_names:
+        shape = shapes[name] if shapes is not None else ()
+        pending[name] = (shape, element_type(rep.input_types[name], f"ONNX graph input {name!r}"))
+    for name, (dims, data_type) in rep.initializer_types.items():
+        pending[name] = (dims if shapes is not None else (), data_type)
+
+    def leaf(name: str, desc: BufferTensorDesc) -> Expression:
+        """The graph input binding ``name`` read as ``desc``: one per way it is read."""
+        key = (name, desc)
+        if key not in leaves:
+            leaves[key] = graph.input(desc)
+            bound.append(name)
+        return leaves[key]
+
+    def data(name: str, where: str) -> tuple[Expression, tuple[int, ...], TensorDataType]:
+        if name in computed:
+            return computed[name]
+        if name not in pending:
+            raise NodeRefused(f"{where}: {name!r} is computed by no node and is no graph input or initializer")
+        shape, data_type = pending[name]
+        if len(shape) > MAX_DIMENSIONS:
+            raise NodeRefused(f"{where}: {name!r} has {len(shape)} dimensions; DirectML tensors have 1 to 8")
+        return leaf(name, _desc(data_type, shape)), shape, data_type
+
+    def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
+        """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
+        index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
+        if name in computed:
+            raise NodeRefused(f"{where}: {what} {name!r} is computed by a node; dmlpy takes it from an input")
+        if name not in pending:
+            raise NodeRefused(f"{where}: {what} {name!r} is no graph input or initializer")
+        shape, data_type = pending[name]
+        sizes = like or (1,)
+        if (int(np.prod(shape)) if shape else 1) == 1:
+            return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(0,) * len(sizes)))
+        along = axis + len(like) if axis < 0 else axis
+        if not 0 <= along < len(like):
+            raise NodeRefused(f"{where}: axis {axis} is out of range for an input of rank {len(like)}")
+        if len(shape) != 1 or shape[0] != like[along]:
+            raise NodeRefused(
+                f"{where}: {what} {name!r} has shape {list(shape)}; DirectML takes one value per tensor, or one "
+                f"per index of the axis (axis {axis}: {like[along]} values); blocked and other shapes cannot be "
+                "expressed"
+            )
+        strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
+        return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
+
+    for node in _needed_nodes(rep.model.graph):
+        where = node_name(node, rep.opset)
+        attributes = node_attributes(node, where)
+        x, shape, data_type = data(node.input[0], where)
+        if node.op_type == "Round":
+            result = _expressed(where, graph_round, x, RoundingMode.HALVES_TO_NEAREST_EVEN)
+        elif node.op_type == "Identity":
+            result = _expressed(where, graph_identity, x)
+        else:
+            axis = attributes.get("axis", 1)
+            scale = parameter(node.input[1], shape, axis, where, "scale")
+            zero_name = node.input[2] if len(node.input) > 2 and node.input[2] else None
+            zero = parameter(zero_name, shape, axis, where, "zero point") if zero_name else None
+            if node.op_type == "QuantizeLinear":
+                result = _quantize(x, scale, (zero_name, zero), attributes, where)
+            else:
+                result = _dequantize(x, scale, zero, attributes, where)
+        computed[node.output[0]] = (result, shape, result.data_type)
+
+    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]] = []
+    expressions: list[Expression] = []
+    for name in rep.output_names:
+        expression, shape, data_type = data(name, f"ONNX graph output {name!r}")
+        declared = rep.output_types[name]
+        if declared and ELEMENT_TYPES.get(declared) != data_type:
+            raise InvalidArgumentError(
+                f"ONNX graph output {name!r} is declared {type_name(declared)}; the model computes "
+                f"{onnx_name(data_type)} there: correct the output's declared type"
+            )
+        if expression.node is None or expression in expressions:
+            # A graph input passed straight out, or one value listed twice: DirectML writes each node output
+            # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
+            expression = _expressed(f"ONNX graph output {name!r}", graph_identity, expression)
+        expressions.append(expression)
+        outputs.append((name, data_type, shape))
+    return Lowered(expressions, bound, outputs)
+
+
+def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes the graph outputs depend on, in the model's order: a node nothing reads is left out, as
+    onnxruntime prunes it (a DirectML graph refuses a node used by nothing)."""
+    producer = {output: node for node in graph.node for output in node.output}
+    needed: set[int] = set()
+    stack = [value.name for value in graph.output]
+    while stack:
+        node = producer.get(stack.pop())
+        if node is not None and id(node) not in needed:
+            needed.add(id(node))
+            stack.extend(name for name in node.input if name)
+    return [node for node in graph.node if id(node) in needed]
+
+
+def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
+    """The node's attributes, after checking the node is one dmlpy runs, with the inputs, outputs and INT
+    attributes its operator takes."""
+    if node.domain not in ("", "ai.onnx"):
+        raise NodeRefused(f"{where}: domain {node.domain!r} is not ONNX's; dmlpy runs {', '.join(SUPPORTED_OPS)}")
+    if node.op_type not in SUPPORTED_OPS:
+        raise NodeRefused(
+            f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
+            "ELEMENT_WISE_ROUND, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_DEQUANTIZE_LINEAR and "
+            "ELEMENT_WISE_IDENTITY express exactly"
+        )
+    fewest, most = _INPUT_COUNTS[node.op_type]
+    if not fewest <= len(node.input) <= most or not node.input[0] or (most > 1 and not node.input[1]):
+        takes = f"{fewest}" if fewest == most else f"{fewest} or {most} (the zero point is optional)"
+        raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
+    if len(node.output) != 1 or not node.output[0]:
+        raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
+    attributes: dict[str, int] = {}
+    for attribute in node.attribute:
+        if attribute.name not in _ATTRIBUTES[node.op_type]:
+            raise NodeRefused(
+                f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"
+            )
+        if attribute.type != onnx.AttributeProto.INT:
+            try:
+                kind = onnx.AttributeProto.AttributeType.Name(attribute.type)
+            except ValueError:
+                kind = f"attribute type {attribute.type}"
+            raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is {kind}; {node.op_type} takes an INT")
+        attributes[attribute.name] = int(attribute.i)
+    if attributes.get("block_size", 0) != 0:
+        raise NodeRefused(
+            f"{where}: block_size {attributes['block_size']} is blocked quantization, which DirectML's "
+            "ELEMENT_WISE_QUANTIZE_LINEAR cannot express (one scale per tensor or per axis only)"
+        )
+    return attributes
+
+
+def _expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:
+    """``build(*args, **kwargs)``, a dml.graph node; what DirectML's validation refuses becomes a NodeRefused
+    naming the ONNX node."""
+    try:
+        return build(*args, **kwargs)
+    except DmlError as error:
+        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
+
+
+def _quantize(
+    x: Expression,
+    scale: Expression,
+    zero_point: tuple[str | None, Expression | None],
+    attributes: Mapping[str, int],
+    where: str,
+) -> Expression:
+    zero_name, zero = zero_point
+    output_dtype = attributes.get("output_dtype", 0)
+    if output_dtype:
+        output_type = element_type(output_dtype, f"{where}: output_dtype")
+        if zero is not None and zero.data_type != output_type:
+            raise InvalidArgumentError(
+                f"{where}: output_dtype {type_name(output_dtype)}, but the zero point {zero_name!r} is "
+                f"{onnx_name(zero.data_type)}; QuantizeLinear outputs its zero point's type, and ONNX asks "
+                "output_dtype to agree with it"
+            )
+    elif zero is not None:
+        output_type = zero.data_type
+    else:
+        output_type = TensorDataType.UINT8
+    if output_type not in (TensorDataType.UINT8, TensorDataType.INT8):
+        raise NodeRefused(
+            f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or INT8"
+        )
+    return _expressed(where, graph_quantize_linear, x, scale, zero, dtype=output_type)
+
+
+def _dequantize(
+    x: Expression, scale: Expression, zero: Expression | None, attributes: Mapping[str, int], where: str
+) -> Expression:
+    output_dtype = attributes.get("output_dtype", 0)
+    if output_dtype and element_type(output_dtype, f"{where}: output_dtype") != scale.data_type:
+        raise NodeRefused(
+            f"{where}: output_dtype {type_name(output_dtype)} differs from the scale's type {scale.data_type.name}; "
+            "DirectML's ELEMENT_WISE_DEQUANTIZE_LINEAR outputs the scale's type"
+        )
+    return _expressed(where, graph_dequantize_linear, x, scale, zero)
