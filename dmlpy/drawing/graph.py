@@ -69,8 +69,8 @@ class DrawnKernel:
 
 
 def _columns(nodes: Sequence[DrawnNode], edges: Sequence[DrawnEdge]) -> list[int]:
-    """Each node's column: an operator node from 1, one right of the furthest operator node it reads (bounded,
-    so a refused cyclic graph still draws); a constant node one left of its first reader (0: under the graph
+    """Each node's column: an operator node from 1, one right of the furthest operator node it reads (a refused
+    cyclic graph broken where it closes); a constant node one left of its first reader (0: under the graph
     inputs)."""
     count = len(nodes)
     links = [
@@ -79,8 +79,6 @@ def _columns(nodes: Sequence[DrawnNode], edges: Sequence[DrawnEdge]) -> list[int
         if e.kind == "intermediate" and max(e.source, e.target) < count and not nodes[e.source].constant
     ]
     column = _longest_paths(count, links)
-    if column is None:
-        column = _relaxed_columns(count, links)
     readers: dict[int, list[int]] = {}
     for e in edges:
         if e.kind == "intermediate" and max(e.source, e.target) < count and nodes[e.source].constant:
@@ -90,38 +88,37 @@ def _columns(nodes: Sequence[DrawnNode], edges: Sequence[DrawnEdge]) -> list[int
     return column
 
 
-def _longest_paths(count: int, links: Sequence[tuple[int, int]]) -> list[int] | None:
-    """1 plus the most links on a path into each node, taking the nodes in a topological order (O(nodes +
-    links)); None when the links make a cycle."""
+def _longest_paths(count: int, links: Sequence[tuple[int, int]]) -> list[int]:
+    """1 plus the most links on a path into each node, taking the nodes in a topological order: O(nodes + links).
+    A refused graph's links may make a cycle: when no node is ready, the lowest-numbered node left is taken as if
+    it were, one column right of the readers it has placed, so a cyclic graph draws in linear time too, its
+    cycle closed by a link running back."""
     column = [1] * count
     after: list[list[int]] = [[] for _ in range(count)]
     waiting = [0] * count
     for source, target in links:
         after[source].append(target)
         waiting[target] += 1
+    placed = [False] * count
     ready = [node for node in range(count) if not waiting[node]]
-    for source in ready:  # grows as nodes become ready
-        for target in after[source]:
-            column[target] = max(column[target], column[source] + 1)
-            waiting[target] -= 1
-            if not waiting[target]:
-                ready.append(target)
-    return column if len(ready) == count else None
-
-
-def _relaxed_columns(count: int, links: Sequence[tuple[int, int]]) -> list[int]:
-    """The columns of a graph whose links make a cycle (a refused graph): links relaxed at most ``count`` times,
-    a node at column ``count`` pushing no further. O(nodes x links), for refused graphs only."""
-    column = [1] * count
-    for _ in range(count):
-        changed = False
-        for source, target in links:
-            if column[source] + 1 > column[target] and column[source] < count:
-                column[target] = column[source] + 1
-                changed = True
-        if not changed:
-            break
-    return column
+    lowest_left = 0
+    while True:
+        while ready:
+            source = ready.pop()
+            placed[source] = True
+            for target in after[source]:
+                if placed[target]:
+                    continue  # a link closing a cycle: it runs back
+                column[target] = max(column[target], column[source] + 1)
+                waiting[target] -= 1
+                if not waiting[target]:
+                    ready.append(target)
+        while lowest_left < count and (placed[lowest_left] or not waiting[lowest_left]):
+            lowest_left += 1
+        if lowest_left == count:
+            return column
+        waiting[lowest_left] = 0  # break the cycle here
+        ready.append(lowest_left)
 
 
 MAX_PORTS = 24

@@ -116,6 +116,34 @@ def test_work_grows_linearly_with_the_nodes(step: str, make: Callable[[int], dic
     assert lines[1] <= 2.1 * lines[0], f"{step}: {lines[0]} lines for {SMALL} nodes, {lines[1]} for {2 * SMALL}"
 
 
+def cyclic_chain_json(nodes: int) -> dict[str, Any]:
+    """A refused graph: the chain, its edges listed last to first, beside two nodes that read each other (a
+    cycle; its picture took O(nodes x edges) to lay out)."""
+    document = chain_json(nodes)
+    count = len(document["Nodes"])
+    document["Nodes"] = [*document["Nodes"], document["Nodes"][0], document["Nodes"][0]]
+    cycle = [(count, count + 1), (count + 1, count)]
+    document["IntermediateEdges"] = document["IntermediateEdges"][::-1] + [
+        {"Desc": {"FromNodeIndex": a, "FromNodeOutputIndex": 0, "ToNodeIndex": b, "ToNodeInputIndex": 0}}
+        for a, b in cycle
+    ]
+    document.pop("NodeCount", None)
+    document.pop("IntermediateEdgeCount", None)
+    return document
+
+
+def test_a_refused_cyclic_graph_draws_in_linear_work() -> None:
+    def refused_picture(document: dict[str, Any]) -> None:
+        desc = GraphDesc.model_validate(document)
+        with pytest.raises(dml.InvalidArgumentError, match="make a cycle") as refusal:
+            desc.validate_on(LEVEL_6_2)
+        descriptor_picture(desc, LEVEL_6_2, str(refusal.value))
+
+    small, large = cyclic_chain_json(SMALL), cyclic_chain_json(2 * SMALL)
+    lines = [dmlpy_lines(lambda: refused_picture(small)), dmlpy_lines(lambda: refused_picture(large))]
+    assert lines[1] <= 2.1 * lines[0], f"{lines[0]} lines for {SMALL} nodes, {lines[1]} for {2 * SMALL}"
+
+
 # ------------------------------------------------------------------------------------- the same plan
 def reference_groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[int]]:
     """The planner's grouping as first written (quadratic): a node joins the group before it when both fuse, the
