@@ -331,7 +331,7 @@ class GraphDesc(DmlModel):
             node = graph_node.desc
             constant = isinstance(node, ConstantDataGraphNodeDesc)
             title_words = "constant data" if constant else node.op.operator_name()  # type: ignore[union-attr]
-            subtitle = f'"{node.name}" (Nodes[{index}])' if node.name else f"Nodes[{index}]"
+            subtitle = f"{quoted(node.name)} (Nodes[{index}])" if node.name else f"Nodes[{index}]"
             inputs = () if constant else tuple(node.op.c_field(f) for f in node.op.INPUTS)  # type: ignore[union-attr]
             flagged = f"Nodes[{index}]" in named
             nodes.append(DrawnNode(title_words, subtitle, inputs, constant=constant, flagged=flagged))
@@ -533,7 +533,7 @@ def _counted(count: int, noun: str) -> str:
 
 
 def _edge_where(list_name: str, index: int, edge: EdgeDesc) -> str:
-    name = f' "{edge.name}"' if edge.name else ""
+    name = f" {quoted(edge.name)}" if edge.name else ""
     return f"{GRAPH}.{list_name}[{index}]{name}"
 
 

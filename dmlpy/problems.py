@@ -196,8 +196,10 @@ def show(value: Any) -> str:
             return str(cast(Any, value).describe()) if _is_dml_model(type(value)) else f"a {type(value).__name__}"
         except Exception:
             return f"a {type(value).__name__}"
+    if isinstance(value, str):
+        return quoted(value)
     try:
-        if isinstance(value, str | int | float | bool | list | tuple | dict) or value is None:
+        if isinstance(value, int | float | bool | list | tuple | dict) or value is None:
             text = json.dumps(value, default=_brief)
         else:
             text = repr(value)
@@ -226,10 +228,16 @@ def visible(text: str) -> str:
     return text if text.isprintable() else "".join(_escaped(char) for char in text)
 
 
+QUOTED_LENGTH = 80
+"""Characters of a text a message shows at most: a Name may be megabytes long."""
+
+
 def quoted(text: str) -> str:
-    """``text`` in double quotes as messages show user text (a Name): ``visible``, with quotes and backslashes
-    escaped too, so what is shown is what is there."""
-    return '"' + visible(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+    """``text`` in double quotes as messages show user text (a Name, any string value): ``visible``, with quotes
+    and backslashes escaped too, so what is shown is what is there; a long text cut, its length said."""
+    shown = text[:QUOTED_LENGTH]
+    body = visible(shown.replace("\\", "\\\\").replace('"', '\\"'))
+    return f'"{body}"' if shown == text else f'"{body}..." ({len(text)} characters)'
 
 
 def _brief(value: Any) -> str:

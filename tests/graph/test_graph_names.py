@@ -5,6 +5,7 @@ hold, are refused with a DmlError naming the field; messages show a Name with it
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -104,7 +105,7 @@ def test_the_refusal_names_the_field_the_rule_and_the_fix() -> None:
     with pytest.raises(dml.InvalidArgumentError) as caught:
         chain(["a\0b", None, None, None], [None] * 7)
     assert str(caught.value) == (
-        'DML_GRAPH_DESC.Nodes[0].Desc.Name is "a\\u0000b": holds a NUL character at index 1; a C string ends at its '
+        'DML_GRAPH_DESC.Nodes[0].Desc.Name is "a\\x00b": holds a NUL character at index 1; a C string ends at its '
         "first NUL: remove it"
     )
     with pytest.raises(
@@ -161,3 +162,18 @@ def test_groups_of_one_shape_share_one_program() -> None:
         steps = plan_graph(desc, desc.validate_on(dml.FeatureLevel.FL_6_4), profile).steps
         assert [step.nodes for step in steps] == [(0, 1), (2, 3)]
         assert steps[0].lowered.kernel == steps[1].lowered.kernel
+
+
+def test_an_edge_name_in_a_refusal_is_shown_escaped_and_a_long_one_cut() -> None:
+    document = json.loads(chain([None] * 4, [None] * 7).model_dump_json(by_alias=True))
+    edge = document["IntermediateEdges"][0]["Desc"]
+    edge.update(Name='e\x1b[2J\n"x', ToNodeInputIndex=5)
+    with pytest.raises(dml.InvalidArgumentError) as caught:
+        dml.GraphDesc.model_validate(document).validate_on(dml.FeatureLevel.FL_6_4)
+    assert 'IntermediateEdges[0] "e\\x1b[2J\\n\\"x"' in str(caught.value)
+    assert str(caught.value).isprintable()
+    edge["Name"] = "n" * 100_000
+    with pytest.raises(dml.InvalidArgumentError) as caught:
+        dml.GraphDesc.model_validate(document).validate_on(dml.FeatureLevel.FL_6_4)
+    assert f'IntermediateEdges[0] "{"n" * 80}..." (100000 characters)' in str(caught.value)
+    assert len(str(caught.value)) < 1000
