@@ -83,9 +83,36 @@ def _has(value: dict[str, Any], c_name: str) -> bool:
     return c_name in value or _snake(c_name) in value
 
 
+class _TypedDesc(dict[str, Any]):
+    """A Desc given as JSON beside its wrapper's Type: the struct Type names, which the union's discriminator reads
+    (a discriminator sees only the value, not the wrapper around it)."""
+
+    def __init__(self, fields: dict[str, Any], kind: str) -> None:
+        super().__init__(fields)
+        self.kind = kind
+
+
+def _typed(data: Any, types: builtins.type[GraphNodeType] | builtins.type[GraphEdgeType]) -> Any:
+    """A wrapper's JSON with its Desc marked by the struct its Type names, when Type is one; else as given."""
+    if not isinstance(data, dict):
+        return data
+    key = next((k for k in ("Desc", "desc") if k in data), None)
+    given = data.get("Type", data.get("type"))
+    if key is None or given is None or type(data[key]) is not dict:
+        return data
+    try:
+        kind = types.parse(given)
+    except (InvalidArgumentError, TypeError):
+        return data  # the Type field's own check says what is wrong
+    return {**data, key: _TypedDesc(data[key], f"Desc[{kind.name}]")} if kind.name != "INVALID" else data
+
+
 def _node_kind(value: Any) -> str:
-    """Which node struct a value is: a model by its class, JSON by Data, which only a constant has. Choosing before
-    validating reports a mistake inside a node once, in that struct's terms, not once per struct tried."""
+    """Which node struct a value is: the one its wrapper's Type names, else a model by its class, JSON by Data,
+    which only a constant has. Choosing before validating reports a mistake inside a node once, in that struct's
+    terms, not once per struct tried."""
+    if isinstance(value, _TypedDesc):
+        return value.kind
     constant = isinstance(value, ConstantDataGraphNodeDesc) or (isinstance(value, dict) and _has(value, "Data"))
     return "Desc[CONSTANT]" if constant else "Desc[OPERATOR]"
 
@@ -113,7 +140,9 @@ class GraphNodeDesc(DmlModel):
     @model_validator(mode="before")
     @classmethod
     def _bare_node(cls, data: Any) -> Any:
-        return {"desc": data} if isinstance(data, OperatorGraphNodeDesc | ConstantDataGraphNodeDesc) else data
+        if isinstance(data, OperatorGraphNodeDesc | ConstantDataGraphNodeDesc):
+            return {"desc": data}
+        return _typed(data, GraphNodeType)
 
     @model_validator(mode="after")
     def _type_matches_desc(self) -> GraphNodeDesc:
@@ -173,8 +202,11 @@ class IntermediateGraphEdgeDesc(DmlModel):
 
 
 def _edge_kind(value: Any) -> str:
-    """Which edge struct a value is: a model by its class, JSON by the indices it names (GraphInputIndex or a
-    ToNodeIndex alone: INPUT; GraphOutputIndex or a FromNodeIndex alone: OUTPUT; else INTERMEDIATE)."""
+    """Which edge struct a value is: the one its wrapper's Type names, else a model by its class, JSON by the
+    indices it names (GraphInputIndex or a ToNodeIndex alone: INPUT; GraphOutputIndex or a FromNodeIndex alone:
+    OUTPUT; else INTERMEDIATE)."""
+    if isinstance(value, _TypedDesc):
+        return value.kind
     if not isinstance(value, dict):
         kinds: dict[builtins.type[Any], str] = {InputGraphEdgeDesc: "INPUT", OutputGraphEdgeDesc: "OUTPUT"}
         return f"Desc[{kinds.get(type(value), 'INTERMEDIATE')}]"
@@ -210,7 +242,7 @@ class GraphEdgeDesc(DmlModel):
     @model_validator(mode="before")
     @classmethod
     def _bare_edge(cls, data: Any) -> Any:
-        return {"desc": data} if isinstance(data, tuple(_EDGE_TYPES)) else data
+        return {"desc": data} if isinstance(data, tuple(_EDGE_TYPES)) else _typed(data, GraphEdgeType)
 
     @model_validator(mode="after")
     def _type_matches_desc(self) -> GraphEdgeDesc:

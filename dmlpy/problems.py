@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Union, cast, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
@@ -84,6 +84,20 @@ def _model_class(annotation: Any) -> type[BaseModel] | None:
     """The one model class ``annotation`` stands for, or None."""
     models = [m for m in _members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
     return models[0] if len(models) == 1 else None
+
+
+def _tagged_member(annotation: Any, tag: str) -> Any:
+    """The member of a discriminated union (``Annotated[Model, Tag(tag)] | ...``) that pydantic names ``tag`` in
+    an error's location, or None."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        args = get_args(annotation)
+        if any(isinstance(item, Tag) and item.tag == tag for item in args[1:]):
+            return args[0]
+        return _tagged_member(args[0], tag)
+    if origin is Union or origin is types.UnionType:
+        return next((m for arg in get_args(annotation) if (m := _tagged_member(arg, tag)) is not None), None)
+    return None
 
 
 def _enum_classes(annotation: Any) -> list[type[DmlEnum] | type[DmlFlag]]:
@@ -153,6 +167,8 @@ def _locate(model: type[BaseModel], loc: Sequence[int | str], kind: str) -> _Pla
         may_be_tag = _is_tag(part) and not (key_last and index == len(loc) - 1)
         cls = _model_class(place.annotation)
         member = cls.member_for_tag(part) if cls is not None and _is_dml_model(cls) else None  # type: ignore[attr-defined]
+        if member is None and may_be_tag:
+            member = _tagged_member(place.annotation, part)
         if member is not None:
             place.annotation = member
             continue

@@ -1069,3 +1069,33 @@ def test_a_list_field_given_something_else_is_refused_in_c_terms(field: str, val
     document[field] = value
     with pytest.raises(dml.InvalidArgumentError, match=rf"^DML_GRAPH_DESC\.{field} is .*; it must be a list"):
         dml.GraphDesc.model_validate(document)
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (
+            {"IntermediateEdges": [{"Type": "DML_GRAPH_EDGE_TYPE_INTERMEDIATE", "Desc": {"ToNodeIndex": 0}}]},
+            "3 problems:\n  DML_GRAPH_DESC.IntermediateEdges[0].Desc.FromNodeIndex is missing; it is required\n"
+            "  DML_GRAPH_DESC.IntermediateEdges[0].Desc.FromNodeOutputIndex is missing; it is required\n"
+            "  DML_GRAPH_DESC.IntermediateEdges[0].Desc.ToNodeInputIndex is missing; it is required",
+        ),
+        (
+            {"Nodes": [{"Type": "CONSTANT", "Desc": {"DataSize": 4}}]},
+            "DML_GRAPH_DESC.Nodes[0].Desc.Data is missing; it is required",
+        ),
+        (
+            {"InputEdges": [{"Desc": {"GraphInputIndex": -1, "ToNodeIndex": 0, "ToNodeInputIndex": 0}}]},
+            "DML_GRAPH_DESC.InputEdges[0].Desc.GraphInputIndex is -1; it must be a whole number from 0 to 4294967295 "
+            "(a C UINT)",
+        ),
+    ],
+    ids=["typed-intermediate", "typed-constant", "negative-index"],
+)
+def test_a_node_or_edge_is_judged_as_the_struct_its_type_names(document: dict[str, Any], message: str) -> None:
+    """A mistake inside a node or edge is reported once, in the terms of the struct its Type (else its fields)
+    names, with the field's own rule (it said "Operator is missing" of a CONSTANT node, "it must be another
+    value" of an index)."""
+    with pytest.raises(dml.InvalidArgumentError) as caught:
+        dml.GraphDesc.model_validate({"Nodes": [], **document})
+    assert str(caught.value) == message
