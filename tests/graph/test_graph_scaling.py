@@ -26,7 +26,7 @@ from dmlpy.cli.explain import explain_graph
 from dmlpy.cli.pictures import descriptor_picture
 from dmlpy.cli.validate import graph_report
 from dmlpy.codegen import CPU_PROFILE
-from dmlpy.drawing import graph as graph_drawing
+from dmlpy.drawing import routing
 from dmlpy.fusion import fuses, plan_graph
 from dmlpy.graph_desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
 
@@ -374,7 +374,7 @@ def test_lanes_are_placed_where_a_scan_of_every_lane_and_border_places_them() ->
             x0, x1 = sorted(rng.sample(xs, 2))
             top = rng.randrange(0, 200)
             outlines.append((float(x0), float(top), float(x1), float(top + rng.randrange(20, 120))))
-        lanes = graph_drawing._Lanes([float(x) for x in xs], outlines)
+        lanes = routing.Lanes([float(x) for x in xs], outlines)
         scanned: list[tuple[float, float, float]] = []
         for _ in range(60):
             start, end = (float(x) for x in sorted(rng.sample(xs, 2)))
@@ -383,8 +383,8 @@ def test_lanes_are_placed_where_a_scan_of_every_lane_and_border_places_them() ->
             beside += [b for x0, top, x1, bottom in outlines if x0 < end and x1 > start for b in (top, bottom)]
             wanted = height
             for other in sorted(beside):
-                if abs(other - wanted) < graph_drawing.LANE_GAP:
-                    wanted = other + graph_drawing.LANE_GAP
+                if abs(other - wanted) < routing.LANE_GAP:
+                    wanted = other + routing.LANE_GAP
             assert lanes.place(height, start, end) == wanted
             scanned.append((wanted, start, end))
             placed += wanted != height
@@ -401,7 +401,7 @@ def test_boxes_an_edge_passes_are_those_a_scan_of_every_box_finds() -> None:
             (node, float(rng.choice(lefts)), float(rng.randrange(0, 500)), rng.choice([150, 270]), rng.choice([52, 60]))
             for node in range(rng.randint(1, 30))
         ]
-        index = graph_drawing._Boxes(boxes)
+        index = routing.Boxes(boxes)
         for _ in range(20):
             x, later = float(rng.randrange(0, 3400, 10)), float(rng.randrange(0, 3400, 10))
             end = rng.choice([None, *range(len(boxes))])
