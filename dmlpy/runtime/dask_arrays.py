@@ -101,7 +101,7 @@ def refuse_out(out: object) -> None:
         )
 
 
-def per_axis_axis(x: Any, axis: int | None, counts: dict[str, int]) -> int | None:
+def axis_of_per_axis_values(x: Any, axis: int | None, counts: dict[str, int]) -> int | None:
     """The axis, non-negative, that a dask ``x``'s per-axis scale or zero point run along (``counts``: each
     one's number of values; any other than one makes it per-axis), or None: every value is one number, or the
     axis is out of range (which the argument checks then refuse). Per-axis values are cut to the chunks of that
@@ -123,15 +123,15 @@ def per_axis_axis(x: Any, axis: int | None, counts: dict[str, int]) -> int | Non
     return along
 
 
-def shape_to_check(x: Any, along: int | None) -> tuple[int, ...]:
+def parameter_shape(x: Any, along: int | None) -> tuple[int, ...]:
     """The shape a dask ``x``'s scale and zero point are checked against and broadcast to: ``x``'s rank, every
-    length 1 but that of ``along`` (per_axis_axis), the one length the checks compare values with. A view of
+    length 1 but that of ``along`` (axis_of_per_axis_values), the one length the checks compare values with. A view of
     it is one value or the values along ``along``, whatever ``x``'s other lengths (unknown, or 0)."""
     return tuple(int(x.shape[d]) if d == along else 1 for d in range(x.ndim))
 
 
-def compact(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """A scale or zero point broadcast to shape_to_check as a task takes it: 0-d where it is one value, else
+def as_task_value(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A scale or zero point broadcast to parameter_shape as a task takes it: 0-d where it is one value, else
     1-D along its axis."""
     return np.ascontiguousarray(view.reshape(() if view.size == 1 else -1))
 
@@ -144,8 +144,8 @@ def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | Non
 
 
 def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
-    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones (0-d, compact)
-    as they are."""
+    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones (0-d, as
+    as_task_value made them) as they are."""
     if parameter is None or axis is None or parameter.ndim == 0:
         return parameter
     start, stop = block_info[0]["array-location"][axis]

@@ -149,7 +149,9 @@ def _bindable(operand: _Operand) -> bool:
     return bindable_offset(operand.offset)
 
 
-def _one_memory(operands: Sequence[_Operand | None], target: _Operand) -> tuple[list[_Operand | None], _Operand]:
+def _bound_through_one_memory(
+    operands: Sequence[_Operand | None], target: _Operand
+) -> tuple[list[_Operand | None], _Operand]:
     """``operands`` and ``target``, those of target's root buffer through it where any of them lies in that root
     through another memory object than the target (a sub-buffer and its parent, two sub-buffers): OpenCL leaves a
     kernel that writes through a buffer and reads through its sub-buffer undefined, and one memory object makes
@@ -281,7 +283,7 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
         )
     shape = output.shape or (1,)
     device_operands = [_device_operand(a, shape) if is_device_array(a) else None for a in call.inputs]
-    device_operands, target = _one_memory(device_operands, _device_operand(output, shape))
+    device_operands, target = _bound_through_one_memory(device_operands, _device_operand(output, shape))
     # The prepared path launches with each array's own memory: only a call bound through it may take it.
     own_memory = target.memory == output.base_data and all(
         o is None or o.memory == a.base_data for o, a in zip(device_operands, call.inputs, strict=True)

@@ -37,13 +37,13 @@ from dmlpy.runtime.arguments import (
 )
 from dmlpy.runtime.array_runner import ArrayCall
 from dmlpy.runtime.dask_arrays import (
+    as_task_value,
+    axis_of_per_axis_values,
     check_dask_input,
-    compact,
     dequantize_blocks,
     is_dask_array,
-    per_axis_axis,
+    parameter_shape,
     quantize_blocks,
-    shape_to_check,
 )
 from dmlpy.runtime.device import Device
 from dmlpy.runtime.device_array_runner import run_call
@@ -171,15 +171,16 @@ def _dask_parameters(
     out: object,
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
     """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
-    and zero point compact (a scalar, or 1-D along the returned non-negative axis) for the block tasks."""
+    and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned non-negative
+    axis)."""
     check_dask_input(x, accepted.__contains__, takes, out)
     resolved = _axis(axis)
     given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
-    along = per_axis_axis(x, resolved, {name: _numbers(name, value).size for name, value in given.items()})
-    shape = shape_to_check(x, along)
+    along = axis_of_per_axis_values(x, resolved, {name: _numbers(name, value).size for name, value in given.items()})
+    shape = parameter_shape(x, along)
     scale_view = _parameter("scale", scale, shape, resolved, dtypes[0])
     zero_view = None if zero_point is None else _parameter("zero_point", zero_point, shape, resolved, dtypes[1])
-    return compact(scale_view), None if zero_view is None else compact(zero_view), along
+    return as_task_value(scale_view), None if zero_view is None else as_task_value(zero_view), along
 
 
 def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
