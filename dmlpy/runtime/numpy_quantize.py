@@ -105,7 +105,11 @@ def _parameter(
     if array.size == 1:
         return np.broadcast_to(array.reshape(()), shape)
     if not -rank <= resolved < rank:
-        raise InvalidArgumentError(f"axis {resolved} is out of range for an input of {len(shape)} dimensions")
+        raise InvalidArgumentError(
+            f"{name} has {array.size} values, one per index of an axis, and axis was left out, so it is 1 (ONNX's "
+            f"default), which an input of {len(shape)} dimension{'s' if len(shape) != 1 else ''} does not have: give "
+            "axis=0 for a 1-D input, or a single value"
+        )
     resolved %= rank
     axis_length = shape[resolved] if shape else 1
     if array.size != axis_length:

@@ -276,3 +276,14 @@ def test_junk_raises_only_dml_errors(name: str, parameter: str) -> None:
         if not isinstance(result, np.ndarray) or result.shape != expected:
             wrong.append(f"{parameter}={junk!r}: returned {result!r}, expected an array of shape {expected}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_per_axis_values_on_a_1d_input_with_axis_left_out_say_the_default() -> None:
+    """axis defaults to 1 (ONNX's): the refusal says so, and what to give, rather than blaming an axis the caller
+    never wrote."""
+    with pytest.raises(dml.InvalidArgumentError, match=r"axis was left out, so it is 1 \(ONNX's default\).*axis=0"):
+        dml.quantize_linear(np.zeros(3, np.float32), np.array([1, 2, 4], np.float32))
+    expected = np.rint(np.float32(1) / np.array([1, 2, 4], np.float32)).astype(np.uint8)
+    assert np.array_equal(
+        dml.quantize_linear(np.ones(3, np.float32), np.array([1, 2, 4], np.float32), axis=0), expected
+    )
