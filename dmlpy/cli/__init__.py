@@ -32,7 +32,7 @@ from dmlpy.cli.common import (
     Terminated,
 )
 from dmlpy.descriptors_json import DescriptorProblems
-from dmlpy.errors import DmlError
+from dmlpy.errors import DeviceSettingError, DmlError
 
 
 class Command(Protocol):
@@ -93,6 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command.run(args)
     except CliError as error:
+        print(f"{prefix}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except DeviceSettingError as error:  # before DmlError, which it is: a bad DMLPY_DEVICE is a bad option
         print(f"{prefix}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except DescriptorProblems as problems:  # before DmlError, which it is: every problem, one line each
