@@ -4,10 +4,13 @@ PoCL CPU device (a system PoCL, listed first, before the one the pyopencl wheels
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pyopencl as cl
@@ -111,11 +114,41 @@ def compiler_failure(cl_device: cl.Device) -> str | None:
 
 def _build_probe(cl_device: cl.Device) -> str | None:
     try:
-        cl.Program(cl.Context([cl_device]), PROBE_KERNEL).build()
+        with _compiler_noise_dropped():
+            cl.Program(cl.Context([cl_device]), PROBE_KERNEL).build()
     except cl.Error as error:
         lines = [line.strip() for line in str(error).splitlines() if "error:" in line]
         return lines[0] if lines else str(error).splitlines()[0]
     return None
+
+
+COMPILER_NOISE = re.compile(rb"^\d+ errors? generated\.\n", re.MULTILINE)
+"""What PoCL's compiler writes for each failed build straight to file descriptor 2, besides the build log."""
+
+
+@contextlib.contextmanager
+def _compiler_noise_dropped() -> Iterator[None]:
+    """File descriptor 2 into a temporary file for the duration, then back, with what was written there meanwhile
+    less :data:`COMPILER_NOISE`. Without it, on a CPU the bundled PoCL does not know, every process that looks
+    for its default device would print "1 error generated."; the failure itself is kept (``dmlpy devices``
+    shows it). Where file descriptor 2 cannot be duplicated (closed), nothing is filtered."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            rest = COMPILER_NOISE.sub(b"", caught.read())
+            if rest:  # another thread's writes in these milliseconds, late but whole
+                os.write(2, rest)
 
 
 def _preference(entry: DeviceEntry) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.cli.conftest import REPO
+from tests.cli.conftest import REPO, assert_one_line_error
 from tests.helpers.tools import missing_tool
 
 POCL = "Portable Computing Language"
@@ -66,20 +65,6 @@ def platforms_listed(env: dict[str, str]) -> list[str]:
     return names
 
 
-COMPILER_NOISE = re.compile(r"\d+ errors? generated\.")
-"""What PoCL's compiler itself writes to the process's stderr for each failed build (past Python's reach)."""
-
-
-def assert_error_line(result: subprocess.CompletedProcess[str], status: int, *fragments: str) -> None:
-    """One error line on stderr besides PoCL's own compiler noise, no traceback, the status and the words."""
-    assert result.returncode == status, (result.returncode, result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.strip().splitlines() if not COMPILER_NOISE.fullmatch(line)]
-    assert len(lines) == 1, result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-
-
 def device_blocks(stdout: str) -> list[list[str]]:
     """``dmlpy devices``'s output cut into one block of lines per device."""
     blocks: list[list[str]] = []
@@ -108,7 +93,7 @@ def test_a_device_whose_compiler_fails_is_marked_and_never_the_default(zen5_env:
         defaults = [block[0] for block in blocks if block[0].startswith("*")]
         assert len(defaults) == 1 and f" | {INTEL} " in defaults[0]
     else:  # the devices above the error, and the error names the one command that adds a working CPU device
-        assert_error_line(result, 1, "no OpenCL device here can build a kernel", "-m dmlpy.runtime.cpu_runtime")
+        assert_one_line_error(result, 1, "no OpenCL device here can build a kernel", "-m dmlpy.runtime.cpu_runtime")
 
 
 @pytest.mark.parametrize("command", ["devices", "demo", "round"])
@@ -122,10 +107,10 @@ def test_dmlpy_device_naming_a_failing_device_is_a_usage_error_that_lists_the_us
     arguments = [str(source), str(tmp_path / "out.npy")] if command == "round" else []
     result = run_in({**zen5_env, "DMLPY_DEVICE": str(failing)}, "-m", "dmlpy", command, *arguments)
     usable = f"usable device ([{listed.index(INTEL)}] " if INTEL in listed else "usable device (none"
-    assert_error_line(result, 2, f"DMLPY_DEVICE is '{failing}': device [{failing}] ", "cannot build", usable)
+    assert_one_line_error(result, 2, f"DMLPY_DEVICE is '{failing}': device [{failing}] ", "cannot build", usable)
     assert not (tmp_path / "out.npy").exists()
     result = run_in({**zen5_env, "DMLPY_DEVICE": "first"}, "-m", "dmlpy", command, *arguments)
-    assert_error_line(result, 2, "DMLPY_DEVICE is 'first': not a device index")
+    assert_one_line_error(result, 2, "DMLPY_DEVICE is 'first': not a device index")
 
 
 def test_choosing_a_failing_device_with_the_device_option_lists_the_usable(
@@ -136,7 +121,7 @@ def test_choosing_a_failing_device_with_the_device_option_lists_the_usable(
     source, target = tmp_path / "in.npy", tmp_path / "out.npy"
     np.save(source, np.array([0.5, 1.5], np.float32))
     result = run_in(zen5_env, "-m", "dmlpy", "round", str(source), str(target), "--device", str(failing))
-    assert_error_line(result, 2, f"--device {failing}: [{failing}] ", "cannot build kernels", "usable: ")
+    assert_one_line_error(result, 2, f"--device {failing}: [{failing}] ", "cannot build kernels", "usable: ")
     assert not target.exists()
 
 
