@@ -5,6 +5,7 @@ set-up added Intel's CPU runtime, or with ``.venv/bin/python -m dmlpy.runtime.cp
 
     .venv/bin/python benchmarks/bench_cpu_runtimes.py                      # 16M float32 and float16, 1K latency
     .venv/bin/python benchmarks/bench_cpu_runtimes.py --sizes 1M,16M --devices 1,2 --json /tmp/runtimes.json
+    .venv/bin/python benchmarks/bench_cpu_runtimes.py --quick --sizes 1K --devices 0,0   # a smoke run, seconds
 
 For each size and dtype (packed arrays, Round halves to even), every runtime's engines and the host's
 ``np.copyto`` take turns sample by sample in one ``measure_together`` (bench_round.py's), so a drift of the
@@ -60,7 +61,7 @@ def cpu_devices(wanted: str | None) -> list[Any]:
     return [e for e in list_devices() if e.kind == "CPU" and e.compiler_error is None]
 
 
-def compare(runtimes: list[Dml], n: int, dtype: np.dtype[Any]) -> dict[str, Any]:
+def compare(runtimes: list[Dml], n: int, dtype: np.dtype[Any], quick: bool) -> dict[str, Any]:
     """One size and dtype: GB/s of every runtime's engines and np.copyto, sampled in turns, and the event times."""
     rng = np.random.default_rng(12345)
     case = make_case("packed", n, dtype, rng)
@@ -77,8 +78,8 @@ def compare(runtimes: list[Dml], n: int, dtype: np.dtype[Any]) -> dict[str, Any]
             f"{i}:end_to_end": dml_.end_to_end(case, MODE),
         }
         enqueues |= {f"{i}:copy_kernel@": copy_event, f"{i}:device_array@": on_device[1]}
-    timings = measure_together(engines, budget_for(2 * n * dtype.itemsize, quick=False))
-    timings |= event_timings(enqueues, quick=False)
+    timings = measure_together(engines, budget_for(2 * n * dtype.itemsize, quick))
+    timings |= event_timings(enqueues, quick)
     gbps = {name: 2 * n * dtype.itemsize / t.seconds / 1e9 for name, t in timings.items()}
     return {"dtype": dtype.name, "size": n, "gbps": gbps}
 
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtypes", default="float32,float16")
     parser.add_argument("--devices", help="indices from `dmlpy devices` (default: every CPU device that builds)")
     parser.add_argument("--json", type=Path, help="output (default benchmarks/results/cpu-runtimes-<time>.json)")
+    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke run (with --sizes 1K)")
     args = parser.parse_args(argv)
     entries = cpu_devices(args.devices)
     if len(entries) < 2:
@@ -118,12 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for dtype_name in args.dtypes.split(","):
         for n in (parse_size(s) for s in args.sizes.split(",")):
-            rows.append(compare(runtimes, n, np.dtype(dtype_name)))
+            rows.append(compare(runtimes, n, np.dtype(dtype_name), args.quick))
             print_row(rows[-1], labels)
     order = [*range(len(runtimes)), *reversed(range(len(runtimes)))]
     latencies: dict[int, list[dict[str, Any]]] = {i: [] for i in range(len(runtimes))}
     for i in order:
-        latencies[i].append(latency(runtimes[i], quick=False))
+        latencies[i].append(latency(runtimes[i], args.quick))
     print(
         "\nlatency, 1K float32 (each runtime twice, the second time in reverse order; medians): dml.round on NumPy "
         "arrays, on device arrays, a bare enqueue + finish of the same kernel, and dml.round / bare"
