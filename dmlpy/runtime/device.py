@@ -353,7 +353,8 @@ def create_device(
 ) -> Device:
     """DMLCreateDevice1 on OpenCL.
 
-    ``cl_device`` picks any pyopencl device; by default the first GPU, else PoCL's CPU device.
+    ``cl_device`` picks any pyopencl device; by default, among the devices whose compiler builds a kernel, the
+    first GPU, else a PoCL CPU device, else any other (``DMLPY_DEVICE`` overrides it: see ``dmlpy devices``).
     ``cl_queue`` instead runs on a queue the caller made with pyopencl (its context and device): dmlpy's
     dispatches and the caller's own kernels then share one context and order on one queue, and the caller's
     pyopencl arrays and buffers are this device's memory. ``max_feature_level`` caps the device, to behave like
@@ -403,9 +404,11 @@ def create_device(
 
 
 def devices() -> list[DeviceEntry]:
-    """dmlpy's list of the OpenCL devices it can use (DirectML has no such call), numbered as ``dmlpy devices``
-    numbers them (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each
-    with its ``compute_units`` and ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
+    """dmlpy's list of the OpenCL devices (DirectML has no such call), numbered as ``dmlpy devices`` numbers them
+    (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its
+    ``compute_units``, ``max_sub_devices`` (what ``dml.sub_devices`` can split it into), ``runtime`` (platform,
+    driver and LLVM versions) and ``compiler_error`` (None where its compiler builds kernels; dmlpy cannot run
+    on a device where it is not)."""
     check_process()
     _note_opencl_use()
     return list_devices()
