@@ -2,9 +2,10 @@
 the closing notes quote, and the Oclgrind harness of the memory-safety suites.
 
 Devices: the session fixture ``device`` is parametrised over every device of every platform
-``pyopencl.get_platforms()`` lists (PoCL's CPU device at least) and both launch profiles, one
+``pyopencl.get_platforms()`` lists whose compiler builds a kernel (PoCL's CPU device at least; in CI also Intel's
+CPU runtime, so every kernel is compiled by two compilers: docs/setup.md) and both launch profiles, one
 ``dml.create_device(cl_device=..., launch_profile=...)`` each, with ids such as ``pocl-cpu-cpu`` and
-``pocl-cpu-gpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
+``intel-cpu-gpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
 test helper reads PYOPENCL_TEST: a device runs when any substring occurs, case-insensitively, in its
 ``"platform name: device name"`` (``DMLPY_TEST_DEVICES=pocl``, ``DMLPY_TEST_DEVICES="nvidia,intel"``). A
 substring that matches no device is a usage error (pytest exits with status 4): a selection never skips

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn, Protocol
 
@@ -91,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     command, _ = COMMANDS[args.command]
     prefix = f"dmlpy {args.command}"
     try:
-        return command.run(args)
+        with warnings.catch_warnings():
+            # Intel's OpenCL CPU runtime (the CPU device where PoCL cannot build) logs every successful build, and
+            # pyopencl warns of each non-empty log; a command builds only dmlpy's kernels: the lines are noise.
+            warnings.filterwarnings("ignore", message="Non-empty compiler output encountered")
+            return command.run(args)
     except CliError as error:
         print(f"{prefix}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
