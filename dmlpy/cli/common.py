@@ -100,11 +100,12 @@ def device_index(text: str) -> int:
 def pick_device(index: int | None) -> Device | None:
     """The device ``dmlpy devices`` lists as ``index``, with extensions enabled (the commands take every mode
     and dtype the one-liners take); None for None (the one-liners' default device). CliError listing the
-    devices there are, for an index there is not."""
+    devices there are, for an index there is not; CliError listing the usable ones, for a device whose compiler
+    cannot build a kernel."""
     if index is None:
         return None
     from dmlpy.runtime.device import create_device
-    from dmlpy.runtime.platforms import list_devices
+    from dmlpy.runtime.platforms import list_devices, usable_devices
 
     entries = list_devices()
     if not 0 <= index < len(entries):
@@ -114,6 +115,11 @@ def pick_device(index: int | None) -> Device | None:
             names = ", ".join(f"[{entry.index}] {entry.name} ({entry.kind}, {entry.platform})" for entry in entries)
             listed = f"{len(entries)} device{'' if len(entries) == 1 else 's'}: {names}"
         raise CliError(f"--device {index}: no device {index}; `dmlpy devices` lists {listed}")
+    if (error := entries[index].compiler_error) is not None:
+        raise CliError(
+            f"--device {index}: {entries[index].describe()} cannot build kernels (compiler fails: {error}); "
+            f"usable: {usable_devices(entries)}"
+        )
     return create_device(cl_device=entries[index].cl_device, extensions=True)
 
 

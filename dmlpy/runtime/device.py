@@ -353,7 +353,8 @@ def create_device(
 ) -> Device:
     """DMLCreateDevice1 on OpenCL.
 
-    ``cl_device`` picks any pyopencl device; by default the first GPU, else PoCL's CPU device.
+    ``cl_device`` picks any pyopencl device; by default, among the devices whose compiler builds a kernel, the
+    first GPU, else a PoCL CPU device, else any other (``DMLPY_DEVICE`` overrides it: see ``dmlpy devices``).
     ``cl_queue`` instead runs on a queue the caller made with pyopencl (its context and device): dmlpy's
     dispatches and the caller's own kernels then share one context and order on one queue, and the caller's
     pyopencl arrays and buffers are this device's memory. ``max_feature_level`` caps the device, to behave like
@@ -403,9 +404,11 @@ def create_device(
 
 
 def devices() -> list[DeviceEntry]:
-    """dmlpy's list of the OpenCL devices it can use (DirectML has no such call), numbered as ``dmlpy devices``
-    numbers them (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each
-    with its ``compute_units`` and ``max_sub_devices`` (what ``dml.sub_devices`` can split it into)."""
+    """dmlpy's list of the OpenCL devices (DirectML has no such call), numbered as ``dmlpy devices`` numbers them
+    (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its
+    ``compute_units``, ``max_sub_devices`` (what ``dml.sub_devices`` can split it into), ``runtime`` (platform,
+    driver and LLVM versions) and ``compiler_error`` (None where its compiler builds kernels; dmlpy cannot run
+    on a device where it is not)."""
     check_process()
     _note_opencl_use()
     return list_devices()
@@ -414,11 +417,12 @@ def devices() -> list[DeviceEntry]:
 def sub_devices(
     count: int, device: Device | int | None = None, *, extensions: bool = False, launch_profile: str = "auto"
 ) -> list[Device]:
-    """``count`` dmlpy devices (dmlpy's, not DirectML's) on equal shares of one OpenCL device (clCreateSubDevices with
-    CL_DEVICE_PARTITION_EQUALLY): ``device`` (a dml.Device, an index from ``dml.devices()``, or None for the
-    default device). On a CPU device (PoCL) each sub-device gets its own cores, so ``dml.round(x,
-    devices=dml.sub_devices(2))`` runs the two halves at once; on this machine's PoCL the test suite uses them
-    as real, separate OpenCL devices. UnsupportedError when the device cannot be split so."""
+    """``count`` dmlpy devices (dmlpy's, not DirectML's) on equal shares of one OpenCL device (clCreateSubDevices,
+    CL_DEVICE_PARTITION_BY_COUNTS where the device partitions so, else CL_DEVICE_PARTITION_EQUALLY): ``device``
+    (a dml.Device, an index from ``dml.devices()``, or None for the default device). On a CPU device (PoCL) each
+    sub-device gets its own cores, so ``dml.round(x, devices=dml.sub_devices(2))`` runs the two halves at once;
+    on this machine's PoCL the test suite uses them as real, separate OpenCL devices. UnsupportedError when the
+    device cannot be split so."""
     where = "sub_devices"
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise argument_error(where, "count", count, "a whole number of sub-devices, at least 1")
@@ -438,11 +442,21 @@ def sub_devices(
             f"{min(units, entry.max_sub_devices)} sub-devices (CL_DEVICE_PARTITION_EQUALLY); {count} were asked for"
         )
     try:
-        partition: list[Any] = [cl.device_partition_property.EQUALLY, units // count]
-        parts = cl_device.create_sub_devices(partition)[:count]
+        parts = cl_device.create_sub_devices(_partition(cl_device, count, units // count))[:count]
     except cl.Error as error:
         raise UnsupportedError(f"{where}: {cl_device.name.strip()} could not be split: {error}") from error
     return [create_device(cl_device=part, extensions=extensions, launch_profile=launch_profile) for part in parts]
+
+
+def _partition(cl_device: cl.Device, count: int, share: int) -> list[Any]:
+    """clCreateSubDevices' properties for ``count`` sub-devices of ``share`` compute units: by counts where the
+    device partitions so (Intel's CPU runtime refuses CL_DEVICE_PARTITION_EQUALLY into one sub-device of all its
+    units, which ``count=1`` asks for), else equally."""
+    by_counts = cl.device_partition_property.BY_COUNTS
+    properties = cl_device.partition_properties  # a list, or 0 for a device that does not partition
+    if isinstance(properties, list) and by_counts in properties:
+        return [by_counts, *[share] * count, cl.device_partition_property.BY_COUNTS_LIST_END]
+    return [cl.device_partition_property.EQUALLY, share]
 
 
 _defaults: dict[bool, Device] = {}

@@ -14,6 +14,7 @@ import pyopencl.cltypes as cltypes
 
 from dmlpy.codegen import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
+from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND
 
 POCL_PLATFORM = "Portable Computing Language"
 
@@ -94,8 +95,9 @@ class ProgramCache:
 
 _UNKNOWN_CPU_HINT = (
     ". This OpenCL driver's compiler does not know this CPU: PoCL 3.0, which the pyopencl wheels bundle, uses "
-    "LLVM 14, older than CPUs such as AMD Zen 5. Install a newer PoCL as the system OpenCL driver (Debian and "
-    "Ubuntu: apt-get install pocl-opencl-icd) and dmlpy picks it, or pass another device"
+    "LLVM 14, older than CPUs such as AMD Zen 5. dmlpy's default device is never one whose compiler fails; "
+    "`dmlpy devices` lists those that work. Where none does, add Intel's OpenCL CPU runtime from PyPI, no root "
+    f"needed: python {CPU_RUNTIME_COMMAND}"
 )
 
 

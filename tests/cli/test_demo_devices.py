@@ -45,6 +45,22 @@ def test_devices_lists_the_default_and_what_is_supported(run: Run) -> None:
     assert lines[-1].startswith("* = the default device")
 
 
+def test_devices_tell_two_implementations_of_one_platform_apart(run: Run) -> None:
+    """Each device's line names its platform with the driver version pyopencl reports (a system PoCL and the
+    bundled one share the platform name), and the LLVM version where the platform version gives it."""
+    import re
+
+    import pyopencl as cl
+
+    listed = [line for line in run("devices").stdout.splitlines() if line[:3] in ("* [", "  [")]
+    devices = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
+    assert len(listed) == len(devices)
+    for line, (platform, device) in zip(listed, devices, strict=True):
+        llvm = re.search(r"LLVM ([0-9][\w.+-]*)", platform.version)
+        runtime = f"{platform.name} {device.driver_version}" + (f", LLVM {llvm[1]}" if llvm else "")
+        assert line.split(" | ")[2] == runtime, (line, platform.version)
+
+
 def test_no_command_is_a_one_line_usage_error(run: Run) -> None:
     result = run()
     assert result.returncode == 2

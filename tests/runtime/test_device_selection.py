@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pyopencl as cl
 import pytest
-from conftest import compiler_failure, opencl_test_devices
+from conftest import opencl_test_devices
+
+from dmlpy.runtime.platforms import compiler_failure
 
 
 def all_labels() -> list[str]:
