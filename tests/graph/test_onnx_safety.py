@@ -7,6 +7,9 @@ compared with onnx.reference."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import threading
 import tracemalloc
 import warnings
 from collections.abc import Callable, Sequence
@@ -176,6 +179,266 @@ def test_a_link_that_stays_inside_the_folder_is_followed(places: dict[str, Path]
 def test_missing_or_short_external_data_is_refused(places: dict[str, Path], tensor: Any, words: str) -> None:
     with pytest.raises(dml.InvalidArgumentError, match=words):
         dmlpy.onnx.prepare(saved(places, tensor))
+
+
+def test_links_inside_the_folder_are_followed_one_component_at_a_time(places: dict[str, Path]) -> None:
+    """Links resolved by dmlpy, each step inside the folder: a relative link up from a subfolder, a link to a
+    subfolder, a chain of links, and a link named by its absolute path."""
+    model = places["model"]
+    (model / "sub").mkdir()
+    (model / "sub" / "up.bin").symlink_to("../weights.bin")
+    (model / "alias").symlink_to("sub")
+    (model / "chain.bin").symlink_to("alias/up.bin")
+    (model / "absolute.bin").symlink_to(model / "sub" / "up.bin")
+    for location in ("sub/up.bin", "alias/up.bin", "chain.bin", "absolute.bin"):
+        (got,) = dmlpy.onnx.prepare(saved(places, external_tensor("w", location, [16]))).run([])
+        assert same(got, WEIGHTS), location
+
+
+def test_a_hard_link_inside_the_folder_is_the_folders_file(places: dict[str, Path]) -> None:
+    """As docs/graphs.md says: a hard link is a name of the file in the folder, whoever else names it (refusing
+    files of several names would refuse deduplicated stores)."""
+    os.link(places["secret"], places["model"] / "hard.bin")
+    (got,) = dmlpy.onnx.prepare(saved(places, external_tensor("w", "hard.bin", [16]))).run([])
+    assert got.tobytes() == SECRET
+
+
+def _fifo(places: dict[str, Path]) -> str:
+    os.mkfifo(places["model"] / "pipe.bin")
+    return "pipe.bin"
+
+
+def _loop(places: dict[str, Path]) -> str:
+    (places["model"] / "a.bin").symlink_to("b.bin")
+    (places["model"] / "b.bin").symlink_to("a.bin")
+    return "a.bin"
+
+
+def _up_and_back(places: dict[str, Path]) -> str:
+    (places["model"] / "back.bin").symlink_to(f"../{places['model'].name}/weights.bin")
+    return "back.bin"
+
+
+NO_FILE: dict[str, tuple[Callable[[dict[str, Path]], str], str]] = {
+    "a FIFO": (_fifo, "it is a FIFO in "),
+    "a folder": (lambda places: (places["model"] / "sub").mkdir() or "sub", "it is a folder in "),
+    "the folder itself": (lambda places: ".", "it names the folder "),
+    "a loop of links": (_loop, "more than 40 symbolic links"),
+    "a link out and back in": (_up_and_back, "leaves the model's folder"),
+    "a file as a folder": (lambda places: "weights.bin/w.bin", "is a regular file, not a folder"),
+}
+"""Locations inside the folder that name no regular file reached without leaving it -> the refusal's words.
+(A link whose target steps out of the folder is refused even when it comes back in.)"""
+
+
+@pytest.mark.parametrize("case", sorted(NO_FILE))
+def test_a_location_that_is_no_regular_file_is_refused(places: dict[str, Path], case: str) -> None:
+    make, words = NO_FILE[case]
+    location = make(places)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(saved(places, external_tensor("w", location, [16])))
+    message = str(refused.value)
+    assert message.startswith(f"ONNX initializer 'w': its external data file {location!r}: "), message
+    assert words in message, message
+    assert SECRET.decode() not in message
+
+
+def test_a_nul_in_an_external_location_is_refused_naming_the_initializer(places: dict[str, Path]) -> None:
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(identity_of(external_tensor("w", "weights.bin\0.txt", [16])), base_dir=places["model"])
+    assert str(refused.value).startswith("ONNX initializer 'w': its external data location 'weights.bin\\x00.txt' ")
+
+
+class _BytesPath:
+    def __fspath__(self) -> bytes:
+        return b"/tmp"
+
+
+@pytest.mark.parametrize(
+    ("base_dir", "words"),
+    [
+        ("", "base_dir is ''"),
+        ("no/such/folder", "base_dir 'no/such/folder' does not exist"),
+        ("weights.bin", "base_dir 'weights.bin' is no folder"),
+        ("mo\0del", "base_dir 'mo\\x00del' holds a NUL character"),
+        (_BytesPath(), "base_dir is <"),
+        (b"/tmp", "base_dir is b'/tmp'"),
+    ],
+)
+def test_a_base_dir_that_names_no_folder_is_refused(places: dict[str, Path], base_dir: Any, words: str) -> None:
+    """Before the model is looked at: an empty base_dir is not the working directory, a file or a missing folder
+    is not a folder without its external data."""
+    os.chdir(places["model"])
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(identity_of(external_tensor("w", "weights.bin", [16])), base_dir=base_dir)
+    assert str(refused.value).startswith(f"prepare: {words}"), str(refused.value)
+
+
+# What another process can do to the model's folder while prepare reads it.
+def _folder_for_a_link_out(model: Path, secret: Path) -> None:
+    (model / "sub").rename(model / "old")
+    (model / "sub").symlink_to(secret.parent)
+
+
+def _file_for_a_link_out(model: Path, secret: Path) -> None:
+    (model / "sub" / "secret.bin").unlink()
+    (model / "sub" / "secret.bin").symlink_to(secret)
+
+
+def _file_for_a_fifo(model: Path, secret: Path) -> None:
+    (model / "sub" / "secret.bin").unlink()
+    os.mkfifo(model / "sub" / "secret.bin")
+
+
+SWAPS = {"its folder for a link out": _folder_for_a_link_out, "the file for a link out": _file_for_a_link_out}
+SWAPS["the file for a FIFO"] = _file_for_a_fifo
+FILE_CALLS = [(os, "stat"), (os, "lstat"), (os, "open"), (os, "readlink"), (os, "fstat")]
+FILE_CALLS += [(os.path, "isfile"), (os.path, "realpath"), (os.path, "exists"), (os.path, "isdir")]
+"""The calls by which a reader of the folder looks at it or opens something in it: the swap happens just before
+or just after one of them."""
+
+
+def _prepared_while_swapped(
+    monkeypatch: pytest.MonkeyPatch, model: Path, secret: Path, swap: Callable[[Path, Path], None], at: int
+) -> tuple[bool, Any]:
+    """prepare(model/m.onnx), the swap made at the ``at``-th moment: just before or just after a call of
+    FILE_CALLS (odd: before, even: after). Whether the swap was made, and the outputs (or the dml.DmlError). A
+    prepare that waits on a FIFO fails the test."""
+    moments = 0
+
+    def tick() -> None:
+        nonlocal moments
+        moments += 1
+        if moments == at:
+            swap(model, secret)
+
+    def around(call: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            tick()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                tick()
+
+        return counted
+
+    outcome: list[Any] = []
+
+    def prepare_and_run() -> None:
+        try:
+            outcome.append(dmlpy.onnx.prepare(model / "m.onnx").run([]))
+        except dml.DmlError as error:
+            outcome.append(error)
+
+    with monkeypatch.context() as patched:
+        for module, name in FILE_CALLS:
+            patched.setattr(module, name, around(getattr(module, name)))
+        worker = threading.Thread(target=prepare_and_run, daemon=True)
+        worker.start()
+        worker.join(timeout=60)  # a hang guard only: the prepare of 16 bytes takes milliseconds
+    if worker.is_alive():  # blocked opening the FIFO: a writer that opens and closes it lets it go
+        os.close(os.open(model / "sub" / "secret.bin", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+        pytest.fail(f"prepare waited on what was swapped in at moment {at}")
+    return moments >= at, outcome[0]
+
+
+@pytest.mark.parametrize("swap", sorted(SWAPS))
+def test_a_folder_changed_while_prepare_reads_it_never_gives_data_from_outside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """The location sub/secret.bin, and another process swapping a folder or the file for a link out of the
+    model's folder (or for a FIFO nobody writes) just before or after each file call prepare makes, in turn:
+    every prepare reads the model's own bytes or refuses (a dml.DmlError), never the bytes outside and never
+    waits."""
+    dmlpy.onnx.prepare(round_model())  # the default device made before the calls are counted
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.bin").write_bytes(SECRET)
+    swapped = 0
+    for at in itertools.count(1):
+        model = tmp_path / f"model{at}"
+        (model / "sub").mkdir(parents=True)
+        (model / "sub" / "secret.bin").write_bytes(WEIGHTS.tobytes())
+        (model / "m.onnx").write_bytes(identity_of(external_tensor("w", "sub/secret.bin", [16])).SerializeToString())
+        made, outcome = _prepared_while_swapped(monkeypatch, model, outside / "secret.bin", SWAPS[swap], at)
+        if not made:
+            break
+        swapped += 1
+        assert isinstance(outcome, dml.InvalidArgumentError) or same(outcome[0], WEIGHTS), (at, outcome)
+        assert SECRET.decode() not in str(outcome)
+    assert swapped >= 8  # around the folder looked at and opened, the file looked at and opened
+
+
+def _external(name: str, location: str) -> Any:
+    """A float32 [4] tensor whose data lies at ``location``."""
+    tensor = TensorProto(name=name, data_type=F, dims=[4], data_location=TensorProto.EXTERNAL)
+    tensor.external_data.add(key="location", value=location)
+    return tensor
+
+
+def _constant_in_the_graph(location: str) -> Any:
+    constant = helper.make_node("Constant", [], ["k"], name="konst", value=_external("c", location))
+    nodes = [constant, helper.make_node("Identity", ["x"], ["y"])]
+    return make_model(nodes, [value("x", F, [4])], [value("y", F, [4])])
+
+
+def _branches(then_branch: Any) -> Any:
+    """y = If(b) then ``then_branch`` else x."""
+    otherwise = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [], [value("e", F, [4])])
+    node = helper.make_node("If", ["b"], ["y"], name="choice", then_branch=then_branch, else_branch=otherwise)
+    return make_model([node], [value("b", TensorProto.BOOL, []), value("x", F, [4])], [value("y", F, [4])])
+
+
+def _constant_in_a_subgraph(location: str) -> Any:
+    constant = helper.make_node("Constant", [], ["t"], name="konst", value=_external("c", location))
+    return _branches(helper.make_graph([constant], "then", [], [value("t", F, [4])]))
+
+
+def _initializer_of_a_subgraph(location: str) -> Any:
+    identity = helper.make_node("Identity", ["c"], ["t"])
+    return _branches(helper.make_graph([identity], "then", [], [value("t", F, [4])], [_external("c", location)]))
+
+
+def _sparse_initializer(location: str) -> Any:
+    model = _constant_in_the_graph(location)
+    del model.graph.node[0]
+    indices = numpy_helper.from_array(np.array([0, 1, 2, 3], np.int64), "sp_i")
+    model.graph.sparse_initializer.append(helper.make_sparse_tensor(_external("sp", location), indices, [4]))
+    return model
+
+
+EXTERNAL_ELSEWHERE: dict[str, tuple[Callable[[str], Any], str]] = {
+    "a Constant's value": (_constant_in_the_graph, "graph, node 'konst' (Constant), attribute 'value', tensor 'c'"),
+    "a Constant's value in a subgraph": (
+        _constant_in_a_subgraph,
+        "graph, node 'choice' (If), attribute 'then_branch', subgraph 'then', node 'konst' (Constant), attribute "
+        "'value', tensor 'c'",
+    ),
+    "a subgraph's initializer": (
+        _initializer_of_a_subgraph,
+        "graph, node 'choice' (If), attribute 'then_branch', subgraph 'then', initializer 'c'",
+    ),
+    "a sparse initializer's values": (_sparse_initializer, "graph, sparse_initializer 0, values 'sp'"),
+}
+"""Tensors stored in external data that are not the graph's initializers -> where the refusal says they are."""
+
+
+@pytest.mark.parametrize("case", sorted(EXTERNAL_ELSEWHERE))
+def test_external_data_outside_the_graphs_initializers_is_refused_without_a_look(
+    places: dict[str, Path], case: str
+) -> None:
+    """onnx.checker looks for these in the working directory; dmlpy refuses them before it runs, so a file of
+    that name there (weights.bin) and none (absent.bin) get the same answer."""
+    make, place = EXTERNAL_ELSEWHERE[case]
+    for location in ("weights.bin", "absent.bin"):
+        for base_dir in (None, places["model"]):
+            with pytest.raises(dml.UnsupportedError) as refused:
+                dmlpy.onnx.prepare(make(location), base_dir=base_dir)
+            assert str(refused.value) == (
+                f"prepare: the model's {place} is stored in external data ({location!r}); dmlpy reads external "
+                "data only for the graph's initializers (graph.initializer): keep this tensor in the model"
+            )
 
 
 # --------------------------------------------------------------------------------- models that contradict
