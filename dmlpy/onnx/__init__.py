@@ -14,7 +14,8 @@ opset, and why; so is a model that contradicts itself (an output declared of a t
 an ``output_dtype`` its zero point contradicts), and every malformed model (a dml.DmlError, the original
 exception as its ``__cause__``). Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no host
 copy of them. The graph is compiled (fused where it can be) on the first ``run`` for each set of input shapes,
-then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used.
+then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used; ``run`` may be called
+from several threads at once.
 
 External data (initializers stored in files beside the model) is read only from the model's folder: the folder
 of the .onnx file given to ``prepare``, or the one named by ``prepare(model, base_dir=...)``; a location that

@@ -500,6 +500,75 @@ def test_an_input_matching_a_symbolic_dimension_runs() -> None:
     assert same(got, want)
 
 
+def scale_declared_as(elem: int, shape: list[Any]) -> Any:
+    """y = DequantizeLinear(x, s), the initializer s (FLOAT, dims [1]) also a graph input declared ``elem`` of
+    ``shape``."""
+    node = helper.make_node("DequantizeLinear", ["x", "s"], ["y"])
+    scale = numpy_helper.from_array(np.array([2.0], np.float32), "s")
+    declared = helper.make_tensor_value_info("s", elem, shape)
+    return make_model([node], [value("x", U8, [4]), declared], [value("y", F, [4])], [scale])
+
+
+@pytest.mark.parametrize(
+    ("elem", "shape", "words"),
+    [
+        (
+            TensorProto.FLOAT16,
+            [3],
+            "is declared FLOAT16 of shape [3]; the initializer 's' is FLOAT of dims [1] (FLOAT16, not FLOAT)",
+        ),
+        (F, [3], "is declared FLOAT of shape [3]; the initializer 's' is FLOAT of dims [1] (dimension 0 is 1, not 3)"),
+        (
+            F,
+            [1, 1],
+            "is declared FLOAT of shape [1, 1]; the initializer 's' is FLOAT of dims [1] (1 dimensions, not 2)",
+        ),
+        (
+            TensorProto.DOUBLE,
+            ["N"],
+            "is declared DOUBLE of shape [N]; the initializer 's' is FLOAT of dims [1] (DOUBLE, not FLOAT)",
+        ),
+    ],
+    ids=["FLOAT16 for FLOAT", "3 values for 1", "rank 2 for rank 1", "DOUBLE for FLOAT"],
+)
+def test_a_graph_input_that_contradicts_its_initializer_is_refused_naming_both(
+    elem: int, shape: list[Any], words: str
+) -> None:
+    """The reviewer's case (FLOAT16[3] declared, FLOAT[1] given) and its kin: onnx.reference answers from the
+    initializer, ignoring the declaration; dmlpy refuses the model that contradicts itself."""
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(scale_declared_as(elem, shape))
+    assert str(refused.value).startswith(f"ONNX graph input 's' {words}: make the input's declaration agree"), str(
+        refused.value
+    )
+
+
+@pytest.mark.parametrize("shape", [[1], ["N"], [None]])
+def test_a_graph_input_that_agrees_with_its_initializer_runs(shape: list[Any]) -> None:
+    model = scale_declared_as(F, shape)
+    x = np.array([0, 1, 7, 255], np.uint8)
+    rep = dmlpy.onnx.prepare(model)
+    assert rep.input_names == ["x"]  # the initializer is bound; its input is not asked for
+    (got,) = rep.run([x])
+    (want,) = reference(model, {"x": x})
+    assert same(got, want)
+
+
+def test_a_node_nothing_reads_is_still_checked_at_prepare() -> None:
+    """A node whose output nothing reads is left out of the compiled graph (as onnxruntime prunes it), but
+    checked like every node first (as onnxruntime does): a DequantizeLinear of a FLOAT input, which onnx's full
+    check refuses too, is refused naming it. The fuzz found dmlpy answering such a model."""
+    model = _valid()
+    model.graph.node[0].name = "unused"
+    model.graph.node[0].input[0] = "s"  # DequantizeLinear(s: FLOAT, s, z: INT8), read by nothing
+    model.graph.node[1].input[0] = "s"
+    with pytest.raises(onnx.shape_inference.InferenceError):
+        onnx.checker.check_model(model, full_check=True)
+    with pytest.raises(dmlpy.onnx.NodeRefused) as refused:
+        dmlpy.onnx.prepare(model)
+    assert str(refused.value).startswith("ONNX node 'unused' (DequantizeLinear, opset 21): DirectML cannot express it")
+
+
 # ------------------------------------------------------------------------------------- cache and memory
 def round_model() -> Any:
     return make_model([helper.make_node("Round", ["x"], ["y"])], [value("x", F, ["N"])], [value("y", F, ["N"])])
@@ -528,6 +597,91 @@ def test_the_compiled_graph_cache_keeps_the_most_recently_used() -> None:
     assert len(kept & {id(graph) for graph in rep.compiled_graphs}) == 2
     check(4)
     assert len(rep.compiled_graphs) == 3
+
+
+@pytest.mark.parametrize("bound", [None, 0, -1, "x", True, 1.5])
+def test_max_compiled_graphs_is_an_int_of_at_least_one(bound: Any) -> None:
+    rep = dmlpy.onnx.prepare(round_model())
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        rep.max_compiled_graphs = bound
+    assert str(refused.value).startswith(f"DmlBackendRep: max_compiled_graphs is {bound!r}; it must be an int"), str(
+        refused.value
+    )
+    assert rep.max_compiled_graphs == dmlpy.onnx.MAX_COMPILED_GRAPHS
+    (got,) = rep.run([np.array([0.5, 1.5], np.float32)])  # and the model still runs
+    assert same(got, np.array([0.0, 2.0], np.float32))
+
+
+def test_a_smaller_max_compiled_graphs_drops_the_least_recently_used_at_once() -> None:
+    rep = dmlpy.onnx.prepare(round_model())
+    for n in (1, 2, 3):
+        rep.run([np.zeros(n, np.float32)])
+    kept = rep.compiled_graphs
+    rep.max_compiled_graphs = 2
+    assert rep.compiled_graphs == kept[1:]
+
+
+def test_a_run_of_a_compiled_shape_never_waits_for_another_shapes_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While one thread compiles the model for a new shape, another runs a shape already compiled: the second
+    finishes while the first is still compiling (it waited behind the compile before)."""
+    model = round_model()
+    rep = dmlpy.onnx.prepare(model)
+    cached = np.linspace(-2.5, 2.5, 3, dtype=np.float32)
+    rep.run([cached])
+    build = dmlpy.onnx.backend._Compiled.build
+    during_compile: list[Any] = []
+
+    def build_while_another_runs(rep_: Any, shapes: Any) -> Any:
+        other = threading.Thread(target=lambda: during_compile.append(rep.run([cached])))
+        other.start()
+        other.join(timeout=60)  # a hang guard only: the run takes milliseconds unless it waits for this compile
+        during_compile.append(other.is_alive())
+        return build(rep_, shapes)
+
+    monkeypatch.setattr(dmlpy.onnx.backend._Compiled, "build", build_while_another_runs)
+    new = np.linspace(-4.5, 4.5, 5, dtype=np.float32)
+    (got,) = rep.run([new])
+    assert same(got, reference(model, {"x": new})[0])
+    assert len(during_compile) == 2 and during_compile[1] is False, "the run of a compiled shape waited"
+    assert same(during_compile[0][0], reference(model, {"x": cached})[0])
+
+
+def test_threads_running_several_shapes_share_one_bounded_cache(tally: Any) -> None:
+    """8 threads, each running 6 shapes 4 times in its own order on one prepared model that keeps 3 graphs:
+    every result equals onnx.reference's, and the cache, sampled all along by a ninth thread, never holds more
+    than 3."""
+    model = round_model()
+    rep = dmlpy.onnx.prepare(model)
+    rep.max_compiled_graphs = 3
+    inputs = [np.linspace(-n - 0.5, n + 0.5, n + 1, dtype=np.float32) for n in range(1, 7)]
+    wants = [reference(model, {"x": x})[0] for x in inputs]
+    results: list[tuple[int, Any]] = []
+    sizes: list[int] = []
+    running = threading.Event()
+    running.set()
+
+    def runs(first: int) -> None:
+        for k in range(4 * len(inputs)):
+            which = (first + k * (1 + first % 2)) % len(inputs)
+            results.append((which, rep.run([inputs[which]])[0]))
+
+    def sample() -> None:
+        while running.is_set():
+            sizes.append(len(rep.compiled_graphs))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    workers = [threading.Thread(target=runs, args=(first,)) for first in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    running.clear()
+    sampler.join()
+    assert len(results) == 8 * 4 * len(inputs)
+    assert all(same(got, wants[which]) for which, got in results)
+    assert sizes and max(sizes) <= 3 and len(rep.compiled_graphs) == 3
+    tally["threads x ONNX runs (one prepared model, 6 shapes, 3 kept)"] += len(results)
 
 
 INITIALIZER_BYTES = 16 << 20
