@@ -304,18 +304,17 @@ class DmlBackend(Backend):
             )
         if not cls.supports_device(device):
             raise UnsupportedError(f"device {device!r}: dmlpy's ONNX backend runs on 'CPU' (dmlpy's default device)")
+        # Every stage raises a DmlError naming what it refuses; anything else is a bug of dmlpy's, left to show.
         try:
             proto, folder = model_and_folder(model, base_dir)
             check_with_onnx(proto)
             return DmlBackendRep(proto, dml_device if dml_device is not None else default_device(), folder)
-        except DmlError:
-            raise
         except MemoryError as error:
+            if isinstance(error, DmlError):
+                raise
             raise OutOfMemoryError(
                 f"prepare: the host ran out of memory while reading the model ({error!r})"
             ) from error
-        except Exception as error:  # a malformed model dmlpy's checks did not foresee: still a DmlError
-            raise InvalidArgumentError(f"prepare: the model is malformed: {type(error).__name__}: {error}") from error
 
     @classmethod
     def run_node(
