@@ -14,12 +14,16 @@ opset, and why; so is a model that contradicts itself (an output declared of a t
 an ``output_dtype`` its zero point contradicts), and every malformed model (a dml.DmlError, the original
 exception as its ``__cause__``). Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no host
 copy of them. The graph is compiled (fused where it can be) on the first ``run`` for each set of input shapes,
-then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used.
+then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used; ``run`` may be called
+from several threads at once.
 
 External data (initializers stored in files beside the model) is read only from the model's folder: the folder
 of the .onnx file given to ``prepare``, or the one named by ``prepare(model, base_dir=...)``; a location that
-is absolute, goes through ``..`` or through a symbolic link out of that folder, or names a missing file, is
-refused, and so is a ModelProto with external data and no folder: the working directory is never read.
+is absolute, goes through ``..`` or through a symbolic link out of that folder, or names a missing file or no
+regular file, is refused, and so is a ModelProto with external data and no folder: the working directory is never
+read. The file is opened one component at a time from the folder, never following a link by name, so nothing
+swapped in meanwhile is read; a hard link in the folder is the folder's file. Only the graph's initializers are
+read from external data: a tensor stored externally anywhere else (a Constant's value, a subgraph) is refused.
 
 Devices: ``"CPU"`` (ONNX's default name) runs on dmlpy's default OpenCL device; ``prepare(model,
 dml_device=device)`` picks a dmlpy Device. This module needs the ``onnx`` package (``pip install dmlpy[onnx]``).

@@ -19,7 +19,7 @@ from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
 from dmlpy.graph import Graph
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, type_name
+from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
 from dmlpy.onnx.lowering import lower, node_attributes, node_name
@@ -30,9 +30,10 @@ MAX_COMPILED_GRAPHS = 64
 KB); the least recently used is dropped when a new set of shapes compiles."""
 
 
-def _opset(model: onnx.ModelProto, domain: str = "") -> int:
+def _opset(model: onnx.ModelProto) -> int:
+    """The version of the ONNX operator set (domain '' or 'ai.onnx') the model imports."""
     for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx") and domain == "":
+        if entry.domain in ("", "ai.onnx"):
             return int(entry.version)
     return int(onnx.defs.onnx_opset_version())
 
@@ -51,9 +52,7 @@ class DmlBackendRep(BackendRep):
     """A prepared ONNX model: ``run(inputs)`` binds, dispatches and returns the outputs as NumPy arrays.
 
     ``max_compiled_graphs`` bounds the graphs compiled for sets of input shapes (MAX_COMPILED_GRAPHS unless
-    set); the least recently used goes first."""
-
-    max_compiled_graphs: int = MAX_COMPILED_GRAPHS
+    set); the least recently used goes first. ``run`` may be called from several threads at once."""
 
     def __init__(self, model: onnx.ModelProto, device: Device, base_dir: str | None = None) -> None:
         self.model = model
@@ -79,14 +78,36 @@ class DmlBackendRep(BackendRep):
                     f"ONNX graph input {value.name!r} is a {value.type.WhichOneof('value')}; dmlpy runs tensors only "
                     "(DirectML has no sequences or optionals)"
                 )
-            element_type(value.type.tensor_type.elem_type, f"ONNX graph input {value.name!r}")
+            data_type = element_type(value.type.tensor_type.elem_type, f"ONNX graph input {value.name!r}")
+            if value.name in self.initializer_types:
+                _check_initializer_declaration(
+                    value.name, data_type, self.input_shapes[value.name], self.initializer_types[value.name]
+                )
         for node in graph.node:
             node_attributes(node, node_name(node, self.opset))
         # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
         lower(self, Graph(device.feature_level), None)
         self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)
         self._compiled: OrderedDict[tuple[tuple[int, ...], ...], _Compiled] = OrderedDict()
+        self._max_compiled_graphs = MAX_COMPILED_GRAPHS
         self._lock = threading.Lock()
+        """Guards ``_compiled`` and ``_max_compiled_graphs``; never held while a graph compiles or runs."""
+
+    @property
+    def max_compiled_graphs(self) -> int:
+        """How many compiled graphs (one per set of input shapes) the model keeps: MAX_COMPILED_GRAPHS unless
+        set; an int of at least 1. Setting a smaller bound drops the least recently used at once."""
+        return self._max_compiled_graphs
+
+    @max_compiled_graphs.setter
+    def max_compiled_graphs(self, bound: int) -> None:
+        if not isinstance(bound, int | np.integer) or isinstance(bound, bool) or bound < 1:
+            raise argument_error(
+                "DmlBackendRep", "max_compiled_graphs", bound, "an int of at least 1 (how many compiled graphs to keep)"
+            )
+        with self._lock:
+            self._max_compiled_graphs = int(bound)
+            self._drop_least_recently_used()
 
     @property
     def compiled_graphs(self) -> list[Any]:
@@ -100,15 +121,33 @@ class DmlBackendRep(BackendRep):
         """The model's outputs for ``inputs`` (a list in graph input order, or a dict by name)."""
         arrays = self._inputs(inputs)
         key = tuple(array.shape for array in arrays.values())
+        compiled = self._kept(key)
+        if compiled is None:
+            # Compiled outside the lock, so that runs of shapes already compiled never wait behind it; two
+            # threads may compile one new shape at once, and the first kept is the one both use.
+            compiled = self._keep(key, _Compiled.build(self, {n: a.shape for n, a in arrays.items()}))
+        return compiled.run(arrays)
+
+    def _kept(self, key: tuple[tuple[int, ...], ...]) -> _Compiled | None:
+        """The graph compiled for the shapes ``key``, now the most recently used; None if none is kept."""
         with self._lock:
             compiled = self._compiled.get(key)
-            if compiled is None:
-                compiled = self._compiled[key] = _Compiled.build(self, {n: a.shape for n, a in arrays.items()})
-                while len(self._compiled) > max(1, self.max_compiled_graphs):
-                    self._compiled.popitem(last=False)
-            else:
+            if compiled is not None:
                 self._compiled.move_to_end(key)
-        return compiled.run(arrays)
+            return compiled
+
+    def _keep(self, key: tuple[tuple[int, ...], ...], compiled: _Compiled) -> _Compiled:
+        """``compiled`` kept for ``key`` (or the one another thread kept first), the least recently used
+        dropped beyond the bound."""
+        with self._lock:
+            kept = self._compiled.setdefault(key, compiled)
+            self._compiled.move_to_end(key)
+            self._drop_least_recently_used()
+            return kept
+
+    def _drop_least_recently_used(self) -> None:
+        while len(self._compiled) > self._max_compiled_graphs:
+            self._compiled.popitem(last=False)
 
     def _inputs(self, inputs: Any) -> dict[str, np.ndarray[Any, Any]]:
         if isinstance(inputs, Mapping):
@@ -143,26 +182,54 @@ class DmlBackendRep(BackendRep):
         return arrays
 
 
+def _shown(declared: list[int | str | None]) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
+
+
+def _shape_differs(shape: tuple[int, ...], declared: list[int | str | None] | None) -> str | None:
+    """How ``shape`` differs from a declared one (symbols and unknown dimensions match any size); None if not."""
+    if declared is None:
+        return None
+    if len(shape) != len(declared):
+        return f"{len(shape)} dimensions, not {len(declared)}"
+    wrong = [
+        k for k, (size, want) in enumerate(zip(shape, declared, strict=True)) if isinstance(want, int) and size != want
+    ]
+    return f"dimension {wrong[0]} is {shape[wrong[0]]}, not {declared[wrong[0]]}" if wrong else None
+
+
 def _check_shape(name: str, shape: tuple[int, ...], declared: list[int | str | None] | None) -> None:
     """InvalidArgumentError unless ``shape`` is one the graph input ``name`` declares (symbols match any size)."""
-    if declared is None:
-        return
-    shown = "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
-    if len(shape) != len(declared):
-        why = f"{len(shape)} dimensions, not {len(declared)}"
-    else:
-        wrong = [
-            k
-            for k, (size, want) in enumerate(zip(shape, declared, strict=True))
-            if isinstance(want, int) and size != want
-        ]
-        if not wrong:
-            return
-        why = f"dimension {wrong[0]} is {shape[wrong[0]]}, not {declared[wrong[0]]}"
-    raise InvalidArgumentError(
-        f"the model's input {name!r} has shape {shape}; the model declares {shown} ({why}): give an array of the "
-        "declared shape"
+    why = _shape_differs(shape, declared)
+    if why is not None:
+        assert declared is not None  # nothing differs from no declaration
+        raise InvalidArgumentError(
+            f"the model's input {name!r} has shape {shape}; the model declares {_shown(declared)} ({why}): give an "
+            "array of the declared shape"
+        )
+
+
+def _check_initializer_declaration(
+    name: str,
+    data_type: TensorDataType,
+    declared: list[int | str | None] | None,
+    initializer: tuple[tuple[int, ...], TensorDataType],
+) -> None:
+    """InvalidArgumentError unless the graph input ``name`` declares the type and shape of the initializer of
+    its name (dmlpy binds the initializer; a declaration it contradicts is a model at odds with itself)."""
+    dims, initializer_type = initializer
+    why = (
+        f"{onnx_name(data_type)}, not {onnx_name(initializer_type)}"
+        if data_type != initializer_type
+        else _shape_differs(dims, declared)
     )
+    if why is not None:
+        shape = "" if declared is None else f" of shape {_shown(declared)}"
+        raise InvalidArgumentError(
+            f"ONNX graph input {name!r} is declared {onnx_name(data_type)}{shape}; the initializer {name!r} is "
+            f"{onnx_name(initializer_type)} of dims {list(dims)} ({why}): make the input's declaration agree with "
+            "the initializer, or leave the initializer out of the graph inputs"
+        )
 
 
 @dataclass
@@ -237,18 +304,17 @@ class DmlBackend(Backend):
             )
         if not cls.supports_device(device):
             raise UnsupportedError(f"device {device!r}: dmlpy's ONNX backend runs on 'CPU' (dmlpy's default device)")
+        # Every stage raises a DmlError naming what it refuses; anything else is a bug of dmlpy's, left to show.
         try:
             proto, folder = model_and_folder(model, base_dir)
             check_with_onnx(proto)
             return DmlBackendRep(proto, dml_device if dml_device is not None else default_device(), folder)
-        except DmlError:
-            raise
         except MemoryError as error:
+            if isinstance(error, DmlError):
+                raise
             raise OutOfMemoryError(
                 f"prepare: the host ran out of memory while reading the model ({error!r})"
             ) from error
-        except Exception as error:  # a malformed model dmlpy's checks did not foresee: still a DmlError
-            raise InvalidArgumentError(f"prepare: the model is malformed: {type(error).__name__}: {error}") from error
 
     @classmethod
     def run_node(

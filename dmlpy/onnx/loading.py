@@ -1,9 +1,11 @@
 """Where a model comes from: the ModelProto ``prepare`` is given (or parses from a path or bytes) and the folder
-of its external data; the onnx.checker pass over its structure alone; the one-node model ``run_node`` makes."""
+of its external data; the onnx.checker pass over its structure alone, after refusing external data anywhere but
+the graph's initializers; the one-node model ``run_node`` makes."""
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,15 +13,13 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 
 
 def model_and_folder(model: Any, base_dir: Any) -> tuple[onnx.ModelProto, str | None]:
     """The ModelProto ``prepare`` was given (or loaded from the path or bytes it was given), and the folder its
     external data is read from: ``base_dir``, else a path's folder, else None."""
-    if base_dir is not None and not isinstance(base_dir, str | os.PathLike):
-        raise argument_error("prepare", "base_dir", base_dir, "the folder (a str or os.PathLike) of the model's data")
-    folder = os.fspath(base_dir) if base_dir is not None else None
+    folder = _folder(base_dir)
     if isinstance(model, onnx.ModelProto):
         return model, folder
     if isinstance(model, bytes | bytearray):
@@ -36,6 +36,28 @@ def model_and_folder(model: Any, base_dir: Any) -> tuple[onnx.ModelProto, str | 
     raise argument_error(
         "prepare", "model", model, "an onnx.ModelProto, the path of a .onnx file, or a serialized model (bytes)"
     )
+
+
+def _folder(base_dir: Any) -> str | None:
+    """``base_dir`` as the path of a folder that exists, or None when not given."""
+    if base_dir is None:
+        return None
+    expected = "the folder (a str or os.PathLike of a str) of the model's external data"
+    folder = os.fspath(base_dir) if isinstance(base_dir, str | os.PathLike) else None
+    if not isinstance(folder, str):
+        raise argument_error("prepare", "base_dir", base_dir, expected)
+    if not folder:
+        raise InvalidArgumentError(
+            "prepare: base_dir is ''; name the folder of the model's external data ('.' for the working directory)"
+        )
+    if "\0" in folder:
+        raise InvalidArgumentError(f"prepare: base_dir {folder!r} holds a NUL character, which no path can")
+    if not os.path.isdir(folder):
+        what = "is no folder" if os.path.exists(folder) else "does not exist"
+        raise InvalidArgumentError(
+            f"prepare: base_dir {folder!r} {what}; it names the folder that holds the model's external data"
+        )
+    return folder
 
 
 def _parsed(data: bytes, what: str) -> onnx.ModelProto:
@@ -75,7 +97,49 @@ def _copy_fields(source: Any, target: Any, leave_out: str) -> None:
             getattr(target, field.name).extend(value)
 
 
+def _place(field: str, index: int, item: Any) -> str:
+    """How a message found at ``field`` (its ``index``-th entry) is named in a message: by name where it has one."""
+    if isinstance(item, onnx.NodeProto):
+        return f"node {item.name!r} ({item.op_type})" if item.name else f"node {index} ({item.op_type})"
+    if isinstance(item, onnx.AttributeProto):
+        return f"attribute {item.name!r}"
+    if isinstance(item, onnx.GraphProto | onnx.FunctionProto):
+        return f"{'subgraph' if field != 'functions' else 'function'} {item.name!r}"
+    if isinstance(item, onnx.TensorProto):
+        return f"{'tensor' if field in ('t', 'tensors') else field} {item.name!r}"
+    return f"{field} {index}"
+
+
+def _refuse_external_data_elsewhere(model: onnx.ModelProto) -> None:
+    """UnsupportedError for a tensor stored in external data anywhere but the main graph's initializers (a
+    Constant's value, a subgraph's initializer, a sparse initializer's values or indices): dmlpy reads only those
+    from the model's folder, and onnx.checker would look for the others in the working directory."""
+    pending: deque[tuple[Any, str, bool]] = deque([(model.graph, "graph", True)])
+    pending += [(function, _place("functions", k, function), False) for k, function in enumerate(model.functions)]
+    pending += [(info, f"training_info {k}", False) for k, info in enumerate(model.training_info)]
+    while pending:
+        message, where, main_graph = pending.popleft()
+        for field, value in message.ListFields():
+            if field.message_type is None or (main_graph and field.name == "initializer"):
+                continue  # numbers and strings; the initializers dmlpy.onnx.external_data reads
+            for index, entry in enumerate([value] if hasattr(value, "ListFields") else value):
+                place = f"{where}, {_place(field.name, index, entry)}"
+                if isinstance(entry, onnx.TensorProto):
+                    if entry.data_location == onnx.TensorProto.EXTERNAL:
+                        location = next((e.value for e in entry.external_data if e.key == "location"), "")
+                        raise UnsupportedError(
+                            f"prepare: the model's {place} is stored in external data ({location!r}); dmlpy reads "
+                            "external data only for the graph's initializers (graph.initializer): keep this tensor "
+                            "in the model"
+                        )
+                else:
+                    pending.append((entry, place, False))
+
+
 def check_with_onnx(model: onnx.ModelProto) -> None:
+    """onnx.checker over the model's structure (see _structure), once nothing in it can send the checker to the
+    working directory for external data."""
+    _refuse_external_data_elsewhere(model)
     try:
         onnx.checker.check_model(_structure(model))
     except MemoryError:

@@ -68,7 +68,8 @@ class Lowered:
 def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]] | None) -> Lowered:
     """``rep``'s model as nodes of ``graph`` for the graph inputs' ``shapes``. With ``shapes`` None, every value
     is one element and every scale and zero point one value: what ``prepare`` checks, every rule that does not
-    depend on the shapes (data types, output_dtype, declared output types, what DirectML's validation asks)."""
+    depend on the shapes (data types, output_dtype, declared output types, what DirectML's validation asks), for
+    every node, the ones nothing reads too (as onnxruntime checks them before it prunes them)."""
     computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
     """ONNX values computed by lowered nodes."""
     leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
@@ -121,7 +122,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
-    for node in _needed_nodes(rep.model.graph):
+    for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
         x, shape, data_type = data(node.input[0], where)
