@@ -19,6 +19,7 @@ import numpy as np
 
 from dmlpy.cli.common import CliError
 from dmlpy.descriptors_json import Descriptor, parse_descriptor
+from dmlpy.messages import file_kind
 
 
 def _not_text(path: str, data: bytes, error: UnicodeDecodeError) -> CliError:
@@ -69,20 +70,6 @@ def read_json(path: str) -> Any:
 def read_descriptor(path: str) -> Descriptor:
     """The descriptor in the JSON file ``path``; DescriptorProblems when it breaks a rule."""
     return parse_descriptor(read_json(path))
-
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, in words, for messages ("a FIFO")."""
-    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
 
 
 class NpyFile:

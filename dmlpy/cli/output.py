@@ -33,7 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.cli.common import CliError, Terminated, say
-from dmlpy.cli.files import NpyFile, file_kind
+from dmlpy.cli.files import NpyFile
+from dmlpy.messages import file_kind
 
 # The signals whose default action ends the process without running Python's cleanup; SIGINT already raises
 # KeyboardInterrupt. Looked up by name: not every platform has all of them.

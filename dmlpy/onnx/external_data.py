@@ -18,6 +18,7 @@ from onnx.external_data_helper import ExternalDataInfo
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.messages import file_kind
 from dmlpy.onnx.elements import onnx_name
 from dmlpy.runtime import Buffer, Device
 from dmlpy.tensor import whole_dwords
@@ -68,20 +69,6 @@ def _external_location(tensor: onnx.TensorProto, base_dir: str | None, where: st
 def _components(path: str) -> list[str]:
     """The names ``path`` walks through, in order ('' and '.' left out)."""
     return [name for name in path.split("/") if name not in ("", ".")]
-
-
-_KINDS = (
-    (stat.S_ISREG, "a regular file"),
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-)
-
-
-def _kind(mode: int) -> str:
-    return next((kind for test, kind in _KINDS if test(mode)), "no file")
 
 
 class _Walk:
@@ -140,7 +127,7 @@ class _Walk:
                 pending.extend(self._link_target(name)[::-1])
             elif pending:
                 if not stat.S_ISDIR(mode):
-                    raise self._refused(f"{name!r} in {self.folder} is {_kind(mode)}, not a folder")
+                    raise self._refused(f"{name!r} in {self.folder} is {file_kind(mode)}, not a folder")
                 self.folders.append(self._open(name, os.O_DIRECTORY))
             else:
                 return self._open_regular(name, mode)
@@ -170,12 +157,12 @@ class _Walk:
 
     def _open_regular(self, name: str, mode: int) -> int:
         if not stat.S_ISREG(mode):
-            raise self._refused(f"it is {_kind(mode)} in {self.folder}, not a regular file")
+            raise self._refused(f"it is {file_kind(mode)} in {self.folder}, not a regular file")
         descriptor = self._open(name, 0)
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):  # swapped since it was looked at
             os.close(descriptor)
-            raise self._refused(f"it is {_kind(mode)} in {self.folder}, not a regular file")
+            raise self._refused(f"it is {file_kind(mode)} in {self.folder}, not a regular file")
         return descriptor
 
 

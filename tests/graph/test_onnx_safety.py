@@ -226,7 +226,7 @@ def _up_and_back(places: dict[str, Path]) -> str:
 
 NO_FILE: dict[str, tuple[Callable[[dict[str, Path]], str], str]] = {
     "a FIFO": (_fifo, "it is a FIFO in "),
-    "a folder": (lambda places: (places["model"] / "sub").mkdir() or "sub", "it is a folder in "),
+    "a folder": (lambda places: (places["model"] / "sub").mkdir() or "sub", "it is a directory in "),
     "the folder itself": (lambda places: ".", "it names the folder "),
     "a loop of links": (_loop, "more than 40 symbolic links"),
     "a link out and back in": (_up_and_back, "leaves the model's folder"),
