@@ -393,6 +393,28 @@ def _output_type(
     return decides.data_type
 
 
+def _linear_node(
+    desc_class: type[ElementWiseQuantizeLinearOperatorDesc] | type[ElementWiseDequantizeLinearOperatorDesc],
+    x: Expression,
+    scale: tuple[Expression | float, TensorDataType],
+    zero_point: tuple[Expression | int | None, TensorDataType],
+    output_type: TensorDataType,
+    where: str,
+) -> Expression:
+    """A QuantizeLinear or DequantizeLinear node on ``x``: the scale and zero point (each a value and the data type a
+    number becomes) as expressions, constant nodes for numbers, all of them taken back if the operator refuses."""
+    with x.graph._all_or_nothing():
+        scale_expression = _parameter(scale[0], x, scale[1], where, "scale")
+        zero = None if zero_point[0] is None else _parameter(zero_point[0], x, zero_point[1], where, "zero_point")
+        op = desc_class(
+            input_tensor=x.desc,
+            scale_tensor=scale_expression.desc,
+            zero_point_tensor=zero.desc if zero is not None else None,
+            output_tensor=_packed(output_type, x),
+        )
+        return x.graph.add_operator(op, [x, scale_expression, zero])
+
+
 def quantize_linear(
     x: Expression,
     scale: Expression | float,
@@ -406,16 +428,9 @@ def quantize_linear(
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
     scale_type = TensorDataType.FLOAT32 if x.data_type == TensorDataType.INT32 else x.data_type
-    with x.graph._all_or_nothing():
-        scale_expression = _parameter(scale, x, scale_type, where, "scale")
-        zero = None if zero_point is None else _parameter(zero_point, x, output_type, where, "zero_point")
-        op = ElementWiseQuantizeLinearOperatorDesc(
-            input_tensor=x.desc,
-            scale_tensor=scale_expression.desc,
-            zero_point_tensor=zero.desc if zero is not None else None,
-            output_tensor=_packed(output_type, x),
-        )
-        return x.graph.add_operator(op, [x, scale_expression, zero])
+    return _linear_node(
+        ElementWiseQuantizeLinearOperatorDesc, x, (scale, scale_type), (zero_point, output_type), output_type, where
+    )
 
 
 def dequantize_linear(
@@ -430,16 +445,9 @@ def dequantize_linear(
     where = "dml.graph.dequantize_linear"
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
-    with x.graph._all_or_nothing():
-        scale_expression = _parameter(scale, x, output_type, where, "scale")
-        zero = None if zero_point is None else _parameter(zero_point, x, x.data_type, where, "zero_point")
-        op = ElementWiseDequantizeLinearOperatorDesc(
-            input_tensor=x.desc,
-            scale_tensor=scale_expression.desc,
-            zero_point_tensor=zero.desc if zero is not None else None,
-            output_tensor=_packed(output_type, x),
-        )
-        return x.graph.add_operator(op, [x, scale_expression, zero])
+    return _linear_node(
+        ElementWiseDequantizeLinearOperatorDesc, x, (scale, output_type), (zero_point, x.data_type), output_type, where
+    )
 
 
 def identity(x: Expression, scale_bias: ScaleBias | tuple[float, float] | None = None) -> Expression:
