@@ -143,9 +143,9 @@ def measure(shape: str, count: int, compile_graph: bool) -> dict[str, Any]:
     """One row: the seconds each step takes on a ``shape`` graph of ``count`` operator nodes."""
     import dmlpy as dml
     from dmlpy.cli.explain import explain_graph
-    from dmlpy.codegen import CPU_PROFILE
     from dmlpy.drawing import DrawnKernel
-    from dmlpy.fusion import plan_graph
+    from dmlpy.graph.fusion import plan_graph
+    from dmlpy.kernels import CPU_PROFILE
 
     level = dml.FeatureLevel.parse(LEVEL)
     document = SHAPES[shape](count)

@@ -47,7 +47,7 @@ from dmlpy.errors import (
     UnsupportedError,
 )
 from dmlpy.graph import Graph
-from dmlpy.graph_desc import (
+from dmlpy.graph.desc import (
     ConstantDataGraphNodeDesc,
     GraphDesc,
     GraphEdgeDesc,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dmlpy.graph_desc import GraphDesc
+from dmlpy.graph.desc import GraphDesc
 from dmlpy.ops import OPERATORS, OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dmlpy.codegen import coalesce
 from dmlpy.dtypes import element_size
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from dmlpy.kernels import coalesce
 from dmlpy.tensor import BufferTensorDesc, calc_buffer_tensor_size
 
 

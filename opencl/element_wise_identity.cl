@@ -24,7 +24,7 @@
 // No fused multiply-add: FP_CONTRACT is off and the product and the sum are separate statements, so results
 // equal IEEE float32 arithmetic step by step (NumPy's np.float32(x) * s + b), on every device.
 //
-// Arguments follow dmlpy's element-wise convention (dmlpy/codegen.py): per tensor (Input, Output) its buffer and
+// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/spec.py): per tensor (Input, Output) its buffer and
 // element offset, then the element count, the coalesced sizes and per-tensor strides (unused when PACKED=1).
 // input and output may be the same buffer (in-place), so neither pointer is restrict.
 

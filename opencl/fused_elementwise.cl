@@ -2,7 +2,7 @@
 // loaded once from each graph input, carried through the nodes in registers and stored once to each graph
 // output, so DequantizeLinear -> Round -> QuantizeLinear reads and writes memory once instead of three times.
 //
-// dmlpy/fusion.py writes the specialisation as #define lines before this file (the program's source shows
+// dmlpy/graph/fusion.py writes the specialisation as #define lines before this file (the program's source shows
 // them); the defaults below make it compile on its own, as a float32 copy.
 //   TENSOR_COUNT         tensors bound to the kernel (1 to 8): the group's inputs, then its outputs
 //   TENSOR<k>_T          tensor k's storage type (float, half, uchar, char, short, ushort, int, uint)
@@ -23,7 +23,7 @@
 //   DML_KEEP_NAN_BITS    1 (the default): Round passes a NaN through quieted, sign and payload kept, as
 //                        element_wise_round.cl does (NVIDIA's rint returns one canonical NaN for every NaN).
 //
-// Arguments follow dmlpy's element-wise convention (dmlpy/codegen.py): per tensor its buffer and element offset,
+// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/spec.py): per tensor its buffer and element offset,
 // then the element count, the coalesced sizes and per-tensor strides.
 
 #pragma OPENCL FP_CONTRACT OFF

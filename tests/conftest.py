@@ -159,7 +159,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 LAUNCH_PROFILES = ("cpu", "gpu")
-"""Every device test runs under both launch profiles (dmlpy.codegen.LaunchProfile): the kernels' two shapes
+"""Every device test runs under both launch profiles (dmlpy.kernels.LaunchProfile): the kernels' two shapes
 must give bit-identical results on any device, whichever one "auto" picks there."""
 
 

@@ -31,7 +31,7 @@ CHECK = textwrap.dedent(
     import numpy as np
 
     import dmlpy as dml
-    from dmlpy.codegen import opencl_source_dir
+    from dmlpy.kernels import opencl_source_dir
 
     target = Path(sys.argv[1]).resolve()
     assert Path(dml.__file__).resolve().is_relative_to(target), dml.__file__

@@ -7,12 +7,12 @@ import argparse
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
-from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import FeatureLevel
 from dmlpy.errors import DmlError
-from dmlpy.fusion import plan_graph
-from dmlpy.graph_desc import GraphDesc, validate
+from dmlpy.graph.desc import GraphDesc, validate
+from dmlpy.graph.fusion import plan_graph
+from dmlpy.kernels import CPU_PROFILE
 from dmlpy.tensor import TensorDesc
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from dmlpy.cli.common import CliError, add_force_argument, same_file
 from dmlpy.cli.output import OutputPlan, plan_output, replacing
-from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor
 from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.enums import FeatureLevel
-from dmlpy.fusion import plan_graph
-from dmlpy.graph_desc import GraphDesc
+from dmlpy.graph.desc import GraphDesc
+from dmlpy.graph.fusion import plan_graph
+from dmlpy.kernels import CPU_PROFILE
 from dmlpy.tensor import TensorDesc
 
 

@@ -12,12 +12,12 @@ from dmlpy.binding import same_layout
 from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
-from dmlpy.codegen import CPU_PROFILE
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
 from dmlpy.errors import DmlError
-from dmlpy.fusion import plan_graph
-from dmlpy.graph_desc import GraphDesc, validate
+from dmlpy.graph.desc import GraphDesc, validate
+from dmlpy.graph.fusion import plan_graph
+from dmlpy.kernels import CPU_PROFILE
 from dmlpy.layout import describe_layout
 from dmlpy.ops import OperatorDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor

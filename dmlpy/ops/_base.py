@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from dmlpy.codegen import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.model import DmlModel
 from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
 from dmlpy.problems import show

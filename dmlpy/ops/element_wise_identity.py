@@ -25,10 +25,10 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.model import DmlModel
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
@@ -116,7 +116,7 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
             defines: tuple[tuple[str, str], ...] = (("ELEMENT_T", _COPY_TYPES[info.bits]), ("SCALE_BIAS", "0"))
         else:
             # Scale and Bias are compiled in (exact literals): each ScaleBias value is its own program, as the
-            # element-wise argument convention (dmlpy/codegen.py) has no place for scalars.
+            # element-wise argument convention (dmlpy/kernels/spec.py) has no place for scalars.
             kind = "2" if data_type == T.FLOAT16 else "1" if data_type == T.FLOAT32 else "3"
             defines = (
                 ("ELEMENT_T", info.opencl_storage or ""),

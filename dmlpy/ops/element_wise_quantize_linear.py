@@ -14,10 +14,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator, tile_order
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
+from dmlpy.kernels import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator, tile_order
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel
 from dmlpy.errors import DmlError
+from dmlpy.kernels import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.ops._base import DeviceCapabilities
 from dmlpy.ops.element_wise_quantize_linear import ElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import mode_index

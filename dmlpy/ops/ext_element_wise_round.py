@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.codegen import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, ExtTensorDataType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.kernels import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.ops._base import DeviceCapabilities
 from dmlpy.ops._unary import UnaryElementWiseDesc
 

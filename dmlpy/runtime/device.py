@@ -26,8 +26,8 @@ from dmlpy.enums import (
     TensorFlags,
 )
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
-from dmlpy.fusion import plan_graph
-from dmlpy.graph_desc import ConstantDataGraphNodeDesc, GraphDesc, OperatorGraphNodeDesc
+from dmlpy.graph.desc import ConstantDataGraphNodeDesc, GraphDesc, OperatorGraphNodeDesc
+from dmlpy.graph.fusion import plan_graph
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
@@ -134,7 +134,7 @@ class Device:
         self.context = cl_queue.context if cl_queue is not None else cl.Context([cl_device])
         self.queue = cl_queue if cl_queue is not None else cl.CommandQueue(self.context)
         self.launch_profile = launch_profile_for(cl_device, launch_profile)
-        """How this device's kernels spread elements over work-items (dmlpy.codegen.LaunchProfile)."""
+        """How this device's kernels spread elements over work-items (dmlpy.kernels.LaunchProfile)."""
         self.programs = ProgramCache(self.context, cl_device)
         self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
@@ -362,7 +362,7 @@ def create_device(
     extension operators (``dmlpy.extensions``, not DirectML); DirectML descriptors are validated exactly as
     without it. ``launch_profile`` shapes every kernel: "auto" (the default) picks "cpu" on CPU devices and
     "gpu" elsewhere; "cpu" gives each work-item a long run of consecutive elements; "gpu" a coalesced
-    grid-stride loop sized from the device (see ``dmlpy.codegen.LaunchProfile``). Results are bit-identical
+    grid-stride loop sized from the device (see ``dmlpy.kernels.LaunchProfile``). Results are bit-identical
     under both; only speed differs.
     """
     check_process()

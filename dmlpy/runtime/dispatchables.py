@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from dmlpy.binding import BindingProperties, BoundTensor, BufferBinding
-from dmlpy.codegen import LoweredOperator
 from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.dtypes import element_size
 from dmlpy.enums import ExecutionFlags
 from dmlpy.errors import InvalidArgumentError, argument_error
-from dmlpy.fusion import GraphPlan, TensorRef
-from dmlpy.graph_desc import GraphAnalysis, GraphDesc
+from dmlpy.graph.desc import GraphAnalysis, GraphDesc
+from dmlpy.graph.fusion import GraphPlan, TensorRef
+from dmlpy.kernels import LoweredOperator
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.programs import Launchable
 from dmlpy.tensor import BufferTensorDesc

@@ -12,8 +12,8 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.cltypes as cltypes
 
-from dmlpy.codegen import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
+from dmlpy.kernels import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND
 
 POCL_PLATFORM = "Portable Computing Language"

@@ -25,14 +25,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one
     ("tensor",),
     ("support",),
-    ("codegen",),
+    ("kernels",),  # the package: KernelSpec, coalescing, launch profiles, the element-wise source generator
     ("binding",),
     ("modes",),
     ("ops",),  # the package dmlpy/ops, every module in it
     ("extensions",),  # a façade over ops for the operators that are not DirectML's
-    ("graph_desc",),  # DML_GRAPH_DESC and its rules
-    ("fusion",),  # which graph nodes run as one kernel, and that kernel's lowering
-    ("graph",),  # the DirectMLX-style builder (it compiles through the device it is given, never imports one)
+    ("graph",),  # the package: DML_GRAPH_DESC and its rules, the fusion plan, the DirectMLX-style builder
     ("reference", "messages", "layout", "descriptors_json"),  # pure helpers
     ("runtime",),  # the package: the only one that talks to OpenCL
     ("cli", "onnx"),  # the command line; the ONNX backend (a package, every module in it)
@@ -140,13 +138,13 @@ def test_modules_import_only_lower_or_same_layers_and_only_the_runtime_imports_p
         pytest.param(
             "dmlpy/enums.py",
             "import dmlpy.runtime.device\n",
-            "dmlpy/enums.py:1: 'enums' (layer 1) imports dmlpy.runtime.device ('runtime', layer 15)",
+            "dmlpy/enums.py:1: 'enums' (layer 1) imports dmlpy.runtime.device ('runtime', layer 13)",
             id="plain-import",
         ),
         pytest.param(
             "dmlpy/ops/_base.py",
             "def f():\n    from dmlpy.cli import main\n",
-            "dmlpy/ops/_base.py:2: 'ops' (layer 9) imports dmlpy.cli ('cli', layer 16)",
+            "dmlpy/ops/_base.py:2: 'ops' (layer 9) imports dmlpy.cli ('cli', layer 14)",
             id="inside-a-function",
         ),
         pytest.param(
@@ -158,25 +156,25 @@ def test_modules_import_only_lower_or_same_layers_and_only_the_runtime_imports_p
         pytest.param(
             "dmlpy/ops/element_wise_round.py",
             "from ..runtime import device\n",
-            "dmlpy/ops/element_wise_round.py:1: 'ops' (layer 9) imports dmlpy.runtime ('runtime', layer 15)",
+            "dmlpy/ops/element_wise_round.py:1: 'ops' (layer 9) imports dmlpy.runtime ('runtime', layer 13)",
             id="relative",
         ),
         pytest.param(
-            "dmlpy/codegen.py",
+            "dmlpy/kernels/spec.py",
             "from dmlpy import runtime\n",
-            "dmlpy/codegen.py:1: 'codegen' (layer 6) imports dmlpy.runtime ('runtime', layer 15)",
+            "dmlpy/kernels/spec.py:1: 'kernels' (layer 6) imports dmlpy.runtime ('runtime', layer 13)",
             id="from-package-root-a-submodule",
         ),
         pytest.param(
             "dmlpy/binding.py",
             "from dmlpy import BufferTensorDesc\n",
-            "dmlpy/binding.py:1: 'binding' (layer 7) imports dmlpy ('__init__', layer 17)",
+            "dmlpy/binding.py:1: 'binding' (layer 7) imports dmlpy ('__init__', layer 15)",
             id="from-package-root-a-name",
         ),
         pytest.param(
-            "dmlpy/codegen.py",
+            "dmlpy/kernels/spec.py",
             "import pyopencl as cl\n",
-            "dmlpy/codegen.py:1: 'codegen' imports pyopencl; only dmlpy/runtime may",
+            "dmlpy/kernels/spec.py:1: 'kernels' imports pyopencl; only dmlpy/runtime may",
             id="pyopencl",
         ),
         pytest.param(
@@ -203,11 +201,11 @@ def test_checker_accepts_downward_and_same_layer_imports() -> None:
         "dmlpy/__init__.py": "from dmlpy import ops\nfrom dmlpy.runtime import *\n",
         "dmlpy/__main__.py": "from dmlpy.cli import main\n",
         "dmlpy/ops/__init__.py": "from dmlpy.ops._base import X\nfrom . import _base\n",
-        "dmlpy/ops/_base.py": "from dmlpy.codegen import coalesce\nfrom dmlpy.enums import OperatorType\n",
+        "dmlpy/ops/_base.py": "from dmlpy.kernels import coalesce\nfrom dmlpy.enums import OperatorType\n",
         "dmlpy/messages.py": "from dmlpy.layout import describe\nfrom dmlpy.modes import ALIAS_OF\n",
         "dmlpy/runtime/device.py": "import pyopencl as cl\nfrom dmlpy.ops import OperatorDesc\n",
         "dmlpy/cli/round.py": "def f():\n    from dmlpy.runtime import round\n",
-        "dmlpy/codegen.py": "import numpy\nfrom typing import TYPE_CHECKING\n",
+        "dmlpy/kernels/spec.py": "import numpy\nfrom typing import TYPE_CHECKING\n",
     }
     assert violations(tree) == []
 

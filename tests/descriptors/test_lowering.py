@@ -1,6 +1,6 @@
-"""Golden tests of lowering, without OpenCL: ``dmlpy.codegen.coalesce`` and each operator's ``desc.lower()``.
+"""Golden tests of lowering, without OpenCL: ``dmlpy.kernels.coalesce`` and each operator's ``desc.lower()``.
 
-The coalescing rule (dmlpy/codegen.py): drop size-1 dimensions (a single element keeps one dimension of size 1,
+The coalescing rule (dmlpy/kernels/spec.py): drop size-1 dimensions (a single element keeps one dimension of size 1,
 every stride 1); then merge neighbours d, d+1 when, for every tensor, stride[d] == stride[d+1] * size[d+1]. A
 layout is packed when it ends at rank 1 with stride 1 in every tensor. Every expected layout below is worked
 out by hand from that rule (the comment of each case says how), and every expected -D define from the kernel's
@@ -17,13 +17,13 @@ import pytest
 from helpers.modes import NGRAPH_MODES
 
 import dmlpy as dml
-from dmlpy.codegen import ElementwiseLayout, KernelSpec, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.extensions import (
     ExtElementWiseQuantizeLinearOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
     ExtRoundingMode,
     ExtTensorDataType,
 )
+from dmlpy.kernels import ElementwiseLayout, KernelSpec, LaunchProfile, LoweredOperator, coalesce
 
 T = dml.TensorDataType
 
@@ -290,7 +290,7 @@ def linear_defines(
     dequantize: bool, types: tuple[T, T, T, T], has_zero_point: bool, rank: int, *, packed: bool = False
 ) -> tuple[Any, ...]:
     """quantize_linear.cl's interface; PACKED (input and output one run, scale and zero point one value each)
-    loops over 2048 elements per work-item (codegen.PACKED_RUN), the strided walk over 16."""
+    loops over 2048 elements per work-item (dmlpy.kernels.PACKED_RUN), the strided walk over 16."""
     input_type, scale_type, zero_point_type, output_type = types
     return (
         ("DEQUANTIZE", "1" if dequantize else "0"),
@@ -397,7 +397,7 @@ def ext_round_desc(
 
 def ext_defines(data_type: Any, mode_index: int, rank: int, *, packed: bool = False) -> tuple[tuple[str, str], ...]:
     """ext_round.cl's interface; PACKED (both tensors one run) loops over 2048 elements per work-item
-    (codegen.PACKED_RUN), the strided walk over 16."""
+    (dmlpy.kernels.PACKED_RUN), the strided walk over 16."""
     storage, element = EXT_STORAGE[data_type]
     return (
         ("STORAGE", str(storage)),

@@ -17,7 +17,7 @@ import pydantic
 import pytest
 
 import dmlpy as dml
-from dmlpy.graph_desc import Source
+from dmlpy.graph.desc import Source
 
 FL = dml.FeatureLevel
 T = dml.TensorDataType

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmlpy as dml
-from dmlpy.codegen import LaunchProfile
-from dmlpy.fusion import plan_graph
+from dmlpy.graph.fusion import plan_graph
+from dmlpy.kernels import LaunchProfile
 
 T = dml.TensorDataType
 INJECTION = "x\n#define min(a, b) ((b) + 4000)\n//"

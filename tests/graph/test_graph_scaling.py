@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 
 import dmlpy as dml
-from dmlpy import fusion
 from dmlpy.cli.explain import explain_graph
 from dmlpy.cli.pictures import descriptor_picture
 from dmlpy.cli.validate import graph_report
-from dmlpy.codegen import CPU_PROFILE
 from dmlpy.drawing import routing
-from dmlpy.fusion import fuses, plan_graph
-from dmlpy.graph_desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.graph import fusion
+from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.graph.fusion import fuses, plan_graph
+from dmlpy.kernels import CPU_PROFILE
 
 FL = dml.FeatureLevel
 T = dml.TensorDataType

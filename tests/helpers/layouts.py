@@ -70,7 +70,7 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "permuted_input": {"sizes": S4, "input_strides": permuted(S4, (3, 2, 1, 0))},
     "permuted_input_nchw_nhwc": {"sizes": S4, "input_strides": permuted(S4, (0, 2, 3, 1))},
     "permuted_output": {"sizes": S4, "output_strides": permuted(S4, (1, 3, 0, 2))},
-    # Transposes whose contiguous dimensions are both at least 8 long: the tiled kernels (codegen.tile_order),
+    # Transposes whose contiguous dimensions are both at least 8 long: the tiled kernels (dmlpy.kernels.tile_order),
     # with partial tiles at both edges, several outer indices, and an offset.
     "transposed_tiled": {"sizes": (3, 2, 19, 13), "input_strides": permuted((3, 2, 19, 13), (0, 1, 3, 2))},
     "transposed_tiled_nchw_nhwc": {

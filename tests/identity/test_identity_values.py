@@ -335,7 +335,7 @@ def test_kernel_file_compiles_on_its_own(dev: Any, options: tuple[str, ...]) -> 
     # The .cl file as shipped (its #include lines resolved by -I, not by dmlpy), with its own defaults.
     import pyopencl as cl
 
-    from dmlpy.codegen import opencl_source_dir
+    from dmlpy.kernels import opencl_source_dir
 
     folder = opencl_source_dir()
     source = (folder / "element_wise_identity.cl").read_text()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import dmlpy as dml
-from dmlpy.graph_desc import GraphDesc
+from dmlpy.graph.desc import GraphDesc
 from tests.cli.conftest import EXAMPLES, run_dmlpy
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -37,7 +37,7 @@ def test_every_float16_pattern_strided_in_place(mode: dml.RoundingMode, tally: C
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
 def test_every_float16_pattern_transposed(mode: dml.RoundingMode, tally: Counter[str]) -> None:
-    # A transposed view into a new packed array: the tiled kernel (codegen.tile_order) sees every pattern.
+    # A transposed view into a new packed array: the tiled kernel (dmlpy.kernels.tile_order) sees every pattern.
     transposed = ALL_FLOAT16.reshape(256, 256).T
     tally["cases compared"] += assert_rounded(transposed, dml.round(transposed, mode=mode), mode)
 

@@ -16,7 +16,7 @@ import pytest
 from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-from dmlpy.codegen import KernelSpec
+from dmlpy.kernels import KernelSpec
 
 from .round_reference import assert_rounded, reference_round
 

@@ -14,7 +14,7 @@ from helpers.object_model import initialize
 from round.round_checks import assert_rounds_like_reference
 
 import dmlpy as dml
-from dmlpy.codegen import kernel_source
+from dmlpy.kernels import kernel_source
 from dmlpy.reference import round_reference
 
 SIZES = (2, 3, 4, 5)

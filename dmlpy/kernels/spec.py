@@ -27,7 +27,7 @@ def opencl_source_dir() -> Path:
     """Where the .cl files are: inside the installed package (the wheel maps them there), else the source
     tree's top-level ``opencl/`` (an editable install)."""
     packaged = Path(str(importlib.resources.files("dmlpy"))) / "opencl"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "opencl"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "opencl"
 
 
 _LOCAL_INCLUDE = re.compile(r'^#include "([\w.]+)"[ \t]*$', re.MULTILINE)

@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dmlpy.codegen import CPU_PROFILE
 from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import (
@@ -35,8 +34,7 @@ from dmlpy.enums import (
     TensorDataType,
 )
 from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError, argument_error
-from dmlpy.fusion import plan_graph
-from dmlpy.graph_desc import (
+from dmlpy.graph.desc import (
     CONSTANT_LEVEL,
     ConstantDataGraphNodeDesc,
     GraphDesc,
@@ -47,6 +45,8 @@ from dmlpy.graph_desc import (
     OperatorGraphNodeDesc,
     OutputGraphEdgeDesc,
 )
+from dmlpy.graph.fusion import plan_graph
+from dmlpy.kernels import CPU_PROFILE
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     ElementWiseDequantizeLinearOperatorDesc,

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from dmlpy.codegen import PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT, TensorDataType
-from dmlpy.graph_desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.kernels import PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc
 
