@@ -1,12 +1,24 @@
 """Graphs: DML_GRAPH_DESC and CompileGraph's rules (``dmlpy.graph.desc``), which nodes share a kernel
 (``dmlpy.graph.fusion``), and the DirectMLX-style builder, whose names this package offers: ``dml.Graph`` and
-``dml.graph.round`` / ``quantize_linear`` / ``dequantize_linear`` / ``identity``."""
+one function per operator of the table that names a ``BUILDER_NAME`` (``dml.graph.round`` / ``quantize_linear``
+/ ``dequantize_linear`` / ``identity``, ...; ``dmlpy.graph.operators``)."""
 
 from dmlpy.graph.builder import Expression as Expression
 from dmlpy.graph.builder import Graph as Graph
-from dmlpy.graph.builder import dequantize_linear as dequantize_linear
-from dmlpy.graph.builder import identity as identity
-from dmlpy.graph.builder import quantize_linear as quantize_linear
-from dmlpy.graph.builder import round as round
+from dmlpy.graph.operators import BUILDERS, Builder
+from dmlpy.graph.operators import dequantize_linear as dequantize_linear
+from dmlpy.graph.operators import quantize_linear as quantize_linear
 
-__all__ = ["Expression", "Graph", "dequantize_linear", "identity", "quantize_linear", "round"]
+
+def __getattr__(name: str) -> Builder:
+    """``dml.graph.<BUILDER_NAME>``: the builder function the operator table gives that name."""
+    if name in BUILDERS:
+        return BUILDERS[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *BUILDERS})
+
+
+__all__ = ["Expression", "Graph", *BUILDERS]

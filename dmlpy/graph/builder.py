@@ -12,7 +12,8 @@ Each call builds its node's descriptor and validates it at the graph's feature l
 raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``).
 Output tensors are packed (DirectMLX's default tensor policy): the input's Sizes, no Strides. Graph inputs are
 numbered in the order ``input`` is called. A number given as a scale or zero point becomes a constant node
-(DML_FEATURE_LEVEL_6_2 and up), broadcast with 0-strides.
+(DML_FEATURE_LEVEL_6_2 and up), broadcast with 0-strides. This module holds the expressions and the graph; the
+operators' functions (``dml.graph.round``, ...) come from the operator table (``dmlpy.graph.operators``).
 """
 
 from __future__ import annotations
@@ -26,13 +27,7 @@ import numpy as np
 
 from dmlpy.drawing import DrawnKernel, Picture
 from dmlpy.dtypes import DATA_TYPES
-from dmlpy.enums import (
-    ExecutionFlags,
-    ExtRoundingMode,
-    FeatureLevel,
-    RoundingMode,
-    TensorDataType,
-)
+from dmlpy.enums import ExecutionFlags, FeatureLevel, TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.desc import (
     CONSTANT_LEVEL,
@@ -47,14 +42,6 @@ from dmlpy.graph.desc import (
 )
 from dmlpy.graph.fusion import plan_graph
 from dmlpy.kernels import CPU_PROFILE
-from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
-from dmlpy.ops import (
-    ElementWiseDequantizeLinearOperatorDesc,
-    ElementWiseIdentityOperatorDesc,
-    ElementWiseQuantizeLinearOperatorDesc,
-    ElementWiseRoundOperatorDesc,
-    ScaleBias,
-)
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -331,135 +318,4 @@ def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
     return memory.tobytes()
 
 
-def _broadcast(sizes: Sequence[int], data_type: TensorDataType) -> BufferTensorDesc:
-    return BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=(0,) * len(sizes))
-
-
-def _packed(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:
-    return BufferTensorDesc(data_type=data_type, sizes=like.sizes)
-
-
-def _operand(x: Any, where: str, name: str) -> Expression:
-    if not isinstance(x, Expression):
-        raise argument_error(where, name, x, "an expression of a dml.Graph (g.input(...), or another node's result)")
-    return x
-
-
-def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
-    """A scale or zero point: an expression of ``like``'s Sizes, or a number made a broadcast constant."""
-    if isinstance(value, Expression):
-        if value.sizes != like.sizes:
-            raise InvalidArgumentError(
-                f"{where}: {name} has Sizes {list(value.sizes)}; it must have the input's Sizes {list(like.sizes)}, "
-                "as DirectML's tensors do: describe a per-tensor or per-axis value with the input's Sizes and 0 "
-                "Strides on the dimensions it repeats along"
-            )
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise argument_error(where, name, value, "an expression, or a number (a constant node, from 6_2)")
-    return like.graph.constant(value, _broadcast(like.sizes, data_type))
-
-
-def round(x: Expression, mode: RoundingMode | str | int = RoundingMode.HALVES_TO_NEAREST_EVEN) -> Expression:
-    """``dml::Round``: ELEMENT_WISE_ROUND in a DirectML ``mode`` (its names, or "half_to_even",
-    "half_away_from_zero", "toward_zero")."""
-    x = _operand(x, "dml.graph.round", "x")
-    resolved = resolve_mode(mode)
-    directml = DIRECTML_EQUIVALENT.get(resolved) if isinstance(resolved, ExtRoundingMode) else resolved
-    if directml is None:
-        raise UnsupportedError(
-            f"dml.graph.round: mode {resolved.c_name} has no DirectML equivalent, and a graph holds DirectML "
-            "operators only; DirectML rounds HALVES_TO_NEAREST_EVEN, TOWARD_ZERO and TOWARD_INFINITY"
-        )
-    op = ElementWiseRoundOperatorDesc(
-        input_tensor=x.desc, output_tensor=_packed(x.data_type, x), rounding_mode=directml
-    )
-    return x.graph.add_operator(op, [x])
-
-
-def _output_type(
-    dtype: TensorDataType | str | int | None, decides: Any, default: TensorDataType, where: str, name: str
-) -> TensorDataType:
-    """The output's data type: that of ``decides`` (the ``name`` argument) when it is an expression, else
-    ``dtype``, else ``default``. A ``dtype`` that contradicts the expression is refused, not ignored."""
-    wanted = None if dtype is None else TensorDataType.parse(dtype)
-    if not isinstance(decides, Expression):
-        return wanted if wanted is not None else default
-    if wanted is not None and wanted != decides.data_type:
-        raise InvalidArgumentError(
-            f"{where}: dtype is {wanted.name}, but {name} is {decides.data_type.name}; the output has the {name}'s "
-            f"type: leave dtype out, or give a {name} of {wanted.name}"
-        )
-    return decides.data_type
-
-
-def _linear_node(
-    desc_class: type[ElementWiseQuantizeLinearOperatorDesc] | type[ElementWiseDequantizeLinearOperatorDesc],
-    x: Expression,
-    scale: tuple[Expression | float, TensorDataType],
-    zero_point: tuple[Expression | int | None, TensorDataType],
-    output_type: TensorDataType,
-    where: str,
-) -> Expression:
-    """A QuantizeLinear or DequantizeLinear node on ``x``: the scale and zero point (each a value and the data type a
-    number becomes) as expressions, constant nodes for numbers, all of them taken back if the operator refuses."""
-    with x.graph._all_or_nothing():
-        scale_expression = _parameter(scale[0], x, scale[1], where, "scale")
-        zero = None if zero_point[0] is None else _parameter(zero_point[0], x, zero_point[1], where, "zero_point")
-        op = desc_class(
-            input_tensor=x.desc,
-            scale_tensor=scale_expression.desc,
-            zero_point_tensor=zero.desc if zero is not None else None,
-            output_tensor=_packed(output_type, x),
-        )
-        return x.graph.add_operator(op, [x, scale_expression, zero])
-
-
-def quantize_linear(
-    x: Expression,
-    scale: Expression | float,
-    zero_point: Expression | int | None = None,
-    *,
-    dtype: TensorDataType | str | int | None = None,
-) -> Expression:
-    """``dml::QuantizeLinear``: ELEMENT_WISE_QUANTIZE_LINEAR to UINT8 or INT8: the zero point's type when it
-    is an expression (a ``dtype`` that differs is refused), else ``dtype`` (UINT8 when left out)."""
-    where = "dml.graph.quantize_linear"
-    x = _operand(x, where, "x")
-    output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
-    scale_type = TensorDataType.FLOAT32 if x.data_type == TensorDataType.INT32 else x.data_type
-    return _linear_node(
-        ElementWiseQuantizeLinearOperatorDesc, x, (scale, scale_type), (zero_point, output_type), output_type, where
-    )
-
-
-def dequantize_linear(
-    x: Expression,
-    scale: Expression | float,
-    zero_point: Expression | int | None = None,
-    *,
-    dtype: TensorDataType | str | int | None = None,
-) -> Expression:
-    """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type when it is an expression
-    (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or FLOAT16; FLOAT32 when left out)."""
-    where = "dml.graph.dequantize_linear"
-    x = _operand(x, where, "x")
-    output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
-    return _linear_node(
-        ElementWiseDequantizeLinearOperatorDesc, x, (scale, output_type), (zero_point, x.data_type), output_type, where
-    )
-
-
-def identity(x: Expression, scale_bias: ScaleBias | tuple[float, float] | None = None) -> Expression:
-    """``dml::Identity``: ELEMENT_WISE_IDENTITY, through ``x * Scale + Bias`` when ``scale_bias`` is given (a
-    ScaleBias or a (scale, bias) pair)."""
-    x = _operand(x, "dml.graph.identity", "x")
-    if isinstance(scale_bias, tuple):
-        scale_bias = ScaleBias(scale=scale_bias[0], bias=scale_bias[1])
-    op = ElementWiseIdentityOperatorDesc(
-        input_tensor=x.desc, output_tensor=_packed(x.data_type, x), scale_bias=scale_bias
-    )
-    return x.graph.add_operator(op, [x])
-
-
-__all__ = ["Expression", "Graph", "dequantize_linear", "identity", "quantize_linear", "round"]
+__all__ = ["Expression", "Graph"]

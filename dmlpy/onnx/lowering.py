@@ -1,5 +1,7 @@
-"""ONNX nodes as nodes of a dml.Graph: which nodes and attributes dmlpy runs, and the Round, QuantizeLinear,
-DequantizeLinear and Identity nodes lowered to DirectML's element-wise operators."""
+"""ONNX nodes as nodes of a dml.Graph: which nodes and attributes dmlpy runs, read from the operator table (each
+operator's ``ONNX_OPS``), and the nodes lowered to DirectML's element-wise operators: a standard unary node
+(Round, Identity, ...) through its operator's builder function with its defaults, QuantizeLinear and
+DequantizeLinear with their attributes (axis, output_dtype) and their scale and zero point inputs."""
 
 from __future__ import annotations
 
@@ -10,27 +12,36 @@ from typing import Any, Protocol
 import numpy as np
 import onnx
 
-from dmlpy.enums import RoundingMode, TensorDataType
+from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
-from dmlpy.graph import dequantize_linear as graph_dequantize_linear
-from dmlpy.graph import identity as graph_identity
-from dmlpy.graph import quantize_linear as graph_quantize_linear
-from dmlpy.graph import round as graph_round
+from dmlpy.graph.operators import BUILDERS, Builder, dequantize_linear, quantize_linear
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.ops import OPERATORS
 from dmlpy.tensor import BufferTensorDesc
 
-SUPPORTED_OPS = ("Round", "QuantizeLinear", "DequantizeLinear", "Identity")
+LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
+"""ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
+_BUILT_BY: dict[str, Builder] = {
+    op_type: BUILDERS[desc.BUILDER_NAME] for op_type, desc in LOWERED_TO.items() if desc.BUILDER_NAME is not None
+}
+"""ONNX op type -> the builder function making its node (an operator that lowers ONNX ops names one)."""
+SUPPORTED_OPS = tuple(LOWERED_TO)
 MAX_DIMENSIONS = 8
 
-_INPUT_COUNTS = {"Round": (1, 1), "Identity": (1, 1), "QuantizeLinear": (2, 3), "DequantizeLinear": (2, 3)}
-_ATTRIBUTES = {
-    "Round": set(),
-    "Identity": set(),
+_QUANTIZATION_ATTRIBUTES = {
     "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
 }
-"""The attributes each operator takes (all INT), and so the ones dmlpy reads."""
+"""The attributes QuantizeLinear and DequantizeLinear take (all INT), and so the ones dmlpy reads; the other
+operators take none, and one input."""
+_QUANTIZATION_INPUTS = (2, 3)
+"""QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
+
+
+def _expressed_by() -> str:
+    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in LOWERED_TO.values()))
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
@@ -126,10 +137,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
         x, shape, data_type = data(node.input[0], where)
-        if node.op_type == "Round":
-            result = _expressed(where, graph_round, x, RoundingMode.HALVES_TO_NEAREST_EVEN)
-        elif node.op_type == "Identity":
-            result = _expressed(where, graph_identity, x)
+        if node.op_type not in _QUANTIZATION_ATTRIBUTES:
+            result = _expressed(where, _BUILT_BY[node.op_type], x)
         else:
             axis = attributes.get("axis", 1)
             scale = parameter(node.input[1], shape, axis, where, "scale")
@@ -154,7 +163,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if expression.node is None or expression in expressions:
             # A graph input passed straight out, or one value listed twice: DirectML writes each node output
             # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
-            expression = _expressed(f"ONNX graph output {name!r}", graph_identity, expression)
+            expression = _expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
         expressions.append(expression)
         outputs.append((name, data_type, shape))
     return Lowered(expressions, bound, outputs)
@@ -182,10 +191,9 @@ def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
     if node.op_type not in SUPPORTED_OPS:
         raise NodeRefused(
             f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
-            "ELEMENT_WISE_ROUND, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_DEQUANTIZE_LINEAR and "
-            "ELEMENT_WISE_IDENTITY express exactly"
+            f"{_expressed_by()} express exactly"
         )
-    fewest, most = _INPUT_COUNTS[node.op_type]
+    fewest, most = _QUANTIZATION_INPUTS if node.op_type in _QUANTIZATION_ATTRIBUTES else (1, 1)
     if not fewest <= len(node.input) <= most or not node.input[0] or (most > 1 and not node.input[1]):
         takes = f"{fewest}" if fewest == most else f"{fewest} or {most} (the zero point is optional)"
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
@@ -193,7 +201,7 @@ def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
-        if attribute.name not in _ATTRIBUTES[node.op_type]:
+        if attribute.name not in _QUANTIZATION_ATTRIBUTES.get(node.op_type, set()):
             raise NodeRefused(
                 f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"
             )
@@ -246,7 +254,7 @@ def _quantize(
         raise NodeRefused(
             f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or INT8"
         )
-    return _expressed(where, graph_quantize_linear, x, scale, zero, dtype=output_type)
+    return _expressed(where, quantize_linear, x, scale, zero, dtype=output_type)
 
 
 def _dequantize(
@@ -258,4 +266,4 @@ def _dequantize(
             f"{where}: output_dtype {type_name(output_dtype)} differs from the scale's type {scale.data_type.name}; "
             "DirectML's ELEMENT_WISE_DEQUANTIZE_LINEAR outputs the scale's type"
         )
-    return _expressed(where, graph_dequantize_linear, x, scale, zero)
+    return _expressed(where, dequantize_linear, x, scale, zero)

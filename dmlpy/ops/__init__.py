@@ -1,7 +1,8 @@
 """The operator table (one line per operator: the only registry), DML_OPERATOR_DESC as a discriminated union
 built from it, and validation without a device.
 
-Everything else reads the table: the package's exports, the JSON Schema, the CLI and the runtime.
+Everything else reads the table: the package's exports, the JSON Schema, the CLI, the runtime, the graph
+builder (``dml.graph.<BUILDER_NAME>``), the ONNX backend (``ONNX_OPS``) and the docs' operator list.
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ AnyOperatorType = OperatorType | ExtOperatorType
 
 OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
     desc.OPERATOR_TYPE: desc
-    for desc in (
-        ElementWiseIdentityOperatorDesc,
+    for desc in (  # in the order messages and lists name them
+        ElementWiseRoundOperatorDesc,
         ElementWiseQuantizeLinearOperatorDesc,
         ElementWiseDequantizeLinearOperatorDesc,
-        ElementWiseRoundOperatorDesc,
+        ElementWiseIdentityOperatorDesc,
         ExtElementWiseRoundOperatorDesc,
         ExtElementWiseQuantizeLinearOperatorDesc,
     )

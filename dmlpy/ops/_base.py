@@ -84,8 +84,9 @@ def extension_mode_hint(value: Any) -> str:
 
 class OperatorDescBase(DmlModel):
     """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, tensor
-    fields in binding order, whether the output may alias an input (in-place) and, for DirectML operators, the
-    support table; and implement ``check_operator_rules`` and ``lower``."""
+    fields in binding order, whether the output may alias an input (in-place), for DirectML operators the support
+    table, and where the graph builder and the ONNX backend offer it; and implement ``check_operator_rules`` and
+    ``lower``."""
 
     OPERATOR_TYPE: ClassVar[OperatorType | ExtOperatorType]
     SUPPORT: ClassVar[SupportTable]
@@ -95,6 +96,14 @@ class OperatorDescBase(DmlModel):
     OUTPUTS: ClassVar[tuple[str, ...]]
     """Output tensor fields (snake_case) in DirectML's binding order."""
     SUPPORTS_IN_PLACE: ClassVar[bool]
+    BUILDER_NAME: ClassVar[str | None] = None
+    """The operator's function in the graph builder, ``dml.graph.<BUILDER_NAME>``: DirectMLX's name in snake_case
+    (``round`` for ``dml::Round``); None where the builder has none (the extensions: a graph holds DirectML
+    operators only)."""
+    BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {}
+    """Field -> the builder's keyword for it, where the builder names a field otherwise (Round's ``mode``)."""
+    ONNX_OPS: ClassVar[tuple[str, ...]] = ()
+    """The ONNX op types the ONNX backend lowers to this operator (``Round``); empty where none."""
 
     @classmethod
     def is_extension(cls) -> bool:

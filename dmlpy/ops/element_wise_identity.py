@@ -78,6 +78,8 @@ class ElementWiseIdentityOperatorDesc(UnaryElementWiseDesc):
     """DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC: OutputTensor = InputTensor, through ScaleBias when given."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_IDENTITY
+    BUILDER_NAME = "identity"
+    ONNX_OPS = ("Identity",)
     SUPPORT = SupportTable(
         OperatorType.ELEMENT_WISE_IDENTITY,
         rows=(

@@ -127,6 +127,8 @@ class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):
     rounding halves to even."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR
+    BUILDER_NAME: ClassVar[str | None] = "quantize_linear"  # the extension, a subclass, names none
+    ONNX_OPS: ClassVar[tuple[str, ...]] = ("QuantizeLinear",)
     SUPPORT = _rows(
         OperatorType.ELEMENT_WISE_QUANTIZE_LINEAR,
         (
@@ -156,6 +158,8 @@ class ElementWiseDequantizeLinearOperatorDesc(_LinearQuantizationDesc):
     """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC: OutputTensor = (Input - ZeroPoint) * Scale."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR
+    BUILDER_NAME = "dequantize_linear"
+    ONNX_OPS = ("DequantizeLinear",)
     SUPPORT = _rows(
         OperatorType.ELEMENT_WISE_DEQUANTIZE_LINEAR,
         (

@@ -5,6 +5,7 @@ FLOAT32 and FLOAT16 only; in-place allowed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -33,6 +34,9 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
     """DML_ELEMENT_WISE_ROUND_OPERATOR_DESC: OutputTensor = round(InputTensor) in the given rounding mode."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_ROUND
+    BUILDER_NAME = "round"
+    BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {"rounding_mode": "mode"}
+    ONNX_OPS = ("Round",)
     SUPPORT = SupportTable(
         OperatorType.ELEMENT_WISE_ROUND,
         rows=(

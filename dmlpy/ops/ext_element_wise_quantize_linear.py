@@ -25,6 +25,8 @@ class ExtElementWiseQuantizeLinearOperatorDesc(ElementWiseQuantizeLinearOperator
 
     # The DirectML parent's attribute is typed OperatorType; the extension deliberately replaces it.
     OPERATOR_TYPE = ExtOperatorType.ELEMENT_WISE_QUANTIZE_LINEAR  # type: ignore[assignment]
+    BUILDER_NAME = None  # a graph holds DirectML operators only
+    ONNX_OPS = ()
 
     rounding_mode: ExtRoundingMode = Field(default=ExtRoundingMode.NEAREST_TOWARD_EVEN, alias="RoundingMode")
     """RoundingMode (DMLPY_EXT_ROUNDING_MODE, nGraph's names) applied to Input / Scale."""

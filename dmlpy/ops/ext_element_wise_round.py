@@ -51,6 +51,8 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
     round(InputTensor) in one of nGraph's nine modes."""
 
     OPERATOR_TYPE = ExtOperatorType.ELEMENT_WISE_ROUND
+    BUILDER_NAME = None  # a graph holds DirectML operators only
+    ONNX_OPS = ()
 
     rounding_mode: ExtRoundingMode = Field(default=ExtRoundingMode.NEAREST_TOWARD_EVEN, alias="RoundingMode")
     """RoundingMode (DMLPY_EXT_ROUNDING_MODE, nGraph's names)."""
