@@ -56,8 +56,8 @@ from dmlpy.graph.desc import (
     IntermediateGraphEdgeDesc,
     OperatorGraphNodeDesc,
     OutputGraphEdgeDesc,
-    validate,  # operators and graphs
 )
+from dmlpy.graph.validation import validate  # operators and graphs
 from dmlpy.ops import *  # noqa: F403  # the operator table's descriptors, OperatorDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, calc_buffer_tensor_size
 

@@ -15,8 +15,9 @@ from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target,
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
 from dmlpy.errors import DmlError
-from dmlpy.graph.desc import GraphDesc, validate
+from dmlpy.graph.desc import GraphDesc
 from dmlpy.graph.fusion import plan_graph
+from dmlpy.graph.validation import validate
 from dmlpy.kernels import CPU_PROFILE
 from dmlpy.layout import describe_layout
 from dmlpy.ops import OperatorDesc
