@@ -1,24 +1,15 @@
 """The one translation of pydantic's validation errors into DirectML's terms: one teaching line per problem, in
-C field paths that start at the struct's C name, with the accepted values and hints. ``dmlpy.model`` applies it
-to every descriptor model (constructors, ``model_validate*``), so the API, the JSON parser and the CLI speak
-with one voice.
-
-It reads everything from the model class being validated and its nested fields (aliases, annotations,
-:class:`Expect` metadata, enums) and from the class-level hooks of ``dmlpy.model.DmlModel`` (``struct_name``,
-``WRAPS``, ``SELECTOR``, ``member_for_tag``, ``field_choices``, ``value_hint``), which it finds by name, so this
-module sits below the model layer and imports none of it.
-"""
+C field paths that start at the struct's C name, with the accepted values and hints (``dmlpy.problems`` tells
+the whole story)."""
 
 from __future__ import annotations
 
 import difflib
-import enum
-import json
 import sys
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, Tag, ValidationError
 from pydantic.fields import FieldInfo
@@ -26,6 +17,7 @@ from pydantic_core import ErrorDetails
 
 from dmlpy.enums import EXTENSION_BASE, DmlEnum, DmlFlag
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.problems.values import is_dml_model, show
 
 
 @dataclass(frozen=True)
@@ -50,11 +42,6 @@ class DescriptorProblems(InvalidArgumentError):
 
     def __reduce__(self) -> tuple[type[DescriptorProblems], tuple[list[str]]]:
         return type(self), (self.problems,)
-
-
-def _is_dml_model(cls: Any) -> bool:
-    """Whether ``cls`` is a dmlpy descriptor model (it has the hooks), told without importing dmlpy.model."""
-    return isinstance(cls, type) and issubclass(cls, BaseModel) and hasattr(cls, "struct_name")
 
 
 def _members(annotation: Any) -> list[Any]:
@@ -115,7 +102,7 @@ def _item(annotation: Any) -> Any:
 
 def _struct_name(model: type[BaseModel]) -> str:
     try:
-        return str(model.struct_name()) if _is_dml_model(model) else model.__name__  # type: ignore[attr-defined]
+        return str(model.struct_name()) if is_dml_model(model) else model.__name__  # type: ignore[attr-defined]
     except Exception:  # a model that cannot name itself (an abstract base) is named by its class
         return model.__name__
 
@@ -166,7 +153,7 @@ def _locate(model: type[BaseModel], loc: Sequence[int | str], kind: str) -> _Pla
             continue
         may_be_tag = _is_tag(part) and not (key_last and index == len(loc) - 1)
         cls = _model_class(place.annotation)
-        member = cls.member_for_tag(part) if cls is not None and _is_dml_model(cls) else None  # type: ignore[attr-defined]
+        member = cls.member_for_tag(part) if cls is not None and is_dml_model(cls) else None  # type: ignore[attr-defined]
         if member is None and may_be_tag:
             member = _tagged_member(place.annotation, part)
         if member is not None:
@@ -183,7 +170,7 @@ def _locate(model: type[BaseModel], loc: Sequence[int | str], kind: str) -> _Pla
             continue
         name, info = found
         assert cls is not None
-        wraps = getattr(cls, "WRAPS", None) if _is_dml_model(cls) else None
+        wraps = getattr(cls, "WRAPS", None) if is_dml_model(cls) else None
         place.annotation, place.metadata = info.annotation, list(info.metadata)
         # A wrapped struct is named by its own name, unless the wrapping field holds the wrong kind of value
         # (Desc: 5), which is said of the field the user wrote.
@@ -195,69 +182,9 @@ def _locate(model: type[BaseModel], loc: Sequence[int | str], kind: str) -> _Pla
             continue
         place.path += f".{info.alias or name}"
         place.name, place.c_name, place.owner = name, info.alias or name, cls
-        place.selector = _is_dml_model(cls) and name == getattr(cls, "SELECTOR", None)
+        place.selector = is_dml_model(cls) and name == getattr(cls, "SELECTOR", None)
         at_root = False
     return place
-
-
-def show(value: Any) -> str:
-    """A value as a message shows it: JSON for plain data, C names for enums, a model by what it describes,
-    anything else by a short repr (never longer than 80 characters)."""
-    if isinstance(value, DmlEnum | DmlFlag):
-        return value.c_name
-    if isinstance(value, enum.Enum):
-        return f"{type(value).__name__}.{value.name}"
-    if isinstance(value, BaseModel):
-        try:
-            return str(cast(Any, value).describe()) if _is_dml_model(type(value)) else f"a {type(value).__name__}"
-        except Exception:
-            return f"a {type(value).__name__}"
-    if isinstance(value, str):
-        return quoted(value)
-    try:
-        if isinstance(value, int | float | bool | list | tuple | dict) or value is None:
-            text = json.dumps(value, default=_brief)
-        else:
-            text = repr(value)
-    except Exception:  # unserialisable keys, a broken __repr__, integers too long to print, ...
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escaped(char: str) -> str:
-    if char.isprintable():
-        return char
-    if char in _SHORT_ESCAPES:
-        return _SHORT_ESCAPES[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def visible(text: str) -> str:
-    """``text`` with every character a terminal would act on or hide (C0 and C1 controls, so ESC and the escape
-    sequences it starts; bidi overrides and other format characters; line and paragraph separators; lone
-    surrogates; unassigned code points) as a Python escape (``\\x1b``, ``\\u202e``): text from outside (a Name, a
-    file name, a driver's device name) then cannot recolour, reorder or rewrite the line it is shown on."""
-    return text if text.isprintable() else "".join(_escaped(char) for char in text)
-
-
-QUOTED_LENGTH = 80
-"""Characters of a text a message shows at most: a Name may be megabytes long."""
-
-
-def quoted(text: str) -> str:
-    """``text`` in double quotes as messages show user text (a Name, any string value): ``visible``, with quotes
-    and backslashes escaped too, so what is shown is what is there; a long text cut, its length said."""
-    shown = text[:QUOTED_LENGTH]
-    body = visible(shown.replace("\\", "\\\\").replace('"', '\\"'))
-    return f'"{body}"' if shown == text else f'"{body}..." ({len(text)} characters)'
-
-
-def _brief(value: Any) -> str:
-    return show(value)
 
 
 def _choices(enums: Sequence[type[DmlEnum] | type[DmlFlag]], allowed: Sequence[DmlEnum | DmlFlag] | None) -> str:
@@ -312,7 +239,7 @@ def _object_expected(model: type[BaseModel]) -> str:
     """What a struct-valued field takes: a JSON object (or dict) of its fields, or the model itself; a wrapper
     (DML_TENSOR_DESC) also takes what it wraps, which is the usual form."""
     classes = [_public_class(model)]
-    inner_name = getattr(model, "WRAPS", None) if _is_dml_model(model) else None
+    inner_name = getattr(model, "WRAPS", None) if is_dml_model(model) else None
     inner = _model_class(model.model_fields[inner_name].annotation) if inner_name else None
     if inner is not None and model.model_fields[inner_name or ""].is_required():
         classes.insert(0, _public_class(inner))
@@ -340,7 +267,7 @@ def _problem_line(model: type[BaseModel], problem: ErrorDetails) -> tuple[_Place
     message = problem["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
     ctx = problem.get("ctx") or {}
     if kind == "enum" or (kind in {"int_type", "int_parsing", "is_instance_of"} and _enum_classes(place.annotation)):
-        owner: Any = place.owner if place.owner is not None and _is_dml_model(place.owner) else None
+        owner: Any = place.owner if place.owner is not None and is_dml_model(place.owner) else None
         allowed = owner.field_choices(place.name) if owner is not None else None
         line = f"{path} is {show(given)}; it must be " + _choices(_enum_classes(place.annotation), allowed)
         hint = owner.value_hint(place.name, given) if owner is not None else ""
