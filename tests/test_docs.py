@@ -191,6 +191,28 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
     assert "DMLCalcBufferTensorSize" in tour and "DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC" in tour
 
 
+# ------------------------------------------------------------------------------------------ the operator list
+
+
+def test_the_docs_operator_list_is_the_operator_table() -> None:
+    """docs/operators/index.md lists what dmlpy.ops.OPERATORS declares (scripts/operator_list.py writes it), and
+    names every operator of the table, its builder function and its ONNX op types."""
+    spec = importlib.util.spec_from_file_location("operator_list", REPO / "scripts" / "operator_list.py")
+    assert spec is not None and spec.loader is not None
+    operator_list = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(operator_list)
+    page = (REPO / "docs" / "operators" / "index.md").read_text(encoding="utf-8")
+    assert operator_list.with_list(page) == page, "run python scripts/operator_list.py to rewrite the list"
+    from dmlpy.ops import OPERATORS
+
+    rows = [line for line in page.splitlines() if line.startswith("| ") and "`" in line.split("|")[1]]
+    assert len(rows) == len(OPERATORS)
+    for row, (operator_type, desc) in zip(rows, OPERATORS.items(), strict=True):
+        assert f"`{operator_type.c_name}`" in row and f"`{desc.__name__}`" in row
+        assert (f"`{desc.BUILDER_NAME}`" if desc.BUILDER_NAME else "| - |") in row
+        assert all(op_type in row for op_type in desc.ONNX_OPS)
+
+
 # --------------------------------------------------------------------------- what every package has: its metadata
 
 

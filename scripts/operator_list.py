@@ -1,0 +1,75 @@
+"""Write the operator list of docs/operators/index.md from the operator table (dmlpy.ops.OPERATORS), so the docs
+list exactly the operators dmlpy implements, with what each declares: its descriptor, the feature level it
+arrived at, its data types, in-place execution, its graph-builder function and the ONNX op types it lowers.
+
+    python scripts/operator_list.py            # rewrite the list between the markers
+    python scripts/operator_list.py --check    # exit 1 when the page differs from the table
+
+tests/test_docs.py checks that the page matches the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from dmlpy.ops import OPERATORS
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
+BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
+END = "<!-- end of the operator list -->"
+
+
+def _page_link(c_name: str, text: str) -> str:
+    """The operator's own docs page, where it has one (docs/operators/element_wise_identity.md, ...)."""
+    page = c_name.removeprefix("DML_OPERATOR_").lower() + ".md"
+    return f"[{text}]({page})" if (PAGE.parent / page).exists() else text
+
+
+def operator_list() -> str:
+    """The Markdown table of every operator of the table, in the table's order."""
+    lines = [
+        "| Operator | Descriptor | Since | InputTensor data types (newest level) | In place | `dml.graph` | ONNX |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for operator_type, desc in OPERATORS.items():
+        if desc.is_extension():
+            since, types = "extension (not DirectML)", "see `dmlpy.extensions`"
+        else:
+            newest = desc.SUPPORT.rows[-1]
+            since = desc.SUPPORT.introduced.c_name
+            types = ", ".join(sorted(t.name for t in newest.data_types[desc.c_field(desc.INPUTS[0])]))
+        builder = f"`{desc.BUILDER_NAME}`" if desc.BUILDER_NAME else "-"
+        onnx = ", ".join(desc.ONNX_OPS) or "-"
+        lines.append(
+            f"| {_page_link(operator_type.c_name, f'`{operator_type.c_name}`')} | `{desc.__name__}` | {since} | "
+            f"{types} | {'yes' if desc.SUPPORTS_IN_PLACE else 'no'} | {builder} | {onnx} |"
+        )
+    return "\n".join(lines)
+
+
+def with_list(page: str) -> str:
+    """``page`` with the text between the markers replaced by the list."""
+    before, rest = page.split(BEGIN, 1)
+    _, after = rest.split(END, 1)
+    return f"{before}{BEGIN}\n{operator_list()}\n{END}{after}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when the page differs from the table")
+    args = parser.parse_args()
+    page = PAGE.read_text(encoding="utf-8")
+    wanted = with_list(page)
+    if args.check:
+        if wanted != page:
+            print(f"{PAGE} differs from dmlpy.ops.OPERATORS: run python scripts/operator_list.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(wanted, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
