@@ -1,0 +1,139 @@
+"""An operator declares itself once and the graph builder and the ONNX backend read the table: a standard unary
+operator's ``dml.graph.<BUILDER_NAME>`` function and its ONNX lowering appear from its declaration alone.
+
+Two proofs: a throwaway operator class, declared here and registered nowhere, gets its builder function from
+``builders``; and every operator of the table (CEIL and FLOOR too, once they are declared) is checked for its
+builder function, and each ONNX op type it declares runs a one-node model through ``dmlpy.onnx`` equal to
+``onnx.reference``'s result, bit for bit."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from pydantic import Field
+
+import dmlpy as dml
+from dmlpy.graph.operators import BUILDERS, builders, unary_builder
+from dmlpy.ops import OPERATORS, ElementWiseIdentityOperatorDesc
+from dmlpy.ops._base import OperatorDescBase
+
+SIZES = (1, 1, 2, 4)
+VALUES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.2, -0.7], dtype=np.float32).reshape(SIZES)
+
+
+class ThrowawayScaledDesc(ElementWiseIdentityOperatorDesc):
+    """A made-up standard unary operator declared only here: Identity's fields (a graph node holds a descriptor
+    of a type the table knows, and this one is of Identity's type) and one field of its own."""
+
+    BUILDER_NAME = "throwaway_scaled"
+    BUILDER_KEYWORDS = {"factor": "by"}  # noqa: RUF012  # class data, as the operators declare it
+    ONNX_OPS = ("ThrowawayScaled",)
+
+    factor: float = Field(default=2.0, alias="Factor")
+    """Factor (FLOAT): what the input is scaled by."""
+
+
+def _standard_unary(desc: type[OperatorDescBase]) -> bool:
+    return desc.INPUTS == ("input_tensor",) and desc.OUTPUTS == ("output_tensor",)
+
+
+def _input(graph: dml.Graph) -> dml.graph.Expression:
+    return graph.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES))
+
+
+# ------------------------------------------------------------------------------------- a throwaway operator
+
+
+def test_a_declared_operator_gets_its_builder_function_from_the_declaration_alone() -> None:
+    build = builders([ThrowawayScaledDesc])["throwaway_scaled"]
+    parameters = inspect.signature(build).parameters
+    assert list(parameters) == ["x", "scale_bias", "by"] and parameters["by"].default == 2.0
+    assert build.__name__ == "throwaway_scaled"
+    assert build.__doc__ is not None and "dml::ThrowawayScaled" in build.__doc__ and "``by``: Factor" in build.__doc__
+
+    g = dml.Graph(dml.FeatureLevel.FL_6_2)
+    x = _input(g)
+    calls = [
+        (build(x), None, 2.0),
+        (build(x, None, 3.0), None, 3.0),
+        (build(x=x, by=4.0, scale_bias=(0.5, 1.0)), dml.ScaleBias(scale=0.5, bias=1.0), 4.0),  # a struct as a tuple
+    ]
+    for y, scale_bias, factor in calls:
+        (node,) = g.desc_for([y]).nodes
+        op = node.desc.op
+        assert type(op) is ThrowawayScaledDesc and (op.scale_bias, op.factor) == (scale_bias, factor)
+        assert op.output_tensor.desc == dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES)  # packed, like x
+
+    with pytest.raises(dml.InvalidArgumentError, match=r"^dml\.graph\.throwaway_scaled: x is "):
+        build(np.zeros(SIZES))
+    with pytest.raises(TypeError, match="factor"):
+        build(x, factor=3.0)  # the builder's keyword is `by`
+    assert not hasattr(dml.graph, "throwaway_scaled")  # registered nowhere: the table alone offers functions
+
+
+def test_an_operator_that_is_not_standard_unary_needs_a_written_builder_function() -> None:
+    class TwoInputs(ThrowawayScaledDesc):
+        INPUTS = ("input_tensor", "output_tensor")
+
+    with pytest.raises(TypeError, match="register it in _WRITTEN"):
+        unary_builder(TwoInputs)
+
+
+# ------------------------------------------------------------------------------------- every operator of the table
+
+
+@pytest.mark.parametrize("desc", list(OPERATORS.values()), ids=lambda desc: desc.__name__)
+def test_every_builder_name_of_the_table_is_a_graph_function(desc: type[OperatorDescBase]) -> None:
+    if desc.BUILDER_NAME is None:
+        assert desc.is_extension() and not desc.ONNX_OPS  # a graph holds DirectML operators only
+        return
+    function = getattr(dml.graph, desc.BUILDER_NAME)
+    assert function is BUILDERS[desc.BUILDER_NAME]
+    assert desc.BUILDER_NAME in dml.graph.__all__ and desc.BUILDER_NAME in dir(dml.graph)
+    if not _standard_unary(desc):
+        return
+    fields = [f for f in desc.model_fields if f not in (*desc.INPUTS, *desc.OUTPUTS)]
+    keywords = [desc.BUILDER_KEYWORDS.get(field, field) for field in fields]
+    assert list(inspect.signature(function).parameters) == ["x", *keywords]
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    (node,) = g.desc_for([function(_input(g))]).nodes
+    op = node.desc.op
+    assert type(op) is desc
+    assert all(getattr(op, field) == desc.model_fields[field].default for field in fields)
+
+
+def test_every_onnx_op_type_of_the_table_is_supported_once() -> None:
+    onnx_backend = pytest.importorskip("dmlpy.onnx", reason="onnx is a test dependency (pip install -e .[dev])")
+    declared = [op_type for desc in OPERATORS.values() for op_type in desc.ONNX_OPS]
+    assert len(declared) == len(set(declared))
+    assert list(onnx_backend.SUPPORTED_OPS) == declared
+
+
+ONNX_UNARY = [
+    op_type for desc in OPERATORS.values() if _standard_unary(desc) and desc.BUILDER_NAME for op_type in desc.ONNX_OPS
+]
+
+
+@pytest.mark.parametrize("op_type", ONNX_UNARY)
+def test_every_unary_onnx_op_type_of_the_table_runs_as_onnx_reference_computes_it(op_type: str) -> None:
+    onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    from dmlpy.onnx import DmlBackend
+
+    tensor = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node(op_type, ["x"], ["y"])],
+        op_type.lower(),
+        [tensor("x", TensorProto.FLOAT, list(SIZES))],
+        [tensor("y", TensorProto.FLOAT, list(SIZES))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    onnx.checker.check_model(model)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": VALUES})
+    (got,) = DmlBackend.prepare(model).run([VALUES])
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
