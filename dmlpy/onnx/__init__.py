@@ -5,7 +5,8 @@ onnxruntime's DirectML execution provider turns ONNX graphs into DirectML graphs
     rep = dmlpy.onnx.DmlBackend.prepare(model)          # or dmlpy.onnx.prepare("model.onnx")
     (y,) = rep.run([x])                                  # NumPy in, NumPy out
 
-It lowers graphs of the four ONNX operators whose semantics DirectML expresses exactly: Round (ties to even,
+It lowers graphs of the ONNX operators whose semantics DirectML expresses exactly, ``SUPPORTED_OPS``, which the
+operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them): Round (ties to even,
 DirectML's HALVES_TO_NEAREST_EVEN), QuantizeLinear and DequantizeLinear (per-tensor and per-axis, 8-bit
 outputs; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR and ELEMENT_WISE_DEQUANTIZE_LINEAR) and Identity (tensors).
 Any other node, and any form DirectML cannot express (blocked quantization, float8, 4- and 2-bit types, 16-bit
