@@ -5,20 +5,21 @@ one function per operator of the table that names a ``BUILDER_NAME`` (``dml.grap
 
 from dmlpy.graph.builder import Expression as Expression
 from dmlpy.graph.builder import Graph as Graph
-from dmlpy.graph.operators import BUILDERS, Builder
+from dmlpy.graph.operators import BUILDERS as _BUILDERS
+from dmlpy.graph.operators import Builder as _Builder
 from dmlpy.graph.operators import dequantize_linear as dequantize_linear
 from dmlpy.graph.operators import quantize_linear as quantize_linear
 
 
-def __getattr__(name: str) -> Builder:
+def __getattr__(name: str) -> _Builder:
     """``dml.graph.<BUILDER_NAME>``: the builder function the operator table gives that name."""
-    if name in BUILDERS:
-        return BUILDERS[name]
+    if name in _BUILDERS:
+        return _BUILDERS[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *BUILDERS})
+    return sorted({*globals(), *_BUILDERS})
 
 
-__all__ = ["Expression", "Graph", *BUILDERS]
+__all__ = ["Expression", "Graph", *_BUILDERS]

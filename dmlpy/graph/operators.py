@@ -81,9 +81,8 @@ def _struct_keyword(struct: type[DmlModel]) -> _Keyword:
             return struct(**{member: value[index] for index, member in enumerate(members)})
         return value
 
-    types = ", ".join(getattr(struct.model_fields[m].annotation, "__name__", "Any") for m in members)
     annotation = struct | tuple[tuple(struct.model_fields[m].annotation for m in members)] | None  # type: ignore[misc]
-    return _Keyword(annotation, convert, f"a {struct.__name__} or a ({', '.join(members)}) tuple of {types}")
+    return _Keyword(annotation, convert, f"a {struct.__name__}, or a ({', '.join(members)}) tuple")
 
 
 def _keyword(desc_class: type[OperatorDescBase], field: str) -> _Keyword:
@@ -114,10 +113,11 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         inspect.Parameter(
             keyword,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=desc_class.model_fields[field].default,
+            default=inspect.Parameter.empty if info.is_required() else info.default,
             annotation=how.annotation,
         )
         for field, (keyword, how) in keywords.items()
+        for info in (desc_class.model_fields[field],)
     ]
     signature = inspect.Signature(parameters, return_annotation=Expression)
 
