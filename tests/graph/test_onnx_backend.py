@@ -1,7 +1,7 @@
 """ONNX's own backend test runner (onnx.backend.test.BackendTest) with dmlpy's backend, for the node tests of
-Round, QuantizeLinear, DequantizeLinear and Identity: the cases come from the installed onnx, built in memory by
-its loader, and are compared exactly (rtol 0, atol 0) rather than with the runner's default tolerance, which
-would let an integer off by one pass. Every other test is dropped; the forms DirectML cannot express are
+every ONNX op type dmlpy runs (``SUPPORTED_OPS``, from the operator table: Round, QuantizeLinear, DequantizeLinear,
+Identity, ...): the cases come from the installed onnx, built in memory by its loader, and are compared exactly
+(rtol 0, atol 0) rather than with the runner's default tolerance, which would let an integer off by one pass. Every other test is dropped; the forms DirectML cannot express are
 excluded by name, each with the reason, and checked to be refused with that reason."""
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from onnx.backend.test import BackendTest  # noqa: E402
 from onnx.backend.test.loader import load_model_tests  # noqa: E402
 
 import dmlpy as dml  # noqa: E402
-from dmlpy.onnx import DmlBackend, NodeRefused  # noqa: E402
+from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 
-OPS = r"^test_(round|quantizelinear|dequantizelinear|identity)(_[a-z0-9_]+)?_(cpu|cuda)$"
+OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
+"""ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
 NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_blocked_asymmetric": "block_size",
