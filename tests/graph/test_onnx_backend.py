@@ -1,8 +1,9 @@
 """ONNX's own backend test runner (onnx.backend.test.BackendTest) with dmlpy's backend, for the node tests of
 every ONNX op type dmlpy runs (``SUPPORTED_OPS``, from the operator table: Round, QuantizeLinear, DequantizeLinear,
 Identity, ...): the cases come from the installed onnx, built in memory by its loader, and are compared exactly
-(rtol 0, atol 0) rather than with the runner's default tolerance, which would let an integer off by one pass. Every other test is dropped; the forms DirectML cannot express are
-excluded by name, each with the reason, and checked to be refused with that reason."""
+(rtol 0, atol 0) rather than with the runner's default tolerance, which would let an integer off by one pass.
+Every other test is dropped; the forms DirectML cannot express are excluded by name, each with the reason, and
+checked to be refused with that reason."""
 
 from __future__ import annotations
 
