@@ -10,6 +10,7 @@ import pyopencl as cl
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.dispatchables import CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
+from dmlpy.runtime.fork import check_process
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
@@ -38,8 +39,6 @@ class CommandRecorder:
         before reading. ``wait_for``: OpenCL events the dispatch must follow (its event wait list), for work on
         other queues or out-of-order ones; an in-order queue already orders what was enqueued on it.
         """
-        from dmlpy.runtime.device import check_process  # device.py imports this module
-
         check_process()
         where = "record_dispatch"
         if not isinstance(queue, cl.CommandQueue):
