@@ -1,6 +1,7 @@
 """dmlpy's modules import only downward: each module belongs to a layer, and no module imports a module of a
-higher layer (the same layer is fine). Only ``dmlpy/runtime`` and ``dmlpy/arrays`` import pyopencl. Every ``.py`` file under
-``dmlpy/`` is parsed with ``ast``; imports count at any depth (inside functions, under ``if TYPE_CHECKING:``).
+higher layer (the same layer is fine). Only ``dmlpy/runtime`` and ``dmlpy/arrays`` import pyopencl. Every
+``.py`` file under ``dmlpy/`` is parsed with ``ast``; imports count at any depth (inside functions, under
+``if TYPE_CHECKING:``).
 
 Device-free; the checker itself is tested on synthetic sources below, so a broken checker cannot pass quietly.
 """
@@ -40,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 """Lowest first. A name is a top-level module or package of dmlpy; names absent today are allowed."""
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
 OPENCL_UNITS = ("runtime", "arrays")
+OPENCL_ONLY = " and ".join(f"dmlpy/{unit}" for unit in OPENCL_UNITS)
 
 
 def unit_of(path: str) -> str:
@@ -92,9 +94,7 @@ def violations(sources: Mapping[str, str]) -> list[str]:
         for line, module in imported_modules(path, ast.parse(source, filename=path), units):
             top = module.split(".")[0]
             if top == "pyopencl" and unit not in OPENCL_UNITS:
-                problems.append(
-                    f"{path}:{line}: {unit!r} imports {module}; only {' and '.join(f'dmlpy/{u}' for u in OPENCL_UNITS)} may"
-                )
+                problems.append(f"{path}:{line}: {unit!r} imports {module}; only {OPENCL_ONLY} may")
             if top != PACKAGE:
                 continue
             parts = module.split(".")

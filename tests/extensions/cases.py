@@ -14,9 +14,9 @@ from helpers.modes import NGRAPH_MODES as MODES
 from helpers.object_model import run_unary
 
 import dmlpy as dml
-from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
 from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.runner import run
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
 
 from .oracle import Format, format_of, round_values
 
