@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
@@ -15,9 +15,9 @@ Value = TypeVar("Value")
 
 
 class LruCache(Generic[Key, Value]):
-    """At most ``capacity`` entries; a lookup that finds one makes it the most recently used. The lock is never
-    held while a value is made (``get_or_make``), so a slow make (a kernel build) blocks no other lookup; two
-    threads making the same key at once keep the first value stored."""
+    """At most ``capacity`` entries; a lookup that finds one makes it the most recently used. Callers make a
+    missing value between ``get`` and ``put``, outside the lock, so a slow make (a kernel build, a graph
+    compile) blocks no other lookup; two threads making the same key at once both use the first value put."""
 
     def __init__(self, capacity: int) -> None:
         self._entries: OrderedDict[Key, Value] = OrderedDict()
@@ -52,10 +52,6 @@ class LruCache(Generic[Key, Value]):
             self._entries.move_to_end(key)
             self._trim()
             return kept
-
-    def get_or_make(self, key: Key, make: Callable[[], Value]) -> Value:
-        value = self.get(key)
-        return value if value is not None else self.put(key, make())
 
     def values(self) -> list[Value]:
         """The values, least recently used first."""

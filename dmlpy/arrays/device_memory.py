@@ -35,14 +35,22 @@ import numpy.typing as npt
 import pyopencl as cl
 import pyopencl.array as cl_array
 
-from dmlpy.arrays.dispatch import ArrayCall, Bound, bindable_offset, compiled_for, dispatch, place, span_bytes
+from dmlpy.arrays.dispatch import (
+    ArrayCall,
+    Bound,
+    bindable_offset,
+    binding_key,
+    compiled_for,
+    dispatch,
+    place,
+    span_bytes,
+)
 from dmlpy.arrays.host_memory import span
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
 from dmlpy.lru import LruCache
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
 from dmlpy.runtime.device import Device, create_device
 from dmlpy.runtime.dispatchables import CompiledOperator
-from dmlpy.runtime.fork import check_process
 from dmlpy.tensor import overlapping_dimension
 
 QUEUE_DEVICES_KEPT = 16
@@ -54,11 +62,10 @@ def device_for(x: cl_array.Array, *, extensions: bool) -> Device:
     """The device a call on device arrays runs on when none is given: one on ``x``'s queue, created once per
     queue (``create_device(cl_queue=queue)``, the highest feature level), so its compiled kernels are reused. It
     holds the queue, so the queue's address cannot be reused by another one while it is kept."""
-    check_process()
     queue = cast("cl.CommandQueue", x.queue)
-    return _on_queues.get_or_make(
-        (queue.int_ptr, extensions), lambda: create_device(cl_queue=queue, extensions=extensions)
-    )
+    key = (queue.int_ptr, extensions)
+    device = _on_queues.get(key)
+    return device if device is not None else _on_queues.put(key, create_device(cl_queue=queue, extensions=extensions))
 
 
 def new_array(x: cl_array.Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> cl_array.Array:
@@ -246,10 +253,16 @@ class _PreparedCall:
     compiled: CompiledOperator
     spans: tuple[int, ...]
     in_place: tuple[bool, ...]
+    key: tuple[Any, ...]
+    """The dispatch's binding_key: the same arrays bind the same way."""
 
     @classmethod
     def of(
-        cls, arrays: Sequence[cl_array.Array], compiled: CompiledOperator, in_place: Sequence[bool]
+        cls,
+        arrays: Sequence[cl_array.Array],
+        compiled: CompiledOperator,
+        tensors: Sequence[Bound | None],
+        in_place: Sequence[bool],
     ) -> _PreparedCall:
         return cls(
             tuple(weakref.ref(a) for a in arrays),
@@ -258,6 +271,7 @@ class _PreparedCall:
             compiled,
             tuple(span_bytes(a.shape, a.strides, a.dtype.itemsize) for a in arrays),
             tuple(in_place),
+            binding_key(compiled, tensors, in_place),
         )
 
     def serves(self, arrays: Sequence[cl_array.Array], device: Device) -> bool:
@@ -271,7 +285,7 @@ class _PreparedCall:
             Bound(cast("cl.Buffer", a.base_data), a.offset, span, a.dtype.itemsize)
             for a, span in zip(arrays, self.spans, strict=True)
         ]
-        return dispatch(self.compiled.device, queue, self.compiled, tensors, self.in_place, events)
+        return dispatch(self.compiled.device, queue, self.compiled, tensors, self.in_place, events, key=self.key)
 
 
 PREPARED_CALLS_KEPT = 64
@@ -325,7 +339,7 @@ def run(call: ArrayCall, device: Device) -> None:
     if scatter is not None:
         done = scatter.enqueue(queue, [done])
     if own_memory and not snapshots and scatter is None and all(isinstance(a, cl_array.Array) for a in call.inputs):
-        _prepared.put(key, _PreparedCall.of(arrays, compiled, in_place))
+        _prepared.put(key, _PreparedCall.of(arrays, compiled, tensors, in_place))
     # The event joins the output's events, as pyopencl's own operations do: later work on the same in-order
     # queue (pyopencl's writes to x included) runs after it anyway, and OpenCL frees no memory in use.
     output.add_event(done)

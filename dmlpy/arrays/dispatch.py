@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import pyopencl as cl
@@ -148,10 +148,9 @@ def place(
 # ------------------------------------------------------------------------------------------------- dispatch
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):
     """One tensor as a dispatch binds it: its memory, its first byte there, its span in bytes and its element
-    size."""
+    size. A tuple: a 1K call makes three, and a frozen dataclass costs a microsecond each."""
 
     memory: cl.Buffer
     offset: int
@@ -173,17 +172,14 @@ _checked: LruCache[tuple[Any, ...], weakref.ref[CompiledOperator]] = LruCache(CH
 cache decides how long one lives)."""
 
 
-def _pattern(tensors: Sequence[Bound | None], in_place: Sequence[bool]) -> tuple[Any, ...]:
-    """What the binding rules read of a dispatch besides the compiled operator: per tensor its offset, its
-    memory's size and which tensor's memory it shares (aliasing), and which inputs are the output."""
+def binding_key(
+    compiled: CompiledOperator, tensors: Sequence[Bound | None], in_place: Sequence[bool]
+) -> tuple[Any, ...]:
+    """What the binding rules read of a dispatch: the compiled operator, which inputs are the output, and per
+    tensor its offset, its memory's size and the first tensor whose memory it shares (aliasing)."""
     memories = [None if t is None else t.memory for t in tensors]
-    return (
-        tuple(in_place),
-        tuple(
-            None if t is None else (t.offset, t.memory.size, memories.index(t.memory))
-            for t in tensors  # the output last
-        ),
-    )
+    pattern = tuple([None if t is None else (t.offset, t.memory.size, memories.index(t.memory)) for t in tensors])
+    return (id(compiled), tuple(in_place), pattern)
 
 
 def dispatch(
@@ -193,12 +189,16 @@ def dispatch(
     tensors: Sequence[Bound | None],
     in_place: Sequence[bool],
     wait_for: Sequence[cl.Event] | None = None,
+    *,
+    key: tuple[Any, ...] | None = None,
 ) -> cl.Event:
     """Dispatch ``compiled`` over ``tensors`` (one per slot, the output last; an input in place is bound as the
     output) after ``wait_for``: through a binding table and the command recorder, which check every rule, the
     first time for ``compiled`` and this binding pattern; directly after that, as the same offsets, sizes and
-    sharing give the same answers (a 1K call: 250 -> 90 us on PoCL)."""
-    key = (id(compiled), *_pattern(tensors, in_place))
+    sharing give the same answers (a 1K call: 250 -> 90 us on PoCL). ``key``: ``binding_key`` of these, where
+    the caller kept it from an earlier call over the same memory."""
+    if key is None:
+        key = binding_key(compiled, tensors, in_place)
     checked = _checked.get(key)
     if checked is not None and checked() is compiled:
         element_offsets = [(None, 0) if t is None else (t.memory, t.offset // t.itemsize) for t in tensors]

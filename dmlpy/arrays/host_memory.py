@@ -71,11 +71,22 @@ def span(array: npt.NDArray[Any], strides: Sequence[int]) -> npt.NDArray[Any]:
 
 
 class _Arrays:
-    """The placement policy's questions (``dispatch.Placement``) about NumPy arrays, per dispatch."""
+    """The placement policy's questions (``dispatch.Placement``) about NumPy arrays, for one dispatch: it
+    remembers each array's element strides (``element_strides`` reads the address through ``ctypes``, a
+    microsecond each), which the dispatch then binds."""
 
-    @staticmethod
-    def bindable(array: npt.NDArray[Any]) -> bool:
-        return element_strides(array) is not None
+    def __init__(self) -> None:
+        self._strides: dict[int, tuple[int, ...] | None] = {}
+
+    def strides(self, array: npt.NDArray[Any]) -> tuple[int, ...] | None:
+        """``element_strides(array)``, asked once per array (the arrays outlive the dispatch, so ids are safe)."""
+        key = id(array)
+        if key not in self._strides:
+            self._strides[key] = element_strides(array)
+        return self._strides[key]
+
+    def bindable(self, array: npt.NDArray[Any]) -> bool:
+        return self.strides(array) is not None
 
     @staticmethod
     def same_tensor(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
@@ -96,11 +107,11 @@ class _Arrays:
 
 
 class _WholeArrays(_Arrays):
-    """The policy over the whole arrays, before any piece: it settles what is in place and snapshots what
-    overlaps the output (a piece's input could be an earlier piece's output); binding is each piece's matter."""
+    """The policy over whole arrays that run in pieces, before any piece: it settles what is in place and
+    snapshots what overlaps the output (a piece's input could be an earlier piece's output); binding is each
+    piece's matter."""
 
-    @staticmethod
-    def bindable(array: npt.NDArray[Any]) -> bool:
+    def bindable(self, array: npt.NDArray[Any]) -> bool:
         return True
 
 
@@ -121,10 +132,13 @@ def run(call: ArrayCall, device: Device, *, max_buffer_bytes: int | None = None)
             "an output must give every element its own address (0 strides broadcast inputs only)"
         )
     shape = call.output.shape or (1,)  # DirectML has no 0-d tensors: a scalar runs as one element
-    native = [None if a is None else _native(a).reshape(shape) for a in call.inputs]
+    inputs = [None if a is None else _native(a).reshape(shape) for a in call.inputs]
     target = call.output.reshape(shape)
-    inputs, _, _ = place(call.desc_class, native, target, _WholeArrays())
     limit = device.cl_device.max_mem_alloc_size if max_buffer_bytes is None else max_buffer_bytes
+    if not _oversize([*inputs, target], limit):
+        _dispatch(call, device, inputs, target)
+        return
+    inputs, _, _ = place(call.desc_class, inputs, target, _WholeArrays())
     _run_in_pieces(call, device, inputs, target, limit)
 
 
@@ -179,7 +193,7 @@ def _run_in_pieces(
     """Dispatch, in pieces along the outermost dimension that has more than one element while any operand's
     memory is larger than ``limit`` bytes. Only packed arrays (and small broadcast ones) are split: a strided
     array's pieces would each still span most of its memory."""
-    oversize = [a for a in (*inputs, target) if a is not None and span_bytes(a.shape, a.strides, a.itemsize) > limit]
+    oversize = _oversize([*inputs, target], limit)
     if not oversize:
         _dispatch(call, device, inputs, target)
         return
@@ -200,6 +214,11 @@ def _run_in_pieces(
         _run_in_pieces(call, device, pieces, target[index], limit)
 
 
+def _oversize(arrays: Sequence[npt.NDArray[Any] | None], limit: int) -> list[npt.NDArray[Any]]:
+    """The arrays whose memory spans more than ``limit`` bytes."""
+    return [a for a in arrays if a is not None and span_bytes(a.shape, a.strides, a.itemsize) > limit]
+
+
 def _dispatch(
     call: ArrayCall,
     device: Device,
@@ -209,8 +228,9 @@ def _dispatch(
     """One dispatch over arrays that fit a buffer, placed by the policy (``dispatch.place``): an array DirectML
     cannot bind as it lies is copied (an input) or computed into scratch and copied into place (the output); the
     input that is the output's memory then goes with it."""
-    operands, aliased, scratch = place(call.desc_class, inputs, target, _Arrays())
-    strides = [None if a is None else element_strides(a) for a in (*operands, scratch)]
+    placement = _Arrays()
+    operands, aliased, scratch = place(call.desc_class, inputs, target, placement)
+    strides = [None if a is None else placement.strides(a) for a in (*operands, scratch)]
     layout = [
         None if a is None or s is None else (a.dtype, s) for a, s in zip((*operands, scratch), strides, strict=True)
     ]
