@@ -196,7 +196,8 @@ def dispatch(
     output) after ``wait_for``: through a binding table and the command recorder, which check every rule, the
     first time for ``compiled`` and this binding pattern; directly after that, as the same offsets, sizes and
     sharing give the same answers (a 1K call: 250 -> 90 us on PoCL). ``key``: ``binding_key`` of these, where
-    the caller kept it from an earlier call over the same memory."""
+    the caller kept it from an earlier call over the same memory, or a shorter key that determines it (host
+    memory's buffers are made per call and bound whole, so the compiled operator and what is in place do)."""
     if key is None:
         key = binding_key(compiled, tensors, in_place)
     checked = _checked.get(key)

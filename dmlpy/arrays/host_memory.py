@@ -283,7 +283,9 @@ def _launch(
     except cl.MemoryError as error:
         raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
     try:
-        done = dispatch(device, queue, compiled, tensors, in_place)
+        # Buffers made for this call, bound whole: their offsets and sizes follow from the compiled operator's
+        # shape, strides and dtypes, so it and what is in place are the whole binding key.
+        done = dispatch(device, queue, compiled, tensors, in_place, key=(id(compiled), tuple(in_place)))
         if device.is_cpu:
             # Mapping is OpenCL's way to make the kernel's writes visible to the host; on a CPU device it copies
             # nothing.

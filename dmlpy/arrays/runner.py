@@ -30,17 +30,12 @@ class Memory(Protocol):
         """Compute a non-empty call into ``call.output``."""
 
 
-def memory_of(x: object) -> Memory:
-    """The memory ``x`` lives in: ``device_memory`` for a pyopencl array, else ``host_memory``."""
-    return device_memory if is_device_array(x) else host_memory
-
-
 def run(call: ArrayCall, device: Device | None) -> Any:
     """Run ``call`` on ``device`` (None: the default device for ``x``'s memory, with extensions where the
     operator is one) and return its output: ``call.output``, or a new array of ``call.output_dtype`` in ``x``'s
     memory. An empty call opens no device and dispatches nothing. Every argument has been checked."""
     x = call.inputs[0]
-    memory = memory_of(x)
+    memory: Memory = device_memory if is_device_array(x) else host_memory  # the memory x lives in
     if call.output is None:
         assert call.output_dtype is not None
         call.output = memory.new_array(x, x.shape, call.output_dtype)
