@@ -182,6 +182,12 @@ def binding_key(
     return (id(compiled), tuple(in_place), pattern)
 
 
+def checked(key: tuple[Any, ...], compiled: CompiledOperator) -> bool:
+    """Whether ``compiled``'s bindings of ``key`` (binding_key) passed the binding table already."""
+    passed = _checked.get(key)
+    return passed is not None and passed() is compiled
+
+
 def dispatch(
     device: Device,
     queue: cl.CommandQueue,
@@ -200,8 +206,7 @@ def dispatch(
     memory's buffers are made per call and bound whole, so the compiled operator and what is in place do)."""
     if key is None:
         key = binding_key(compiled, tensors, in_place)
-    checked = _checked.get(key)
-    if checked is not None and checked() is compiled:
+    if checked(key, compiled):
         element_offsets = [(None, 0) if t is None else (t.memory, t.offset // t.itemsize) for t in tensors]
         return compiled.launchable.launch(queue, element_offsets, wait_for)
     output = tensors[-1]
