@@ -25,6 +25,7 @@ from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device import Device
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledOperator
 from dmlpy.runtime.recorder import CommandRecorder
 from dmlpy.tensor import BufferTensorDesc, whole_dwords
@@ -157,7 +158,7 @@ class Bound(NamedTuple):
     span_bytes: int
     itemsize: int
 
-    def binding(self, device: Device) -> BufferBinding:
+    def binding(self, device: DeviceBase) -> BufferBinding:
         # DirectML binds whole DWORDs; the kernel never touches the rounding bytes, which the memory need not have.
         size = whole_dwords(self.span_bytes)
         buffer = Buffer(device, self.memory, max(self.memory.size, self.offset + size))
@@ -189,7 +190,7 @@ def checked(key: tuple[Any, ...], compiled: CompiledOperator) -> bool:
 
 
 def dispatch(
-    device: Device,
+    device: DeviceBase,
     queue: cl.CommandQueue,
     compiled: CompiledOperator,
     tensors: Sequence[Bound | None],

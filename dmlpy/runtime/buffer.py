@@ -19,12 +19,12 @@ import numpy.typing as npt
 import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.fork import check_process, forked_from
 
 if TYPE_CHECKING:
     from pyopencl import array as cl_array
 
-    from dmlpy.runtime.device import Device
 
 PLAIN_DTYPES = (
     "a plain numeric dtype: bool, a signed or unsigned integer, a float (float16 included) or "
@@ -44,7 +44,7 @@ class Buffer:
     ``buffer.release()`` (or leaving ``with device.create_buffer(n) as buffer:``) gives the memory back; every
     later use of the buffer raises InvalidArgumentError."""
 
-    def __init__(self, device: Device, memory: cl.Buffer, size: int) -> None:
+    def __init__(self, device: DeviceBase, memory: cl.Buffer, size: int) -> None:
         self.device = device
         self._memory: cl.Buffer | None = memory
         self._size = size
@@ -247,7 +247,7 @@ def host_memory_headroom() -> tuple[int, str] | None:
     return min(limits) if limits else None
 
 
-def check_host_memory(device: Device, size_in_bytes: int) -> None:
+def check_host_memory(device: DeviceBase, size_in_bytes: int) -> None:
     """OutOfMemoryError, naming both numbers, when a CPU device's allocation of ``size_in_bytes`` cannot fit in
     what the host can still give. A CPU driver allocates device memory with the host's malloc, and PoCL writes
     through the pointer it gets without checking it, so an allocation the host refuses would crash the process.
@@ -308,7 +308,7 @@ def wrappable_memory(memory: object, context: cl.Context) -> cl.Buffer:
     return memory
 
 
-def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer:
+def allocate(device: DeviceBase, size_in_bytes: int, *, zero: bool = True) -> Buffer:
     """A new buffer, zero-filled like a committed D3D12 resource; OutOfMemoryError when the device cannot."""
     check_process()
     if not _is_byte_count(size_in_bytes) or size_in_bytes == 0:

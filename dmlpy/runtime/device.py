@@ -30,6 +30,7 @@ from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import (
     Compiled,
     CompiledGraph,
@@ -66,7 +67,7 @@ def _parse(cls: type[_Parsed], where: str, name: str, value: object) -> _Parsed:
         raise InvalidArgumentError(f"{where}: {name} {error}") from None
 
 
-class Device:
+class Device(DeviceBase):
     """IDMLDevice. Create with :func:`create_device`."""
 
     def __init__(
@@ -80,25 +81,18 @@ class Device:
     ) -> None:
         check_process()
         note_opencl_use()
-        self.cl_device = cl_device
+        super().__init__(cl_device, cl_queue)
         self.feature_level = feature_level
         self.extensions = extensions
         """Whether this device runs dmlpy's extension operators (not DirectML) besides DirectML's."""
-        self.context = cl_queue.context if cl_queue is not None else cl.Context([cl_device])
-        self.queue = cl_queue if cl_queue is not None else cl.CommandQueue(self.context)
         self.launch_profile = launch_profile_for(cl_device, launch_profile)
         """How this device's kernels spread elements over work-items (dmlpy.kernels.LaunchProfile)."""
         self.programs = ProgramCache(self.context, cl_device)
-        self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
         self._buffers: weakref.WeakValueDictionary[int, Buffer] = weakref.WeakValueDictionary()
         """The live Buffers of this device by their memory's address: one dmlpy Buffer per OpenCL buffer, so
         the binding rules (which compare buffers by identity) see memory shared with pyopencl as one buffer."""
         self._buffers_lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return f"{self.cl_device.name.strip()} ({self.cl_device.platform.name})"
 
     def __repr__(self) -> str:
         extensions = " with dmlpy extensions" if self.extensions else ""

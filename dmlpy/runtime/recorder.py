@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.runtime.fork import check_process
-
-if TYPE_CHECKING:
-    from dmlpy.runtime.device import Device
 
 
 class CommandRecorder:
     """IDMLCommandRecorder: records dispatches onto an OpenCL command queue (DirectML records onto a D3D12
     command list)."""
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: DeviceBase) -> None:
         self.device = device
 
     def record_dispatch(
