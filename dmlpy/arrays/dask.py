@@ -29,13 +29,13 @@ from dmlpy.arrays.quantize import (
     DEQUANTIZE_TAKES,
     QUANTIZE_INPUTS,
     QUANTIZE_TAKES,
-    _axis,
-    _numbers,
-    _output_dtype,
-    _parameter,
+    axis_argument,
     dequantize_array,
     dequantize_output_dtype,
+    numbers,
+    parameter_view,
     quantize_array,
+    quantize_output_dtype,
 )
 from dmlpy.arrays.round import TAKES, round_array, supported
 from dmlpy.arrays.split import check_devices
@@ -216,12 +216,12 @@ def _parameters(
     and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned non-negative
     axis)."""
     check_dask_input(x, accepted.__contains__, takes, out)
-    resolved = _axis(axis)
+    resolved = axis_argument(axis)
     given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
-    along = axis_of_per_axis_values(x, resolved, {name: _numbers(name, value).size for name, value in given.items()})
+    along = axis_of_per_axis_values(x, resolved, {name: numbers(name, value).size for name, value in given.items()})
     shape = parameter_shape(x, along)
-    scale_view = _parameter("scale", scale, shape, resolved, dtypes[0])
-    zero_view = None if zero_point is None else _parameter("zero_point", zero_point, shape, resolved, dtypes[1])
+    scale_view = parameter_view("scale", scale, shape, resolved, dtypes[0])
+    zero_view = None if zero_point is None else parameter_view("zero_point", zero_point, shape, resolved, dtypes[1])
     return as_task_value(scale_view), None if zero_view is None else as_task_value(zero_view), along
 
 
@@ -230,7 +230,7 @@ def quantize_dask(
 ) -> Any:
     """``dml.quantize_linear`` of a dask array: checked here, lazy; ``scale`` and ``zero_point`` scalars or 1-D
     along the axis, cut to each block's chunk of that axis."""
-    output_dtype = _output_dtype(dtype, zero_point)
+    output_dtype = quantize_output_dtype(dtype, zero_point)
     x_dtype = np.dtype(getattr(x, "dtype", None))
     scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
     scales, zero_points, along = _parameters(

@@ -40,7 +40,7 @@ from dmlpy.runtime.device import Device
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 
 
-def _axis(axis: object) -> int | None:
+def axis_argument(axis: object) -> int | None:
     """``axis`` as an int: None, a Python or NumPy integer (a bool is neither here)."""
     if axis is None:
         return None
@@ -49,7 +49,7 @@ def _axis(axis: object) -> int | None:
     return int(axis)
 
 
-def _numbers(name: str, value: object) -> npt.NDArray[Any]:
+def numbers(name: str, value: object) -> npt.NDArray[Any]:
     """A scale or zero point as an array of numbers, a scalar or 1-D; InvalidArgumentError for anything else."""
     if value is None:
         raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
@@ -69,7 +69,7 @@ def _numbers(name: str, value: object) -> npt.NDArray[Any]:
     return given
 
 
-def _parameter(
+def parameter_view(
     name: str, value: object, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
 ) -> npt.NDArray[Any]:
     """A scale or zero point as a view of the input's shape: a scalar or per-axis 1-D array broadcast with
@@ -77,7 +77,7 @@ def _parameter(
 
     A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
     is converted when it fits, never wrapped."""
-    given = _numbers(name, value)
+    given = numbers(name, value)
     if dtype.kind in "iu":
         if given.dtype.kind in "iu" and not isinstance(value, int) and given.dtype != dtype:
             raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
@@ -146,7 +146,7 @@ def _devices_or_device(device: object, devices: object, array: object) -> Device
     return device  # type: ignore[return-value]  # checked: a Device or None
 
 
-def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
+def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     """quantize_linear's output dtype: ``dtype``, else a NumPy zero point's dtype (ONNX's rule), else uint8. A
     plain Python int zero point leaves it to ``dtype``."""
     if dtype is not None:
@@ -167,7 +167,7 @@ def _output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
         return output_dtype
     if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later
         return np.dtype(np.uint8)
-    zero_point_dtype = _numbers("zero_point", zero_point).dtype
+    zero_point_dtype = numbers("zero_point", zero_point).dtype
     if zero_point_dtype not in QUANTIZED_DTYPES:
         raise InvalidArgumentError(
             f"zero_point is {zero_point_dtype}; with no dtype= the zero point's dtype is the output's, and "
@@ -195,15 +195,16 @@ def quantize_array(
     devices: object,
 ) -> Any:
     """dml.quantize_linear of anything but a dask array; see ``one_liners.quantize_linear``."""
-    inputs, takes = QUANTIZE_INPUTS, QUANTIZE_TAKES
     data, mask = unmask(x)
-    array = input_array(data, inputs.__contains__, takes)
-    output_dtype = _output_dtype(dtype, zero_point)
+    array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
+    output_dtype = quantize_output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
-    resolved_axis = _axis(axis)
+    resolved_axis = axis_argument(axis)
     parameters = (
-        _parameter("scale", scale, array.shape, resolved_axis, scale_dtype),
-        None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
+        parameter_view("scale", scale, array.shape, resolved_axis, scale_dtype),
+        None
+        if zero_point is None
+        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
     )
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
@@ -219,7 +220,7 @@ def quantize_array(
 
 def dequantize_output_dtype(scale: object) -> np.dtype[Any]:
     """dequantize_linear's output dtype: the scale's, where it is float32 or float16, else float32."""
-    given = _numbers("scale", scale).dtype
+    given = numbers("scale", scale).dtype
     return given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
 
 
@@ -227,14 +228,15 @@ def dequantize_array(
     x: object, scale: object, zero_point: object, axis: object, out: object, device: object, devices: object
 ) -> Any:
     """dml.dequantize_linear of anything but a dask array; see ``one_liners.dequantize_linear``."""
-    integers, takes = DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
-    array = input_array(data, integers.__contains__, takes)
-    resolved_axis = _axis(axis)
+    array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    resolved_axis = axis_argument(axis)
     parameters = (
-        _parameter("scale", scale, array.shape, resolved_axis, output_dtype),
-        None if zero_point is None else _parameter("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
+        parameter_view("scale", scale, array.shape, resolved_axis, output_dtype),
+        None
+        if zero_point is None
+        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
     )
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     on = _devices_or_device(device, devices, array)
