@@ -676,7 +676,7 @@ def latency(dml_: Dml, quick: bool) -> dict[str, Any]:
 def _compiled_for(dml: Any, device: Any, x: np.ndarray[Any, Any]) -> list[Any]:
     """The operator dml.round runs for a packed float32 array, compiled through the object model: the program
     cache hands back the very program dml.round uses."""
-    from dmlpy.runtime.array_runner import compile_initialized
+    from dmlpy.arrays.dispatch import compile_initialized
 
     tensor = dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=x.shape)
     desc = dml.ElementWiseRoundOperatorDesc(input_tensor=tensor, output_tensor=tensor)

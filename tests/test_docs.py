@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import dmlpy
-from dmlpy.about import RUNTIME_NAMES
+from dmlpy.about import ARRAY_NAMES, RUNTIME_NAMES
 from dmlpy.graph.operators import BUILDERS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +93,8 @@ def test_every_public_name_is_in_the_api_reference() -> None:
     absent = [
         name
         for name in public_names()
-        if not {f"dmlpy.{name}", f"dmlpy.runtime.{name}", f"dmlpy.extensions.{name}"} & documented
+        if not {f"dmlpy.{name}", f"dmlpy.runtime.{name}", f"dmlpy.arrays.{name}", f"dmlpy.extensions.{name}"}
+        & documented
     ]
     assert not absent, f"public names with no ::: entry in docs/api/: {absent}"
     # The graph builder's functions come from the operator table: each has its entry too.
@@ -108,22 +109,23 @@ import pydoc
 import sys
 
 import dmlpy
-from dmlpy.about import RUNTIME_NAMES
+from dmlpy.about import LAZY_NAMES, RUNTIME_NAMES
 
 names = dir(dmlpy)
 for name in ("round", "create_device", "Buffer", "Device", "quantize_linear", "BufferTensorDesc", "validate"):
     assert name in names, name
-assert set(RUNTIME_NAMES) <= set(names)
-assert "pyopencl" not in sys.modules and "dmlpy.runtime" not in sys.modules
+assert set(LAZY_NAMES) <= set(names)
+assert "pyopencl" not in sys.modules and "dmlpy.runtime" not in sys.modules and "dmlpy.arrays" not in sys.modules
 
 text = pydoc.render_doc(dmlpy, renderer=pydoc.plaintext)
-for name in RUNTIME_NAMES:
+for name in LAZY_NAMES:
     assert f"dmlpy.{name}" in text, name
 for name in ("BufferTensorDesc", "ElementWiseRoundOperatorDesc", "validate", "RoundingMode"):
     assert name in text, name
 assert "pyopencl" not in sys.modules and "dmlpy.runtime" not in sys.modules, "help(dmlpy) loaded the runtime"
 
-assert dmlpy.round is __import__("dmlpy.runtime").runtime.round   # and the names still work
+assert dmlpy.round is __import__("dmlpy.arrays").arrays.round   # and the names still work
+assert dmlpy.Device is __import__("dmlpy.runtime").runtime.Device
 print("OK")
 """
 
@@ -143,13 +145,14 @@ def test_dir_and_help_show_the_runtime_names_without_importing_pyopencl(tmp_path
     assert result.stdout.strip() == "OK"
 
 
-def test_the_runtime_exports_exactly_the_runtime_names() -> None:
-    # dmlpy.runtime's __all__ is RUNTIME_NAMES; type checkers read its `import X as X` re-exports instead, so
-    # those must be the same names.
-    import dmlpy.runtime
+@pytest.mark.parametrize(("package", "names"), [("runtime", RUNTIME_NAMES), ("arrays", ARRAY_NAMES)])
+def test_the_lazy_packages_export_exactly_their_names(package: str, names: tuple[str, ...]) -> None:
+    # dmlpy.runtime's __all__ is RUNTIME_NAMES and dmlpy.arrays's ARRAY_NAMES; type checkers read their
+    # `import X as X` re-exports instead, so those must be the same names.
+    module = importlib.import_module(f"dmlpy.{package}")
 
-    assert list(dmlpy.runtime.__all__) == list(RUNTIME_NAMES)
-    tree = ast.parse((PACKAGE_DIR / "runtime" / "__init__.py").read_text(encoding="utf-8"))
+    assert list(module.__all__) == list(names)
+    tree = ast.parse((PACKAGE_DIR / package / "__init__.py").read_text(encoding="utf-8"))
     reexported = {
         alias.asname
         for node in ast.walk(tree)
@@ -157,8 +160,9 @@ def test_the_runtime_exports_exactly_the_runtime_names() -> None:
         for alias in node.names
         if alias.asname == alias.name
     }
-    assert reexported == set(RUNTIME_NAMES)
-    assert len(set(RUNTIME_NAMES)) == len(RUNTIME_NAMES)
+    assert reexported == set(names)
+    assert len(set(names)) == len(names)
+    assert not set(RUNTIME_NAMES) & set(ARRAY_NAMES)
 
 
 # ------------------------------------------------------------------------------------------------- the site
@@ -190,7 +194,7 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
     expected |= {f"api/{page.stem}/index.html" for page in API_PAGES if page.stem != "index"}
     assert expected <= pages, sorted(expected - pages)
     one_liners = (site / "api" / "one-liners" / "index.html").read_text(encoding="utf-8")
-    assert 'id="dmlpy.runtime.quantize_linear"' in one_liners
+    assert 'id="dmlpy.arrays.quantize_linear"' in one_liners
     tour = (site / "tour" / "index.html").read_text(encoding="utf-8")
     assert "DMLCalcBufferTensorSize" in tour and "DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC" in tour
 

@@ -31,7 +31,8 @@ def _validation_line(desc: ElementWiseRoundOperatorDesc, level: FeatureLevel) ->
 
 def run(args: argparse.Namespace) -> int:
     """Describe, validate at two feature levels, then run Round in every mode on the default device."""
-    from dmlpy.runtime import default_device, round
+    from dmlpy.arrays import round
+    from dmlpy.runtime import default_device
 
     say("1. Describe a 4-D and a 5-D FLOAT32 tensor and a Round operator for each, then validate them")
     for sizes in ((1, 1, 2, 4), (1, 1, 1, 2, 4)):

@@ -209,7 +209,7 @@ class _Quantize:
             native = source.dtype.newbyteorder("=")
             scale_dtype = np.dtype(np.float16) if native == np.float16 else np.dtype(np.float32)
             parameters = _parameters(args, source, scale_dtype, output)
-            from dmlpy.runtime import quantize_linear
+            from dmlpy.arrays import quantize_linear
 
             def quantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 quantize_linear(chunk, scale, zero_point, axis, output, mode=mode, out=out, device=device)
@@ -234,7 +234,7 @@ class _Dequantize:
         takes = "dequantize takes int8, uint8, int16, uint16, int32 or uint32 data"
         with open_npy(source_path, DEQUANTIZE_INPUTS, takes) as source:
             parameters = _parameters(args, source, output, source.dtype.newbyteorder("="))
-            from dmlpy.runtime import dequantize_linear
+            from dmlpy.arrays import dequantize_linear
 
             def dequantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 dequantize_linear(chunk, scale, zero_point, axis, out=out, device=device)

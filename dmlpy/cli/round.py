@@ -56,7 +56,7 @@ def round_file(
     the input's dtype, byte order, shape and order. The data goes through in file order (C or Fortran, as the
     header says), so each chunk is a contiguous run of elements in both files. ``force`` replaces a read-only
     target. Returns the number of elements rounded and the dtype."""
-    from dmlpy.runtime import round as dml_round
+    from dmlpy.arrays import round as dml_round
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
         dml_round(chunk, mode=mode, out=out, device=device)

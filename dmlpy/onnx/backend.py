@@ -4,8 +4,6 @@ dropped first."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +17,7 @@ from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
 from dmlpy.graph import Graph
+from dmlpy.lru import LruCache
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
@@ -88,16 +87,14 @@ class DmlBackendRep(BackendRep):
         # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
         lower(self, Graph(device.feature_level), None)
         self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)
-        self._compiled: OrderedDict[tuple[tuple[int, ...], ...], _Compiled] = OrderedDict()
-        self._max_compiled_graphs = MAX_COMPILED_GRAPHS
-        self._lock = threading.Lock()
-        """Guards ``_compiled`` and ``_max_compiled_graphs``; never held while a graph compiles or runs."""
+        self._compiled: LruCache[tuple[tuple[int, ...], ...], _Compiled] = LruCache(MAX_COMPILED_GRAPHS)
+        """One compiled graph per set of input shapes (thread-safe; a graph compiles outside its lock)."""
 
     @property
     def max_compiled_graphs(self) -> int:
         """How many compiled graphs (one per set of input shapes) the model keeps: MAX_COMPILED_GRAPHS unless
         set; an int of at least 1. Setting a smaller bound drops the least recently used at once."""
-        return self._max_compiled_graphs
+        return self._compiled.capacity
 
     @max_compiled_graphs.setter
     def max_compiled_graphs(self, bound: int) -> None:
@@ -105,49 +102,25 @@ class DmlBackendRep(BackendRep):
             raise argument_error(
                 "DmlBackendRep", "max_compiled_graphs", bound, "an int of at least 1 (how many compiled graphs to keep)"
             )
-        with self._lock:
-            self._max_compiled_graphs = int(bound)
-            self._drop_least_recently_used()
+        self._compiled.capacity = int(bound)
 
     @property
     def compiled_graphs(self) -> list[Any]:
         """The dmlpy graphs compiled and kept, one per set of input shapes (``.kernel_count``, ``.source``),
         least recently used first."""
-        with self._lock:
-            return [entry.compiled for entry in self._compiled.values()]
+        return [entry.compiled for entry in self._compiled.values()]
 
     # ------------------------------------------------------------------------------------------------- run
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray[Any, Any], ...]:
         """The model's outputs for ``inputs`` (a list in graph input order, or a dict by name)."""
         arrays = self._inputs(inputs)
         key = tuple(array.shape for array in arrays.values())
-        compiled = self._kept(key)
+        compiled = self._compiled.get(key)
         if compiled is None:
             # Compiled outside the lock, so that runs of shapes already compiled never wait behind it; two
             # threads may compile one new shape at once, and the first kept is the one both use.
-            compiled = self._keep(key, _Compiled.build(self, {n: a.shape for n, a in arrays.items()}))
+            compiled = self._compiled.put(key, _Compiled.build(self, {n: a.shape for n, a in arrays.items()}))
         return compiled.run(arrays)
-
-    def _kept(self, key: tuple[tuple[int, ...], ...]) -> _Compiled | None:
-        """The graph compiled for the shapes ``key``, now the most recently used; None if none is kept."""
-        with self._lock:
-            compiled = self._compiled.get(key)
-            if compiled is not None:
-                self._compiled.move_to_end(key)
-            return compiled
-
-    def _keep(self, key: tuple[tuple[int, ...], ...], compiled: _Compiled) -> _Compiled:
-        """``compiled`` kept for ``key`` (or the one another thread kept first), the least recently used
-        dropped beyond the bound."""
-        with self._lock:
-            kept = self._compiled.setdefault(key, compiled)
-            self._compiled.move_to_end(key)
-            self._drop_least_recently_used()
-            return kept
-
-    def _drop_least_recently_used(self) -> None:
-        while len(self._compiled) > self._max_compiled_graphs:
-            self._compiled.popitem(last=False)
 
     def _inputs(self, inputs: Any) -> dict[str, np.ndarray[Any, Any]]:
         if isinstance(inputs, Mapping):

@@ -1,5 +1,5 @@
-"""The OpenCL half of dmlpy: devices, buffers, compiled operators, binding tables, dispatch, ``dml.round``.
-This package is the only one that imports pyopencl."""
+"""The DirectML object model on OpenCL: devices, buffers, compiled operators, binding tables, dispatch. This
+package and the one-liners above it (``dmlpy.arrays``) are the only ones that import pyopencl."""
 
 from typing import TYPE_CHECKING
 
@@ -10,16 +10,13 @@ from dmlpy.runtime.binding_table import BindingTable as BindingTable
 from dmlpy.runtime.buffer import Buffer as Buffer
 from dmlpy.runtime.device import Device as Device
 from dmlpy.runtime.device import create_device as create_device
-from dmlpy.runtime.device import default_device as default_device
-from dmlpy.runtime.device import devices as devices
-from dmlpy.runtime.device import sub_devices as sub_devices
+from dmlpy.runtime.device_choice import default_device as default_device
+from dmlpy.runtime.device_choice import devices as devices
+from dmlpy.runtime.device_choice import sub_devices as sub_devices
 from dmlpy.runtime.dispatchables import CompiledGraph as CompiledGraph
 from dmlpy.runtime.dispatchables import CompiledOperator as CompiledOperator
 from dmlpy.runtime.dispatchables import Operator as Operator
 from dmlpy.runtime.dispatchables import OperatorInitializer as OperatorInitializer
-from dmlpy.runtime.numpy_quantize import dequantize_linear as dequantize_linear
-from dmlpy.runtime.numpy_quantize import quantize_linear as quantize_linear
-from dmlpy.runtime.numpy_round import round as round
 from dmlpy.runtime.recorder import CommandRecorder as CommandRecorder
 
 if not TYPE_CHECKING:  # type checkers read the `import X as X` re-exports above instead

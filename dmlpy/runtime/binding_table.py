@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
@@ -20,11 +19,9 @@ from dmlpy.binding import (
 from dmlpy.drawing import Picture
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.buffer import Buffer
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import Compiled, CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.tensor import BufferTensorDesc
-
-if TYPE_CHECKING:
-    from dmlpy.runtime.device import Device
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ class BindingTable:
     change the table under a lock, and a dispatch launches one consistent snapshot that it has checked
     completely, so nothing is ever written outside a checked binding, whatever threads share the table."""
 
-    def __init__(self, device: Device, dispatchable: Dispatchable) -> None:
+    def __init__(self, device: DeviceBase, dispatchable: Dispatchable) -> None:
         self._lock = threading.Lock()
         self.device = device
         self.dispatchable = self._own("create_binding_table", dispatchable)

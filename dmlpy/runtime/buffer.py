@@ -19,11 +19,12 @@ import numpy.typing as npt
 import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
+from dmlpy.runtime.device_base import DeviceBase
+from dmlpy.runtime.fork import check_process, forked_from
 
 if TYPE_CHECKING:
     from pyopencl import array as cl_array
 
-    from dmlpy.runtime.device import Device
 
 PLAIN_DTYPES = (
     "a plain numeric dtype: bool, a signed or unsigned integer, a float (float16 included) or "
@@ -36,12 +37,6 @@ HOST_MEMORY_MARGIN = 16 * 2**20
 """Bytes a CPU device's allocation must leave free on the host besides itself (the driver's own bookkeeping)."""
 
 
-def _check_process() -> None:
-    from dmlpy.runtime.device import check_process  # device.py imports this module
-
-    check_process()
-
-
 class Buffer:
     """A block of device memory: the ID3D12Resource (a buffer) that a DML_BUFFER_BINDING names. Create with
     ``device.create_buffer(size)`` or ``device.upload(array)``.
@@ -49,7 +44,7 @@ class Buffer:
     ``buffer.release()`` (or leaving ``with device.create_buffer(n) as buffer:``) gives the memory back; every
     later use of the buffer raises InvalidArgumentError."""
 
-    def __init__(self, device: Device, memory: cl.Buffer, size: int) -> None:
+    def __init__(self, device: DeviceBase, memory: cl.Buffer, size: int) -> None:
         self.device = device
         self._memory: cl.Buffer | None = memory
         self._size = size
@@ -86,7 +81,7 @@ class Buffer:
         first (OpenCL keeps memory alive until then); every later read, write, binding or dispatch raises
         InvalidArgumentError."""
         memory, self._memory = self._memory, None
-        if memory is not None and _forked_child():
+        if memory is not None and forked_from() is not None:
             # OpenCL does not survive fork: releasing the parent's memory here could hang in the driver.
             _LEFT_TO_THE_PARENT.append(memory)
         # Dropping the last reference releases the memory (pyopencl calls clReleaseMemObject). A dispatch or
@@ -114,7 +109,7 @@ class Buffer:
 
     def write(self, array: npt.ArrayLike, offset: int = 0) -> None:
         """Copy an array's bytes (C order) into the buffer at byte ``offset``; returns when done."""
-        _check_process()
+        check_process()
         data = host_array("Buffer.write", "array", array)
         memory = self.memory  # held until the copy is done, whatever another thread releases
         start = self._check_range("write", offset, data.nbytes)
@@ -136,7 +131,7 @@ class Buffer:
 
     def read(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> npt.NDArray[Any]:
         """A new array of ``dtype`` and ``shape`` holding the buffer's bytes from byte ``offset``."""
-        _check_process()
+        check_process()
         resolved, dims, memory, start, nbytes = self._check_view("read", dtype, shape, offset)
         result: npt.NDArray[Any] = _host_copy(lambda: np.empty(dims, dtype=resolved))
         if nbytes:
@@ -151,7 +146,7 @@ class Buffer:
         elements. The array holds its own reference to the memory: ``release()`` does not free what it views
         until it is dropped too. Order its kernels with dmlpy's dispatches through ``device.queue`` (in
         order), or wait for the events."""
-        _check_process()
+        check_process()
         resolved, dims, memory, start, _ = self._check_view("as_array", dtype, shape, offset)
         if start % resolved.itemsize:
             raise InvalidArgumentError(
@@ -169,12 +164,6 @@ class Buffer:
 
 _LEFT_TO_THE_PARENT: list[cl.Buffer] = []
 """Memory released in a forked child: kept, never handed to the parent's OpenCL runtime."""
-
-
-def _forked_child() -> bool:
-    from dmlpy.runtime import device  # device.py imports this module
-
-    return device.forked_from() is not None
 
 
 def plain_dtype(where: str, name: str, dtype: object) -> np.dtype[Any]:
@@ -258,7 +247,7 @@ def host_memory_headroom() -> tuple[int, str] | None:
     return min(limits) if limits else None
 
 
-def check_host_memory(device: Device, size_in_bytes: int) -> None:
+def check_host_memory(device: DeviceBase, size_in_bytes: int) -> None:
     """OutOfMemoryError, naming both numbers, when a CPU device's allocation of ``size_in_bytes`` cannot fit in
     what the host can still give. A CPU driver allocates device memory with the host's malloc, and PoCL writes
     through the pointer it gets without checking it, so an allocation the host refuses would crash the process.
@@ -319,9 +308,9 @@ def wrappable_memory(memory: object, context: cl.Context) -> cl.Buffer:
     return memory
 
 
-def allocate(device: Device, size_in_bytes: int, *, zero: bool = True) -> Buffer:
+def allocate(device: DeviceBase, size_in_bytes: int, *, zero: bool = True) -> Buffer:
     """A new buffer, zero-filled like a committed D3D12 resource; OutOfMemoryError when the device cannot."""
-    _check_process()
+    check_process()
     if not _is_byte_count(size_in_bytes) or size_in_bytes == 0:
         raise argument_error("create_buffer", "size_in_bytes", size_in_bytes, "a whole number of bytes, at least 1")
     size_in_bytes = int(size_in_bytes)

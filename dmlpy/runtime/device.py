@@ -1,15 +1,13 @@
-"""IDMLDevice on OpenCL: one context and in-order queue on one device, at a declared feature level.
-
-OpenCL does not survive fork: :func:`check_process` refuses, in a process forked after this one had created a
-device, every call that would reach the inherited OpenCL runtime (which would hang there)."""
+"""IDMLDevice on OpenCL: one context and in-order queue on one device, at a declared feature level, and
+DMLCreateDevice1 (``create_device``). The devices dmlpy opens for callers (the default, one per queue, the list,
+sub-devices) are in ``device_choice``; the fork guard is in ``fork``."""
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +30,7 @@ from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import (
     Compiled,
     CompiledGraph,
@@ -40,7 +39,8 @@ from dmlpy.runtime.dispatchables import (
     Operator,
     OperatorInitializer,
 )
-from dmlpy.runtime.platforms import DeviceEntry, device_by_index, list_devices, preferred_device
+from dmlpy.runtime.fork import check_process, note_opencl_use
+from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
 from dmlpy.runtime.programs import launch_profile as launch_profile_for
 from dmlpy.runtime.recorder import CommandRecorder
@@ -51,52 +51,6 @@ if TYPE_CHECKING:
 
 HIGHEST_FEATURE_LEVEL = max(FeatureLevel)
 """dmlpy validates every level up to directml.h's newest; operators it does not implement are refused."""
-
-# ------------------------------------------------------------------------------------------------------ fork
-
-_opencl_pid: int | None = None
-"""The process that created the first device (and so initialised OpenCL); None before any."""
-_forked_from: int | None = None
-"""In a process forked after OpenCL was initialised: the pid of the process that initialised it."""
-
-
-def _note_opencl_use() -> None:
-    global _opencl_pid
-    if _opencl_pid is None:
-        _opencl_pid = os.getpid()
-
-
-def _after_fork_in_child() -> None:
-    global _forked_from
-    if _opencl_pid is not None and _forked_from is None:
-        _forked_from = _opencl_pid
-
-
-if hasattr(os, "register_at_fork"):  # every Unix; Windows has no fork
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def forked_from() -> int | None:
-    """The pid of the process this one was forked from after that one had initialised OpenCL, else None."""
-    return _forked_from
-
-
-def check_process() -> None:
-    """UnsupportedError when this process was forked (``os.fork``, multiprocessing's default "fork" start method
-    on Linux) from one that had already created a dmlpy device: an OpenCL runtime's threads and locks do not
-    survive fork, and any call into it would hang. Every runtime entry point that reaches OpenCL calls this
-    first: creating a device, ``Device.create_buffer``, ``upload``, ``wrap_buffer``, ``compile_operator``,
-    ``CommandRecorder.record_dispatch``, ``Buffer.read``, ``write`` and ``as_array``, and the one-liners' run
-    path."""
-    if _forked_from is not None:
-        raise UnsupportedError(
-            f"OpenCL does not survive fork: process {os.getpid()} was forked from process {_forked_from} after "
-            "that process had initialised OpenCL, and the OpenCL runtime's threads and locks do not exist in a "
-            'forked child (a call would hang). Start worker processes with multiprocessing\'s "spawn" or '
-            '"forkserver" start method (multiprocessing.get_context("spawn")), or fork before creating '
-            "the first device"
-        )
-
 
 _Parsed = TypeVar("_Parsed", bound=DmlEnum | DmlFlag)
 
@@ -113,7 +67,7 @@ def _parse(cls: type[_Parsed], where: str, name: str, value: object) -> _Parsed:
         raise InvalidArgumentError(f"{where}: {name} {error}") from None
 
 
-class Device:
+class Device(DeviceBase):
     """IDMLDevice. Create with :func:`create_device`."""
 
     def __init__(
@@ -126,26 +80,19 @@ class Device:
         cl_queue: cl.CommandQueue | None = None,
     ) -> None:
         check_process()
-        _note_opencl_use()
-        self.cl_device = cl_device
+        note_opencl_use()
+        super().__init__(cl_device, cl_queue)
         self.feature_level = feature_level
         self.extensions = extensions
         """Whether this device runs dmlpy's extension operators (not DirectML) besides DirectML's."""
-        self.context = cl_queue.context if cl_queue is not None else cl.Context([cl_device])
-        self.queue = cl_queue if cl_queue is not None else cl.CommandQueue(self.context)
         self.launch_profile = launch_profile_for(cl_device, launch_profile)
         """How this device's kernels spread elements over work-items (dmlpy.kernels.LaunchProfile)."""
         self.programs = ProgramCache(self.context, cl_device)
-        self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
         self.capabilities = DeviceCapabilities(fp64="cl_khr_fp64" in cl_device.extensions)
         self._buffers: weakref.WeakValueDictionary[int, Buffer] = weakref.WeakValueDictionary()
         """The live Buffers of this device by their memory's address: one dmlpy Buffer per OpenCL buffer, so
         the binding rules (which compare buffers by identity) see memory shared with pyopencl as one buffer."""
         self._buffers_lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return f"{self.cl_device.name.strip()} ({self.cl_device.platform.name})"
 
     def __repr__(self) -> str:
         extensions = " with dmlpy extensions" if self.extensions else ""
@@ -393,7 +340,7 @@ def create_device(
                 f"({cl_queue.device.name.strip()!r}); pass one of them"
             )
         cl_device = cl_queue.device
-    _note_opencl_use()  # before the first OpenCL call: finding the device initialises the runtime
+    note_opencl_use()  # before the first OpenCL call: finding the device initialises the runtime
     return Device(
         cl_device if cl_device is not None else preferred_device().cl_device,
         level,
@@ -401,98 +348,3 @@ def create_device(
         launch_profile=launch_profile,
         cl_queue=cl_queue,
     )
-
-
-def devices() -> list[DeviceEntry]:
-    """dmlpy's list of the OpenCL devices (DirectML has no such call), numbered as ``dmlpy devices`` numbers them
-    (``dml.create_device(cl_device=entry.cl_device)`` opens one; a Dask call takes the index): each with its
-    ``compute_units``, ``max_sub_devices`` (what ``dml.sub_devices`` can split it into), ``runtime`` (platform,
-    driver and LLVM versions) and ``compiler_error`` (None where its compiler builds kernels; dmlpy cannot run
-    on a device where it is not)."""
-    check_process()
-    _note_opencl_use()
-    return list_devices()
-
-
-def sub_devices(
-    count: int, device: Device | int | None = None, *, extensions: bool = False, launch_profile: str = "auto"
-) -> list[Device]:
-    """``count`` dmlpy devices (dmlpy's, not DirectML's) on equal shares of one OpenCL device (clCreateSubDevices,
-    CL_DEVICE_PARTITION_BY_COUNTS where the device partitions so, else CL_DEVICE_PARTITION_EQUALLY): ``device``
-    (a dml.Device, an index from ``dml.devices()``, or None for the default device). On a CPU device (PoCL) each
-    sub-device gets its own cores, so ``dml.round(x, devices=dml.sub_devices(2))`` runs the two halves at once;
-    on this machine's PoCL the test suite uses them as real, separate OpenCL devices. UnsupportedError when the
-    device cannot be split so."""
-    where = "sub_devices"
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise argument_error(where, "count", count, "a whole number of sub-devices, at least 1")
-    if isinstance(device, Device):
-        cl_device = device.cl_device
-    elif device is None:
-        cl_device = preferred_device().cl_device
-    elif isinstance(device, int) and not isinstance(device, bool):
-        cl_device = device_by_index(device).cl_device
-    else:
-        raise argument_error(where, "device", device, "a dml.Device, an index from dml.devices(), or None")
-    units = int(cl_device.max_compute_units)
-    entry = DeviceEntry(-1, cl_device.platform.name, cl_device.name.strip(), "", cl_device.version, cl_device)
-    if count > min(units, entry.max_sub_devices):
-        raise UnsupportedError(
-            f"{where}: {cl_device.name.strip()} has {units} compute units and splits into at most "
-            f"{min(units, entry.max_sub_devices)} sub-devices (CL_DEVICE_PARTITION_EQUALLY); {count} were asked for"
-        )
-    try:
-        parts = cl_device.create_sub_devices(_partition(cl_device, count, units // count))[:count]
-    except cl.Error as error:
-        raise UnsupportedError(f"{where}: {cl_device.name.strip()} could not be split: {error}") from error
-    return [create_device(cl_device=part, extensions=extensions, launch_profile=launch_profile) for part in parts]
-
-
-def _partition(cl_device: cl.Device, count: int, share: int) -> list[Any]:
-    """clCreateSubDevices' properties for ``count`` sub-devices of ``share`` compute units: by counts where the
-    device partitions so (Intel's CPU runtime refuses CL_DEVICE_PARTITION_EQUALLY into one sub-device of all its
-    units, which ``count=1`` asks for), else equally."""
-    by_counts = cl.device_partition_property.BY_COUNTS
-    properties = cl_device.partition_properties  # a list, or 0 for a device that does not partition
-    if isinstance(properties, list) and by_counts in properties:
-        return [by_counts, *[share] * count, cl.device_partition_property.BY_COUNTS_LIST_END]
-    return [cl.device_partition_property.EQUALLY, share]
-
-
-_defaults: dict[bool, Device] = {}
-_defaults_lock = threading.Lock()
-
-
-def default_device(*, extensions: bool = False) -> Device:
-    """The device the one-liners use when none is given: created once, at the highest feature level.
-
-    ``extensions=True`` gives a second device on the same OpenCL device that also runs dmlpy's extension
-    operators; the one-liners use it only for what DirectML cannot do (nGraph's modes, bfloat16, ...)."""
-    check_process()  # the parent's default device must not serve a forked child
-    if not isinstance(extensions, bool):
-        raise argument_error("default_device", "extensions", extensions, "True or False")
-    with _defaults_lock:
-        if extensions not in _defaults:
-            _defaults[extensions] = create_device(extensions=extensions)
-        return _defaults[extensions]
-
-
-_on_queues: dict[tuple[int, bool], Device] = {}
-QUEUE_DEVICES_KEPT = 16
-"""Devices kept for callers' queues (``device_on_queue``); the oldest is dropped past this many."""
-
-
-def device_on_queue(queue: cl.CommandQueue, *, extensions: bool = False) -> Device:
-    """The device the one-liners use for device arrays of ``queue`` when no ``device=`` is given: created once
-    per queue (``create_device(cl_queue=queue)``, the highest feature level), so its compiled kernels are reused.
-    It holds the queue, so the queue's address cannot be reused by another one while it is kept."""
-    check_process()
-    key = (queue.int_ptr, extensions)
-    with _defaults_lock:
-        device = _on_queues.get(key)
-        if device is None:
-            device = create_device(cl_queue=queue, extensions=extensions)
-            _on_queues[key] = device
-            while len(_on_queues) > QUEUE_DEVICES_KEPT:
-                del _on_queues[next(iter(_on_queues))]
-        return device

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
@@ -16,17 +15,15 @@ from dmlpy.graph.desc import GraphAnalysis, GraphDesc
 from dmlpy.graph.fusion import GraphPlan, TensorRef
 from dmlpy.kernels import LoweredOperator
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.programs import Launchable
 from dmlpy.tensor import BufferTensorDesc
-
-if TYPE_CHECKING:
-    from dmlpy.runtime.device import Device
 
 
 class Operator:
     """IDMLOperator: a descriptor validated against the device's feature level; compile it to run it."""
 
-    def __init__(self, device: Device, desc: OperatorDescBase) -> None:
+    def __init__(self, device: DeviceBase, desc: OperatorDescBase) -> None:
         self.device = device
         self.desc = desc
 
@@ -147,7 +144,7 @@ class CompiledGraph:
 
     def __init__(
         self,
-        device: Device,
+        device: DeviceBase,
         desc: GraphDesc,
         analysis: GraphAnalysis,
         flags: ExecutionFlags,
@@ -261,7 +258,7 @@ Compiled = CompiledOperator | CompiledGraph
 class OperatorInitializer:
     """IDMLOperatorInitializer: dispatching it initializes its compiled operators, once each."""
 
-    def __init__(self, device: Device, operators: Sequence[Compiled]) -> None:
+    def __init__(self, device: DeviceBase, operators: Sequence[Compiled]) -> None:
         self.device = device
         self.operators: list[Compiled] = []
         self.reset(operators)

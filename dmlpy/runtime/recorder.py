@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
-
-if TYPE_CHECKING:
-    from dmlpy.runtime.device import Device
+from dmlpy.runtime.fork import check_process
 
 
 class CommandRecorder:
     """IDMLCommandRecorder: records dispatches onto an OpenCL command queue (DirectML records onto a D3D12
     command list)."""
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: DeviceBase) -> None:
         self.device = device
 
     def record_dispatch(
@@ -38,8 +36,6 @@ class CommandRecorder:
         before reading. ``wait_for``: OpenCL events the dispatch must follow (its event wait list), for work on
         other queues or out-of-order ones; an in-order queue already orders what was enqueued on it.
         """
-        from dmlpy.runtime.device import check_process  # device.py imports this module
-
         check_process()
         where = "record_dispatch"
         if not isinstance(queue, cl.CommandQueue):

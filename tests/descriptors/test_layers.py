@@ -1,6 +1,7 @@
 """dmlpy's modules import only downward: each module belongs to a layer, and no module imports a module of a
-higher layer (the same layer is fine). Only ``dmlpy/runtime`` imports pyopencl. Every ``.py`` file under
-``dmlpy/`` is parsed with ``ast``; imports count at any depth (inside functions, under ``if TYPE_CHECKING:``).
+higher layer (the same layer is fine). Only ``dmlpy/runtime`` and ``dmlpy/arrays`` import pyopencl. Every
+``.py`` file under ``dmlpy/`` is parsed with ``ast``; imports count at any depth (inside functions, under
+``if TYPE_CHECKING:``).
 
 Device-free; the checker itself is tested on synthetic sources below, so a broken checker cannot pass quietly.
 """
@@ -19,7 +20,7 @@ PACKAGE = "dmlpy"
 PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "about"),  # about: the version and the runtime's names; it imports nothing of dmlpy
+    ("errors", "about", "lru"),  # about: the version and the lazy names; lru: the one bounded cache; no dmlpy imports
     ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
     ("model",),
     ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one
@@ -32,13 +33,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("extensions",),  # a façade over ops for the operators that are not DirectML's
     ("graph",),  # the package: DML_GRAPH_DESC and its rules, the fusion plan, the DirectMLX-style builder
     ("reference", "messages", "layout", "descriptors_json"),  # pure helpers
-    ("runtime",),  # the package: the only one that talks to OpenCL
+    ("runtime",),  # the package: the DirectML object model on OpenCL
+    ("arrays",),  # the package: the one-liners over host and device arrays, Dask, devices= splitting
     ("cli", "onnx"),  # the command line; the ONNX backend (a package, every module in it)
     ("__init__", "__main__"),  # the package root
 )
 """Lowest first. A name is a top-level module or package of dmlpy; names absent today are allowed."""
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
-OPENCL_LAYER = "runtime"
+OPENCL_UNITS = ("runtime", "arrays")
+OPENCL_ONLY = " and ".join(f"dmlpy/{unit}" for unit in OPENCL_UNITS)
 
 
 def unit_of(path: str) -> str:
@@ -90,8 +93,8 @@ def violations(sources: Mapping[str, str]) -> list[str]:
             continue
         for line, module in imported_modules(path, ast.parse(source, filename=path), units):
             top = module.split(".")[0]
-            if top == "pyopencl" and unit != OPENCL_LAYER:
-                problems.append(f"{path}:{line}: {unit!r} imports {module}; only dmlpy/{OPENCL_LAYER} may")
+            if top == "pyopencl" and unit not in OPENCL_UNITS:
+                problems.append(f"{path}:{line}: {unit!r} imports {module}; only {OPENCL_ONLY} may")
             if top != PACKAGE:
                 continue
             parts = module.split(".")
@@ -144,7 +147,7 @@ def test_modules_import_only_lower_or_same_layers_and_only_the_runtime_imports_p
         pytest.param(
             "dmlpy/ops/_base.py",
             "def f():\n    from dmlpy.cli import main\n",
-            "dmlpy/ops/_base.py:2: 'ops' (layer 9) imports dmlpy.cli ('cli', layer 14)",
+            "dmlpy/ops/_base.py:2: 'ops' (layer 9) imports dmlpy.cli ('cli', layer 15)",
             id="inside-a-function",
         ),
         pytest.param(
@@ -168,20 +171,26 @@ def test_modules_import_only_lower_or_same_layers_and_only_the_runtime_imports_p
         pytest.param(
             "dmlpy/binding.py",
             "from dmlpy import BufferTensorDesc\n",
-            "dmlpy/binding.py:1: 'binding' (layer 7) imports dmlpy ('__init__', layer 15)",
+            "dmlpy/binding.py:1: 'binding' (layer 7) imports dmlpy ('__init__', layer 16)",
             id="from-package-root-a-name",
         ),
         pytest.param(
             "dmlpy/kernels/spec.py",
             "import pyopencl as cl\n",
-            "dmlpy/kernels/spec.py:1: 'kernels' imports pyopencl; only dmlpy/runtime may",
+            "dmlpy/kernels/spec.py:1: 'kernels' imports pyopencl; only dmlpy/runtime and dmlpy/arrays may",
             id="pyopencl",
         ),
         pytest.param(
             "dmlpy/cli/devices.py",
             "def f():\n    import pyopencl.tools\n",
-            "dmlpy/cli/devices.py:2: 'cli' imports pyopencl.tools; only dmlpy/runtime may",
+            "dmlpy/cli/devices.py:2: 'cli' imports pyopencl.tools; only dmlpy/runtime and dmlpy/arrays may",
             id="pyopencl-lazily",
+        ),
+        pytest.param(
+            "dmlpy/runtime/device.py",
+            "from dmlpy.arrays.runner import run\n",
+            "dmlpy/runtime/device.py:1: 'runtime' (layer 13) imports dmlpy.arrays.runner ('arrays', layer 14)",
+            id="the-object-model-imports-the-one-liners",
         ),
     ],
 )
@@ -204,7 +213,8 @@ def test_checker_accepts_downward_and_same_layer_imports() -> None:
         "dmlpy/ops/_base.py": "from dmlpy.kernels import coalesce\nfrom dmlpy.enums import OperatorType\n",
         "dmlpy/messages.py": "from dmlpy.layout import describe\nfrom dmlpy.modes import ALIAS_OF\n",
         "dmlpy/runtime/device.py": "import pyopencl as cl\nfrom dmlpy.ops import OperatorDesc\n",
-        "dmlpy/cli/round.py": "def f():\n    from dmlpy.runtime import round\n",
+        "dmlpy/cli/round.py": "def f():\n    from dmlpy.arrays import round\n",
+        "dmlpy/arrays/runner.py": "import pyopencl as cl\nfrom dmlpy.runtime.device import Device\n",
         "dmlpy/kernels/spec.py": "import numpy\nfrom typing import TYPE_CHECKING\n",
     }
     assert violations(tree) == []

@@ -40,8 +40,8 @@ sys.meta_path.insert(0, _Block())
 
 CHECK_MODULES = """
 import sys
-loaded = sorted(m for m in sys.modules if m == "pyopencl" or m.startswith("pyopencl.") or m == "dmlpy.runtime"
-                or m.startswith("dmlpy.runtime."))
+loaded = sorted(m for m in sys.modules if m.split(".")[0] == "pyopencl" or m.split(".")[:2] in (["dmlpy", "runtime"],
+                ["dmlpy", "arrays"]))
 assert not loaded, loaded
 print("OK")
 """

@@ -14,8 +14,9 @@ from helpers.modes import NGRAPH_MODES as MODES
 from helpers.object_model import run_unary
 
 import dmlpy as dml
+from dmlpy.arrays.dispatch import ArrayCall
+from dmlpy.arrays.runner import run
 from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
-from dmlpy.runtime.array_runner import ArrayCall, run
 
 from .oracle import Format, format_of, round_values
 

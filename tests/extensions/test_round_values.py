@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from helpers.modes import NGRAPH_MODES as MODES
 
-from dmlpy.runtime.array_runner import ArrayCall, run
+from dmlpy.arrays.dispatch import ArrayCall
+from dmlpy.arrays.runner import run
 
 from .cases import MODE_IDS, all_patterns, edge_values, ext_mode, is_nan, random_values, round_desc, run_ext_round
 from .oracle import (

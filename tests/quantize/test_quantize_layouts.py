@@ -1,4 +1,4 @@
-"""quantize_linear and dequantize_linear on the one-liners' run path (runtime/array_runner.py), like dml.round:
+"""quantize_linear and dequantize_linear on the one-liners' run path (dmlpy/arrays), like dml.round:
 strided and broadcast inputs read where they lie (no packed copy), ``out=`` of any layout, big-endian inputs,
 in pieces beyond one buffer. Every result is checked against the exact oracle (oracle.py, no dmlpy code)."""
 
@@ -11,7 +11,7 @@ import numpy.typing as npt
 import pytest
 
 import dmlpy as dml
-from dmlpy.runtime import array_runner
+from dmlpy.arrays import dispatch, host_memory
 
 from . import oracle
 
@@ -58,13 +58,13 @@ def test_dequantize_views(view: str) -> None:
 def test_strided_input_is_read_where_it_lies(monkeypatch: pytest.MonkeyPatch) -> None:
     # The descriptor that runs carries the view's own strides: no packed copy was made on the way.
     seen: list[tuple[int, ...]] = []
-    original = array_runner.compile_initialized
+    original = dispatch.compile_initialized
 
     def spy(device: Any, desc: Any) -> Any:
         seen.append(desc.input_tensor.desc.effective_strides)
         return original(device, desc)
 
-    monkeypatch.setattr(array_runner, "compile_initialized", spy)
+    monkeypatch.setattr(dispatch, "compile_initialized", spy)
     x = _floats((5, 12), seed=3)[:, ::3]  # strides (12, 3) in elements; shape unique to this test
     got = dml.quantize_linear(x, np.float32(2.0))
     np.testing.assert_array_equal(got, oracle.quantize(np.array(x), np.float32(2.0), out_dtype=U8))
@@ -138,13 +138,13 @@ def test_pieces_beyond_one_buffer_keep_per_axis_scales_aligned(device: Any, axis
     out = np.empty(x.shape, np.uint8)
     along = [1, 1]
     along[axis] = x.shape[axis]
-    call = array_runner.ArrayCall(
+    call = dispatch.ArrayCall(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (),
         [x, np.broadcast_to(scale.reshape(along), x.shape), np.broadcast_to(zero_point.reshape(along), x.shape)],
         out,
     )
-    array_runner.run(call, device, max_buffer_bytes=7 * 300 * 4)  # 7 rows of float32 per piece
+    host_memory.run(call, device, max_buffer_bytes=7 * 300 * 4)  # 7 rows of float32 per piece
     np.testing.assert_array_equal(out, oracle.quantize(x, scale, zero_point, axis=axis, out_dtype=U8))
 
 

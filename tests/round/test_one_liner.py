@@ -11,9 +11,9 @@ from helpers.modes import DML_MODE_IDS as MODE_IDS
 from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
+from dmlpy.arrays import host_memory
+from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.reference import round_reference
-from dmlpy.runtime import array_runner
-from dmlpy.runtime.array_runner import ArrayCall
 
 from .round_checks import DTYPE_IDS, DTYPES, assert_rounds_like_reference, interesting_values
 
@@ -288,7 +288,7 @@ def test_pieces_for_arrays_beyond_one_allocation(device, dtype):
     call = ArrayCall(
         dml.ElementWiseRoundOperatorDesc, (("rounding_mode", dml.RoundingMode.HALVES_TO_NEAREST_EVEN),), [x], out
     )
-    array_runner.run(call, device, max_buffer_bytes=4096 * x.itemsize)
+    host_memory.run(call, device, max_buffer_bytes=4096 * x.itemsize)
     assert_rounds_like_reference(out, x, "half_to_even")
 
 
@@ -311,8 +311,8 @@ def test_in_place_zero_dimensional_and_empty(device, dtype):
 
 
 def test_repeated_calls_read_each_calls_arrays(device):
-    # After its first call a layout launches without the binding table (array_runner._record): every later call
-    # must still read its own input, write its own output, and keep in place apart from out-of-place.
+    # After its first call a layout launches without the binding table (dmlpy.arrays.dispatch.dispatch): every
+    # later call must still read its own input, write its own output, and keep in place apart from out-of-place.
     rng = np.random.default_rng(5)
     x = (rng.standard_normal((3, 64)) * 50).astype(np.float32)
     out = np.empty_like(x)

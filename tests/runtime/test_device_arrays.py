@@ -16,7 +16,7 @@ from quantize import oracle
 from round.round_reference import assert_rounded, hard_cases
 
 import dmlpy as dml
-from dmlpy.runtime import device_array_runner
+from dmlpy.arrays import device_memory
 
 
 def values(dtype: Any, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -168,7 +168,7 @@ def test_out_of_memory_is_raised_and_nothing_enqueued(device: Any, monkeypatch: 
 
     data = on_device(device, np.full(8, 2.5, np.float32))
     events_before = list(data.events)
-    monkeypatch.setattr(device_array_runner.cl_array, "empty", no_memory)
+    monkeypatch.setattr(device_memory.cl_array, "empty", no_memory)
     expect_refusal(lambda: dml.round(data, device=device), "could not allocate 32 bytes")
     assert data.events == events_before
     monkeypatch.undo()
@@ -284,7 +284,7 @@ def test_arrays_sharing_memory_through_sub_buffers(device: Any, case: str, monke
         made.append(args)
         return cl_array.empty(*args)
 
-    monkeypatch.setattr(device_array_runner, "new_device_array", counted)
+    monkeypatch.setattr(device_memory, "new_device_array", counted)
     for _ in range(2):  # the same arrays again (the path repeated calls may take) must give the same
         made.clear()
         cl.enqueue_copy(device.queue, parent, host).wait()

@@ -109,8 +109,9 @@ def test_packed_fast_path_leaves_an_input_larger_than_one_buffer_to_the_pieces()
     # A stand-in device with a 1 KiB limit: the fast path must decline before touching OpenCL.
     from types import SimpleNamespace
 
+    from dmlpy.arrays.dispatch import ArrayCall
+    from dmlpy.arrays.host_memory import _run_packed
     from dmlpy.ops.element_wise_quantize_linear import ElementWiseQuantizeLinearOperatorDesc
-    from dmlpy.runtime.array_runner import ArrayCall, _run_packed
 
     small_device = SimpleNamespace(cl_device=SimpleNamespace(max_mem_alloc_size=1024))
     x = np.zeros(512, np.float32)  # 2 KiB

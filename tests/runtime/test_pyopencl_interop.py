@@ -172,11 +172,11 @@ def test_wrap_refuses_what_it_cannot_share(device):
 
 def test_refused_in_a_forked_child(device, monkeypatch):
     # What check_process sees in a child forked after OpenCL was initialised (test_fork.py forks for real).
-    from dmlpy.runtime import device as device_module
+    from dmlpy.runtime import fork as fork_module
 
     memory = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, NBYTES)
     buffer = device.create_buffer(NBYTES)
-    monkeypatch.setattr(device_module, "_forked_from", 1)
+    monkeypatch.setattr(fork_module, "_forked_from", 1)
     for call in (lambda: device.wrap_buffer(memory), lambda: buffer.as_array(np.float32, 4)):
         with pytest.raises(dml.UnsupportedError, match="OpenCL does not survive fork"):
             call()

@@ -36,10 +36,10 @@ def client() -> Iterator[Any]:
 
 def worker_state() -> tuple[int, int, int]:
     """(process id, the default device's identity, compiled operators cached) in the worker that runs it."""
-    from dmlpy.runtime import array_runner
-    from dmlpy.runtime.device import default_device
+    from dmlpy.arrays import dispatch
+    from dmlpy.runtime.device_choice import default_device
 
-    return os.getpid(), id(default_device(extensions=True)), len(array_runner._cache)
+    return os.getpid(), id(default_device(extensions=True)), len(dispatch._compiled)
 
 
 def test_two_worker_processes_compute_every_dtype(client: Any) -> None:

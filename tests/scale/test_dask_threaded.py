@@ -192,7 +192,7 @@ def test_refusals_say_what_to_do() -> None:
 
 
 def test_a_device_index_is_opened_once_per_process() -> None:
-    from dmlpy.runtime.dask_arrays import worker_device
+    from dmlpy.arrays.dask import worker_device
 
     index = next(e.index for e in dml.devices() if e.cl_device == dml.default_device().cl_device)
     x = values(np.float32)

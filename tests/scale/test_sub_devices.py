@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
-from dmlpy.runtime import numpy_round
+from dmlpy.arrays import runner
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +59,14 @@ def test_quantize_split_cuts_per_axis_values_with_the_array(halves: list[Any], a
 
 
 def test_a_failing_device_leaves_out_untouched_and_is_named(halves: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    real = numpy_round.run_call
+    real = runner.run
 
     def second_fails(call: Any, device: Any) -> None:
         if device is halves[1]:
             raise dml.DeviceRemovedError("the device was lost (simulated)")
         real(call, device)
 
-    monkeypatch.setattr(numpy_round, "run_call", second_fails)
+    monkeypatch.setattr(runner, "run", second_fails)
     x = np.linspace(-10, 10, 1000, dtype=np.float32).reshape(100, 10)
     out = np.full_like(x, 123.0)
     with pytest.raises(dml.DeviceRemovedError, match=r"failed on its piece \(axis 0, 50:100\).*nothing was written"):

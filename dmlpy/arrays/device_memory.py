@@ -1,7 +1,7 @@
-"""The one-liners on device arrays: ``pyopencl.array.Array`` in, ``pyopencl.array.Array`` out, asynchronously.
+"""The one-liners' device memory: ``pyopencl.array.Array`` in, ``pyopencl.array.Array`` out, asynchronously.
 
-What ``array_runner`` does for NumPy arrays, this does for device memory, through the same descriptors, compiled
-operator cache, binding table and command recorder, but never touching host memory and never waiting:
+What ``host_memory`` does for NumPy arrays, this does for device memory, through the same call, compiled
+operator cache, placement policy and dispatch (``dispatch``), but never touching host memory and never waiting:
 
 - the dispatch is enqueued on the input's queue after the events its arrays carry (``array.events``), and its
   event is added to the output's events, as pyopencl's own array operations do; an in-order queue orders it
@@ -12,11 +12,12 @@ operator cache, binding table and command recorder, but never touching host memo
   DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). A view it cannot bind is first gathered into a packed array on the
   device (an input), or computed into one and scattered into place (the output), by the Identity kernel launched
   at the view's element offset: a copy on the device, bit for bit;
-- ``out`` that is the input's very memory and layout runs in place; an input that overlaps ``out`` otherwise is
-  read from a snapshot on the device, as NumPy's ufuncs do. Memory is told by byte range in its root buffer: an
-  array over a sub-buffer (``buffer.get_sub_region``) shares it with arrays over its parent and the parent's
-  other sub-buffers, and a call whose ``x`` and ``out`` lie in one root through different memory objects binds
-  both through the root (OpenCL leaves a kernel that reads through one and writes through the other undefined);
+- the placement policy (``dispatch.place``) over device operands: ``out`` that is the input's very memory and
+  layout runs in place; an input that overlaps ``out`` otherwise is read from a snapshot on the device. Memory
+  is told by byte range in its root buffer: an array over a sub-buffer (``buffer.get_sub_region``) shares it with
+  arrays over its parent and the parent's other sub-buffers, and a call whose ``x`` and ``out`` lie in one root
+  through different memory objects binds both through the root (OpenCL leaves a kernel that reads through one and
+  writes through the other undefined);
 - host operands (a quantizer's scale and zero point) are uploaded, a few bytes each.
 
 Every check runs before anything is enqueued; a refused call enqueues nothing and writes nothing.
@@ -24,9 +25,7 @@ Every check runs before anything is enqueued; a refused call enqueues nothing an
 
 from __future__ import annotations
 
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -36,20 +35,43 @@ import numpy.typing as npt
 import pyopencl as cl
 import pyopencl.array as cl_array
 
-from dmlpy.binding import BufferBinding
+from dmlpy.arrays.dispatch import (
+    ArrayCall,
+    Bound,
+    bindable_offset,
+    binding_key,
+    checked,
+    compiled_for,
+    dispatch,
+    place,
+    span_bytes,
+)
+from dmlpy.arrays.host_memory import span
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError
+from dmlpy.lru import LruCache
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
-from dmlpy.runtime.array_runner import ArrayCall, bindable_offset, compiled_for, run, span, span_bytes
-from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.buffer import Buffer
-from dmlpy.runtime.device import Device, check_process
+from dmlpy.runtime.device import Device, create_device
 from dmlpy.runtime.dispatchables import CompiledOperator
-from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import overlapping_dimension, whole_dwords
+from dmlpy.tensor import overlapping_dimension
+
+QUEUE_DEVICES_KEPT = 16
+"""Devices kept for callers' queues (``device_for``); the least recently used is dropped past this many."""
+_on_queues: LruCache[tuple[int, bool], Device] = LruCache(QUEUE_DEVICES_KEPT)
 
 
-def is_device_array(value: object) -> bool:
-    return isinstance(value, cl_array.Array)
+def device_for(x: cl_array.Array, *, extensions: bool) -> Device:
+    """The device a call on device arrays runs on when none is given: one on ``x``'s queue, created once per
+    queue (``create_device(cl_queue=queue)``, the highest feature level), so its compiled kernels are reused. It
+    holds the queue, so the queue's address cannot be reused by another one while it is kept."""
+    queue = cast("cl.CommandQueue", x.queue)
+    key = (queue.int_ptr, extensions)
+    device = _on_queues.get(key)
+    return device if device is not None else _on_queues.put(key, create_device(cl_queue=queue, extensions=extensions))
+
+
+def new_array(x: cl_array.Array, shape: tuple[int, ...], dtype: np.dtype[Any]) -> cl_array.Array:
+    """A one-liner's result when no ``out`` is given: a device array on ``x``'s queue."""
+    return new_device_array(cast("cl.CommandQueue", x.queue), shape, dtype)
 
 
 @dataclass(frozen=True)
@@ -78,13 +100,8 @@ class _Operand:
             return self
         return replace(self, memory=self.parent, offset=self.origin + self.offset, parent=None, origin=0)
 
-    def binding(self, device: Device) -> BufferBinding:
-        # DirectML binds whole DWORDs; the kernel never touches the rounding bytes, which the memory need not have.
-        size = whole_dwords(self.span_bytes)
-        buffer = Buffer(device, self.memory, max(self.memory.size, self.offset + size))
-        # Built from checked values, so pydantic's validation (a third of a small call's time) is skipped; the
-        # binding table still checks every rule.
-        return BufferBinding.model_construct(buffer=buffer, offset=self.offset, size_in_bytes=size)
+    def bound(self) -> Bound:
+        return Bound(self.memory, self.offset, self.span_bytes, self.dtype.itemsize)
 
 
 def new_device_array(queue: cl.CommandQueue, shape: tuple[int, ...], dtype: np.dtype[Any]) -> cl_array.Array:
@@ -145,10 +162,6 @@ def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
     return _Operand(memory, array.offset, _element_strides(array, shape), array.dtype, span, parent, origin)
 
 
-def _bindable(operand: _Operand) -> bool:
-    return bindable_offset(operand.offset)
-
-
 def _bound_through_one_memory(
     operands: Sequence[_Operand | None], target: _Operand
 ) -> tuple[list[_Operand | None], _Operand]:
@@ -161,14 +174,6 @@ def _bound_through_one_memory(
         return list(operands), target
     rooted = [o.through_root() if s and o is not None else o for o, s in zip(operands, shared, strict=True)]
     return rooted, target.through_root()
-
-
-def _overlap(a: _Operand, b: _Operand) -> bool:
-    return a.memory == b.memory and a.offset < b.offset + b.span_bytes and b.offset < a.offset + a.span_bytes
-
-
-def _same_tensor(a: _Operand, b: _Operand) -> bool:
-    return a.memory == b.memory and (a.offset, a.strides, a.dtype) == (b.offset, b.strides, b.dtype)
 
 
 def _upload(device: Device, array: npt.NDArray[Any]) -> _Operand:
@@ -207,27 +212,67 @@ class _Relayout:
         return self.identity.launchable.launch(queue, tensors, wait_for)
 
 
+class _Operands:
+    """The placement policy's questions (``dispatch.Placement``) about device operands. A snapshot or scratch is
+    a new packed device array; the Identity launches that fill a snapshot are collected in ``snapshots``,
+    enqueued before the dispatch."""
+
+    def __init__(self, device: Device, queue: cl.CommandQueue, shape: tuple[int, ...]) -> None:
+        self.device, self.queue, self.shape = device, queue, shape
+        self.snapshots: list[_Relayout] = []
+
+    @staticmethod
+    def bindable(operand: _Operand) -> bool:
+        return bindable_offset(operand.offset)
+
+    @staticmethod
+    def same_tensor(a: _Operand, b: _Operand) -> bool:
+        return a.memory == b.memory and (a.offset, a.strides, a.dtype) == (b.offset, b.strides, b.dtype)
+
+    @staticmethod
+    def overlap(a: _Operand, b: _Operand) -> bool:
+        return a.memory == b.memory and a.offset < b.offset + b.span_bytes and b.offset < a.offset + a.span_bytes
+
+    def packed_copy(self, operand: _Operand) -> _Operand:
+        packed = self.scratch_for(operand)
+        self.snapshots.append(_Relayout.compile(self.device, self.shape, operand, packed))
+        return packed
+
+    def scratch_for(self, target: _Operand) -> _Operand:
+        return _device_operand(new_device_array(self.queue, self.shape, target.dtype), self.shape)
+
+
 @dataclass(frozen=True)
 class _PreparedCall:
-    """A call whose tensors are all device arrays that DirectML binds as they lie, after its full path (the
-    binding table checked every rule): the same arrays again launch its kernel directly, the way a DirectML user
-    records the same binding table twice. Weak references, so it keeps no array (or its memory) alive; a
-    replaced array, buffer, offset or strides is a different call."""
+    """A call whose tensors are all device arrays that DirectML binds as they lie, after its full path: the
+    same arrays again skip its analysis and go straight to the dispatch. Weak references, so it keeps no array
+    (or its memory) alive; a replaced array, buffer, offset or strides is a different call."""
 
     arrays: tuple[weakref.ref[cl_array.Array], ...]
     memories: tuple[int, ...]
     layouts: tuple[tuple[int, tuple[int, ...]], ...]
     compiled: CompiledOperator
-    element_offsets: tuple[int, ...]
+    spans: tuple[int, ...]
+    in_place: tuple[bool, ...]
+    key: tuple[Any, ...]
+    """The dispatch's binding_key: the same arrays bind the same way."""
 
     @classmethod
-    def of(cls, arrays: Sequence[cl_array.Array], compiled: CompiledOperator) -> _PreparedCall:
+    def of(
+        cls,
+        arrays: Sequence[cl_array.Array],
+        compiled: CompiledOperator,
+        tensors: Sequence[Bound | None],
+        in_place: Sequence[bool],
+    ) -> _PreparedCall:
         return cls(
             tuple(weakref.ref(a) for a in arrays),
             tuple(id(a.base_data) for a in arrays),
             tuple((a.offset, a.strides) for a in arrays),
             compiled,
-            tuple(a.offset // a.dtype.itemsize for a in arrays),
+            tuple(span_bytes(a.shape, a.strides, a.dtype.itemsize) for a in arrays),
+            tuple(in_place),
+            binding_key(compiled, tensors, in_place),
         )
 
     def serves(self, arrays: Sequence[cl_array.Array], device: Device) -> bool:
@@ -237,39 +282,31 @@ class _PreparedCall:
         )
 
     def enqueue(self, queue: cl.CommandQueue, arrays: Sequence[cl_array.Array], events: list[cl.Event]) -> cl.Event:
-        tensors = [
-            (cast("cl.Buffer", a.base_data), offset) for a, offset in zip(arrays, self.element_offsets, strict=True)
+        compiled = self.compiled
+        if checked(self.key, compiled):  # as good as certain: it passed when this call was prepared
+            tensors = [(cast("cl.Buffer", a.base_data), a.offset // a.dtype.itemsize) for a in arrays]
+            return compiled.launchable.launch(queue, tensors, events)
+        bound = [
+            Bound(cast("cl.Buffer", a.base_data), a.offset, span, a.dtype.itemsize)
+            for a, span in zip(arrays, self.spans, strict=True)
         ]
-        return self.compiled.launchable.launch(queue, tensors, events)
+        return dispatch(compiled.device, queue, compiled, bound, self.in_place, events, key=self.key)
 
 
 PREPARED_CALLS_KEPT = 64
-_prepared: OrderedDict[tuple[Any, ...], _PreparedCall] = OrderedDict()
-_prepared_lock = threading.Lock()
+_prepared: LruCache[tuple[Any, ...], _PreparedCall] = LruCache(PREPARED_CALLS_KEPT)
 
 
-def run_call(call: ArrayCall, device: Device) -> None:
-    """A one-liner's call on NumPy arrays (``array_runner.run``, which waits) or device arrays (``run_on_device``,
-    which does not)."""
-    (run_on_device if is_device_array(call.output) else run)(call, device)
-
-
-def run_on_device(call: ArrayCall, device: Device) -> None:
-    """Enqueue ``call`` (``call.inputs[0]`` and ``call.output`` device arrays of ``device``'s context, checked
-    by the caller; other inputs host arrays or None) without waiting; its event joins the output's events."""
-    check_process()
+def run(call: ArrayCall, device: Device) -> None:
+    """Enqueue ``call`` (``call.inputs[0]`` and ``call.output`` device arrays of ``device``'s context, the output
+    non-empty; other inputs host arrays or None) without waiting; its event joins the output's events."""
     x: cl_array.Array = call.inputs[0]
     output: cl_array.Array = call.output
-    if output.size == 0:
-        return
     queue = cast("cl.CommandQueue", x.queue)
     events: list[cl.Event] = [*x.events, *output.events]
     arrays = (*call.inputs, output)
     key = (id(device), call.desc_class, call.fields, *(id(a) for a in arrays))
-    with _prepared_lock:
-        prepared = _prepared.get(key)
-        if prepared is not None:
-            _prepared.move_to_end(key)
+    prepared = _prepared.get(key)
     if prepared is not None and prepared.serves(arrays, device):
         output.add_event(prepared.enqueue(queue, arrays, events))
         return
@@ -282,52 +319,32 @@ def run_on_device(call: ArrayCall, device: Device) -> None:
             "an output must give every element its own address"
         )
     shape = output.shape or (1,)
-    device_operands = [_device_operand(a, shape) if is_device_array(a) else None for a in call.inputs]
+    device_operands = [_device_operand(a, shape) if isinstance(a, cl_array.Array) else None for a in call.inputs]
     device_operands, target = _bound_through_one_memory(device_operands, _device_operand(output, shape))
-    # The prepared path launches with each array's own memory: only a call bound through it may take it.
+    # The prepared path binds each array's own memory: only a call bound through it may take it.
     own_memory = target.memory == output.base_data and all(
         o is None or o.memory == a.base_data for o, a in zip(device_operands, call.inputs, strict=True)
     )
-    scratch = target if _bindable(target) else _device_operand(new_device_array(queue, shape, output.dtype), shape)
-    operands: list[_Operand | None] = []
-    in_place: list[bool] = []
-    snapshots: list[_Relayout] = []
-    for array, operand in zip(call.inputs, device_operands, strict=True):
-        if operand is None:
-            operands.append(None if array is None else _upload(device, np.asarray(array).reshape(shape)))
-            in_place.append(False)
-            continue
-        alias = call.desc_class.SUPPORTS_IN_PLACE and scratch is target and _same_tensor(operand, target)
-        if not alias and (not _bindable(operand) or _overlap(operand, scratch)):
-            # A view DirectML cannot bind, or a partial overlap with what the dispatch writes (the output, not
-            # the scratch it is otherwise computed in and copied from): read a packed snapshot.
-            packed = _device_operand(new_device_array(queue, shape, operand.dtype), shape)
-            snapshots.append(_Relayout.compile(device, shape, operand, packed))
-            operand = packed
-        operands.append(operand)
-        in_place.append(alias)
-    # Compile and bind (every rule checked) before the first enqueue, so a refused call enqueues nothing.
+    placement = _Operands(device, queue, shape)
+    operands, in_place, scratch = place(call.desc_class, device_operands, target, placement)
+    operands = [
+        _upload(device, np.asarray(array).reshape(shape)) if operand is None and array is not None else operand
+        for operand, array in zip(operands, call.inputs, strict=True)
+    ]
+    # Compile (and the dispatch binds, every rule checked) before the first enqueue, so a refused call enqueues
+    # nothing.
     layout = [None if o is None else (o.dtype, o.strides) for o in (*operands, scratch)]
     compiled = compiled_for(device, call.desc_class, call.fields, shape, layout)
-    output_binding = scratch.binding(device)
-    table = BindingTable(device, compiled)
-    table.bind_inputs(
-        [
-            None if operand is None else output_binding if alias else operand.binding(device)
-            for operand, alias in zip(operands, in_place, strict=True)
-        ]
-    )
-    table.bind_outputs([output_binding])
     scatter = None if scratch is target else _Relayout.compile(device, shape, scratch, target)
-    events = [snapshot.enqueue(queue, events) for snapshot in snapshots] or events
-    done = CommandRecorder(device).record_dispatch(queue, compiled, table, wait_for=events)
+    snapshots = placement.snapshots
+    tensors = [None if o is None else o.bound() for o in (*operands, scratch)]
+    if snapshots:
+        events = [snapshot.enqueue(queue, events) for snapshot in snapshots]
+    done = dispatch(device, queue, compiled, tensors, in_place, events)
     if scatter is not None:
         done = scatter.enqueue(queue, [done])
-    if own_memory and not snapshots and scatter is None and all(is_device_array(a) for a in call.inputs):
-        with _prepared_lock:
-            _prepared[key] = _PreparedCall.of(arrays, compiled)
-            while len(_prepared) > PREPARED_CALLS_KEPT:
-                _prepared.popitem(last=False)
+    if own_memory and not snapshots and scatter is None and all(isinstance(a, cl_array.Array) for a in call.inputs):
+        _prepared.put(key, _PreparedCall.of(arrays, compiled, tensors, in_place))
     # The event joins the output's events, as pyopencl's own operations do: later work on the same in-order
     # queue (pyopencl's writes to x included) runs after it anyway, and OpenCL frees no memory in use.
     output.add_event(done)

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dmlpy.arrays.checks import described, is_dask_array, is_device_array
 from dmlpy.errors import DmlError, InvalidArgumentError
-from dmlpy.runtime.arguments import described
 from dmlpy.runtime.device import Device
 
 Piece = tuple[slice, ...]
@@ -28,9 +28,6 @@ RunPiece = Callable[[Piece, int, Device, npt.NDArray[Any]], None]
 
 def check_devices(devices: object, device: object, x: object) -> list[Device]:
     """``devices``: a non-empty list of distinct dml.Device, given instead of ``device``, for a host array."""
-    from dmlpy.runtime.dask_arrays import is_dask_array
-    from dmlpy.runtime.device_array_runner import is_device_array
-
     if device is not None:
         raise InvalidArgumentError("give device= or devices=, not both")
     if isinstance(devices, Device) or not isinstance(devices, Sequence) or isinstance(devices, str) or not devices:

@@ -1,6 +1,7 @@
 """The one-liners on Dask arrays: ``dml.round``, ``dml.quantize_linear`` and ``dml.dequantize_linear`` given a
-``dask.array.Array`` return a lazy one of the same chunks, each block computed by the NumPy one-liner in the
-process that runs the task (a Dask worker, or this process under the threaded scheduler).
+``dask.array.Array`` return a lazy one of the same chunks, each block computed by the one-liner's plan on a NumPy
+array (``round_array``, ``quantize_array``, ``dequantize_array``) in the process that runs the task (a Dask
+worker, or this process under the threaded scheduler).
 
 Nothing unpicklable enters the task graph: a block's task holds the block function (a module-level function of
 this module), the resolved mode, the scale and zero point (NumPy arrays, small) and a device *index*. A
@@ -22,24 +23,34 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dmlpy.arrays.checks import check_dimensions, described
+from dmlpy.arrays.quantize import (
+    DEQUANTIZE_INPUTS,
+    DEQUANTIZE_TAKES,
+    QUANTIZE_INPUTS,
+    QUANTIZE_TAKES,
+    axis_argument,
+    dequantize_array,
+    dequantize_output_dtype,
+    numbers,
+    parameter_view,
+    quantize_array,
+    quantize_output_dtype,
+)
+from dmlpy.arrays.round import TAKES, round_array, supported
+from dmlpy.arrays.split import check_devices
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.modes import AnyRoundingMode
-from dmlpy.runtime.arguments import check_dimensions, described
-from dmlpy.runtime.device import Device, create_device, default_device
+from dmlpy.modes import AnyRoundingMode, resolve_mode
+from dmlpy.runtime.device import Device, create_device
+from dmlpy.runtime.device_choice import default_device
 from dmlpy.runtime.platforms import device_by_index
 
 INSTALL = "pip install 'dmlpy[dask]'"
 
 
-def is_dask_array(value: object) -> bool:
-    """Whether ``value`` is a ``dask.array.Array``, told without importing dask."""
-    kind = type(value)
-    return kind.__name__ == "Array" and kind.__module__.split(".", 1)[0] == "dask"
-
-
 def _dask_array() -> Any:
     try:
-        import dask.array as da
+        import dask.array as da  # an optional dependency: imported only for a dask array
     except ImportError:
         raise UnsupportedError(f"x is a dask array, and running it needs dask's array module: {INSTALL}") from None
     return da
@@ -138,9 +149,8 @@ def as_task_value(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 # ------------------------------------------------------------------------------------------- block functions
 def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | None) -> npt.NDArray[Any]:
-    from dmlpy.runtime.numpy_round import round as dml_round
-
-    return dml_round(block, mode=mode, device=worker_device(spec))
+    result: npt.NDArray[Any] = round_array(block, mode, None, worker_device(spec), None)
+    return result
 
 
 def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
@@ -162,10 +172,9 @@ def _quantize_block(
     spec: int | None,
     block_info: Any = None,
 ) -> npt.NDArray[Any]:
-    from dmlpy.runtime.numpy_quantize import quantize_linear
-
     s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
-    return quantize_linear(block, s, z, axis, dtype, mode=mode, device=worker_device(spec))
+    result: npt.NDArray[Any] = quantize_array(block, s, z, axis, dtype, mode, None, worker_device(spec), None)
+    return result
 
 
 def _dequantize_block(
@@ -176,47 +185,83 @@ def _dequantize_block(
     spec: int | None,
     block_info: Any = None,
 ) -> npt.NDArray[Any]:
-    from dmlpy.runtime.numpy_quantize import dequantize_linear
-
     s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
-    return dequantize_linear(block, s, z, axis, device=worker_device(spec))
+    result: npt.NDArray[Any] = dequantize_array(block, s, z, axis, None, worker_device(spec), None)
+    return result
 
 
-# ------------------------------------------------------------------------------------------------ the graphs
-def round_blocks(x: Any, mode: AnyRoundingMode, device: object) -> Any:
-    """``dml.round`` of a dask array (its arguments already checked): lazy, the same chunks."""
+# --------------------------------------------------------------------------------------- checks and graphs
+def round_dask(x: Any, mode: object, out: object, device: object, devices: object) -> Any:
+    """``dml.round`` of a dask array: checked here, lazy, the same chunks."""
+    if devices is not None:
+        check_devices(devices, device, x)
+    check_dask_input(x, supported, TAKES, out)
+    rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
     spec = device_spec(device)
-    return da.map_blocks(_round_block, x, mode, spec, dtype=x.dtype, meta=_meta(x.ndim, x.dtype))
+    return da.map_blocks(_round_block, x, rounding_mode, spec, dtype=x.dtype, meta=_meta(x.ndim, x.dtype))
 
 
-def quantize_blocks(
+def _parameters(
     x: Any,
-    scale: npt.NDArray[Any],
-    zero_point: npt.NDArray[Any] | None,
-    axis: int | None,
-    dtype: np.dtype[Any],
-    mode: AnyRoundingMode,
-    device: object,
+    accepted: tuple[np.dtype[Any], ...],
+    takes: str,
+    scale: object,
+    zero_point: object,
+    axis: object,
+    dtypes: tuple[np.dtype[Any], np.dtype[Any]],
+    out: object,
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
+    """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
+    and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned non-negative
+    axis)."""
+    check_dask_input(x, accepted.__contains__, takes, out)
+    resolved = axis_argument(axis)
+    given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
+    along = axis_of_per_axis_values(x, resolved, {name: numbers(name, value).size for name, value in given.items()})
+    shape = parameter_shape(x, along)
+    scale_view = parameter_view("scale", scale, shape, resolved, dtypes[0])
+    zero_view = None if zero_point is None else parameter_view("zero_point", zero_point, shape, resolved, dtypes[1])
+    return as_task_value(scale_view), None if zero_view is None else as_task_value(zero_view), along
+
+
+def quantize_dask(
+    x: Any, scale: object, zero_point: object, axis: object, dtype: object, mode: object, out: object, device: object
 ) -> Any:
-    """``dml.quantize_linear`` of a dask array: ``scale`` and ``zero_point`` scalars or 1-D along ``axis`` (a
-    non-negative axis), cut to each block's chunk of that axis."""
+    """``dml.quantize_linear`` of a dask array: checked here, lazy; ``scale`` and ``zero_point`` scalars or 1-D
+    along the axis, cut to each block's chunk of that axis."""
+    output_dtype = quantize_output_dtype(dtype, zero_point)
+    x_dtype = np.dtype(getattr(x, "dtype", None))
+    scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
+    scales, zero_points, along = _parameters(
+        x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, (scale_dtype, output_dtype), out
+    )
+    rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
     spec = device_spec(device)
     return da.map_blocks(
-        _quantize_block, x, scale, zero_point, axis, dtype, mode, spec, dtype=dtype, meta=_meta(x.ndim, dtype)
+        _quantize_block,
+        x,
+        scales,
+        zero_points,
+        along,
+        output_dtype,
+        rounding_mode,
+        spec,
+        dtype=output_dtype,
+        meta=_meta(x.ndim, output_dtype),
     )
 
 
-def dequantize_blocks(
-    x: Any,
-    scale: npt.NDArray[Any],
-    zero_point: npt.NDArray[Any] | None,
-    axis: int | None,
-    dtype: np.dtype[Any],
-    device: object,
-) -> Any:
-    """``dml.dequantize_linear`` of a dask array, as quantize_blocks; ``dtype`` is the scale's."""
+def dequantize_dask(x: Any, scale: object, zero_point: object, axis: object, out: object, device: object) -> Any:
+    """``dml.dequantize_linear`` of a dask array, as quantize_dask; the output dtype is the scale's."""
+    output_dtype = dequantize_output_dtype(scale)
+    dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
+    scales, zero_points, along = _parameters(
+        x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, dtypes, out
+    )
     da = _dask_array()
     spec = device_spec(device)
-    return da.map_blocks(_dequantize_block, x, scale, zero_point, axis, spec, dtype=dtype, meta=_meta(x.ndim, dtype))
+    return da.map_blocks(
+        _dequantize_block, x, scales, zero_points, along, spec, dtype=output_dtype, meta=_meta(x.ndim, output_dtype)
+    )

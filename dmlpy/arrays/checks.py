@@ -1,5 +1,6 @@
 """The one-liners' argument checks: each refuses what it cannot use with InvalidArgumentError naming the
-argument and what it got, before anything is allocated or dispatched.
+argument and what it got, before anything is allocated or dispatched. Nothing here allocates or opens a
+device: that is the runner's.
 
 What an array argument may be: a NumPy array or scalar, a Python number or nested lists of numbers, or anything
 NumPy reads as an array *without copying* through ``__array__`` (a torch CPU tensor: the result is NumPy) or
@@ -15,20 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-
-if TYPE_CHECKING:
-    import pyopencl as cl
-    from pyopencl import array as cl_array
+import pyopencl.array as cl_array
 
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.runtime.device import Device, default_device, device_on_queue
-from dmlpy.runtime.device_array_runner import is_device_array, new_device_array
+from dmlpy.runtime.device import Device
 
 MAX_DIMENSIONS = 8
+
+
+def is_device_array(value: object) -> bool:
+    """Whether ``value`` is device memory the one-liners take as ``x`` and ``out``: a ``pyopencl.array.Array``."""
+    return isinstance(value, cl_array.Array)
+
+
+def is_dask_array(value: object) -> bool:
+    """Whether ``value`` is a ``dask.array.Array``, told without importing dask."""
+    kind = type(value)
+    return kind.__name__ == "Array" and kind.__module__.split(".", 1)[0] == "dask"
 
 
 def described(value: object, limit: int = 60) -> str:
@@ -188,24 +196,6 @@ def check_device(device: object) -> None:
             "not accepted here: pass dml.create_device(cl_device=...) or dml.default_device(), or None for the "
             "default device"
         )
-
-
-def new_output(x: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
-    """A one-liner's result when no ``out`` is given: a NumPy array, or a device array on ``x``'s queue."""
-    if is_device_array(x):
-        return new_device_array(cast("cl.CommandQueue", x.queue), shape, dtype)
-    return np.empty(shape, dtype)
-
-
-def resolve_device(device: Device | None, x: Any, *, extensions: bool) -> Device:
-    """The device a call runs on: ``device``, else for device arrays one on ``x``'s queue, else the default
-    device (with extensions where the call needs them). Device arrays are checked against it by the run
-    (``device_array_runner.run_on_device``), before anything is enqueued."""
-    if device is not None:
-        return device
-    return (
-        device_on_queue(x.queue, extensions=extensions) if is_device_array(x) else default_device(extensions=extensions)
-    )
 
 
 def check_dimensions(x: npt.NDArray[Any] | cl_array.Array) -> None:

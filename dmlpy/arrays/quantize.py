@@ -1,0 +1,243 @@
+"""QuantizeLinear's and DequantizeLinear's plans: what ``dml.quantize_linear`` and ``dml.dequantize_linear`` run,
+ONNX-style, over DirectML's ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR (a mode other than halves to even
+runs the QuantizeLinear extension, not DirectML). A scalar scale (and zero point) applies to the whole tensor; a
+1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised.
+``quantize_array`` and ``dequantize_array`` are the calls on a host or device array (``devices=`` included);
+``one_liners`` adds Dask."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dmlpy.arrays import runner
+from dmlpy.arrays.checks import (
+    Mask,
+    as_array,
+    check_device,
+    check_out,
+    described,
+    input_array,
+    out_data,
+    unmask,
+    with_mask,
+)
+from dmlpy.arrays.dispatch import ArrayCall
+from dmlpy.arrays.split import Piece, check_devices, run_split
+from dmlpy.enums import ExtRoundingMode, RoundingMode
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.modes import EXTENSION_EQUIVALENT, resolve_mode
+from dmlpy.ops.element_wise_quantize_linear import (
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+    _LinearQuantizationDesc,
+)
+from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.runtime.device import Device
+
+QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
+
+
+def axis_argument(axis: object) -> int | None:
+    """``axis`` as an int: None, a Python or NumPy integer (a bool is neither here)."""
+    if axis is None:
+        return None
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
+        raise InvalidArgumentError(f"axis must be an int or None, not {described(axis)}")
+    return int(axis)
+
+
+def numbers(name: str, value: object) -> npt.NDArray[Any]:
+    """A scale or zero point as an array of numbers, a scalar or 1-D; InvalidArgumentError for anything else."""
+    if value is None:
+        raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
+    given = as_array(name, value)
+    if given.dtype.kind not in "iuf":
+        raise InvalidArgumentError(
+            f"{name} must be a number or a 1-D array of numbers (integer or float); got {described(value)} "
+            f"(NumPy dtype {given.dtype})"
+        )
+    if given.ndim > 1:
+        raise InvalidArgumentError(
+            f"{name} has shape {given.shape}; ELEMENT_WISE_QUANTIZE_LINEAR takes a scalar (per tensor) or a 1-D "
+            f"{name} along axis (per axis). Blocked quantization (a {name} per block of elements) belongs to "
+            "DirectML's newer DML_OPERATOR_QUANTIZE / DML_OPERATOR_DEQUANTIZE (DML_FEATURE_LEVEL_6_3), which dmlpy "
+            "does not implement"
+        )
+    return given
+
+
+def parameter_view(
+    name: str, value: object, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
+) -> npt.NDArray[Any]:
+    """A scale or zero point as a view of the input's shape: a scalar or per-axis 1-D array broadcast with
+    0-strides, never materialised.
+
+    A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
+    is converted when it fits, never wrapped."""
+    given = numbers(name, value)
+    if dtype.kind in "iu":
+        if given.dtype.kind in "iu" and not isinstance(value, int) and given.dtype != dtype:
+            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
+        limits = np.iinfo(dtype)
+        whole = given.dtype.kind in "iu" or bool(np.all(np.floor(given) == given))
+        if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
+            raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
+    array = np.ascontiguousarray(given.astype(dtype, copy=False).reshape(-1))
+    rank = max(1, len(shape))  # a 0-d input runs as one element
+    resolved = 1 if axis is None else axis
+    if axis is not None and not -rank <= axis < rank:
+        raise InvalidArgumentError(f"axis {axis} is out of range for an input of {len(shape)} dimensions")
+    if array.size == 1:
+        return np.broadcast_to(array.reshape(()), shape)
+    if not -rank <= resolved < rank:
+        raise InvalidArgumentError(
+            f"{name} has {array.size} values, one per index of an axis, and axis was left out, so it is 1 (ONNX's "
+            f"default), which an input of {len(shape)} dimension{'s' if len(shape) != 1 else ''} does not have: give "
+            "axis=0 for a 1-D input, or a single value"
+        )
+    resolved %= rank
+    axis_length = shape[resolved] if shape else 1
+    if array.size != axis_length:
+        raise InvalidArgumentError(
+            f"{name} has {array.size} values but the input's axis {resolved} has {axis_length} entries"
+        )
+    along_axis = [1] * len(shape)
+    along_axis[resolved] = array.size
+    return np.broadcast_to(array.reshape(along_axis), shape)
+
+
+def _run(
+    desc_class: type[_LinearQuantizationDesc],
+    array: npt.NDArray[Any],
+    parameters: tuple[npt.NDArray[Any], npt.NDArray[Any] | None],
+    out: object,
+    mask: Mask | None,
+    output_dtype: np.dtype[Any],
+    device: Device | list[Device] | None,
+    fields: tuple[tuple[str, Any], ...] = (),
+) -> Any:
+    """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked
+    one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
+    extension's rounding mode); ``mask`` is a masked ``x``'s; ``device`` a list splits the call across those
+    devices. Every argument has been checked."""
+    target = out_data(out, mask)
+    scales, zero_points = parameters
+    if isinstance(device, list):
+        whole: Any = target if target is not None else np.empty(array.shape, output_dtype)
+
+        def piece(index: Piece, axis: int, on: Device, into: npt.NDArray[Any]) -> None:
+            tensors = [array[index], scales[index], None if zero_points is None else zero_points[index]]
+            runner.run(ArrayCall(desc_class, fields, tensors, into[index]), on)
+
+        run_split(array, whole, device, piece, fresh=target is None)
+        return with_mask(whole, out, mask, keep_fill_value=False)
+    result = runner.run(ArrayCall(desc_class, fields, [array, scales, zero_points], target, output_dtype), device)
+    return with_mask(result, out, mask, keep_fill_value=False)
+
+
+def _devices_or_device(device: object, devices: object, array: object) -> Device | list[Device] | None:
+    """The device to run on, or the devices to split across (``devices=``), checked."""
+    if devices is not None:
+        return check_devices(devices, device, array)
+    check_device(device)
+    return device  # type: ignore[return-value]  # checked: a Device or None
+
+
+def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
+    """quantize_linear's output dtype: ``dtype``, else a NumPy zero point's dtype (ONNX's rule), else uint8. A
+    plain Python int zero point leaves it to ``dtype``."""
+    if dtype is not None:
+        given = dtype.__name__ if isinstance(dtype, type) else repr(dtype)
+        try:
+            output_dtype: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]  # anything: checked here
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(
+                f"dtype {given} ({type(dtype).__name__}) is not a NumPy dtype; quantize_linear produces uint8 or "
+                "int8: pass dtype=np.uint8 or np.int8 (or None)"
+            ) from None
+        if output_dtype not in QUANTIZED_DTYPES:
+            raise InvalidArgumentError(
+                f"dtype {given} means {output_dtype}; quantize_linear produces uint8 or int8, the only outputs of "
+                "DirectML's ELEMENT_WISE_QUANTIZE_LINEAR (4-bit outputs belong to its newer DML_OPERATOR_QUANTIZE, "
+                "which dmlpy does not implement): pass dtype=np.uint8 or np.int8 (or None)"
+            )
+        return output_dtype
+    if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later
+        return np.dtype(np.uint8)
+    zero_point_dtype = numbers("zero_point", zero_point).dtype
+    if zero_point_dtype not in QUANTIZED_DTYPES:
+        raise InvalidArgumentError(
+            f"zero_point is {zero_point_dtype}; with no dtype= the zero point's dtype is the output's, and "
+            "quantize_linear produces uint8 or int8: pass a np.uint8 or np.int8 zero point, or dtype=np.uint8 or "
+            "np.int8"
+        )
+    return zero_point_dtype
+
+
+QUANTIZE_INPUTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
+QUANTIZE_TAKES = "quantize_linear takes float32, float16 or int32 input"
+DEQUANTIZE_INPUTS = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
+DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input"
+
+
+def quantize_array(
+    x: object,
+    scale: object,
+    zero_point: object,
+    axis: object,
+    dtype: object,
+    mode: object,
+    out: object,
+    device: object,
+    devices: object,
+) -> Any:
+    """dml.quantize_linear of anything but a dask array; see ``one_liners.quantize_linear``."""
+    data, mask = unmask(x)
+    array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
+    output_dtype = quantize_output_dtype(dtype, zero_point)
+    scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
+    resolved_axis = axis_argument(axis)
+    parameters = (
+        parameter_view("scale", scale, array.shape, resolved_axis, scale_dtype),
+        None
+        if zero_point is None
+        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
+    )
+    rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
+    on = _devices_or_device(device, devices, array)
+    if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
+        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)
+    extension_mode = (
+        rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
+    )
+    fields = (("rounding_mode", extension_mode),)
+    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on, fields)
+
+
+def dequantize_output_dtype(scale: object) -> np.dtype[Any]:
+    """dequantize_linear's output dtype: the scale's, where it is float32 or float16, else float32."""
+    given = numbers("scale", scale).dtype
+    return given if given in (np.dtype(np.float32), np.dtype(np.float16)) else np.dtype(np.float32)
+
+
+def dequantize_array(
+    x: object, scale: object, zero_point: object, axis: object, out: object, device: object, devices: object
+) -> Any:
+    """dml.dequantize_linear of anything but a dask array; see ``one_liners.dequantize_linear``."""
+    output_dtype = dequantize_output_dtype(scale)
+    data, mask = unmask(x)
+    array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    resolved_axis = axis_argument(axis)
+    parameters = (
+        parameter_view("scale", scale, array.shape, resolved_axis, output_dtype),
+        None
+        if zero_point is None
+        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
+    )
+    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
+    on = _devices_or_device(device, devices, array)
+    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)
