@@ -28,6 +28,8 @@ import pytest
 
 from tests.helpers.tools import missing_tool
 
+pytest_plugins = ["tests.helpers.cli"]  # the `run` and `write_json` fixtures of the command-line tests
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (long sweeps)")
@@ -183,7 +185,7 @@ def device(request: pytest.FixtureRequest) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------- Oclgrind
-# Memory-safety suites (tests/oclgrind, tests/extensions, tests/quantize) run scripts in a subprocess whose only
+# Memory-safety suites (the test_*oclgrind*.py files under tests/device) run scripts in a subprocess whose only
 # OpenCL platform is Oclgrind: pyopencl's bundled ocl-icd loader honours OCL_ICD_VENDORS, pointed at a folder
 # holding an oclgrind.icd file.
 

@@ -10,14 +10,13 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
-from helpers.modes import NGRAPH_MODES as MODES
-from helpers.object_model import run_unary
 
 import dmlpy as dml
 from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
 from dmlpy.runtime.array_runner import ArrayCall, run
-
-from .oracle import Format, format_of, round_values
+from tests.helpers.ext_oracle import Format, format_of, round_values
+from tests.helpers.modes import NGRAPH_MODES as MODES
+from tests.helpers.object_model import run_unary
 
 MODE_IDS = list(MODES)
 

@@ -10,7 +10,7 @@ Two oracles that share no code:
   them with one half, decides per mode, and encodes the integer result back into the format's bits. It is
   vectorised (uint64 NumPy arrays), so all 65,536 float16 or bfloat16 patterns x 9 modes take milliseconds.
 
-``tests/extensions/test_oracle.py`` checks the two against each other and against hand-written tables.
+``tests/unit/extensions/test_oracle.py`` checks the two against each other and against hand-written tables.
 Neither uses ``numpy.rint/round/floor/ceil/trunc`` nor any floating-point rounding.
 """
 

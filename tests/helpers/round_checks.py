@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from helpers.dtypes import ROUND_DTYPES as DTYPES
-from helpers.modes import ONE_LINER_MODE_NAMES
-from helpers.object_model import run_unary
 
 import dmlpy as dml
-from dmlpy.reference import round_reference
+from tests.helpers.dtypes import ROUND_DTYPES as DTYPES
+from tests.helpers.modes import ONE_LINER_MODE_NAMES
+from tests.helpers.object_model import run_unary
+from tests.helpers.references import round_reference
 
 DTYPE_IDS = [dtype.name for dtype in DTYPES]
 DATA_TYPES = {np.dtype(np.float32): dml.TensorDataType.FLOAT32, np.dtype(np.float16): dml.TensorDataType.FLOAT16}

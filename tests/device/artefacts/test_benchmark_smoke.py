@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.modes import ONE_LINER_MODES
+from tests.helpers.modes import ONE_LINER_MODES
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_round.py"
 

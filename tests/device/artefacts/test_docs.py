@@ -23,7 +23,7 @@ import pytest
 import dmlpy
 from dmlpy.about import RUNTIME_NAMES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 PACKAGE_DIR = REPO / "dmlpy"
 API_PAGES = sorted((REPO / "docs" / "api").glob("*.md"))
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers.tools import missing_tool
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NOTEBOOK = REPO / "docs" / "tour.ipynb"
 SVG_ROOT = "{http://www.w3.org/2000/svg}svg"
 

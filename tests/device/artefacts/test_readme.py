@@ -5,7 +5,7 @@
   interpreter's ``dmlpy`` and ``python`` first on PATH, and its stdout and stderr together must match the lines
   below it. A line ``...`` matches any number of lines, and ``...`` inside a line matches any text.
 - Every ```sh block runs line by line (``make`` lines excepted: ``make test`` is this test suite and ``make demo``
-  runs ``dmlpy demo``, tested in tests/cli) and must exit 0.
+  runs ``dmlpy demo``, tested in tests/device/cli) and must exit 0.
 - ```cpp blocks are DirectML C++ for reading; each tour step must pair its Python with one.
 - Every examples/*.py runs as a subprocess and must exit 0.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)

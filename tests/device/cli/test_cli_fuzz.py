@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmlpy.cli import main
-from tests.cli.conftest import EXAMPLES, hidden_characters
+from tests.helpers.cli import EXAMPLES, hidden_characters
 
 DOCUMENTS = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(EXAMPLES.glob("*.json"))}
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.conftest import REPO, Run
+from tests.helpers.cli import REPO, Run
 
 
 def test_demo_prints_every_mode_on_the_seed_example(run: Run) -> None:

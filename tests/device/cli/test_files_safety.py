@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.cli.conftest import Run, assert_one_line_error, round_desc
+from tests.helpers.cli import Run, assert_one_line_error, round_desc
 
-REPO = Path(__file__).resolve().parents[2]  # this checkout's dmlpy, for the subprocesses' PYTHONPATH
+REPO = Path(__file__).resolve().parents[3]  # this checkout's dmlpy, for the subprocesses' PYTHONPATH
 
 SEED = np.array([-4.5, -1.9, -1.5, 0.5, 0.9, 1.5, 2.3, 2.5], dtype=np.float32)
 ROUNDED = [-4, -2, -2, 0, 1, 2, 2, 2]

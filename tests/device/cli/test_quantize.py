@@ -1,6 +1,6 @@
 """`dmlpy quantize` and `dmlpy dequantize`: per-tensor and per-axis, from every input dtype, chunked in every
 way the file can be cut (whole blocks of the axis, slices of it, slices of one row), C and Fortran order, against
-the independent Fraction oracle of tests/quantize/oracle.py; and the file handling they share with `round`.
+the independent Fraction oracle of tests/helpers/quantize_oracle.py; and the file handling they share with `round`.
 
 The value matrix runs in-process (dmlpy.cli.main) to spare an interpreter start per case; the file-handling
 and message tests run the command as a subprocess, as a user would."""
@@ -14,8 +14,8 @@ import pytest
 
 from dmlpy.cli import main
 from dmlpy.cli.output import axis_chunks, flat_chunks
-from tests.cli.conftest import Run, assert_one_line_error
-from tests.quantize import oracle
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.cli import Run, assert_one_line_error
 
 QUANTIZE_INPUTS = [np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)]
 QUANTIZED = [np.dtype(np.uint8), np.dtype(np.int8)]
@@ -52,7 +52,7 @@ def _zero_point_text(values: np.ndarray) -> str:
 
 def _limits(dtype: np.dtype) -> tuple[int, int]:
     """The dtype's range, within +-2^23 for 32-bit types: the kernel computes x - zero_point in float32, exact
-    only there (as ONNX's reference; tests/quantize/test_quantize_values.py covers the rest)."""
+    only there (as ONNX's reference; tests/device/quantize/test_quantize_values.py covers the rest)."""
     info = np.iinfo(dtype)
     return max(int(info.min), -(2**23)), min(int(info.max), 2**23)
 

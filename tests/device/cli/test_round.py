@@ -1,5 +1,5 @@
 """`dmlpy round IN.npy OUT.npy --mode M [--device N] [--in-place]`: every dtype and mode `dml.round` takes,
-against the independent bit oracle of tests/extensions/oracle.py."""
+against the independent bit oracle of tests/helpers/ext_oracle.py."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from dmlpy.cli import main
 from dmlpy.enums import ExtRoundingMode
-from tests.cli.conftest import Run, assert_one_line_error
-from tests.extensions.oracle import assert_rounded
+from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.ext_oracle import assert_rounded
 
 SEED = np.array([-4.5, -1.9, -1.5, 0.5, 0.9, 1.5, 2.3, 2.5], dtype=np.float32)
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import EXAMPLES, assert_one_line_error, hidden_characters
+from tests.helpers.cli import EXAMPLES, assert_one_line_error, hidden_characters
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 HOSTILE_NAMES = {
     "dequantize": "\x1b[2J\x1b[31mred\x1b[0m",  # clear the screen, then colour: CSI sequences

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.cli.conftest import REPO, Run, assert_one_line_error, round_desc
+from tests.helpers.cli import REPO, Run, assert_one_line_error, round_desc
 
 SEED = np.array([-4.5, -1.5, 0.5, 2.5], dtype=np.float32)
 

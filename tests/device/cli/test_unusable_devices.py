@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.cli.conftest import REPO, assert_one_line_error
+from tests.helpers.cli import REPO, assert_one_line_error
 from tests.helpers.tools import missing_tool
 
 POCL = "Portable Computing Language"

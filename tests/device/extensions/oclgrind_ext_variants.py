@@ -18,14 +18,13 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from oracle import format_of, mismatches, round_values  # the script's folder is on sys.path
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.layouts import column_major, padded
-from helpers.oclgrind_driver import Tally, main, run_layout_case
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
+from tests.helpers.ext_oracle import format_of, mismatches, round_values
+from tests.helpers.layouts import column_major, padded
+from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
 
 STORAGE = {
     "float32": (dml.TensorDataType.FLOAT32, np.dtype(np.float32)),

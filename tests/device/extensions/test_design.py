@@ -11,8 +11,6 @@ import json
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers.dtypes import INTEGER_DTYPES
-from helpers.modes import NGRAPH_MODES as MODES
 
 import dmlpy as dml
 import dmlpy.enums
@@ -26,8 +24,9 @@ from dmlpy.extensions import (
 )
 from dmlpy.modes import resolve_mode
 from dmlpy.ops._base import DeviceCapabilities
-
-from .cases import DATA_TYPE, FLOAT_DTYPES, round_desc
+from tests.helpers.dtypes import INTEGER_DTYPES
+from tests.helpers.ext_cases import DATA_TYPE, FLOAT_DTYPES, round_desc
+from tests.helpers.modes import NGRAPH_MODES as MODES
 
 LEVELS = list(dml.FeatureLevel)
 LEVEL_IDS = [level.name for level in LEVELS]

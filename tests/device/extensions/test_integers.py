@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.dtypes import INTEGER_DTYPES
-from helpers.modes import NGRAPH_MODES as MODES
 
-from .cases import MODE_IDS, run_ext_round
+from tests.helpers.dtypes import INTEGER_DTYPES
+from tests.helpers.ext_cases import MODE_IDS, run_ext_round
+from tests.helpers.modes import NGRAPH_MODES as MODES
 
 
 def integer_values(dtype: np.dtype, seed: int) -> np.ndarray:

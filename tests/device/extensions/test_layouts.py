@@ -8,12 +8,11 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers.layouts import column_major, pick
 
 import dmlpy as dml
-
-from .cases import round_desc, round_through_object_model
-from .oracle import describe, mismatches
+from tests.helpers.ext_cases import round_desc, round_through_object_model
+from tests.helpers.ext_oracle import describe, mismatches
+from tests.helpers.layouts import column_major, pick
 
 LAYOUTS: dict[str, dict[str, object]] = {
     **pick("packed", "packed_odd_count"),

@@ -7,14 +7,13 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers.dtypes import INTEGER_DTYPES
-from helpers.modes import NGRAPH_MODES as MODES
 
 import dmlpy as dml
 from dmlpy.extensions import ExtRoundingMode
-
-from .cases import edge_values, is_nan, random_values
-from .oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, assert_rounded, format_of
+from tests.helpers.dtypes import INTEGER_DTYPES
+from tests.helpers.ext_cases import edge_values, is_nan, random_values
+from tests.helpers.ext_oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, assert_rounded, format_of
+from tests.helpers.modes import NGRAPH_MODES as MODES
 
 # Every spelling the one-liner takes, with the nGraph mode it means.
 SPELLINGS: list[tuple[object, str]] = [

@@ -1,4 +1,4 @@
-"""DMLPY_EXT_ELEMENT_WISE_ROUND's values, bit for bit, against the exact oracles (tests/extensions/oracle.py):
+"""DMLPY_EXT_ELEMENT_WISE_ROUND's values, bit for bit, against the exact oracles (tests/helpers/ext_oracle.py):
 every float16 and bfloat16 pattern in all nine modes; float32 and float64 edge values against Python's
 fractions; seeded random values of every magnitude."""
 
@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.modes import NGRAPH_MODES as MODES
 
 from dmlpy.runtime.array_runner import ArrayCall, run
-
-from .cases import MODE_IDS, all_patterns, edge_values, ext_mode, is_nan, random_values, round_desc, run_ext_round
-from .oracle import (
+from tests.helpers.ext_cases import (
+    MODE_IDS,
+    all_patterns,
+    edge_values,
+    ext_mode,
+    is_nan,
+    random_values,
+    round_desc,
+    run_ext_round,
+)
+from tests.helpers.ext_oracle import (
     BFLOAT16,
     FLOAT16,
     FLOAT32,
@@ -22,6 +29,7 @@ from .oracle import (
     round_fraction_array,
     round_values,
 )
+from tests.helpers.modes import NGRAPH_MODES as MODES
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)

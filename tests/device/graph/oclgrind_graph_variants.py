@@ -20,11 +20,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.object_model import initialize
-from helpers.oclgrind_driver import main
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
+from tests.helpers.object_model import initialize
+from tests.helpers.oclgrind_driver import main
 
 T = dml.TensorDataType
 NUMPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8}

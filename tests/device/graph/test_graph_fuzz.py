@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.object_model import initialize
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import dmlpy as dml
+from tests.helpers.object_model import initialize
 
 T = dml.TensorDataType
 SIZES = [(37,), (2, 3, 5), (1, 1, 4, 8)]

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.object_model import initialize
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmlpy as dml
 from dmlpy.graph.fusion import plan_graph
 from dmlpy.kernels import LaunchProfile
+from tests.helpers.object_model import initialize
 
 T = dml.TensorDataType
 INJECTION = "x\n#define min(a, b) ((b) + 4000)\n//"

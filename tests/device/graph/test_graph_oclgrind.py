@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.oclgrind_sections import reports, variant_sections
+
+from tests.helpers.oclgrind_sections import reports, variant_sections
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_graph_variants.py"
 VARIANTS = [

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from helpers.object_model import initialize
 
 import dmlpy as dml
-from dmlpy.reference import round_reference
+from tests.helpers.object_model import initialize
+from tests.helpers.references import round_reference
 
 T = dml.TensorDataType
 MODES = list(dml.RoundingMode)

@@ -37,7 +37,7 @@ DMLPY = str(Path(dml.__file__).resolve().parent)
 
 def _benchmark() -> Any:
     """benchmarks/bench_graph_planning.py (a script, not a package): its graphs and its main."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_graph_planning.py"
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_graph_planning.py"
     spec = importlib.util.spec_from_file_location("bench_graph_planning", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -20,12 +20,11 @@ from typing import Any
 
 import numpy as np
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.layouts import gapped, padded, permuted
-from helpers.oclgrind_driver import Tally, main, run_layout_case
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.ops.element_wise_identity import ELEMENTS_PER_ITEM
+from tests.helpers.layouts import gapped, padded, permuted
+from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
 
 T = dml.TensorDataType
 COPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT16: np.uint16, T.UINT32: np.uint32,

@@ -3,7 +3,7 @@ float16 and the 8- to 32-bit integers; packed and strided ranks 1 to 8, broadcas
 offsets) run under Oclgrind with zero invalid or uninitialised accesses reported and every result right.
 
 ``oclgrind_identity_variants.py`` runs in a subprocess whose only OpenCL platform is Oclgrind (tests/conftest.py's
-``run_oclgrind_script``), twice, as tests/round/test_oclgrind.py runs Round's variants:
+``run_oclgrind_script``), twice, as tests/device/round/test_oclgrind.py runs Round's variants:
 
 * memory: kernels built as dmlpy builds them; Oclgrind checks every global access against its buffer, and
   ``OCLGRIND_CHECK_API=1`` the API calls. Each buffer is exactly as large as its binding needs.

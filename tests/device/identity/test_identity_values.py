@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from helpers.layouts import LAYOUTS, S4, padded, permuted, pick
-from helpers.object_model import compile_and_initialize, run_unary
 
 import dmlpy as dml
+from tests.helpers.layouts import LAYOUTS, S4, padded, permuted, pick
+from tests.helpers.object_model import compile_and_initialize, run_unary
 
 T = dml.TensorDataType
 # Written out by hand (not dmlpy.dtypes, which is under test).

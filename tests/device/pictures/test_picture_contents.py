@@ -1,7 +1,7 @@
 """The binding, graph, operator and CLI pictures parse as XML and hold what they claim, counted against the
 objects drawn: ranges per binding, in-place marks, the overlap a refusal names, nodes and edges per kind, kernels
 as compile_graph plans them, the red parts of a refused descriptor. (Tensor pictures:
-tests/descriptors/test_drawing.py; pixels in a browser: test_browser.py.)"""
+tests/unit/descriptors/test_drawing.py; pixels in a browser: test_browser.py.)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 import dmlpy as dml
 from dmlpy.graph.desc import GraphDesc
-from tests.cli.conftest import EXAMPLES, run_dmlpy
+from tests.helpers.cli import EXAMPLES, run_dmlpy
 
 SVG = "{http://www.w3.org/2000/svg}"
 F32 = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 4))

@@ -18,14 +18,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-import oracle
-from helpers.dtypes import INTEGER_DTYPES_32 as INTEGERS
-from helpers.object_model import compile_and_initialize, dispatch
-from helpers.oclgrind_driver import main
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.dtypes import INTEGER_DTYPES_32 as INTEGERS
+from tests.helpers.object_model import compile_and_initialize, dispatch
+from tests.helpers.oclgrind_driver import main
 
 U8, I8, F32, F16 = (np.dtype(t) for t in (np.uint8, np.int8, np.float32, np.float16))
 

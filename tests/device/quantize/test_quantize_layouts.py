@@ -12,8 +12,7 @@ import pytest
 
 import dmlpy as dml
 from dmlpy.runtime import array_runner
-
-from . import oracle
+from tests.helpers import quantize_oracle as oracle
 
 F32, F16, U8, I8 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.uint8), np.dtype(np.int8)
 

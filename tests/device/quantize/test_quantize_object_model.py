@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
-from helpers.object_model import compile_and_initialize, dispatch
 
 import dmlpy as dml
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
+from tests.helpers.object_model import compile_and_initialize, dispatch
 
-from . import oracle
 from .test_quantize_values import assert_same
 
 T = dml.TensorDataType

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.oclgrind_sections import reports, variant_sections
+
+from tests.helpers.oclgrind_sections import reports, variant_sections
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_quantize_variants.py"

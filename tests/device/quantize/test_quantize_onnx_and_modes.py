@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
-from helpers.modes import NGRAPH_MODES
 
 import dmlpy as dml
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
+from tests.helpers.modes import NGRAPH_MODES
 
-from . import oracle
 from .test_quantize_values import assert_same
 
 onnx = pytest.importorskip("onnx")

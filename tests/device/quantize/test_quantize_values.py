@@ -12,11 +12,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
 
 import dmlpy as dml
-
-from . import oracle
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.dtypes import INTEGER_DTYPES_32 as INTEGER_DTYPES
 
 U8, I8 = np.dtype(np.uint8), np.dtype(np.int8)
 F32, F16 = np.dtype(np.float32), np.dtype(np.float16)

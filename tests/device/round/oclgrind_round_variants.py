@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for helpers
-from helpers.layouts import gapped, permuted
-from helpers.modes import DML_ROUNDING_MODES, ONE_LINER_MODE_NAMES, ONE_LINER_MODES
-from helpers.oclgrind_driver import Tally, main, run_layout_case
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM
+from tests.helpers.layouts import gapped, permuted
+from tests.helpers.modes import DML_ROUNDING_MODES, ONE_LINER_MODE_NAMES, ONE_LINER_MODES
+from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
 
 DTYPES = {dml.TensorDataType.FLOAT32: np.float32, dml.TensorDataType.FLOAT16: np.float16}
 

@@ -11,11 +11,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-
-from .round_reference import assert_rounded
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.round_reference import assert_rounded
 
 ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
 
@@ -92,7 +91,7 @@ def test_float32_sample(mode: dml.RoundingMode, tally: Counter[str]) -> None:
 
 def test_exhaustive_float32_script_runs_and_resumes(tmp_path: Path) -> None:
     """The script's resumable chunk loop, on two 2^16 chunks: run one, run it again, the state moves on."""
-    path = Path(__file__).resolve().parents[2] / "scripts" / "exhaustive_float32.py"
+    path = Path(__file__).resolve().parents[3] / "scripts" / "exhaustive_float32.py"
     spec = importlib.util.spec_from_file_location("exhaustive_float32", path)
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)

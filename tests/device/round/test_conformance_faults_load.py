@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 import pytest
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
 from dmlpy.kernels import KernelSpec
-
-from .round_reference import assert_rounded, reference_round
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.round_reference import assert_rounded, reference_round
 
 
 def _round_desc(dtype: str = "FLOAT32", sizes: tuple[int, ...] = (1, 1, 2, 4)) -> dml.ElementWiseRoundOperatorDesc:

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from helpers.dtypes import ROUND_DTYPES as DTYPES
-from helpers.modes import DML_ROUNDING_MODES as MODES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmlpy as dml
-
-from .round_reference import assert_rounded, hard_cases
+from tests.helpers.dtypes import ROUND_DTYPES as DTYPES
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.round_reference import assert_rounded, hard_cases
 
 MAX_ELEMENTS = 512
 SETTINGS = settings(

@@ -11,11 +11,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-
-from .round_reference import assert_rounded, hard_cases, mismatches, reference_round
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.round_reference import assert_rounded, hard_cases, mismatches, reference_round
 
 onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
 from onnx import TensorProto, helper  # noqa: E402

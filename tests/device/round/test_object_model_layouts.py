@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.layouts import LAYOUTS, S4, padded, permuted
-from helpers.modes import DML_MODE_IDS as MODE_IDS
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-
-from .round_checks import DTYPE_IDS, DTYPES, round_through_object_model
+from tests.helpers.layouts import LAYOUTS, S4, padded, permuted
+from tests.helpers.modes import DML_MODE_IDS as MODE_IDS
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.round_checks import DTYPE_IDS, DTYPES, round_through_object_model
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)

@@ -7,15 +7,14 @@ import threading
 
 import numpy as np
 import pytest
-from helpers.modes import DML_MODE_IDS as MODE_IDS
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-from dmlpy.reference import round_reference
 from dmlpy.runtime import array_runner
 from dmlpy.runtime.array_runner import ArrayCall
-
-from .round_checks import DTYPE_IDS, DTYPES, assert_rounds_like_reference, interesting_values
+from tests.helpers.modes import DML_MODE_IDS as MODE_IDS
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.references import round_reference
+from tests.helpers.round_checks import DTYPE_IDS, DTYPES, assert_rounds_like_reference, interesting_values
 
 
 def values(shape, dtype, seed=0):
@@ -145,7 +144,7 @@ def test_out_partially_overlapping_x(device, dtype, x_slice, out_slice):
 
 @pytest.mark.parametrize(
     "x",
-    # float64, bfloat16 and integer arrays run the Round extension (tests/extensions); these run nowhere.
+    # float64, bfloat16 and integer arrays run the Round extension (tests/device/extensions); these run nowhere.
     [np.zeros(4, np.complex64), np.zeros(4, bool), np.array(["0.5"]), np.zeros(4, "datetime64[s]"), [0.5j]],
     ids=["complex64", "bool", "str", "datetime64", "python_complex_list"],
 )

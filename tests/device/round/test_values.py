@@ -8,13 +8,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers.modes import DML_MODE_IDS as MODE_IDS
-from helpers.modes import DML_ROUNDING_MODES as MODES
 
 import dmlpy as dml
-from dmlpy.reference import round_reference
-
-from .round_checks import assert_rounds_like_reference
+from tests.helpers.modes import DML_MODE_IDS as MODE_IDS
+from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.references import round_reference
+from tests.helpers.round_checks import assert_rounds_like_reference
 
 
 @pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)

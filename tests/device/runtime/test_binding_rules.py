@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.layouts import sentinel_bytes
-from helpers.object_model import initialize
-from round.round_checks import assert_rounds_like_reference
 
 import dmlpy as dml
 from dmlpy.kernels import kernel_source
-from dmlpy.reference import round_reference
+from tests.helpers.layouts import sentinel_bytes
+from tests.helpers.object_model import initialize
+from tests.helpers.references import round_reference
+from tests.helpers.round_checks import assert_rounds_like_reference
 
 SIZES = (2, 3, 4, 5)
 TOTAL = 480  # 120 float32 elements

@@ -23,7 +23,7 @@ from dmlpy.runtime import cpu_runtime, platforms
 from dmlpy.runtime.platforms import DeviceEntry
 from tests.helpers.tools import missing_tool
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_packages_installed_are_the_cpu_extra_of_pyproject() -> None:

@@ -3,7 +3,8 @@ device lists, so every case of the rule runs on any machine: among the devices w
 the first GPU, else the first PoCL CPU device, else the first other device; a device whose compiler fails is never
 the default; DMLPY_DEVICE picks by index and names only a usable device.
 
-The real devices' side (a real failing compiler, a real second runtime) is in tests/cli/test_unusable_devices.py."""
+The real devices' side (a real failing compiler, a real second runtime) is in
+tests/device/cli/test_unusable_devices.py."""
 
 from __future__ import annotations
 

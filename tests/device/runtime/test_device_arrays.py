@@ -1,6 +1,6 @@
 """The one-liners on device arrays (pyopencl.array.Array): device in, device out, asynchronous, under both launch
-profiles (the ``device`` fixture). Values are checked against the NumPy oracles of tests/round and
-tests/quantize; ordering against the caller's own pyopencl kernels and events on the same queue."""
+profiles (the ``device`` fixture). Values are checked against the NumPy oracles of tests/device/round and
+tests/device/quantize; ordering against the caller's own pyopencl kernels and events on the same queue."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
-from helpers.modes import ONE_LINER_MODE_NAMES, ONE_LINER_MODES
 from pyopencl.elementwise import ElementwiseKernel
-from quantize import oracle
-from round.round_reference import assert_rounded, hard_cases
 
 import dmlpy as dml
 from dmlpy.runtime import device_array_runner
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.modes import ONE_LINER_MODE_NAMES, ONE_LINER_MODES
+from tests.helpers.round_reference import assert_rounded, hard_cases
 
 
 def values(dtype: Any, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:

@@ -8,11 +8,11 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cl_array
 import pytest
-from helpers.object_model import compile_and_initialize, dispatch
 from pyopencl.elementwise import ElementwiseKernel
 
 import dmlpy as dml
-from dmlpy.reference import round_reference
+from tests.helpers.object_model import compile_and_initialize, dispatch
+from tests.helpers.references import round_reference
 
 COUNT = 256
 NBYTES = 4 * COUNT

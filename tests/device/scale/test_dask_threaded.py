@@ -10,7 +10,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from quantize import oracle
+
+from tests.helpers import quantize_oracle as oracle
 
 da = pytest.importorskip("dask.array", reason="dask is a test dependency (pip install -e .[dev])")
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import EXAMPLES, Run, assert_one_line_error, round_desc
+from tests.helpers.cli import EXAMPLES, Run, assert_one_line_error, round_desc
 
 
 def test_explain_prints_build_options_and_specialised_source(run: Run) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.cli.conftest import EXAMPLES, Run
+from tests.helpers.cli import EXAMPLES, Run
 
 GRAPH = EXAMPLES / "qdq_graph.json"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.cli.conftest import EXAMPLES, Run, assert_one_line_error
+from tests.helpers.cli import EXAMPLES, Run, assert_one_line_error
 
 SEED = np.array([-4.5, -1.9, -1.5, 0.5, 0.9, 1.5, 2.3, 2.5], dtype=np.float32)
 OLD = b"the user's file, kept read-only on purpose\n"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import EXAMPLES, Run, assert_one_line_error, round_desc
+from tests.helpers.cli import EXAMPLES, Run, assert_one_line_error, round_desc
 
 WriteJson = Callable[..., Path]
 

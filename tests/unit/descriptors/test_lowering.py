@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from helpers.modes import NGRAPH_MODES
 
 import dmlpy as dml
 from dmlpy.extensions import (
@@ -24,6 +23,7 @@ from dmlpy.extensions import (
     ExtTensorDataType,
 )
 from dmlpy.kernels import ElementwiseLayout, KernelSpec, LaunchProfile, LoweredOperator, coalesce
+from tests.helpers.modes import NGRAPH_MODES
 
 T = dml.TensorDataType
 

@@ -16,7 +16,7 @@ import dmlpy as dml
 from dmlpy.descriptors_json import descriptor_schema, parse_descriptor
 from dmlpy.enums import DmlEnum, DmlFlag
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "descriptors"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "descriptors"
 VALID_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.json") if p.name != "round_broken.json")
 
 

@@ -6,10 +6,10 @@ from typing import Any, ClassVar
 
 import pydantic
 import pytest
-from helpers.factory import round_op, tensor
 
 import dmlpy as dml
 from dmlpy.ops._base import OperatorDescBase
+from tests.helpers.factory import round_op, tensor
 
 T = dml.TensorDataType
 

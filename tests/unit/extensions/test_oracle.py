@@ -7,10 +7,9 @@ import math
 
 import numpy as np
 import pytest
-from helpers.modes import NGRAPH_MODES as MODES
 
-from .cases import all_patterns, edge_values, random_values
-from .oracle import (
+from tests.helpers.ext_cases import all_patterns, edge_values, random_values
+from tests.helpers.ext_oracle import (
     BFLOAT16,
     FLOAT16,
     FLOAT32,
@@ -21,6 +20,7 @@ from .oracle import (
     round_fraction_array,
     round_values,
 )
+from tests.helpers.modes import NGRAPH_MODES as MODES
 
 FORMATS = (FLOAT16, BFLOAT16, FLOAT32, FLOAT64)
 FORMAT_IDS = [f.name for f in FORMATS]

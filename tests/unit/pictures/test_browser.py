@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 import dmlpy as dml
-
-from .browser import (
+from tests.helpers.browser import (
     PAGE_BACKGROUND,
     SVG,
     Box,
@@ -43,7 +42,7 @@ from .browser import (
     text_box,
 )
 
-ARTIFACTS = Path(os.environ.get("DMLPY_ARTIFACTS") or Path(__file__).resolve().parents[2] / "build" / "screenshots")
+ARTIFACTS = Path(os.environ.get("DMLPY_ARTIFACTS") or Path(__file__).resolve().parents[3] / "build" / "screenshots")
 USED = rgb("#cfe3ff")
 PADDING = rgb("#e6e6e6")
 ROUNDING = rgb("#b9b9b9")
@@ -126,7 +125,7 @@ def readme_rows() -> list[Row]:
     ]
 
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
 
 
 def blend(hex_colour: str, opacity: float) -> tuple[int, int, int]:

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from helpers.factory import both, round_op, tensor
-from helpers.modes import DML_MODE_IDS
 
 import dmlpy as dml
+from tests.helpers.factory import both, round_op, tensor
+from tests.helpers.modes import DML_MODE_IDS
 
 T = dml.TensorDataType
 FL = dml.FeatureLevel
