@@ -31,12 +31,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ops",),  # the package dmlpy/ops, every module in it
     ("extensions",),  # a façade over ops for the operators that are not DirectML's
     ("graph",),  # the package: DML_GRAPH_DESC and its rules, the fusion plan, the DirectMLX-style builder
-    ("reference", "messages", "layout", "descriptors_json"),  # pure helpers
+    ("messages", "layout", "descriptors_json"),  # pure helpers
     ("runtime",),  # the package: the only one that talks to OpenCL
     ("cli", "onnx"),  # the command line; the ONNX backend (a package, every module in it)
     ("__init__", "__main__"),  # the package root
 )
-"""Lowest first. A name is a top-level module or package of dmlpy; names absent today are allowed."""
+"""Lowest first. A name is a top-level module or package of dmlpy, and each one exists (a test below checks)."""
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
 OPENCL_LAYER = "runtime"
 
@@ -116,6 +116,11 @@ def test_the_package_is_found() -> None:
     assert f"{PACKAGE}/__init__.py" in sources and f"{PACKAGE}/enums.py" in sources
     assert any(path.startswith(f"{PACKAGE}/ops/") for path in sources)
     assert any(path.startswith(f"{PACKAGE}/runtime/") for path in sources)
+
+
+def test_every_layer_name_is_a_module_of_the_package() -> None:
+    units = {unit_of(path) for path in package_sources()}
+    assert not set(LAYER_OF) - units, f"LAYERS names modules dmlpy no longer has: {sorted(set(LAYER_OF) - units)}"
 
 
 def test_modules_import_only_lower_or_same_layers_and_only_the_runtime_imports_pyopencl() -> None:
