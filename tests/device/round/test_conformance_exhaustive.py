@@ -14,7 +14,7 @@ import pytest
 
 import dmlpy as dml
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
-from tests.helpers.round_reference import assert_rounded
+from tests.helpers.references import assert_rounded
 
 ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
 

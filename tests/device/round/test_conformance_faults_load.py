@@ -17,7 +17,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.kernels import KernelSpec
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
-from tests.helpers.round_reference import assert_rounded, reference_round
+from tests.helpers.references import assert_rounded, round_reference
 
 
 def _round_desc(dtype: str = "FLOAT32", sizes: tuple[int, ...] = (1, 1, 2, 4)) -> dml.ElementWiseRoundOperatorDesc:
@@ -239,4 +239,4 @@ def test_eight_threads_share_one_device(monkeypatch: pytest.MonkeyPatch, tally: 
 
 def test_reference_sanity_for_load_values() -> None:
     x = np.array([-0.25, 0.25, 15.75, -15.5], np.float16)
-    assert reference_round(x, "TOWARD_INFINITY").tolist() == [-0.0, 0.0, 16.0, -16.0]
+    assert round_reference(x, "TOWARD_INFINITY").tolist() == [-0.0, 0.0, 16.0, -16.0]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import dmlpy as dml
 from tests.helpers.dtypes import ROUND_DTYPES as DTYPES
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
-from tests.helpers.round_reference import assert_rounded, hard_cases
+from tests.helpers.references import assert_rounded, hard_cases
 
 MAX_ELEMENTS = 512
 SETTINGS = settings(

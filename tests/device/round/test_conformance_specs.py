@@ -14,7 +14,7 @@ import pytest
 
 import dmlpy as dml
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
-from tests.helpers.round_reference import assert_rounded, hard_cases, mismatches, reference_round
+from tests.helpers.references import assert_rounded, hard_cases, mismatches, round_reference
 
 onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
 from onnx import TensorProto, helper  # noqa: E402
@@ -216,7 +216,7 @@ def test_reference_is_independent_of_numpy_rounding() -> None:
     it cannot hide behind the same bug in the device."""
     rng = np.random.default_rng(7)
     x = np.concatenate([rng.integers(-100, 100, 5000) / 4.0, rng.standard_normal(5000) * 1e4]).astype(np.float32)
-    assert reference_round(x, "HALVES_TO_NEAREST_EVEN").tobytes() == np.rint(x).tobytes()
-    assert reference_round(x, "TOWARD_ZERO").tobytes() == np.trunc(x).tobytes()
+    assert round_reference(x, "HALVES_TO_NEAREST_EVEN").tobytes() == np.rint(x).tobytes()
+    assert round_reference(x, "TOWARD_ZERO").tobytes() == np.trunc(x).tobytes()
     away = np.copysign(np.floor(np.abs(x.astype(np.float64)) + 0.5), x).astype(np.float32)  # exact in f64 here
-    assert reference_round(x, "TOWARD_INFINITY").tobytes() == away.tobytes()
+    assert round_reference(x, "TOWARD_INFINITY").tobytes() == away.tobytes()

@@ -16,7 +16,7 @@ import dmlpy as dml
 from dmlpy.runtime import device_array_runner
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.modes import ONE_LINER_MODE_NAMES, ONE_LINER_MODES
-from tests.helpers.round_reference import assert_rounded, hard_cases
+from tests.helpers.references import assert_rounded, hard_cases
 
 
 def values(dtype: Any, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
