@@ -12,29 +12,15 @@ import numpy as np
 import numpy.typing as npt
 
 import dmlpy as dml
-from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode, ExtTensorDataType
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
 from dmlpy.runtime.array_runner import ArrayCall, run
+from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.ext_oracle import Format, format_of, round_values
 from tests.helpers.modes import NGRAPH_MODES as MODES
 from tests.helpers.object_model import run_unary
 
 MODE_IDS = list(MODES)
 
-# Written out by hand (not dmlpy.dtypes.data_type_of, which is code under test).
-DATA_TYPE: dict[np.dtype[Any], Any] = {
-    np.dtype(np.float32): dml.TensorDataType.FLOAT32,
-    np.dtype(np.float16): dml.TensorDataType.FLOAT16,
-    np.dtype(np.float64): dml.TensorDataType.FLOAT64,
-    np.dtype(ml_dtypes.bfloat16): ExtTensorDataType.BFLOAT16,
-    np.dtype(np.int8): dml.TensorDataType.INT8,
-    np.dtype(np.uint8): dml.TensorDataType.UINT8,
-    np.dtype(np.int16): dml.TensorDataType.INT16,
-    np.dtype(np.uint16): dml.TensorDataType.UINT16,
-    np.dtype(np.int32): dml.TensorDataType.INT32,
-    np.dtype(np.uint32): dml.TensorDataType.UINT32,
-    np.dtype(np.int64): dml.TensorDataType.INT64,
-    np.dtype(np.uint64): dml.TensorDataType.UINT64,
-}
 FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32), np.dtype(np.float64))
 
 

@@ -27,7 +27,8 @@ import dmlpy as dml
 from dmlpy.extensions import ExtRoundingMode
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers import quantize_oracle
-from tests.helpers.ext_cases import DATA_TYPE, FLOAT_DTYPES
+from tests.helpers.dtypes import DATA_TYPE
+from tests.helpers.ext_cases import FLOAT_DTYPES
 from tests.helpers.ext_oracle import round_values
 from tests.helpers.references import hard_cases, round_reference
 

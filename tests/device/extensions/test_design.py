@@ -24,8 +24,8 @@ from dmlpy.extensions import (
 )
 from dmlpy.modes import resolve_mode
 from dmlpy.ops._base import DeviceCapabilities
-from tests.helpers.dtypes import INTEGER_DTYPES
-from tests.helpers.ext_cases import DATA_TYPE, FLOAT_DTYPES, round_desc
+from tests.helpers.dtypes import DATA_TYPE, INTEGER_DTYPES
+from tests.helpers.ext_cases import FLOAT_DTYPES, round_desc
 from tests.helpers.modes import NGRAPH_MODES as MODES
 
 LEVELS = list(dml.FeatureLevel)

@@ -13,6 +13,7 @@ import pytest
 
 import dmlpy as dml
 from tests.helpers.object_model import initialize
+from tests.helpers.object_model import run_graph as run
 from tests.helpers.references import round_reference
 
 T = dml.TensorDataType
@@ -22,27 +23,6 @@ SHAPE = (2, 3, 16, 40)  # 3840 elements; axis 1 has 3 channels
 
 def upload(device: Any, array: npt.NDArray[Any]) -> Any:
     return device.upload(np.ascontiguousarray(array))
-
-
-def run(
-    device: Any, desc: dml.GraphDesc, inputs: list[npt.NDArray[Any]], *, fuse: bool = True, temporary_pad: int = 0
-) -> tuple[list[npt.NDArray[Any]], Any]:
-    """Compile, initialize, bind (a temporary resource where asked for) and dispatch; the outputs, packed."""
-    compiled = device.compile_graph(desc, fuse=fuse)
-    initialize(device, compiled)
-    table = device.create_binding_table(compiled)
-    table.bind_inputs([dml.BufferBinding(upload(device, array)) for array in inputs])
-    outputs = [device.create_buffer(max(4, d.total_tensor_size_in_bytes)) for d in compiled.output_descs()]
-    table.bind_outputs([dml.BufferBinding(buffer) for buffer in outputs])
-    size = compiled.get_binding_properties().temporary_resource_size
-    if size:
-        table.bind_temporary_resource(dml.BufferBinding(device.create_buffer(size + temporary_pad)))
-    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
-    results = []
-    for desc_, buffer in zip(compiled.output_descs(), outputs, strict=True):
-        numpy_type = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8}[desc_.data_type]
-        results.append(buffer.read(numpy_type, int(np.prod(desc_.sizes))).reshape(desc_.sizes))
-    return results, compiled
 
 
 def parameter_desc(data_type: T, per_axis: bool) -> dml.BufferTensorDesc:
