@@ -15,9 +15,8 @@ import dmlpy as dml
 from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
 from dmlpy.runtime.array_runner import ArrayCall, run
 from tests.helpers.dtypes import DATA_TYPE
-from tests.helpers.ext_oracle import Format, format_of, round_values
+from tests.helpers.ext_oracle import Format, format_of
 from tests.helpers.modes import NGRAPH_MODES as MODES
-from tests.helpers.object_model import run_unary
 
 MODE_IDS = list(MODES)
 
@@ -133,59 +132,3 @@ def is_nan(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     bits = values.view(fmt.bits_dtype).astype(np.uint64)
     exponent_field = np.uint64(fmt.exponent_mask << fmt.mantissa_bits)
     return ((bits & exponent_field) == exponent_field) & ((bits & np.uint64(fmt.mantissa_mask)) != 0)
-
-
-# ------------------------------------------------------------------------------------------------ object model
-
-
-def fill_values(dtype: np.dtype[Any], count: int, seed: int) -> npt.NDArray[Any]:
-    """Values for layout tests: for floats many ties, signed zeros, NaNs; for integers the full range."""
-    rng = np.random.default_rng(seed)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(int(info.min), int(info.max), count, dtype=dtype, endpoint=True)
-    fmt = format_of(dtype)
-    values = (rng.integers(-40, 41, count) / 4.0).astype(dtype)
-    specials = edge_values(fmt)
-    picks = rng.random(count) < 0.3
-    values[picks] = specials[rng.integers(0, specials.size, int(picks.sum()))]
-    return values
-
-
-def expected_rounding(values: npt.NDArray[Any], mode: str) -> npt.NDArray[Any]:
-    """The oracle's result; integer types come back unchanged."""
-    if values.dtype.kind in "iu":
-        return values.copy()
-    return round_values(np.ascontiguousarray(values), mode)
-
-
-def round_through_object_model(
-    device: Any,
-    dtype: np.dtype[Any],
-    sizes: Sequence[int],
-    mode: str,
-    *,
-    input_strides: Sequence[int] | None = None,
-    output_strides: Sequence[int] | None = None,
-    input_offset: int = 0,
-    output_offset: int = 0,
-    in_place: bool = False,
-    seed: int = 0,
-) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], list[int]]:
-    """Run the extension operator via create_operator .. record_dispatch over sentinel-filled buffers.
-
-    Returns (logical input, expected elements, got elements, byte offsets outside the output tensor whose
-    bytes changed). NaN comparison is left to the caller."""
-    dtype = np.dtype(dtype)
-    desc = round_desc(dtype, sizes, mode, input_strides, output_strides)
-    run = run_unary(
-        device,
-        desc,
-        dtype,
-        lambda count: fill_values(dtype, count, seed),
-        input_offset=input_offset,
-        output_offset=output_offset,
-        in_place=in_place,
-    )
-    assert run.changed_outside is not None
-    return run.logical_input, expected_rounding(run.logical_input, mode), run.got, run.changed_outside

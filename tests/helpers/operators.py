@@ -28,9 +28,9 @@ from dmlpy.extensions import ExtRoundingMode
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers import quantize_oracle
 from tests.helpers.dtypes import DATA_TYPE
-from tests.helpers.ext_cases import FLOAT_DTYPES
-from tests.helpers.ext_oracle import round_values
-from tests.helpers.references import hard_cases, round_reference
+from tests.helpers.ext_cases import all_patterns, edge_values, random_values
+from tests.helpers.ext_oracle import format_of, round_values
+from tests.helpers.references import round_reference
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 I8, U8 = np.dtype(np.int8), np.dtype(np.uint8)
@@ -66,6 +66,9 @@ class OperatorRow:
     cases: tuple[Case, ...]
     reference: Reference
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
+    slow_layouts: tuple[str, ...] = ()
+    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them;
+    the value tests cover what they would (a large packed tensor)."""
 
     @property
     def name(self) -> str:
@@ -110,21 +113,21 @@ def descriptor(
 
 
 def input_values(dtype: np.dtype[Any], rng: np.random.Generator) -> Array:
-    """The value tests' inputs: every pattern of a 16-bit float (NaN payloads, subnormals, infinities), float32
-    and float64 edges (ties, the floats around 1/2, signed zeros, NaNs) and random patterns, every value of an
-    8-bit integer, integer edges and random values otherwise."""
+    """The value tests' inputs, shuffled (so that a small tensor still gets every kind): a float format's edges
+    (ties, the floats around them, subnormals, signed zeros, infinities, NaNs with payloads) and every pattern of
+    a 16-bit float or random values of every kind for wider ones; every value of an 8- or 16-bit integer, the
+    edges and random values of wider ones."""
     dtype = np.dtype(dtype)
-    if dtype in (F16, np.dtype(ml_dtypes.bfloat16)):
-        return np.arange(65536, dtype=np.uint16).view(dtype)
-    if dtype.kind == "f":
-        edges = hard_cases(F32).astype(dtype) if dtype == np.float64 else hard_cases(dtype)
-        bits = rng.integers(0, 2 ** (8 * dtype.itemsize), 4096, dtype=np.uint64, endpoint=False)
-        return np.concatenate([edges, bits.astype(f"u{dtype.itemsize}").view(dtype)])
+    if dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
+        fmt = format_of(dtype)
+        rest = all_patterns(fmt) if fmt.width == 16 else random_values(fmt, 4096, int(rng.integers(1 << 30)))
+        return rng.permutation(np.concatenate([edge_values(fmt), rest]))
     info = np.iinfo(dtype)
-    if dtype.itemsize == 1:
-        return np.arange(int(info.min), int(info.max) + 1).astype(dtype)
+    if dtype.itemsize <= 2:
+        return rng.permutation(np.arange(int(info.min), int(info.max) + 1).astype(dtype))
     edges = np.array([info.min, info.min + 1, -1 if info.min else 2, 0, 1, info.max - 1, info.max], dtype=dtype)
-    return np.concatenate([edges, rng.integers(int(info.min), int(info.max), 4096, dtype=dtype, endpoint=True)])
+    every_kind = rng.integers(int(info.min), int(info.max), 4096, dtype=dtype, endpoint=True)
+    return rng.permutation(np.concatenate([edges, every_kind]))
 
 
 def scales(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
@@ -206,10 +209,27 @@ def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bo
     return Case({**dtypes, "output_tensor": out}, options)
 
 
+EVERY_TYPE = tuple(np.dtype(t) for t in ("f8", "f4", "f2", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1"))
+"""DirectML's 11 tensor types (Identity copies each from DML_FEATURE_LEVEL_4_1)."""
+EXT_ROUND_KINDS = (
+    (F32, "NEAREST_UPWARD"),
+    (F32, "DOWN"),
+    (F16, "NEAREST_DOWNWARD"),
+    (F16, "TOWARD_INFINITY"),
+    (np.dtype(ml_dtypes.bfloat16), "NEAREST_TOWARD_ZERO"),
+    (np.dtype(ml_dtypes.bfloat16), "UP"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_EVEN"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_INFINITY"),
+    (np.dtype(np.int16), "TOWARD_ZERO"),
+    (np.dtype(np.uint64), "NEAREST_UPWARD"),
+)
+"""The extension Round's cases: every storage class of its kernel, the floats in two modes each."""
+FRACTION_ORACLE_SLOW = ("packed_large",)
+"""99,330 elements take the Fraction oracle about 5 s; the value tests already run 65,536+ packed elements."""
 QUANTIZE_PARAMETERS: Mapping[str, Parameter] = {"scale_tensor": scales, "zero_point_tensor": zero_points}
 
 ROWS: tuple[OperatorRow, ...] = (
-    OperatorRow(dml.ElementWiseIdentityOperatorDesc, unary_cases((F32, F16, I8, U8)), unary_reference(np.copy)),
+    OperatorRow(dml.ElementWiseIdentityOperatorDesc, unary_cases(EVERY_TYPE), unary_reference(np.copy)),
     OperatorRow(
         dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
     ),
@@ -218,18 +238,20 @@ ROWS: tuple[OperatorRow, ...] = (
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),
         _quantize,
         QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
     ),
     OperatorRow(
         dml.ElementWiseDequantizeLinearOperatorDesc,
         (_linear(I8, F32, F32, True), _linear(U8, F16, F16, True), _linear(I8, F16, F16, False)),
         _dequantize,
         QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
     ),
     OperatorRow(
         dml.extensions.ExtElementWiseRoundOperatorDesc,
-        (
-            *unary_cases(FLOAT_DTYPES[:3], "rounding_mode", (ExtRoundingMode.NEAREST_UPWARD, ExtRoundingMode.DOWN)),
-            *unary_cases((I8, np.dtype(np.int64)), "rounding_mode", (ExtRoundingMode.UP,)),
+        tuple(
+            Case({"input_tensor": dtype, "output_tensor": dtype}, {"rounding_mode": ExtRoundingMode[mode]})
+            for dtype, mode in EXT_ROUND_KINDS
         ),
         _ext_round,
     ),
@@ -241,6 +263,7 @@ ROWS: tuple[OperatorRow, ...] = (
         ),
         _quantize,
         QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
     ),
 )
 """Every operator dmlpy implements, one row each (tests/unit/test_operator_table.py checks none is missing)."""

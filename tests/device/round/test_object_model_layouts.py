@@ -1,5 +1,7 @@
-"""Every layout through DirectML's object model (create_operator .. record_dispatch), checked byte for byte over
-the whole output buffer: the tensor's elements hold the oracle's results and every other byte is unchanged."""
+"""Round through DirectML's object model (create_operator .. record_dispatch), checked byte for byte over the
+whole output buffer: the tensor's elements hold the oracle's results and every other byte is unchanged. NaN
+payloads in the layouts that store halves one at a time, every rank at DML_FEATURE_LEVEL_3_0, rank 4 only at
+2_1. (Every layout class in every mode and type: tests/device/test_operator_rows.py, the Round row.)"""
 
 from __future__ import annotations
 
@@ -8,17 +10,8 @@ import pytest
 
 import dmlpy as dml
 from tests.helpers.layouts import LAYOUTS, S4, padded, permuted
-from tests.helpers.modes import DML_MODE_IDS as MODE_IDS
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
 from tests.helpers.round_checks import DTYPE_IDS, DTYPES, round_through_object_model
-
-
-@pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
-def test_layout(device, layout, dtype, mode):
-    round_through_object_model(device, dtype, mode=mode, seed=len(str(layout)), **layout)  # type: ignore[arg-type]
-
 
 NAN_LAYOUTS = [
     "packed",

@@ -1,5 +1,5 @@
-"""Fixtures for the extension tests: a device that runs dmlpy's extension operators (not DirectML) on each of
-the OpenCL devices the session's ``device`` fixture is parametrised over (tests/conftest.py)."""
+"""Fixtures of the device tests that run extensions: a device that runs dmlpy's extension operators (not
+DirectML) on each of the OpenCL devices the session's ``device`` fixture is parametrised over (tests/conftest.py)."""
 
 from __future__ import annotations
 
