@@ -5,8 +5,8 @@ Every loop shape of opencl/fused_elementwise.cl runs: PACKED (per-tensor paramet
 per-axis scale, padded rows) and the strided walk (a transposed output, and every shape under the "gpu"
 profile), with float16 edges, two outputs and constant data, each tensor bound at an offset inside a buffer
 sized exactly to it, so a read or write outside a tensor is an Oclgrind report. Values are compared with the
-same graph one node at a time (``fuse=False``, the operators' own kernels); a mismatch is printed as
-``@@MISMATCH <name> ...`` on stdout. Before each variant a line ``@@VARIANT <name>`` goes to stderr.
+same graph one node at a time (``fuse=False``, the operators' own kernels); the ``OCLGRIND_SUMMARY`` line lists
+the variants run and the mismatches.
 
     python oclgrind_graph_variants.py [--launch-profile cpu|gpu] [--half-bits] [--negative-control]
 """
@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from tests.helpers.object_model import initialize
-from tests.helpers.oclgrind_driver import main
+from tests.helpers.oclgrind_driver import VariantLog, main
 
 T = dml.TensorDataType
 NUMPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8}
@@ -31,9 +31,8 @@ OFFSET = 32
 """Every tensor is bound at this byte offset, in a buffer that ends where the tensor does."""
 
 
-def begin(name: str) -> None:
-    sys.stderr.write(f"@@VARIANT {name}\n")
-    sys.stderr.flush()
+LOG = VariantLog()
+begin = LOG.begin
 
 
 def memory_of(desc: dml.BufferTensorDesc, logical: np.ndarray) -> np.ndarray:
@@ -82,11 +81,11 @@ def check(device: Any, name: str, desc: dml.GraphDesc, inputs: list[np.ndarray])
     fused, kernels = run(device, desc, inputs, fuse=True)
     separate, _ = run(device, desc, inputs, fuse=False)
     if kernels != 1:
-        print(f"@@MISMATCH {name} ran {kernels} kernels, not 1 fused", flush=True)
+        LOG.mismatch(f"{name} ran {kernels} kernels, not 1 fused")
     for k, (got, want) in enumerate(zip(fused, separate, strict=True)):
         if got.tobytes() != want.tobytes():
             wrong = np.flatnonzero(got.reshape(-1).view(np.uint8) != want.reshape(-1).view(np.uint8))
-            print(f"@@MISMATCH {name} output {k} at bytes {wrong[:8]}", flush=True)
+            LOG.mismatch(f"{name} output {k} at bytes {wrong[:8]}")
 
 
 def float_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
@@ -114,7 +113,7 @@ def qdq(sizes: tuple[int, ...], axis: int | None, real: T, output: dml.BufferTen
     return desc.model_copy(update={"nodes": tuple(nodes)})
 
 
-def run_all(device: Any, args: argparse.Namespace) -> None:
+def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     for real, tag in ((T.FLOAT32, "f32"), (T.FLOAT16, "f16")):
         real_type = NUMPY[real]
@@ -184,8 +183,7 @@ def run_all(device: Any, args: argparse.Namespace) -> None:
     x = float_values(rng, (37,), np.float32)
     check(device, "round_identity_hostile_names_37", desc.model_copy(update={"nodes": tuple(nodes)}), [x])
 
-    begin("@@END")
-    print("@@DONE", flush=True)
+    return LOG.summary()
 
 
 if __name__ == "__main__":

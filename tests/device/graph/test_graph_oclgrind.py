@@ -5,14 +5,10 @@ Skipped when Oclgrind is not installed, except under CI=true where that is a fai
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.helpers.oclgrind_sections import reports, variant_sections
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_graph_variants.py"
 VARIANTS = [
@@ -28,44 +24,26 @@ VARIANTS = [
 ]
 
 
-@pytest.fixture(
-    scope="module",
-    params=[("cpu",), ("gpu",), ("cpu", "--half-bits")],
-    ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"],
+@pytest.mark.parametrize(
+    "options", [("cpu",), ("gpu",), ("cpu", "--half-bits")], ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"]
 )
-def oclgrind_run(oclgrind_env: Any, request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
-    env = oclgrind_env(OCLGRIND_DATA_RACES="1")
-    command = [sys.executable, str(SCRIPT), "--launch-profile", *request.param]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=SCRIPT.parent)
-
-
-def test_every_variant_ran(oclgrind_run: subprocess.CompletedProcess[str]) -> None:
-    assert oclgrind_run.returncode == 0, oclgrind_run.stderr[-4000:]
-    assert "@@DONE" in oclgrind_run.stdout
-    assert set(VARIANTS) <= set(variant_sections(oclgrind_run.stderr))
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_no_oclgrind_reports(oclgrind_run: subprocess.CompletedProcess[str], variant: str) -> None:
-    sections = variant_sections(oclgrind_run.stderr)
-    assert variant in sections, oclgrind_run.stderr[-2000:]
-    report = reports(sections[variant])
-    assert report == "", f"Oclgrind reported for {variant}:\n{report[:4000]}"
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_fused_equals_one_by_one_on_oclgrind(oclgrind_run: subprocess.CompletedProcess[str], variant: str) -> None:
-    mismatches = [line for line in oclgrind_run.stdout.splitlines() if line.startswith(f"@@MISMATCH {variant} ")]
-    assert not mismatches, mismatches
-
-
-def test_harness_sees_an_out_of_bounds_write(oclgrind_env: Any) -> None:
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--negative-control"],
-        env=oclgrind_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=SCRIPT.parent,
+def test_every_variant_runs_clean_and_fused_equals_one_by_one(
+    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT,
+        "--launch-profile",
+        *options,
+        tmp_path=tmp_path,
+        uninitialized=False,
+        timeout=300,
+        OCLGRIND_DATA_RACES="1",
     )
-    assert "Invalid write" in reports(result.stderr)
+    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
+    assert errors == [], "\n\n".join(errors[:5])
+    assert summary["mismatches"] == []
+    tally["oclgrind graph variants"] += len(summary["variants"])
+
+
+def test_harness_sees_an_out_of_bounds_write(assert_negative_control_reported: Any, tmp_path: Path) -> None:
+    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=False)

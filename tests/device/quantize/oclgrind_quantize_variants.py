@@ -1,9 +1,8 @@
 """Run QuantizeLinear / DequantizeLinear variants on the Oclgrind simulator (run by test_quantize_oclgrind.py in a
 subprocess whose OCL_ICD_VENDORS exposes Oclgrind's ICD; the shared parts are tests/helpers/oclgrind_driver.py).
 
-Before each variant a line ``@@VARIANT <name>`` goes to stderr (flushed), so the test can attribute each
-Oclgrind report to a variant. Values on finite inputs are compared with the oracle and any mismatch is printed
-as ``@@MISMATCH <name> ...`` on stdout. NaN inputs are exercised but not compared: Oclgrind's convert_char_sat
+Values on finite inputs are compared with the oracle; the ``OCLGRIND_SUMMARY`` line lists the variants run
+and the mismatches. NaN inputs are exercised but not compared: Oclgrind's convert_char_sat
 turns NaN into -128 where the OpenCL specification (and PoCL) give 0.
 
     python oclgrind_quantize_variants.py [--negative-control]
@@ -23,14 +22,13 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.dtypes import INTEGER_DTYPES_32 as INTEGERS
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import main
+from tests.helpers.oclgrind_driver import VariantLog, main
 
 U8, I8, F32, F16 = (np.dtype(t) for t in (np.uint8, np.int8, np.float32, np.float16))
 
 
-def begin(name: str) -> None:
-    sys.stderr.write(f"@@VARIANT {name}\n")
-    sys.stderr.flush()
+LOG = VariantLog()
+begin = LOG.begin
 
 
 def compare(name: str, got: np.ndarray, want: np.ndarray, keep: np.ndarray | None = None) -> None:
@@ -41,7 +39,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, keep: np.ndarray | Non
     if keep is not None:
         wrong &= keep.reshape(-1)
     if got.shape != want.shape or wrong.any():
-        print(f"@@MISMATCH {name} at {np.flatnonzero(wrong)[:8]}", flush=True)
+        LOG.mismatch(f"{name} at {np.flatnonzero(wrong)[:8]}")
 
 
 def float_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -52,7 +50,7 @@ def float_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtyp
     return x.reshape(shape)
 
 
-def run_all(device: Any, args: argparse.Namespace) -> None:
+def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     ext_device = dml.create_device(
         cl_device=device.cl_device, extensions=True, launch_profile=device.launch_profile.name
     )
@@ -153,8 +151,7 @@ def run_all(device: Any, args: argparse.Namespace) -> None:
         ~np.isnan(x),
     )
 
-    begin("@@END")
-    print("@@DONE", flush=True)
+    return LOG.summary()
 
 
 if __name__ == "__main__":

@@ -10,29 +10,17 @@ kernels' integer division compiles to ("Unsupported instruction: freeze"), an Oc
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.helpers.oclgrind_sections import reports, variant_sections
-
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE / "oclgrind_quantize_variants.py"
-
-
-@pytest.fixture(
-    scope="module",
-    params=[("cpu",), ("gpu",), ("cpu", "--half-bits")],
-    ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"],
+SCRIPT = Path(__file__).resolve().parent / "oclgrind_quantize_variants.py"
+PASSES = pytest.mark.parametrize(
+    "options", [("cpu",), ("gpu",), ("cpu", "--half-bits")], ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"]
 )
-def oclgrind_run(oclgrind_env, request):
-    """The variants under one launch profile (each test runs under both), and with the integer-bit half
-    conversions dmlpy builds on PoCL (DML_HALF_BITS)."""
-    env = oclgrind_env(OCLGRIND_DATA_RACES="1")
-    command = [sys.executable, str(SCRIPT), "--launch-profile", *request.param]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+"""The variants under each launch profile, and with the integer-bit half conversions dmlpy builds on PoCL
+(DML_HALF_BITS)."""
 
 
 VARIANTS = (
@@ -58,35 +46,26 @@ VARIANTS = (
 )
 
 
-def test_driver_completed(oclgrind_run):
-    assert oclgrind_run.returncode == 0, oclgrind_run.stderr[-4000:]
-    assert "@@DONE" in oclgrind_run.stdout
-    ran = set(variant_sections(oclgrind_run.stderr))
-    assert set(VARIANTS) <= ran, set(VARIANTS) - ran
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_no_oclgrind_errors(oclgrind_run, variant):
-    sections = variant_sections(oclgrind_run.stderr)
-    assert variant in sections, f"{variant} did not run: {oclgrind_run.stderr[-2000:]}"
-    report = reports(sections[variant])
-    assert report == "", f"Oclgrind reported for {variant}:\n{report[:4000]}"
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_values_on_oclgrind(oclgrind_run, variant):
-    mismatches = [line for line in oclgrind_run.stdout.splitlines() if line.startswith(f"@@MISMATCH {variant} ")]
-    assert not mismatches, mismatches
-
-
-def test_harness_sees_an_out_of_bounds_write(oclgrind_env):
-    # The detection itself: a deliberately broken kernel (the shared negative control, helpers/oclgrind_driver.py)
-    # must produce a report this file would catch.
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--negative-control"],
-        env=oclgrind_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
+@PASSES
+def test_every_variant_runs_clean_and_right(
+    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT,
+        "--launch-profile",
+        *options,
+        tmp_path=tmp_path,
+        uninitialized=False,
+        timeout=300,
+        OCLGRIND_DATA_RACES="1",
     )
-    assert "Invalid write" in reports(result.stderr)
+    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
+    assert errors == [], "\n\n".join(errors[:5])
+    assert summary["mismatches"] == []
+    tally["oclgrind quantize variants"] += len(summary["variants"])
+
+
+def test_harness_sees_an_out_of_bounds_write(assert_negative_control_reported: Any, tmp_path: Path) -> None:
+    # The detection itself: a deliberately broken kernel (the shared negative control, helpers/oclgrind_driver.py)
+    # must produce reports this file would catch.
+    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=False)
