@@ -11,10 +11,8 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-import dmlpy as dml
 from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
 from dmlpy.runtime.array_runner import ArrayCall, run
-from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.ext_oracle import Format, format_of
 from tests.helpers.modes import NGRAPH_MODES as MODES
 
@@ -25,25 +23,6 @@ FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.
 
 def ext_mode(mode: str) -> ExtRoundingMode:
     return ExtRoundingMode[mode]
-
-
-def round_desc(
-    dtype: np.dtype[Any],
-    sizes: Sequence[int],
-    mode: str,
-    input_strides: Sequence[int] | None = None,
-    output_strides: Sequence[int] | None = None,
-) -> ExtElementWiseRoundOperatorDesc:
-    data_type = DATA_TYPE[np.dtype(dtype)]
-    return ExtElementWiseRoundOperatorDesc(
-        input_tensor=dml.BufferTensorDesc(
-            data_type=data_type, sizes=tuple(sizes), strides=None if input_strides is None else tuple(input_strides)
-        ),
-        output_tensor=dml.BufferTensorDesc(
-            data_type=data_type, sizes=tuple(sizes), strides=None if output_strides is None else tuple(output_strides)
-        ),
-        rounding_mode=ext_mode(mode),
-    )
 
 
 def run_ext_round(device: Any, values: npt.NDArray[Any], mode: str) -> npt.NDArray[Any]:

@@ -109,6 +109,23 @@ def descriptor(
     return row.desc(**fields, **options)
 
 
+def unary_descriptor(
+    desc: type[OperatorDescBase],
+    sizes: tuple[int, ...],
+    dtype: np.dtype[Any] | type | dml.TensorDataType,
+    *,
+    input_strides: tuple[int, ...] | None = None,
+    output_strides: tuple[int, ...] | None = None,
+    **options: Any,
+) -> OperatorDescBase:
+    """``descriptor`` for a unary operator whose input and output share ``dtype`` and ``sizes``."""
+    data_type = dtype if isinstance(dtype, dml.TensorDataType) else np.dtype(dtype)
+    strides = {"input_tensor": input_strides, "output_tensor": output_strides}
+    return descriptor(
+        row_of(desc), tuple(sizes), {"input_tensor": data_type, "output_tensor": data_type}, strides, **options
+    )
+
+
 # ---------------------------------------------------------------------------------------------- input values
 
 

@@ -14,10 +14,10 @@ import dmlpy as dml
 from tests.helpers.dtypes import ROUND_DTYPES as DTYPES
 from tests.helpers.modes import ONE_LINER_MODE_NAMES
 from tests.helpers.object_model import run_unary
+from tests.helpers.operators import unary_descriptor
 from tests.helpers.references import round_reference
 
 DTYPE_IDS = [dtype.name for dtype in DTYPES]
-DATA_TYPES = {np.dtype(np.float32): dml.TensorDataType.FLOAT32, np.dtype(np.float16): dml.TensorDataType.FLOAT16}
 
 _BITS = {np.dtype(np.float16): np.dtype(np.uint16), np.dtype(np.float32): np.dtype(np.uint32)}
 _SIGN = {np.dtype(np.float16): 0x8000, np.dtype(np.float32): 0x8000_0000}
@@ -115,10 +115,14 @@ def round_through_object_model(
 ) -> None:
     """Round one tensor via create_operator .. record_dispatch and check the whole output buffer byte for byte:
     the tensor's elements hold the oracle's results, every other byte still holds what was there before."""
-    data_type = DATA_TYPES[dtype]
-    in_desc = dml.BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=input_strides)
-    out_desc = dml.BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=output_strides)
-    op_desc = dml.ElementWiseRoundOperatorDesc(input_tensor=in_desc, output_tensor=out_desc, rounding_mode=mode)
+    op_desc = unary_descriptor(
+        dml.ElementWiseRoundOperatorDesc,
+        tuple(sizes),
+        dtype,
+        input_strides=None if input_strides is None else tuple(input_strides),
+        output_strides=None if output_strides is None else tuple(output_strides),
+        rounding_mode=mode,
+    )
     run = run_unary(
         device,
         op_desc,

@@ -25,8 +25,9 @@ from dmlpy.extensions import (
 from dmlpy.modes import resolve_mode
 from dmlpy.ops._base import DeviceCapabilities
 from tests.helpers.dtypes import DATA_TYPE, INTEGER_DTYPES
-from tests.helpers.ext_cases import FLOAT_DTYPES, round_desc
+from tests.helpers.ext_cases import FLOAT_DTYPES
 from tests.helpers.modes import NGRAPH_MODES as MODES
+from tests.helpers.operators import unary_descriptor
 
 LEVELS = list(dml.FeatureLevel)
 LEVEL_IDS = [level.name for level in LEVELS]
@@ -44,7 +45,7 @@ def bf16_tensor(sizes=(1, 2, 3, 4)) -> dml.BufferTensorDesc:
 
 
 def ext_round(dtype=np.float32, mode="NEAREST_UPWARD", sizes=(2, 3)) -> ExtElementWiseRoundOperatorDesc:
-    return round_desc(np.dtype(dtype), sizes, mode)
+    return unary_descriptor(ExtElementWiseRoundOperatorDesc, sizes, dtype, rounding_mode=ExtRoundingMode[mode])  # type: ignore[return-value]
 
 
 def ext_quantize(mode="ROUND_UP") -> ExtElementWiseQuantizeLinearOperatorDesc:

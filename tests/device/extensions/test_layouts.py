@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
-from tests.helpers.ext_cases import round_desc
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
+from tests.helpers.operators import unary_descriptor
 
 
 def test_partial_overlap_is_refused(ext_device):
     # DirectML's aliasing rule holds for the extension too: input and output may share memory only when their
     # ranges and layouts are identical.
-    desc = round_desc(np.dtype(np.float32), (4, 4), "UP")
+    desc = unary_descriptor(ExtElementWiseRoundOperatorDesc, (4, 4), np.float32, rounding_mode=ExtRoundingMode.UP)
     compiled = ext_device.compile_operator(ext_device.create_operator(desc))
     initializer = ext_device.create_operator_initializer([compiled])
     ext_device.create_command_recorder().record_dispatch(

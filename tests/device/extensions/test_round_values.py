@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc
 from dmlpy.runtime.array_runner import ArrayCall, run
 from tests.helpers.ext_cases import (
     MODE_IDS,
@@ -15,7 +16,6 @@ from tests.helpers.ext_cases import (
     ext_mode,
     is_nan,
     random_values,
-    round_desc,
     run_ext_round,
 )
 from tests.helpers.ext_oracle import (
@@ -100,9 +100,7 @@ def test_random_values_multidimensional(ext_device, mode):
     values = random_values(FLOAT32, 3 * 17 * 31, seed=5).reshape(3, 17, 31)
     got = np.empty_like(values)
     run(
-        ArrayCall(
-            type(round_desc(values.dtype, values.shape, mode)), (("rounding_mode", ext_mode(mode)),), [values], got
-        ),
+        ArrayCall(ExtElementWiseRoundOperatorDesc, (("rounding_mode", ext_mode(mode)),), [values], got),
         ext_device,
     )
     expected = round_values(values, mode)

@@ -17,12 +17,12 @@ import pytest
 import dmlpy as dml
 from dmlpy.kernels import KernelSpec
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
+from tests.helpers.operators import unary_descriptor
 from tests.helpers.references import assert_rounded, round_reference
 
 
-def _round_desc(dtype: str = "FLOAT32", sizes: tuple[int, ...] = (1, 1, 2, 4)) -> dml.ElementWiseRoundOperatorDesc:
-    td = dml.BufferTensorDesc(data_type=dtype, sizes=sizes)
-    return dml.ElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=td)
+def _round_desc(dtype: type = np.float32, sizes: tuple[int, ...] = (1, 1, 2, 4)) -> Any:
+    return unary_descriptor(dml.ElementWiseRoundOperatorDesc, sizes, dtype)
 
 
 def _works(device: Any) -> None:
@@ -58,7 +58,7 @@ def test_kernel_build_failure_does_not_poison_other_kernels(device: Any) -> None
     )  # no vload5
     with pytest.raises(dml.KernelBuildError):
         device.programs.get(spec)
-    compiled = device.compile_operator(device.create_operator(_round_desc("FLOAT16", (2, 1, 3, 5))))
+    compiled = device.compile_operator(device.create_operator(_round_desc(np.float16, (2, 1, 3, 5))))
     assert compiled.launchable is not None
     _works(device)
 
