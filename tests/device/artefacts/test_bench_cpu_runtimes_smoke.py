@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dmlpy.runtime.platforms import list_devices
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_cpu_runtimes.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_cpu_runtimes.py"
 
 
 def test_quick_run_writes_a_row_per_dtype_with_every_runtime(tmp_path: Path) -> None:

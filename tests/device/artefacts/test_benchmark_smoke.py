@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.helpers.modes import ONE_LINER_MODES
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_round.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_round.py"
 
 
 def test_quick_run_writes_json(tmp_path: Path) -> None:
