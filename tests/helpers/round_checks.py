@@ -15,54 +15,17 @@ from tests.helpers.dtypes import ROUND_DTYPES as DTYPES
 from tests.helpers.modes import ONE_LINER_MODE_NAMES
 from tests.helpers.object_model import run_unary
 from tests.helpers.operators import unary_descriptor
-from tests.helpers.references import round_reference
+from tests.helpers.references import assert_rounded
 
 DTYPE_IDS = [dtype.name for dtype in DTYPES]
-
-_BITS = {np.dtype(np.float16): np.dtype(np.uint16), np.dtype(np.float32): np.dtype(np.uint32)}
-_SIGN = {np.dtype(np.float16): 0x8000, np.dtype(np.float32): 0x8000_0000}
-_PAYLOAD = {np.dtype(np.float16): 0x01FF, np.dtype(np.float32): 0x003F_FFFF}  # mantissa without the quiet bit
-
-
-def bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """The raw bit patterns of a float16/float32 array, flattened (a copy, so views and 0-d arrays work)."""
-    flat = np.array(array, copy=True).reshape(-1)
-    return flat.view(_BITS[flat.dtype])
-
-
-def assert_same_rounding(actual: npt.NDArray[Any], expected: npt.NDArray[Any], inputs: npt.NDArray[Any]) -> None:
-    """``actual`` equals ``expected`` bit for bit, except that where ``expected`` is NaN ``actual`` must be a NaN
-    with the same sign bit and payload, the quiet bit aside (a signalling NaN may come back quieted)."""
-    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    dtype = expected.dtype
-    got, want = bits(actual), bits(expected)
-    source = bits(inputs) if inputs.size == expected.size else None
-    want_nan = np.isnan(np.array(expected).reshape(-1))
-    got_nan = np.isnan(np.array(actual).reshape(-1))
-    keep = _SIGN[dtype] | _PAYLOAD[dtype]
-    wrong = np.where(want_nan, ~got_nan | ((got & keep) != (want & keep)), got != want)
-    if wrong.any():
-        where = np.flatnonzero(wrong)
-        got_values, want_values = np.array(actual).reshape(-1), np.array(expected).reshape(-1)
-
-        def hex_bits(value: Any) -> str:
-            return f"{int(value):#0{dtype.itemsize * 2 + 2}x}"
-
-        lines = [
-            f"  [{i}] "
-            + (f"input {hex_bits(source[i])} " if source is not None else "")
-            + f"got {hex_bits(got[i])} ({got_values[i]!r}) want {hex_bits(want[i])} ({want_values[i]!r})"
-            for i in where[:12]
-        ]
-        raise AssertionError(f"{where.size} of {want.size} {dtype} results differ:\n" + "\n".join(lines))
 
 
 def assert_rounds_like_reference(
     actual: npt.NDArray[Any], inputs: npt.NDArray[Any], mode: dml.RoundingMode | str | int
 ) -> None:
-    """``actual`` is ``inputs`` rounded in ``mode`` per the independent oracle (see assert_same_rounding)."""
-    assert_same_rounding(actual, round_reference(np.asarray(inputs), as_mode(mode)), inputs)
+    """``actual`` is ``inputs`` rounded in ``mode`` per the independent oracle, bit for bit; a NaN keeps its sign
+    and payload, the quiet bit aside (a signalling NaN may come back quieted): references.assert_rounded."""
+    assert_rounded(np.asarray(inputs), np.asarray(actual), as_mode(mode))
 
 
 def as_mode(mode: dml.RoundingMode | str | int) -> dml.RoundingMode:
