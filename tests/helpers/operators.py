@@ -162,7 +162,9 @@ def zero_points(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> A
 
 def unary_reference(function: Callable[[Array], Array]) -> Reference:
     """A unary operator's reference: ``function`` on the input, after ``scale_bias`` when the case gives one
-    (``x * Scale + Bias`` in float32, each step rounded, as DirectML's pages state the order)."""
+    (DirectML's pages apply it before the function): ``x * Scale + Bias`` in float32, each step rounded, then
+    rounded to the input's type. Whether a FLOAT16 kernel rounds to half before the function is the operator's
+    documented rule to check when its row gains a ScaleBias case."""
 
     def reference(inputs: Mapping[str, Array], case: Case) -> Array:
         x = inputs["input_tensor"]
