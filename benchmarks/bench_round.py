@@ -65,7 +65,7 @@ Extras, each in a fresh subprocess where the process matters:
                  any hidden NumPy copy
 
 The script prints a table and the issue's targets met or missed, and writes everything as JSON. Timings are
-never asserted by the test suite; tests/test_benchmark_smoke.py only runs ``--quick``.
+never asserted by the test suite; tests/device/artefacts/test_benchmark_smoke.py only runs ``--quick``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python scripts/draw_pictures.py          # rewrite docs/images
     python scripts/draw_pictures.py --check  # exit 1 if any picture there differs from what dmlpy draws now
 
-tests/pictures/test_readme_pictures.py runs the check, so the pictures never go stale. The binding pictures
+tests/device/pictures/test_readme_pictures.py runs the check, so the pictures never go stale. The binding pictures
 need the default OpenCL device.
 """
 

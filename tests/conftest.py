@@ -28,6 +28,8 @@ import pytest
 
 from tests.helpers.tools import missing_tool
 
+pytest_plugins = ["tests.helpers.cli"]  # the `run` and `write_json` fixtures of the command-line tests
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (long sweeps)")
@@ -183,7 +185,7 @@ def device(request: pytest.FixtureRequest) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------- Oclgrind
-# Memory-safety suites (tests/oclgrind, tests/extensions, tests/quantize) run scripts in a subprocess whose only
+# Memory-safety suites (the test_*oclgrind*.py files under tests/device) run scripts in a subprocess whose only
 # OpenCL platform is Oclgrind: pyopencl's bundled ocl-icd loader honours OCL_ICD_VENDORS, pointed at a folder
 # holding an oclgrind.icd file.
 
@@ -253,16 +255,19 @@ def _oclgrind_reports(text: str) -> list[str]:
 
 @pytest.fixture(scope="session")
 def run_oclgrind_script(oclgrind_icd_dir: Path) -> Callable[..., tuple[dict[str, Any], list[str]]]:
-    """Run a variants script under Oclgrind: ``run(script, *args, tmp_path=..., uninitialized=...)`` returns the
-    JSON the script printed on its ``OCLGRIND_SUMMARY`` line and Oclgrind's report blocks.
+    """Run a variants script under Oclgrind: ``run(script, *args, tmp_path=..., uninitialized=..., timeout=...,
+    **settings)`` returns the JSON the script printed on its ``OCLGRIND_SUMMARY`` line and Oclgrind's report
+    blocks; ``settings`` are more Oclgrind variables (``OCLGRIND_DATA_RACES="1"``).
 
     The uninitialised-values pass builds with -cl-opt-disable (Oclgrind 21.10's plugin aborts on LLVM's
     ``freeze``, which optimised builds contain) and turns pyopencl's binary cache off (its key ignores
     OCLGRIND_BUILD_OPTIONS)."""
 
-    def run(script: Path, *args: str, tmp_path: Path, uninitialized: bool) -> tuple[dict[str, Any], list[str]]:
+    def run(
+        script: Path, *args: str, tmp_path: Path, uninitialized: bool, timeout: float = 170, **extra: str
+    ) -> tuple[dict[str, Any], list[str]]:
         log = tmp_path / "oclgrind.log"
-        settings = {"OCLGRIND_LOG": str(log), "PYOPENCL_NO_CACHE": "1", "PYOPENCL_COMPILER_OUTPUT": "0"}
+        settings = {"OCLGRIND_LOG": str(log), "PYOPENCL_NO_CACHE": "1", "PYOPENCL_COMPILER_OUTPUT": "0", **extra}
         if uninitialized:
             settings.update(OCLGRIND_UNINITIALIZED="1", OCLGRIND_BUILD_OPTIONS="-cl-opt-disable")
         result = subprocess.run(
@@ -270,7 +275,7 @@ def run_oclgrind_script(oclgrind_icd_dir: Path) -> Callable[..., tuple[dict[str,
             env=_oclgrind_env(oclgrind_icd_dir, **settings),
             capture_output=True,
             text=True,
-            timeout=170,
+            timeout=timeout,
             cwd=script.parent,
         )
         text = result.stderr + "\n" + (log.read_text() if log.exists() else "")

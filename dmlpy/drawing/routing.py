@@ -2,8 +2,8 @@
 node boxes it passes, on a lane of its own, kept apart from other lanes and from kernel outlines' borders.
 
 The indexes answer each edge in O(log n) (a per-width index of the boxes' bottoms with a sparse table, a segment
-tree of lane and border heights), so a picture of 100,000 nodes lays out in seconds; tests/graph/test_graph_scaling.py
-checks them against plain scans of every box and lane.
+tree of lane and border heights), so a picture of 100,000 nodes lays out in seconds;
+tests/device/graph/test_graph_scaling.py checks them against plain scans of every box and lane.
 """
 
 from __future__ import annotations

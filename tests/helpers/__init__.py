@@ -1,8 +1,9 @@
 """Helpers the test folders share: rounding-mode tuples (modes), stride tables and buffer images (layouts),
-one trip through DirectML's object model (object_model), the Round descriptor factory (factory) and the driver
-the Oclgrind variant scripts have in common (oclgrind_driver).
+one trip through DirectML's object model (object_model), the Round descriptor factory (factory), the driver
+the Oclgrind variant scripts have in common (oclgrind_driver), the NumPy references (references, round_reference,
+quantize_oracle, ext_oracle), the command-line runner (cli) and the browser harness (browser).
 
-``tests/`` is on ``sys.path`` under pytest (rootdir conftest, prepend import mode), so test modules import these
-as ``from helpers.layouts import padded``; the Oclgrind scripts, run as subprocesses, put ``tests/`` on the
-path themselves.
+Test modules import these as ``from tests.helpers.layouts import padded`` (the repository root is on
+``sys.path`` under ``python -m pytest``); the Oclgrind scripts, run as subprocesses, put the repository root on
+the path themselves.
 """

@@ -59,6 +59,7 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "packed": {"sizes": S4},
     "packed_odd_count": {"sizes": (3, 7, 11)},
     "packed_one_element": {"sizes": (1, 1, 1, 1)},
+    "packed_rank_1_one_element": {"sizes": (1,)},
     "packed_large": {"sizes": (1, 3, 129, 257)},
     "strided_padded_input": {"sizes": S4, "input_strides": padded(S4)},
     "strided_padded_output": {"sizes": S4, "output_strides": padded(S4, 3)},
@@ -70,6 +71,10 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "permuted_input": {"sizes": S4, "input_strides": permuted(S4, (3, 2, 1, 0))},
     "permuted_input_nchw_nhwc": {"sizes": S4, "input_strides": permuted(S4, (0, 2, 3, 1))},
     "permuted_output": {"sizes": S4, "output_strides": permuted(S4, (1, 3, 0, 2))},
+    "rank_8_column_major_output": {
+        "sizes": (2, 1, 2, 3, 1, 2, 2, 3),
+        "output_strides": column_major((2, 1, 2, 3, 1, 2, 2, 3)),
+    },
     # Transposes whose contiguous dimensions are both at least 8 long: the tiled kernels (dmlpy.kernels.tile_order),
     # with partial tiles at both edges, several outer indices, and an offset.
     "transposed_tiled": {"sizes": (3, 2, 19, 13), "input_strides": permuted((3, 2, 19, 13), (0, 1, 3, 2))},

@@ -1,10 +1,11 @@
-"""What the Oclgrind variant scripts share (round/oclgrind_round_variants.py, extensions/oclgrind_ext_variants.py,
-quantize/oclgrind_quantize_variants.py): finding Oclgrind's device, the negative control (a kernel with known
-defects, to prove the reports are seen), one layout case through the object model with buffers exactly as large
-as their bindings, the tally of kernel specs and wrong results, and the ``OCLGRIND_SUMMARY {json}`` line.
+"""What the Oclgrind variant scripts share (the oclgrind_*_variants.py files under tests/device): finding Oclgrind's
+device, the negative control (a kernel with known defects, to prove the reports are seen), one layout case through
+the object model with buffers exactly as large as their bindings, the tally of kernel specs and wrong results (or
+the log of named variants and their mismatches), and the ``OCLGRIND_SUMMARY {json}`` line that every script
+prints for tests/conftest.py's ``run_oclgrind_script``.
 
-The scripts run in a subprocess whose OCL_ICD_VENDORS names Oclgrind's ICD (tests/conftest.py); each puts
-``tests/`` on ``sys.path`` to import this module.
+The scripts run in a subprocess whose OCL_ICD_VENDORS names Oclgrind's ICD (tests/conftest.py); each puts the
+repository root on ``sys.path`` to import this module.
 """
 
 from __future__ import annotations
@@ -104,6 +105,24 @@ class Tally:
             **extra,
             "failures": self.failures[:10],
         }
+
+
+@dataclass
+class VariantLog:
+    """Named variants, for the scripts whose variants are named cases: the names run, in order, and a line per
+    mismatch; ``summary()`` is what the script's run function returns."""
+
+    ran: list[str] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)
+
+    def begin(self, name: str) -> None:
+        self.ran.append(name)
+
+    def mismatch(self, text: str) -> None:
+        self.mismatches.append(text)
+
+    def summary(self) -> dict[str, Any]:
+        return {"variants": self.ran, "mismatches": self.mismatches}
 
 
 def main(

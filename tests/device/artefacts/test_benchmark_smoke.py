@@ -1,0 +1,82 @@
+"""The benchmark script runs end to end on tiny sizes and writes its JSON. Timings are never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers.modes import ONE_LINER_MODES
+
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_round.py"
+
+
+def test_quick_run_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "round.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--sizes", "1K,1000", "--peers", "numpy", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert set(report) >= {"meta", "results", "extras", "targets"}
+    assert set(report["extras"]) == {"latency", "warm_cache", "peak_memory", "operators"}
+    rows = report["results"]
+    layouts = ("packed", "inplace", "strided", "padded", "reversed", "broadcast")
+    # 2 sizes x 2 dtypes x 6 layouts x 3 modes
+    assert len(rows) == 2 * 2 * len(layouts) * 3
+    assert {(r["dtype"], r["layout"], r["mode"]) for r in rows} == {
+        (d, layout, m) for d in ("float32", "float16") for layout in layouts for m in ONE_LINER_MODES
+    }
+    for row in rows:
+        assert set(row) == {"dtype", "size", "layout", "mode", "seconds", "gbps", "ratios"}
+        # A reversed view has no DirectML strides: only the one-liner on NumPy arrays (which copies it) runs.
+        on_device = ("kernel", "device_array", "copy_kernel_events", "device_array_events")
+        for key in ("np.copyto", "copy_kernel", "end_to_end", *(on_device if row["layout"] != "reversed" else ())):
+            assert row["gbps"][key] > 0
+        for key in ("kernel/copy_kernel", "device_array_events/copy_kernel_events", "end_to_end/np.copyto"):
+            assert key in row["ratios"]
+        assert (row["gbps"]["numpy"] is None) == (row["mode"] == "half_away_from_zero")
+    # Round in 4 dtypes x 9 modes, then quantize and dequantize of float32 and float16
+    assert len(report["extras"]["operators"]) == 4 * 9 + 4
+    assert all(o["ratio"] > 0 for o in report["extras"]["operators"])
+    assert {t["target"] for t in report["targets"]} == {4, "6/15c", 7, 8, 9, "14a", "14b", "15a", "15b", "15d", "15e"}
+    assert report["extras"]["peak_memory"]["correct"] is True
+    assert "Targets" in done.stdout
+
+
+def test_graph_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
+    """benchmarks/bench_graph.py: the fused QDQ graph, its nodes one by one, the copy kernel and the peers that
+    are installed; it checks itself that fused and separate give the same bytes."""
+    out = tmp_path / "graph.json"
+    script = SCRIPT.with_name("bench_graph.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    engines = {(r["scale"], r["engine"]) for r in rows}
+    for scale in ("per-tensor", "per-axis"):
+        assert {(scale, e) for e in ("fused", "separate", "copy kernel", "numpy")} <= engines
+    kernels = {(r["scale"], r["engine"]): r["kernels"] for r in rows}
+    assert kernels[("per-tensor", "fused")] == 1 and kernels[("per-axis", "separate")] == 3
+    assert all(r["gbps"] > 0 for r in rows)
+
+
+def test_scale_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
+    """benchmarks/bench_scale.py: Dask on LocalClusters of 1 and 2 worker processes, and sub-devices."""
+    out = tmp_path / "scale.json"
+    script = SCRIPT.with_name("bench_scale.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert {(r["workers"], r["engine"]) for r in report["dask"]} == {
+        (w, e) for w in (1, 2) for e in ("dml.round", "np.rint blocks", "da.rint")
+    }
+    assert all(r["gbps"] > 0 for r in report["dask"] + report["sub_devices"])
+    assert any(r["engine"].startswith("2 sub-devices") for r in report["sub_devices"])

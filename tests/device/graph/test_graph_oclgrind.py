@@ -1,0 +1,49 @@
+"""Oclgrind (OpenCL simulator: out-of-bounds accesses, data races, API misuse) on compiled graphs: every loop shape
+of the fused kernel, and the same graphs one node at a time, each tensor bound at an offset in a buffer that ends
+where the tensor does (oclgrind_graph_variants.py, run in a subprocess whose ICD loader sees only Oclgrind).
+Skipped when Oclgrind is not installed, except under CI=true where that is a failure (.ci/run installs it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent / "oclgrind_graph_variants.py"
+VARIANTS = [
+    *(
+        f"qdq_{tag}_{shape}"
+        for tag in ("f32", "f16")
+        for shape in ("packed_per_tensor_37", "rows_per_axis1_2x3x5", "rows_per_axis_last_3x7")
+    ),
+    "qdq_f32_walk_transposed_output_4x9",
+    "tree_f16_padded_two_outputs_constants_3x5",
+    "identity_i8_nan_inf_scale_bias_37",
+    "round_identity_hostile_names_37",
+]
+
+
+@pytest.mark.parametrize(
+    "options", [("cpu",), ("gpu",), ("cpu", "--half-bits")], ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"]
+)
+def test_every_variant_runs_clean_and_fused_equals_one_by_one(
+    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT,
+        "--launch-profile",
+        *options,
+        tmp_path=tmp_path,
+        uninitialized=False,
+        timeout=300,
+        OCLGRIND_DATA_RACES="1",
+    )
+    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
+    assert errors == [], "\n\n".join(errors[:5])
+    assert summary["mismatches"] == []
+    tally["oclgrind graph variants"] += len(summary["variants"])
+
+
+def test_harness_sees_an_out_of_bounds_write(assert_negative_control_reported: Any, tmp_path: Path) -> None:
+    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=False)

@@ -1,0 +1,42 @@
+"""The README's and the docs' pictures (docs/images/*.svg) are what dmlpy draws today for the tour's examples:
+scripts/draw_pictures.py --check redraws each and compares byte for byte, so a change to the drawing code or to
+an example fails here until the pictures are redrawn."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "scripts" / "draw_pictures.py"
+
+
+def test_docs_images_are_fresh() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_check_sees_a_stale_picture(tmp_path: Path) -> None:
+    """Negative control: the script compares (a copy whose padded.svg lost a cell is reported stale)."""
+    copy = tmp_path / "scripts"
+    copy.mkdir()
+    (copy / SCRIPT.name).write_text(SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    images = tmp_path / "docs" / "images"
+    images.mkdir(parents=True)
+    for image in (ROOT / "docs" / "images").glob("*.svg"):
+        (images / image.name).write_text(image.read_text(encoding="utf-8"), encoding="utf-8")
+    padded = images / "padded.svg"
+    padded.write_text(re.sub(r'<g class="slot padding">.*?</g>', "", padded.read_text(encoding="utf-8")))
+    examples = tmp_path / "examples" / "descriptors"
+    examples.mkdir(parents=True)
+    (examples / "round_refused.json").write_text((ROOT / "examples/descriptors/round_refused.json").read_text())
+    done = subprocess.run([sys.executable, str(copy / SCRIPT.name), "--check"], capture_output=True, text=True)
+    assert done.returncode == 1 and "docs/images/padded.svg" in done.stderr and "broadcast" not in done.stderr
+
+
+def test_every_picture_is_shown_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = set(re.findall(r"\]\(docs/images/([\w]+)\.svg\)", readme))
+    assert shown == {image.stem for image in (ROOT / "docs" / "images").glob("*.svg")}

@@ -1,0 +1,71 @@
+"""Oclgrind (OpenCL simulator: out-of-bounds accesses, data races, API misuse) on the quantize_linear.cl variants.
+
+oclgrind_quantize_variants.py runs in a subprocess whose ICD loader sees Oclgrind's ICD (OCL_ICD_VENDORS names a folder
+holding an .icd file that points at liboclgrind-rt-icd.so). Skipped when Oclgrind is not installed, except under
+CI=true where that is a failure (.ci/run installs it).
+
+Oclgrind's uninitialized-memory plugin is not enabled: it aborts on LLVM's ``freeze`` instruction, which the
+kernels' integer division compiles to ("Unsupported instruction: freeze"), an Oclgrind limitation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent / "oclgrind_quantize_variants.py"
+PASSES = pytest.mark.parametrize(
+    "options", [("cpu",), ("gpu",), ("cpu", "--half-bits")], ids=["cpu-profile", "gpu-profile", "cpu-profile-half-bits"]
+)
+"""The variants under each launch profile, and with the integer-bit half conversions dmlpy builds on PoCL
+(DML_HALF_BITS)."""
+
+
+VARIANTS = (
+    [
+        "q_f32_u8_size1",
+        "q_f32_u8_size3",
+        "q_f32_i8_size17",
+        "q_f32_i8_size33_nullzp",
+        "q_f32_u8_axis1_2x3x5",
+        "q_f32_i8_axis-1_3x7_nullzp",
+        "q_f16_i8_size19",
+        "q_f16_u8_axis0_5x3_nullzp",
+        "q_i32_u8_axis0_5x3",
+        "q_ext_round_up_size7",
+        "q_ext_nearest_downward_axis1_2x5",
+    ]
+    + [
+        f"dq_{t}_{s}"
+        for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32")
+        for s in ("float32_13", "float16_3x7", "float32_5_nullzp")
+    ]
+    + ["om_quantize_offsets_nullzp_padded_output"]
+)
+
+
+@PASSES
+def test_every_variant_runs_clean_and_right(
+    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+) -> None:
+    summary, errors = run_oclgrind_script(
+        SCRIPT,
+        "--launch-profile",
+        *options,
+        tmp_path=tmp_path,
+        uninitialized=False,
+        timeout=300,
+        OCLGRIND_DATA_RACES="1",
+    )
+    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
+    assert errors == [], "\n\n".join(errors[:5])
+    assert summary["mismatches"] == []
+    tally["oclgrind quantize variants"] += len(summary["variants"])
+
+
+def test_harness_sees_an_out_of_bounds_write(assert_negative_control_reported: Any, tmp_path: Path) -> None:
+    # The detection itself: a deliberately broken kernel (the shared negative control, helpers/oclgrind_driver.py)
+    # must produce reports this file would catch.
+    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=False)

@@ -1,0 +1,163 @@
+"""Every operator of the test table (tests/helpers/operators.py) on a device, against its one reference:
+
+- values: each case of the row on its value set (every float16 and bfloat16 pattern, float32 and float64 edges
+  and random values, every 8- and 16-bit integer), bit for bit (a NaN keeps its sign and payload, the quiet bit
+  aside);
+- layouts: every layout class of helpers.layouts (packed, padded, broadcast, transposed with the tiled paths,
+  offsets, rank 1 to 8, and in place for the operators whose SUPPORTS_IN_PLACE is True), the scale and zero
+  point broadcast along axis 1, and no byte of the output buffer outside the tensor written;
+- alone against graphs: the operator as a one-node graph, and between two Identity nodes, equals the operator
+  alone bit for bit (DirectML operators; a DML_GRAPH holds no extension); the chain is one fused kernel except
+  where a FLOAT16 Identity copy or a 64-bit tensor keeps kernels of its own.
+
+Each test runs under both launch profiles (the ``device`` fixture). Per-operator suites (tests/device/round,
+quantize, identity, extensions) keep the sweeps that are specific to one operator.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import dmlpy as dml
+from tests.helpers.ext_oracle import describe, mismatches
+from tests.helpers.layouts import LAYOUTS
+from tests.helpers.object_model import run_graph, run_operator
+from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values
+
+Array = npt.NDArray[Any]
+F16 = np.dtype(np.float16)
+CASES = [pytest.param(row, case, id=f"{row.name}-{case.id}") for row in ROWS for case in row.cases]
+_EXPECTED: dict[tuple[str, str, bytes], Array] = {}
+
+
+def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
+    """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
+    drawn from a generator seeded by the case."""
+    rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
+    main = input_values(case.dtypes["input_tensor"], rng)
+    values: dict[str, Callable[[int], Array]] = {"input_tensor": lambda count: np.resize(main, count)}
+    for name, parameter in row.parameters.items():
+        if name in case.dtypes:
+            values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
+    return values
+
+
+def value_count(case: Case) -> int:
+    return int(input_values(case.dtypes["input_tensor"], np.random.default_rng(0)).size)
+
+
+def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array:
+    """The reference's output for ``inputs`` in their shape; kept per input bytes, so the second launch profile
+    (and a layout that reads the same elements) does not recompute an exact but slow oracle."""
+    flat = {name: np.ascontiguousarray(array).reshape(-1) for name, array in inputs.items()}
+    key = (row.name, case.id, b"".join(array.tobytes() for array in flat.values()))
+    if key not in _EXPECTED:
+        _EXPECTED[key] = row.reference(flat, case)
+    return _EXPECTED[key].reshape(inputs["input_tensor"].shape)
+
+
+def assert_same(got: Array, want: Array, inputs: Array) -> None:
+    """Bit for bit; where ``want`` is NaN, a NaN of the same sign and payload (the quiet bit aside)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    if want.dtype.kind in "iu":
+        wrong = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
+        assert wrong.size == 0, (
+            f"{wrong.size} of {want.size} differ, first at {wrong[:8]}: {got.reshape(-1)[wrong[:8]]}"
+        )
+        return
+    wrong = mismatches(got, want)
+    assert wrong.size == 0, describe(wrong, inputs, got, want)
+
+
+def skip_without_fp64(device: Any, case: Case) -> None:
+    if any(d == np.float64 for d in case.dtypes.values()) and "cl_khr_fp64" not in device.cl_device.extensions:
+        pytest.skip(f"{device.name} has no cl_khr_fp64")
+
+
+def device_for(row: OperatorRow, request: pytest.FixtureRequest) -> Any:
+    """The ``device`` fixture's device, or for an extension row ``ext_device`` (tests/device/conftest.py)."""
+    return request.getfixturevalue("ext_device" if row.desc.is_extension() else "device")
+
+
+@pytest.mark.parametrize(("row", "case"), CASES)
+def test_values_match_the_reference(
+    request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case, tally: Any
+) -> None:
+    skip_without_fp64(device, case)
+    desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
+    run = run_operator(device_for(row, request), desc, fills(row, case))
+    assert run.changed_outside == []
+    assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"])
+    tally["operator-table values compared"] += run.got.size
+
+
+def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:
+    """The layout's input and output strides; a scale or zero point broadcast along axis 1 (a scalar at rank 1)."""
+    strides: dict[str, tuple[int, ...] | None] = {
+        "input_tensor": layout.get("input_strides"),
+        "output_tensor": layout.get("output_strides"),
+    }
+    rank = len(layout["sizes"])
+    for name in row.parameters:
+        if name in case.dtypes:
+            strides[name] = tuple(1 if axis == 1 else 0 for axis in range(rank))
+    return strides
+
+
+LAYOUT_CASES = [
+    pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}")
+    for row in ROWS
+    for case in row.cases
+    for name, layout in LAYOUTS.items()
+    if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
+]
+
+
+@pytest.mark.parametrize(("row", "case", "layout_name"), LAYOUT_CASES)
+def test_layouts_match_the_reference(
+    request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case, layout_name: str, tally: Any
+) -> None:
+    """Every layout class (helpers.layouts.LAYOUTS; in place where the operator allows it), the whole output
+    buffer checked: the tensor's elements hold the reference's results, every other byte is unchanged."""
+    skip_without_fp64(device, case)
+    layout = LAYOUTS[layout_name]
+    desc = descriptor(row, layout["sizes"], case.dtypes, layout_strides(row, case, layout), **case.options)
+    offsets = {"input_tensor": layout.get("input_offset", 0), "output_tensor": layout.get("output_offset", 0)}
+    in_place = bool(layout.get("in_place"))
+    run = run_operator(device_for(row, request), desc, fills(row, case), offsets=offsets, in_place=in_place)
+    assert run.changed_outside == [], f"bytes outside the output tensor changed: {run.changed_outside[:8]}"
+    assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"])
+    tally["operator-table layout elements compared"] += run.got.size
+
+
+GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension()]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("row", "case"), GRAPH_CASES)
+def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: OperatorRow, case: Case) -> None:
+    desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
+    alone = run_operator(device, desc, fills(row, case))
+    arrays = [alone.inputs[name] for name in desc.INPUTS if name in alone.inputs]
+
+    one = dml.Graph(device)
+    operands = [None if getattr(desc, n) is None else one.input(getattr(desc, n).desc) for n in desc.INPUTS]
+    (single,), compiled = run_graph(device, one.desc_for([one.add_operator(desc, operands)]), arrays)
+    assert compiled.kernel_count == 1
+    assert single.tobytes() == alone.got.tobytes(), "the one-node graph differs from the operator alone"
+
+    chain = dml.Graph(device)
+    operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
+    operands[0] = dml.graph.identity(operands[0])
+    y = dml.graph.identity(chain.add_operator(desc, operands))
+    (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
+    if all(d != F16 and d.itemsize <= 4 for d in case.dtypes.values()):
+        # A FLOAT16 Identity stays a copy kernel of its own (to move a signalling NaN bit for bit), and 64-bit
+        # values have no register type in a fused kernel: those chains run as separate kernels.
+        assert compiled.kernel_count == 1, "Identity -> operator -> Identity did not fuse into one kernel"
+    assert fused.tobytes() == alone.got.tobytes(), "fused between two Identity nodes differs from the operator alone"

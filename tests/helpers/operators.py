@@ -1,0 +1,292 @@
+"""The operator test table: one row per operator dmlpy implements, each with the calls its value tests make,
+its one independent NumPy reference and the values its tensors other than InputTensor take.
+
+The rows drive tests/unit/test_operator_table.py (the support tables against Microsoft's, through
+``../shared/directml-elementwise``) and tests/device/test_operator_rows.py (values, layouts, in place, alone
+against one-node and fused graphs). Adding an operator means adding its row here (and its reference, where no
+oracle has it yet); tests/unit/test_operator_table.py fails while an operator of ``dmlpy.ops.OPERATORS`` has
+none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
+
+    OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil))
+
+(``unary_reference`` applies ``scale_bias`` the way the operator's page says, before the function, when a case
+gives one.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+import dmlpy as dml
+from dmlpy.extensions import ExtRoundingMode
+from dmlpy.ops._base import OperatorDescBase
+from tests.helpers import quantize_oracle
+from tests.helpers.dtypes import DATA_TYPE
+from tests.helpers.ext_cases import all_patterns, edge_values, random_values
+from tests.helpers.ext_oracle import format_of, round_values
+from tests.helpers.references import round_reference
+
+F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
+I8, U8 = np.dtype(np.int8), np.dtype(np.uint8)
+Array = npt.NDArray[Any]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of an operator: the NumPy dtype of each tensor by field name (an optional tensor that is left
+    out is absent) and the descriptor's other fields."""
+
+    dtypes: Mapping[str, np.dtype[Any]]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        types = "-".join(f"{name.removesuffix('_tensor')}={dtype.name}" for name, dtype in self.dtypes.items())
+        options = "-".join(getattr(value, "name", str(value)) for value in self.options.values())
+        return f"{types}-{options}" if options else types
+
+
+Reference = Callable[[Mapping[str, Array], Case], Array]
+"""``reference(inputs, case)``: the expected output for ``inputs`` (1-D arrays by field name, all one length)."""
+Parameter = Callable[[np.dtype[Any], int, np.random.Generator], Array]
+"""``values(dtype, count, rng)``: values for a tensor other than InputTensor (a scale, a zero point)."""
+
+
+@dataclass(frozen=True)
+class OperatorRow:
+    """One operator: its descriptor class, the calls the value tests make, its reference, its parameters."""
+
+    desc: type[OperatorDescBase]
+    cases: tuple[Case, ...]
+    reference: Reference
+    parameters: Mapping[str, Parameter] = field(default_factory=dict)
+    slow_layouts: tuple[str, ...] = ()
+    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them;
+    the value tests cover what they would (a large packed tensor)."""
+
+    @property
+    def name(self) -> str:
+        """The C name of the operator type (``DML_OPERATOR_ELEMENT_WISE_ROUND``, ``DMLPY_EXT_OPERATOR_...``)."""
+        return str(self.desc.OPERATOR_TYPE.c_name)
+
+    @property
+    def directml_name(self) -> str | None:
+        """support.json's name for a DirectML operator (``ELEMENT_WISE_ROUND``); None for an extension."""
+        return None if self.desc.is_extension() else self.desc.OPERATOR_TYPE.name
+
+    def tensors(self) -> tuple[str, ...]:
+        return (*self.desc.INPUTS, *self.desc.OUTPUTS)
+
+    def alias(self, name: str) -> str:
+        """The C name of a tensor field (``input_tensor`` -> ``InputTensor``)."""
+        alias = self.desc.model_fields[name].alias
+        assert alias is not None
+        return alias
+
+
+def descriptor(
+    row: OperatorRow,
+    sizes: tuple[int, ...],
+    dtypes: Mapping[str, np.dtype[Any] | dml.TensorDataType | None],
+    strides: Mapping[str, tuple[int, ...] | None] | None = None,
+    **options: Any,
+) -> OperatorDescBase:
+    """The operator's descriptor: each tensor of ``dtypes`` (by field name, a NumPy dtype or a TensorDataType;
+    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent)."""
+    fields: dict[str, Any] = {}
+    for name in row.tensors():
+        dtype = dtypes.get(name)
+        if dtype is None:
+            continue
+        data_type = dtype if isinstance(dtype, dml.TensorDataType) else DATA_TYPE[np.dtype(dtype)]
+        fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(strides or {}).get(name))
+    return row.desc(**fields, **options)
+
+
+def unary_descriptor(
+    desc: type[OperatorDescBase],
+    sizes: tuple[int, ...],
+    dtype: np.dtype[Any] | type | dml.TensorDataType,
+    *,
+    input_strides: tuple[int, ...] | None = None,
+    output_strides: tuple[int, ...] | None = None,
+    **options: Any,
+) -> OperatorDescBase:
+    """``descriptor`` for a unary operator whose input and output share ``dtype`` and ``sizes``."""
+    data_type = dtype if isinstance(dtype, dml.TensorDataType) else np.dtype(dtype)
+    strides = {"input_tensor": input_strides, "output_tensor": output_strides}
+    return descriptor(
+        row_of(desc), tuple(sizes), {"input_tensor": data_type, "output_tensor": data_type}, strides, **options
+    )
+
+
+# ---------------------------------------------------------------------------------------------- input values
+
+
+def input_values(dtype: np.dtype[Any], rng: np.random.Generator) -> Array:
+    """The value tests' inputs, shuffled (so that a small tensor still gets every kind): a float format's edges
+    (ties, the floats around them, subnormals, signed zeros, infinities, NaNs with payloads) and every pattern of
+    a 16-bit float or random values of every kind for wider ones; every value of an 8- or 16-bit integer, the
+    edges and random values of wider ones."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
+        fmt = format_of(dtype)
+        rest = all_patterns(fmt) if fmt.width == 16 else random_values(fmt, 4096, int(rng.integers(1 << 30)))
+        return rng.permutation(np.concatenate([edge_values(fmt), rest]))
+    info = np.iinfo(dtype)
+    if dtype.itemsize <= 2:
+        return rng.permutation(np.arange(int(info.min), int(info.max) + 1).astype(dtype))
+    edges = np.array([info.min, info.min + 1, -1 if info.min else 2, 0, 1, info.max - 1, info.max], dtype=dtype)
+    every_kind = rng.integers(int(info.min), int(info.max), 4096, dtype=dtype, endpoint=True)
+    return rng.permutation(np.concatenate([edges, every_kind]))
+
+
+def scales(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
+    """Positive finite scales (a scale of 0 is undefined behaviour on DirectML's pages), ties among them."""
+    return rng.choice(np.array([0.0625, 0.37, 1.0, 2.5, 3.0, 1e-3], dtype=dtype), count)
+
+
+def zero_points(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
+    info = np.iinfo(dtype)
+    return rng.integers(int(info.min), int(info.max), count, dtype=dtype, endpoint=True)
+
+
+# ------------------------------------------------------------------------------------------------- references
+
+
+def unary_reference(function: Callable[[Array], Array]) -> Reference:
+    """A unary operator's reference: ``function`` on the input, after ``scale_bias`` when the case gives one
+    (DirectML's pages apply it before the function): ``x * Scale + Bias`` in float32, each step rounded, then
+    rounded to the input's type. Whether a FLOAT16 kernel rounds to half before the function is the operator's
+    documented rule to check when its row gains a ScaleBias case."""
+
+    def reference(inputs: Mapping[str, Array], case: Case) -> Array:
+        x = inputs["input_tensor"]
+        scale_bias = case.options.get("scale_bias")
+        if scale_bias is not None:
+            with np.errstate(all="ignore"):
+                x = (x.astype(F32) * F32.type(scale_bias.scale) + F32.type(scale_bias.bias)).astype(x.dtype)
+        return function(x).astype(case.dtypes["output_tensor"])
+
+    return reference
+
+
+def _round(inputs: Mapping[str, Array], case: Case) -> Array:
+    return round_reference(inputs["input_tensor"], case.options["rounding_mode"])
+
+
+def _ext_round(inputs: Mapping[str, Array], case: Case) -> Array:
+    x = inputs["input_tensor"]
+    return x.copy() if x.dtype.kind in "iu" else round_values(x, case.options["rounding_mode"].name)
+
+
+def _quantize(inputs: Mapping[str, Array], case: Case) -> Array:
+    mode = case.options.get("rounding_mode", ExtRoundingMode.NEAREST_TOWARD_EVEN)
+    return quantize_oracle.quantize(
+        inputs["input_tensor"],
+        inputs["scale_tensor"],
+        inputs.get("zero_point_tensor"),
+        out_dtype=case.dtypes["output_tensor"],
+        mode=mode.name,
+    )
+
+
+def _dequantize(inputs: Mapping[str, Array], case: Case) -> Array:
+    return quantize_oracle.dequantize(
+        inputs["input_tensor"],
+        inputs["scale_tensor"],
+        inputs.get("zero_point_tensor"),
+        out_dtype=case.dtypes["output_tensor"],
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- the rows
+
+
+def unary_cases(dtypes: tuple[np.dtype[Any], ...], option: str = "", values: tuple[Any, ...] = ()) -> tuple[Case, ...]:
+    """Input and output of each dtype, once per value of ``option`` when one is named."""
+    if not option:
+        return tuple(Case({"input_tensor": d, "output_tensor": d}) for d in dtypes)
+    return tuple(Case({"input_tensor": d, "output_tensor": d}, {option: v}) for d in dtypes for v in values)
+
+
+def float_cases() -> tuple[Case, ...]:
+    """FLOAT32 and FLOAT16 in and out, no ScaleBias: the cases of a unary math operator such as CEIL."""
+    return unary_cases((F32, F16))
+
+
+def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
+    dtypes = {"input_tensor": x, "scale_tensor": scale}
+    if zero:
+        dtypes["zero_point_tensor"] = out if out.kind in "iu" else x
+    return Case({**dtypes, "output_tensor": out}, options)
+
+
+EVERY_TYPE = tuple(np.dtype(t) for t in ("f8", "f4", "f2", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1"))
+"""DirectML's 11 tensor types (Identity copies each from DML_FEATURE_LEVEL_4_1)."""
+EXT_ROUND_KINDS = (
+    (F32, "NEAREST_UPWARD"),
+    (F32, "DOWN"),
+    (F16, "NEAREST_DOWNWARD"),
+    (F16, "TOWARD_INFINITY"),
+    (np.dtype(ml_dtypes.bfloat16), "NEAREST_TOWARD_ZERO"),
+    (np.dtype(ml_dtypes.bfloat16), "UP"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_EVEN"),
+    (np.dtype(np.float64), "NEAREST_TOWARD_INFINITY"),
+    (np.dtype(np.int16), "TOWARD_ZERO"),
+    (np.dtype(np.uint64), "NEAREST_UPWARD"),
+)
+"""The extension Round's cases: every storage class of its kernel, the floats in two modes each."""
+FRACTION_ORACLE_SLOW = ("packed_large",)
+"""99,330 elements take the Fraction oracle about 5 s; the value tests already run 65,536+ packed elements."""
+QUANTIZE_PARAMETERS: Mapping[str, Parameter] = {"scale_tensor": scales, "zero_point_tensor": zero_points}
+
+ROWS: tuple[OperatorRow, ...] = (
+    OperatorRow(dml.ElementWiseIdentityOperatorDesc, unary_cases(EVERY_TYPE), unary_reference(np.copy)),
+    OperatorRow(
+        dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
+    ),
+    OperatorRow(
+        dml.ElementWiseQuantizeLinearOperatorDesc,
+        (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),
+        _quantize,
+        QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
+    ),
+    OperatorRow(
+        dml.ElementWiseDequantizeLinearOperatorDesc,
+        (_linear(I8, F32, F32, True), _linear(U8, F16, F16, True), _linear(I8, F16, F16, False)),
+        _dequantize,
+        QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
+    ),
+    OperatorRow(
+        dml.extensions.ExtElementWiseRoundOperatorDesc,
+        tuple(
+            Case({"input_tensor": dtype, "output_tensor": dtype}, {"rounding_mode": ExtRoundingMode[mode]})
+            for dtype, mode in EXT_ROUND_KINDS
+        ),
+        _ext_round,
+    ),
+    OperatorRow(
+        dml.extensions.ExtElementWiseQuantizeLinearOperatorDesc,
+        (
+            _linear(F32, F32, I8, True, rounding_mode=ExtRoundingMode.NEAREST_TOWARD_ZERO),
+            _linear(F16, F16, U8, False, rounding_mode=ExtRoundingMode.UP),
+        ),
+        _quantize,
+        QUANTIZE_PARAMETERS,
+        FRACTION_ORACLE_SLOW,
+    ),
+)
+"""Every operator dmlpy implements, one row each (tests/unit/test_operator_table.py checks none is missing)."""
+
+
+def row_of(desc: type[OperatorDescBase]) -> OperatorRow:
+    return next(row for row in ROWS if row.desc is desc)

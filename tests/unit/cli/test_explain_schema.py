@@ -1,0 +1,81 @@
+"""`dmlpy explain DESC.json` and `dmlpy schema`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.helpers.cli import EXAMPLES, Run, assert_one_line_error, round_desc
+
+
+def test_explain_prints_build_options_and_specialised_source(run: Run) -> None:
+    result = run("explain", str(EXAMPLES / "round.json"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "RoundingMode DML_ROUNDING_MODE_TOWARD_INFINITY -> OpenCL built-in round()" in out
+    options = next(line for line in out.splitlines() if line.startswith("// build options:"))
+    assert "-DROUND_FN=round" in options and "-DRANK=0" in options and "-DDML_FLOAT16=0" in options
+    assert "fast-relaxed-math" not in options
+    assert "#define ROUND_FN round" in out
+    assert "__kernel" in out or "kernel void" in out
+    assert "layout: packed" in out
+
+
+def test_explain_strided_float16(run: Run) -> None:
+    result = run("explain", str(EXAMPLES / "round_padded.json"))
+    assert result.returncode == 0, result.stderr
+    assert "-DDML_FLOAT16=1" in result.stdout
+    assert "-DROUND_FN=trunc" in result.stdout
+    assert "strided, rank 2" in result.stdout
+    assert "strides per tensor [[4, 1], [3, 1]]" in result.stdout
+
+
+def test_explain_refuses_an_invalid_descriptor(run: Run) -> None:
+    result = run("explain", str(EXAMPLES / "round_5d.json"), "--feature-level", "2_1")
+    assert_one_line_error(result, 1, "invalid at DML_FEATURE_LEVEL_2_1", "DimensionCount is 5")
+
+
+def test_explain_bad_inputs(run: Run, tmp_path: Path, write_json: Callable[..., Path]) -> None:
+    assert_one_line_error(run("explain", str(tmp_path / "missing.json")), 2, "no such file")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{]", encoding="utf-8")
+    assert_one_line_error(run("explain", str(bad)), 2, "not valid JSON")
+    tensor = write_json({"DataType": "FLOAT32", "Sizes": [4]})
+    assert_one_line_error(run("explain", str(tensor)), 1, "explain takes an operator or graph descriptor")
+    broken = write_json(round_desc([4], RoundingMode="UP"), "broken.json")
+    result = run("explain", str(broken))
+    assert result.returncode == 1
+    assert "RoundingMode" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_schema_is_json_and_describes_the_descriptors(run: Run) -> None:
+    result = run("schema")
+    assert result.returncode == 0, result.stderr
+    schema = json.loads(result.stdout)
+    defs = schema["$defs"]
+    round_props = defs["ElementWiseRoundOperatorDesc"]["properties"]
+    assert set(round_props) == {"InputTensor", "OutputTensor", "RoundingMode"}
+    assert set(defs["BufferTensorDesc"]["properties"]) >= {"DataType", "Sizes", "Strides", "TotalTensorSizeInBytes"}
+    rounding = defs["RoundingMode"]["anyOf"]
+    assert {0, 1, 2} <= set(rounding[0]["enum"])
+    assert "DML_ROUNDING_MODE_TOWARD_INFINITY" in rounding[1]["enum"]
+    variants = defs["OperatorDesc"]["oneOf"]
+    round_variant = next(v for v in variants if 99 in v["properties"]["Type"]["enum"])
+    assert round_variant["properties"]["Desc"] == {"$ref": "#/$defs/ElementWiseRoundOperatorDesc"}
+
+
+def test_schema_validates_the_examples_when_jsonschema_is_installed(run: Run) -> None:
+    try:
+        import jsonschema  # type: ignore[import-untyped]
+    except ImportError:
+        return
+    schema = json.loads(run("schema").stdout)
+    for name in ("round.json", "round_padded.json"):
+        jsonschema.validate(json.loads((EXAMPLES / name).read_text()), schema)
+
+
+def test_schema_rejects_arguments(run: Run) -> None:
+    result = run("schema", "extra")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1

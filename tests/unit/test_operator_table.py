@@ -1,0 +1,110 @@
+"""The operator test table (tests/helpers/operators.py) against the library and against Microsoft's tables.
+
+- Every operator of ``dmlpy.ops.OPERATORS`` has exactly one row, so a new operator cannot skip the table-driven
+  tests.
+- Each DirectML operator's SUPPORT (through ``dml.validate``) gives the documented answer for every feature level,
+  dimension count (1 to 9) and data-type combination that ``check_support.py`` enumerates from ``support.json``
+  (``../shared/directml-elementwise`` beside the repository, or ``DMLPY_DIRECTML_TABLES``; skipped where neither
+  is present). The default run enumerates each tensor's documented types plus one undocumented type (the
+  script's ``--cap`` restriction, the product above 100 combinations); ``--run-slow`` takes every
+  combination of the 11 types.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import dmlpy as dml
+from dmlpy.ops import OPERATORS
+from tests.helpers.operators import ROWS, OperatorRow, descriptor
+
+REPO = Path(__file__).resolve().parents[2]
+TABLES = Path(os.environ.get("DMLPY_DIRECTML_TABLES") or REPO.parent / "shared" / "directml-elementwise")
+QUICK_CAP, FULL_CAP = 100, 20000
+DIRECTML_ROWS = [row for row in ROWS if row.directml_name is not None]
+
+
+def test_every_operator_has_one_row() -> None:
+    described = [row.desc for row in ROWS]
+    assert sorted(d.__name__ for d in described) == sorted(d.__name__ for d in OPERATORS.values())
+    assert len(set(described)) == len(described)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
+def test_every_case_builds_a_valid_descriptor(row: OperatorRow) -> None:
+    """The factory builds each value-test case, and the case is one the operator accepts on a device."""
+    assert row.cases
+    for case in row.cases:
+        desc = descriptor(row, (2, 3, 4), case.dtypes, **case.options)
+        if not row.desc.is_extension():
+            dml.validate(desc, dml.FeatureLevel.FL_6_2)
+        assert set(case.dtypes) <= set(row.tensors())
+        assert set(row.parameters) <= set(row.desc.INPUTS[1:])
+
+
+def load_checker() -> tuple[ModuleType, Any]:
+    script, table = TABLES / "check_support.py", TABLES / "support.json"
+    if not (script.is_file() and table.is_file()):
+        pytest.skip(f"DirectML's support tables are not at {TABLES} (set DMLPY_DIRECTML_TABLES to the folder)")
+    spec = importlib.util.spec_from_file_location("check_support", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, module.Spec(json.loads(table.read_text(encoding="utf-8")))
+
+
+def validator(row: OperatorRow) -> Any:
+    """check_support.py's ``validate(op, level, tensor_types, dims)`` for ``row``: dml.validate's verdict on the
+    row's descriptor with those types, every tensor of ``dims`` dimensions."""
+    fields = {row.alias(name): name for name in row.tensors()}
+
+    def validate(op: str, level: str, tensor_types: dict[str, str | None], dims: int) -> bool:
+        assert op == row.directml_name
+        sizes = (2, 1, 3, 1, 2, 1, 2, 1, 1)[:dims]
+        types = {fields[c]: None if t is None else dml.TensorDataType[t] for c, t in tensor_types.items()}
+        try:
+            desc = descriptor(row, sizes, types)
+            dml.validate(desc, dml.FeatureLevel.parse(f"DML_FEATURE_LEVEL_{level}"))
+        except dml.DmlError:
+            return False
+        return True
+
+    return validate
+
+
+@pytest.mark.parametrize(
+    "cap", [QUICK_CAP, pytest.param(FULL_CAP, marks=pytest.mark.slow)], ids=["documented-types", "every-type"]
+)
+@pytest.mark.parametrize("row", DIRECTML_ROWS, ids=lambda row: row.name)
+def test_support_matches_directml_tables(row: OperatorRow, cap: int, tally: Any) -> None:
+    checker, spec = load_checker()
+    assert row.directml_name in spec.ops, f"{row.directml_name} is not in support.json"
+    report = io.StringIO()
+    total, bad = checker.run(spec, validator(row), cap=cap, ops={row.directml_name}, out=report)
+    tally["support-table cases compared"] += total
+    assert total > 0 and bad == 0, report.getvalue()
+
+
+def test_the_support_check_catches_a_wrong_table() -> None:
+    """A validator that also accepts INT8 Round at 6_2 disagrees: the comparison above can fail."""
+    checker, spec = load_checker()
+    (row,) = [row for row in DIRECTML_ROWS if row.desc is dml.ElementWiseRoundOperatorDesc]
+    right = validator(row)
+
+    def wrong(op: str, level: str, tensor_types: dict[str, str | None], dims: int) -> bool:
+        if level == "6_2" and set(tensor_types.values()) == {"INT8"} and dims == 4:
+            return True
+        return bool(right(op, level, tensor_types, dims))
+
+    report = io.StringIO()
+    _, bad = checker.run(spec, wrong, cap=QUICK_CAP, ops={row.directml_name}, out=report)
+    assert bad == 1, report.getvalue()
+    assert report.getvalue().count("DISAGREE ELEMENT_WISE_ROUND level=6_2 dims=4") == 1
