@@ -135,7 +135,9 @@ def test_copy_is_bit_exact_in_every_layout(dev: Any, data_type: dml.TensorDataTy
     )
     np.testing.assert_array_equal(bits(run.got), bits(run.logical_input))
     assert run.changed_outside == []
-    assert dict(run.kernel.defines)["SCALE_BIAS"] == "0"
+    # The copy: both tensors as the unsigned integer of the element's width, no arithmetic.
+    bits_type = {1: "uchar", 2: "ushort", 4: "uint", 8: "ulong"}[dtype.itemsize]
+    assert f"#define TENSOR0_T {bits_type}\n" in run.kernel.prelude and "scale_bias" not in run.kernel.prelude
     tally["identity elements compared"] += run.got.size
 
 
@@ -323,21 +325,27 @@ def test_each_scale_bias_is_its_own_program(dev: Any) -> None:
     other = identity_desc(T.FLOAT32, {"sizes": S4}, {"Scale": 3.0, "Bias": 0.0}).lower().kernel
     same_kind = identity_desc(T.FLOAT32, {"sizes": (7, 9)}, {"Scale": 2.0, "Bias": 0.0}).lower().kernel
     assert one != other and one == same_kind  # the shape is a kernel argument, Scale and Bias are not
-    assert dict(one.defines)["SCALE"] == "0x1p+1f" and dict(other.defines)["SCALE"] == "0x1.8p+1f"
+    assert "scale_bias(in0, 0x1p+1f, 0x0p+0f)" in one.prelude and "scale_bias(in0, 0x1.8p+1f, 0x0p+0f)" in other.prelude
 
 
 @pytest.mark.parametrize(
-    "options",
-    [(), ("-DSCALE_BIAS=1",), ("-DSCALE_BIAS=2",), ("-DSCALE_BIAS=3", "-DELEMENT_T=ushort", "-DPACKED=1")],
-    ids=["defaults", "float", "half", "integer"],
+    ("options", "kernel"),
+    [
+        ((), "elementwise"),
+        (("-DMAY_ALIAS=1",), "elementwise"),
+        (("-DFUSED=1",), "fused_elementwise"),
+        (("-DGRID_STRIDE=1",), "elementwise"),
+    ],
+    ids=["defaults", "may_alias", "fused", "grid_stride"],
 )
-def test_kernel_file_compiles_on_its_own(dev: Any, options: tuple[str, ...]) -> None:
-    # The .cl file as shipped (its #include lines resolved by -I, not by dmlpy), with its own defaults.
+def test_kernel_file_compiles_on_its_own(dev: Any, options: tuple[str, ...], kernel: str) -> None:
+    # The element-wise template as shipped (its #include lines resolved by -I, not by dmlpy), with its own
+    # defaults: a float32 copy.
     import pyopencl as cl
 
     from dmlpy.kernels import opencl_source_dir
 
     folder = opencl_source_dir()
-    source = (folder / "element_wise_identity.cl").read_text()
+    source = (folder / "elementwise.cl").read_text()
     program = cl.Program(dev.context, source).build(options=["-cl-std=CL1.2", f"-I{folder}", *options])
-    assert program.get_info(cl.program_info.KERNEL_NAMES) == "element_wise_identity"
+    assert program.get_info(cl.program_info.KERNEL_NAMES) == kernel
