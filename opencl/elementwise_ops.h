@@ -8,10 +8,11 @@
 // never passes -cl-fast-relaxed-math), and float subnormals kept (no -cl-denorms-are-zero).
 //
 // Options (defaults below):
-//   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint and trunc as clang's exact element-wise
-//                        built-ins, which its clang compiles to the target's rounding instruction (vroundps on
-//                        x86) instead of a library call that stops the vectoriser. Opt-in, because other
-//                        clang-based implementations may accept the built-ins and fail to run them (Oclgrind does).
+//   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint, trunc, ceil and floor as clang's exact
+//                        element-wise built-ins, which its clang compiles to the target's rounding instruction
+//                        (vroundps on x86) instead of a library call that stops the vectoriser. Opt-in, because
+//                        other clang-based implementations may accept the built-ins and fail to run them
+//                        (Oclgrind does).
 //   DML_KEEP_NAN_BITS    1 (the default): rounding passes a NaN through quieted, sign and payload kept, as IEEE 754
 //                        rounding does: NVIDIA's rint, trunc and round return one canonical NaN for every NaN.
 //                        dmlpy's runtime sets 0 on PoCL, whose built-ins keep every NaN's bits themselves.
@@ -40,7 +41,7 @@
 #endif
 
 // ------------------------------------------------------------------------------------------------ rounding
-// rint and trunc are exact for every input (IEEE-754 roundToIntegral): the sign of zero kept, infinities and
+// rint, trunc, ceil and floor are exact for every input (IEEE-754 roundToIntegral): the sign of zero kept, infinities and
 // NaN passed through. Never x + 0.5 tricks.
 #if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
 #if __has_builtin(__builtin_elementwise_roundeven)
@@ -49,12 +50,24 @@
 #if __has_builtin(__builtin_elementwise_trunc)
 #define TRUNC(x) __builtin_elementwise_trunc(x)
 #endif
+#if __has_builtin(__builtin_elementwise_ceil)
+#define CEIL_OF(x) __builtin_elementwise_ceil(x)
+#endif
+#if __has_builtin(__builtin_elementwise_floor)
+#define FLOOR_OF(x) __builtin_elementwise_floor(x)
+#endif
 #endif
 #ifndef RINT
 #define RINT(x) rint(x)
 #endif
 #ifndef TRUNC
 #define TRUNC(x) trunc(x)
+#endif
+#ifndef CEIL_OF
+#define CEIL_OF(x) ceil(x)
+#endif
+#ifndef FLOOR_OF
+#define FLOOR_OF(x) floor(x)
 #endif
 
 // Halves away from zero (DML_ROUNDING_MODE_TOWARD_INFINITY, OpenCL's round()) from trunc, exactly:
@@ -102,6 +115,10 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define ROUND_HALVES_TO_NEAREST_EVEN(x) KEEP_NAN((x), RINT(x))
 #define ROUND_TOWARD_ZERO(x) KEEP_NAN((x), TRUNC(x))
 #define ROUND_TOWARD_INFINITY(x) KEEP_NAN((x), round_half_away(x))
+
+// ELEMENT_WISE_CEIL and ELEMENT_WISE_FLOOR: ceil and floor are exact like rint.
+#define CEIL(x) KEEP_NAN((x), CEIL_OF(x))
+#define FLOOR(x) KEEP_NAN((x), FLOOR_OF(x))
 
 #ifdef ROUND_MODE
 #ifndef ROUND_REAL_T

@@ -27,6 +27,8 @@ from dmlpy.enums import DmlEnum, DmlFlag, ExtOperatorType, FeatureLevel, Operato
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
+from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
@@ -46,6 +48,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
         ElementWiseQuantizeLinearOperatorDesc,
         ElementWiseDequantizeLinearOperatorDesc,
         ElementWiseRoundOperatorDesc,
+        ElementWiseCeilOperatorDesc,
+        ElementWiseFloorOperatorDesc,
         ExtElementWiseRoundOperatorDesc,
         ExtElementWiseQuantizeLinearOperatorDesc,
     )
@@ -212,7 +216,9 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
 __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
+    "ElementWiseCeilOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseFloorOperatorDesc",
     "ElementWiseIdentityOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRoundOperatorDesc",
