@@ -14,7 +14,7 @@ tables, ``record_dispatch``), so this one script measures any revision of dmlpy 
 each). Measurements, per row (operator, variant, dtype, size):
 
     kernel     from 16M elements: the dispatch's own time on a profiling queue, from a marker enqueued just before
-               it to the end of its last kernel (bench_graph.py's span), median of 15, the rows taking turns
+               it to the end of its last kernel (bench_graph.py's span), median of 15
     dispatch   below 16M: ``record_dispatch`` + wait on a plain queue, wall time (bench_round.measure)
 """
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,20 +123,16 @@ def run(sizes: list[int], dtypes: list[str], quick: bool) -> list[dict[str, Any]
     rows: list[dict[str, Any]] = []
     for n in sizes:
         for dtype in dtypes:
-            bound = {key: Bound(dml_, desc, inputs) for key, (desc, inputs) in operators(dml_.dml, dtype, n).items()}
-            if n >= KERNEL_TIMED_FROM:
-                enqueues: dict[str, Callable[[], Any]] = {f"{k[0]} {k[1]}": b.events for k, b in bound.items()}
-                timings = event_timings(enqueues, quick)
-                timed = {key: timings[f"{key[0]} {key[1]}"].seconds for key in bound}
-                measurement = "kernel"
-            else:
-                timed = {key: measure(b.wall, budget_for(n, quick)).seconds for key, b in bound.items()}
-                measurement = "dispatch"
-            for (operator, variant), seconds in timed.items():
+            for (operator, variant), (desc, inputs) in operators(dml_.dml, dtype, n).items():
+                bound = Bound(dml_, desc, inputs)  # one at a time: 64M elements of each would not all fit
+                if n >= KERNEL_TIMED_FROM:
+                    seconds, measurement = event_timings({"op": bound.events}, quick)["op"].seconds, "kernel"
+                else:
+                    seconds, measurement = measure(bound.wall, budget_for(n, quick)).seconds, "dispatch"
+                del bound
                 row = {"dtype": dtype, "size": size_label(n), "layout": operator, "mode": variant}
                 rows.append({**row, "seconds": {measurement: seconds}})
                 print(f"{operator:10} {variant:24} {dtype:8} {size_label(n):>5} {measurement:8} {seconds:.3e}")
-            del bound
     return rows
 
 
