@@ -19,7 +19,7 @@
 //                        (in the output's logical order), VECTOR_WIDTH at a time with vector loads, rounding and
 //                        stores (gathered and scattered through a private array where a stride is not 1). Long
 //                        work-items suit CPU devices: PoCL runs each as a plain loop of SIMD instructions.
-//   TILED=1              "cpu" profile, RANK >= 2: a transpose (dmlpy/kernels/spec.py's tile_order), the input contiguous
+//   TILED=1              "cpu" profile, RANK >= 2: a transpose (dmlpy/kernels/coalescing.py's tile_order), the input contiguous
 //                        along dimension RANK-2 and the output along RANK-1. Walking the output's order would
 //                        gather each vector from eight cache lines; the work goes by 8 x 8 tiles instead (see
 //                        round_tile).
@@ -29,7 +29,7 @@
 //                        H100, 4-wide vectors (16 bytes of float, 8 of half) measured 1.1-1.2x the scalar copy
 //                        kernel's bandwidth at 16M-64M elements; 8-wide ones 0.45-1.0x, scalar ones 0.8-1.2x.
 //
-// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/spec.py): per tensor its buffer and element
+// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/source.py): per tensor its buffer and element
 // offset, then the element count, the coalesced sizes and per-tensor strides (unused when RANK=0).
 // input and output may be the same buffer (in-place), so neither pointer is restrict.
 

@@ -30,7 +30,7 @@
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h).
 //   DML_ELEMENTWISE_BUILTINS, DML_KEEP_NAN_BITS   elementwise_ops.h's options, set by dmlpy's runtime.
 //
-// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/spec.py): per tensor its buffer and element
+// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/source.py): per tensor its buffer and element
 // offset, then the element count, the coalesced sizes and per-tensor strides.
 
 #pragma OPENCL FP_CONTRACT OFF
