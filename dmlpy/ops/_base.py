@@ -105,6 +105,9 @@ class OperatorDescBase(DmlModel):
     OUTPUTS: ClassVar[tuple[str, ...]]
     """Output tensor fields (snake_case) in DirectML's binding order."""
     SUPPORTS_IN_PLACE: ClassVar[bool]
+    BARE_FORM: ClassVar[bool] = True
+    """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
+    for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
     KERNEL_OPTIONS: ClassVar[tuple[str, ...]] = ()
     """Build options the operator's arithmetic needs, e.g. -cl-fp32-correctly-rounded-divide-sqrt for a true
     division (QuantizeLinear)."""

@@ -92,6 +92,7 @@ class UnaryMathDesc(ScaledUnaryDesc):
     ScaleBias applied to the input first: ``OutputTensor = FUNCTION(InputTensor * Scale + Bias)``, computed in
     float (a FLOAT16 result rounded to the nearest half)."""
 
+    BARE_FORM = False  # their fields are Identity's: a bare descriptor with them stays Identity's
     FUNCTION: ClassVar[str]
     """The helper of ``opencl/elementwise_ops.h`` (or the OpenCL built-in) that computes the function."""
 
