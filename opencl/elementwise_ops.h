@@ -32,9 +32,10 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 
-// clang's overloadable extension lets one definition serve float and a kernel's vector type; other compilers
-// get the float definitions only (the vector paths that use the others exist for clang alone).
-#if defined(__has_builtin)
+// clang's overloadable extension lets one definition serve float and a kernel's vector type. Only where
+// DML_ELEMENTWISE_BUILTINS says the compiler is PoCL's clang: elsewhere the float definitions stand alone (the
+// vector paths that add the others exist for that case only).
+#if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
 #define ELEMENTWISE_OVERLOAD __attribute__((overloadable))
 #else
 #define ELEMENTWISE_OVERLOAD
