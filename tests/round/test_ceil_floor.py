@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.object_model import run_unary
+from helpers.object_model import initialize, run_unary
 
 import dmlpy as dml
 
@@ -107,3 +107,47 @@ def test_support_tables(name: str) -> None:
         dml.validate(desc_for(name, T.INT32, (5,)), "6_4")
     assert dml.OPERATORS[OPERATORS[name][0].OPERATOR_TYPE] is OPERATORS[name][0]
     assert int(OPERATORS[name][0].OPERATOR_TYPE) == {"ceil": 7, "floor": 12}[name]
+
+
+def run_graph(device: Any, desc: dml.GraphDesc, x: np.ndarray, fuse: bool) -> tuple[np.ndarray, int]:
+    """``desc`` (one input, one output of x's type and size) compiled with or without fusion and run once; the
+    output's elements and the number of kernels."""
+    compiled = device.compile_graph(desc, fuse=fuse)
+    initialize(device, compiled)
+    table = device.create_binding_table(compiled)
+    table.bind_inputs([dml.BufferBinding(device.upload(x))])
+    output = device.create_buffer(x.nbytes)
+    table.bind_outputs([dml.BufferBinding(output)])
+    size = compiled.get_binding_properties().temporary_resource_size
+    if size:
+        table.bind_temporary_resource(dml.BufferBinding(device.create_buffer(size)))
+    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
+    return output.read(x.dtype, x.size), compiled.kernel_count
+
+
+def test_ceil_then_floor_fuse_bit_identical(device: Any) -> None:
+    # Input -> CEIL (ScaleBias 0.5, 0.25 first) -> FLOAT16 edge -> FLOOR -> output: fused into one kernel, the
+    # same bits as the nodes one by one, and as NumPy step by step (the edge rounded to half).
+    tensor = dml.BufferTensorDesc(data_type=T.FLOAT16, sizes=(1 << 16,))
+    ceil = dml.ElementWiseCeilOperatorDesc(
+        input_tensor=tensor, output_tensor=tensor, scale_bias=dml.ScaleBias(scale=0.5, bias=0.25)
+    )
+    floor = dml.ElementWiseFloorOperatorDesc(input_tensor=tensor, output_tensor=tensor)
+    desc = dml.GraphDesc(
+        nodes=[dml.OperatorGraphNodeDesc(operator=ceil), dml.OperatorGraphNodeDesc(operator=floor)],
+        input_edges=[dml.InputGraphEdgeDesc(graph_input_index=0, to_node_index=0, to_node_input_index=0)],
+        intermediate_edges=[
+            dml.IntermediateGraphEdgeDesc(
+                from_node_index=0, from_node_output_index=0, to_node_index=1, to_node_input_index=0
+            )
+        ],
+        output_edges=[dml.OutputGraphEdgeDesc(from_node_index=1, from_node_output_index=0, graph_output_index=0)],
+    )
+    fused, kernels = run_graph(device, desc, ALL_FLOAT16, fuse=True)
+    separate, separate_kernels = run_graph(device, desc, ALL_FLOAT16, fuse=False)
+    assert (kernels, separate_kernels) == (1, 2)
+    np.testing.assert_array_equal(fused.view(np.uint16), separate.view(np.uint16))
+    with np.errstate(invalid="ignore", over="ignore"):
+        edge = np.ceil(ALL_FLOAT16.astype(np.float32) * np.float32(0.5) + np.float32(0.25)).astype(np.float16)
+    want = expected_bits(edge, np.floor)
+    np.testing.assert_array_equal(fused.view(np.uint16), want)
