@@ -122,10 +122,10 @@ class Dispatch:
         queue, compiled, table, recorder = self.calls[1]
         start = dml_cl.enqueue_marker(queue)
         end = recorder.record_dispatch(queue, compiled, table)
-        return _Span(start, end)
+        return Span(start, end)
 
 
-class _Span:
+class Span:
     """Two events read as one: ``profile.start`` the first's end, ``profile.end`` the second's end."""
 
     def __init__(self, first: Any, last: Any) -> None:

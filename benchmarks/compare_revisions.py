@@ -1,4 +1,4 @@
-"""Two revisions of dmlpy side by side: bench_round.py run alternately on each, the medians and their ratio.
+"""Two revisions of dmlpy side by side: one benchmark script run alternately on each, the medians and their ratio.
 
 A change that must not cost speed (a refactoring) is judged against the commit before it on the same machine in
 the same minutes: one run of each in turn, repeated, so drifting load (a busy neighbour, turbo clocks) hits both
@@ -9,7 +9,10 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/compare_revisions.py HEAD~1 HEAD --repeats 3 -- \\
         --sizes 1K,16M --dtypes float32 --modes half_to_even --layouts packed --peers numpy --extras latency
 
-Everything after ``--`` goes to bench_round.py. ``WORKTREE`` names the working tree as it is (uncommitted
+Everything after ``--`` goes to the benchmark, bench_round.py unless ``--bench`` names another script of this
+checkout's ``benchmarks/`` (bench_engine.py: the element-wise engine's operators). The script is always this
+checkout's, run with each revision's dmlpy first on sys.path, so both revisions measure the same rows.
+``WORKTREE`` names the working tree as it is (uncommitted
 changes included) instead of a commit. Printed: per row (dtype, size, layout, mode) and measurement (kernel,
 end-to-end, copy kernel), and for the 1K latency, the median seconds of each revision and new/old.
 """
@@ -28,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKTREE = "WORKTREE"
-MEASUREMENTS = ("kernel", "end_to_end", "copy_kernel")
+MEASUREMENTS = ("kernel", "end_to_end", "copy_kernel", "dispatch")
 
 
 def checkout(revision: str, into: Path) -> Path:
@@ -39,10 +42,11 @@ def checkout(revision: str, into: Path) -> Path:
     return into
 
 
-def bench_once(tree: Path, bench_args: list[str], output: Path) -> dict[str, Any]:
-    """One bench_round.py run of ``tree``'s dmlpy (its sources first on sys.path); the parsed JSON."""
+def bench_once(tree: Path, bench: str, bench_args: list[str], output: Path) -> dict[str, Any]:
+    """One run of this checkout's ``benchmarks/<bench>`` on ``tree``'s dmlpy (its sources first on sys.path);
+    the parsed JSON."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    command = [sys.executable, str(tree / "benchmarks" / "bench_round.py"), *bench_args, "--json", str(output)]
+    command = [sys.executable, str(ROOT / "benchmarks" / bench), *bench_args, "--json", str(output)]
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
     result: dict[str, Any] = json.loads(output.read_text())
     return result
@@ -70,6 +74,7 @@ def main() -> int:
     parser.add_argument("old", help="a git revision, or WORKTREE")
     parser.add_argument("new", help="a git revision, or WORKTREE")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each revision, alternating (default 3)")
+    parser.add_argument("--bench", default="bench_round.py", help="the script of benchmarks/ to run on each")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args, bench_args = parser.parse_args(argv[:split]), argv[split + 1 :]
@@ -80,7 +85,7 @@ def main() -> int:
             runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
             for repeat in range(args.repeats):
                 for label, tree in trees.items():
-                    runs[label].append(bench_once(tree, bench_args, base / f"{label}-{repeat}.json"))
+                    runs[label].append(bench_once(tree, args.bench, bench_args, base / f"{label}-{repeat}.json"))
                     print(f"run {repeat + 1}/{args.repeats} of {label} done", file=sys.stderr)
         finally:
             for tree in trees.values():

@@ -43,7 +43,7 @@ def _field_spellings(model: type[BaseModel]) -> set[str]:
 
 def bare_operator_class(data: dict[str, Any]) -> type[OperatorDescBase]:
     """The operator descriptor whose fields a bare (unwrapped) descriptor uses; Round when in doubt."""
-    candidates = [cls for cls in OPERATORS.values() if set(data) <= _field_spellings(cls)]
+    candidates = [cls for cls in OPERATORS.values() if cls.BARE_FORM and set(data) <= _field_spellings(cls)]
     # An extension is taken only when no DirectML operator has these fields.
     fitting = [cls for cls in candidates if not cls.is_extension()] or candidates
     if len(fitting) > 1 and ElementWiseRoundOperatorDesc not in fitting:

@@ -19,7 +19,7 @@
 //                        (in the output's logical order), VECTOR_WIDTH at a time with vector loads, rounding and
 //                        stores (gathered and scattered through a private array where a stride is not 1). Long
 //                        work-items suit CPU devices: PoCL runs each as a plain loop of SIMD instructions.
-//   TILED=1              "cpu" profile, RANK >= 2: a transpose (dmlpy/kernels/spec.py's tile_order), the input contiguous
+//   TILED=1              "cpu" profile, RANK >= 2: a transpose (dmlpy/kernels/coalescing.py's tile_order), the input contiguous
 //                        along dimension RANK-2 and the output along RANK-1. Walking the output's order would
 //                        gather each vector from eight cache lines; the work goes by 8 x 8 tiles instead (see
 //                        round_tile).
@@ -29,7 +29,7 @@
 //                        H100, 4-wide vectors (16 bytes of float, 8 of half) measured 1.1-1.2x the scalar copy
 //                        kernel's bandwidth at 16M-64M elements; 8-wide ones 0.45-1.0x, scalar ones 0.8-1.2x.
 //
-// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/spec.py): per tensor its buffer and element
+// Arguments follow dmlpy's element-wise convention (dmlpy/kernels/source.py): per tensor its buffer and element
 // offset, then the element count, the coalesced sizes and per-tensor strides (unused when RANK=0).
 // input and output may be the same buffer (in-place), so neither pointer is restrict.
 
@@ -45,9 +45,6 @@
 #ifndef VECTOR_WIDTH
 #define VECTOR_WIDTH 8
 #endif
-#ifndef DML_KEEP_NAN_BITS
-#define DML_KEEP_NAN_BITS 1
-#endif
 #ifndef GRID_STRIDE
 #define GRID_STRIDE 0
 #endif
@@ -61,8 +58,7 @@
 #error "TILED needs the cpu launch profile (GRID_STRIDE=0, VECTOR_WIDTH=8) and RANK >= 2"
 #endif
 
-#define CONCAT_(a, b) a##b
-#define CONCAT(a, b) CONCAT_(a, b)
+#include "elementwise_ops.h"
 
 #if DML_FLOAT16
 typedef half storage_t;
@@ -89,73 +85,33 @@ typedef uint raw_t;
 typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
 
 // The rounding itself: ROUND_FN, the OpenCL built-in (exact for every input). With DML_ELEMENTWISE_BUILTINS
-// (dmlpy sets it on PoCL, whose clang compiles them to the target's rounding instruction, vroundps on x86,
-// instead of a library call) __builtin_elementwise_roundeven and __builtin_elementwise_trunc replace rint and
-// trunc: the same exact IEEE-754 roundToIntegral. Opt-in, because other clang-based implementations may accept
-// the built-ins and fail to run them (Oclgrind does). ROUNDING_MODE (DML_ROUNDING_MODE's value) says which
-// function ROUND_FN names, as the preprocessor cannot compare the names themselves.
-//
-// Halves away from zero (ROUNDING_MODE 2) has no such built-in, and PoCL's round() is a library call. It is
-// built from trunc instead, exactly: t = trunc(x); x - t never rounds; when |x - t| >= 0.5, step one away from
-// zero (t + copysign(1, x) is exact, as a fraction means |x| < 2^23). Otherwise t itself, which keeps the sign
-// of zero; NaN and infinities (x - t is NaN for them) fail the comparison and come back as trunc gives them.
-//
-// float16 on PoCL is different: clang narrows vload_half -> roundeven/trunc -> vstore_half to half-precision
-// rounding, which x86 without AVX512-FP16 runs element by element (5-9 GB/s at 16M elements, against 36-46 for
-// the conversions alone). There halves to even is built from float additions: for |x| < 2^23, which every
-// float16 is, c = copysign(2^23, x) makes x + c a float whose last place is 1, so the addition itself rounds x
-// to an integer, halves to even; subtracting c again is exact, and copysign restores the sign of a zero result
-// (-0.3 gives -0). NaN and infinities pass through both additions. Bit-identical to rint on all 65536 float16
-// patterns; 28-51 GB/s. Clang does not reassociate (x + c) - c without -cl-fast-relaxed-math, which dmlpy
-// never passes. Toward zero converts to int and back: the conversion truncates, exactly for |x| < 2^31, which
-// every finite float16 is (the comparison with 65536 leaves infinities and NaN as they are), and copysign keeps
-// the sign of a zero (-0.7 gives -0). It compiles to two vector conversions; the library trunc it replaces ran
-// at 0.55-0.75x the copy kernel (16M elements), this at 0.95-1.0x.
+// (dmlpy sets it on PoCL) the arithmetic of elementwise_ops.h replaces it, instantiated for this kernel's
+// vector type: RINT and TRUNC (clang's element-wise built-ins), round_half_away for halves away from zero
+// (PoCL's round() is a library call), and for float16 round_half_even_small and round_toward_zero_small, as
+// clang narrows vload_half -> roundeven/trunc -> vstore_half to half-precision rounding, which x86 without
+// AVX512-FP16 runs element by element (5-9 GB/s at 16M elements, against 36-46 for the conversions alone; the
+// replacements run at 28-51 GB/s and 0.95-1.0x the copy kernel). ROUNDING_MODE (DML_ROUNDING_MODE's value)
+// says which function ROUND_FN names, as the preprocessor cannot compare the names themselves.
 #define ROUND(x) ROUND_FN(x)
 #if defined(ROUNDING_MODE) && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
 #if ROUNDING_MODE == 0 && DML_FLOAT16
-__attribute__((overloadable)) inline float round_half_even_small(float x)
-{
-    const float c = copysign(8388608.0f, x);
-    return copysign((x + c) - c, x);
-}
-__attribute__((overloadable)) inline compute_vector_t round_half_even_small(compute_vector_t x)
-{
-    const compute_vector_t c = copysign((compute_vector_t)(8388608.0f), x);
-    return copysign((x + c) - c, x);
-}
+DEFINE_ROUND_HALF_EVEN_SMALL(float)
+DEFINE_ROUND_HALF_EVEN_SMALL(compute_vector_t)
 #undef ROUND
 #define ROUND(x) round_half_even_small(x)
 #elif ROUNDING_MODE == 1 && DML_FLOAT16
-__attribute__((overloadable)) inline float round_toward_zero_small(float x)
-{
-    return fabs(x) < 65536.0f ? copysign((float)(int)x, x) : x;
-}
-__attribute__((overloadable)) inline compute_vector_t round_toward_zero_small(compute_vector_t x)
-{
-    const compute_vector_t t = copysign(CONCAT(convert_float, VECTOR_WIDTH)(CONCAT(convert_int, VECTOR_WIDTH)(x)), x);
-    return select(x, t, fabs(x) < 65536.0f);
-}
+DEFINE_ROUND_TOWARD_ZERO_SMALL(float, convert_int, convert_float)
+DEFINE_ROUND_TOWARD_ZERO_SMALL(compute_vector_t, CONCAT(convert_int, VECTOR_WIDTH), CONCAT(convert_float, VECTOR_WIDTH))
 #undef ROUND
 #define ROUND(x) round_toward_zero_small(x)
-#elif ROUNDING_MODE == 0 && __has_builtin(__builtin_elementwise_roundeven)
+#elif ROUNDING_MODE == 0
 #undef ROUND
-#define ROUND(x) __builtin_elementwise_roundeven(x)
-#elif ROUNDING_MODE == 1 && __has_builtin(__builtin_elementwise_trunc)
+#define ROUND(x) RINT(x)
+#elif ROUNDING_MODE == 1
 #undef ROUND
-#define ROUND(x) __builtin_elementwise_trunc(x)
+#define ROUND(x) TRUNC(x)
 #elif ROUNDING_MODE == 2 && __has_builtin(__builtin_elementwise_trunc)
-// overloadable is a clang extension; this branch only exists for clang (PoCL).
-__attribute__((overloadable)) inline float round_half_away(float x)
-{
-    const float t = __builtin_elementwise_trunc(x);
-    return fabs(x - t) >= 0.5f ? t + copysign(1.0f, x) : t;
-}
-__attribute__((overloadable)) inline compute_vector_t round_half_away(compute_vector_t x)
-{
-    const compute_vector_t t = __builtin_elementwise_trunc(x);
-    return select(t, t + copysign((compute_vector_t)(1.0f), x), fabs(x - t) >= 0.5f);
-}
+DEFINE_ROUND_HALF_AWAY(compute_vector_t)
 #undef ROUND
 #define ROUND(x) round_half_away(x)
 #endif

@@ -2,10 +2,10 @@
 //
 // A work-item visits elements of a RANK-dimensional index space (last dimension fastest) one at a time, and
 // keeps for each of TENSOR_COUNT tensors the element offset of the current element. Sizes and strides arrive
-// as uint8 kernel arguments (dmlpy/kernels/spec.py's convention); offsets are 64-bit so tensors of up to 2^32-1
+// as uint8 kernel arguments (dmlpy/kernels/source.py's convention); offsets are 64-bit so tensors of up to 2^32-1
 // elements with large strides cannot overflow.
 //
-// Which elements a work-item visits is the launch profile's shape (dmlpy/kernels/spec.py, LaunchProfile):
+// Which elements a work-item visits is the launch profile's shape (dmlpy/kernels/launch.py, LaunchProfile):
 //   GRID_STRIDE=0 (CPU devices)  ELEMENTS_PER_ITEM consecutive elements, stepping like an odometer: one long
 //                                loop per work-item, which PoCL runs as plain (SIMD) code.
 //   GRID_STRIDE=1 (GPUs)         elements g, g + G, g + 2G, ... for work-item g of a grid of G: neighbouring

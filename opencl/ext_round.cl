@@ -4,8 +4,8 @@
 //   STORAGE      1 float, 2 half (vload_half/vstore_half, computed in float), 3 double (cl_khr_fp64),
 //                4 bfloat16 (a ushort holding float's top 16 bits, computed in float),
 //                5 integer (returned unchanged, as OpenVINO Round-5 specifies; ELEMENT_T names the type)
-//   ROUND_MODE   0..8, nGraph's modes in the order of round_modes.h, which holds the exact construction
-//   PACKED=1     both tensors are one contiguous run: a plain loop, which compilers vectorise (round_modes.h)
+//   ROUND_MODE   0..8, nGraph's modes in the order of elementwise_ops.h's round_in_mode, the exact construction
+//   PACKED=1     both tensors are one contiguous run: a plain loop, which compilers vectorise (round_in_mode)
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h)
 //   DML_KEEP_NAN_BITS    as in element_wise_round.cl: 1 copies a NaN's bits (quieted); 0 on PoCL
 //   DML_HALF_BITS=1      half tensors converted through integer bits (half_bits.h; dmlpy sets it on PoCL)
@@ -18,9 +18,6 @@
 #endif
 #ifndef ELEMENT_T
 #define ELEMENT_T int
-#endif
-#ifndef DML_KEEP_NAN_BITS
-#define DML_KEEP_NAN_BITS 1
 #endif
 #ifndef DML_HALF_BITS
 #define DML_HALF_BITS 0
@@ -67,7 +64,7 @@ typedef uint raw_t;
 #else
 typedef ELEMENT_T storage_t;
 #endif
-#include "round_modes.h"
+#include "elementwise_ops.h"
 
 // input[from] rounded into output[to].
 inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)

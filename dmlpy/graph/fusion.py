@@ -2,15 +2,16 @@
 fused kernel's lowering (pure; the runtime launches the plan).
 
 Nodes are taken in the graph's topological order and grouped greedily: a node joins the group before it when
-both fuse (the operator gives a ``fused_expression``), share their Sizes (every operator here is element-wise,
+both fuse (the operator gives an ``expression``), share their Sizes (every operator here is element-wise,
 so a group is one index space) and the group's kernel still binds at most MAX_FUSED_TENSORS tensors. A group of
-one node runs the operator's own kernel, exactly as ``compile_operator`` would; a larger group runs
-``opencl/fused_elementwise.cl``, its values carried in registers. A node output read by a later group lives in
+one node runs the operator's own lowering, exactly as ``compile_operator`` would; a larger group runs the
+element-wise template (``opencl/elementwise.cl``, written by dmlpy/kernels/elementwise.py), its values carried
+in registers. A node output read by a later group lives in
 the temporary resource (or in the graph output it also is).
 
 Fusion is bit-identical to the nodes one by one: a value is rounded to its edge's data type where the nodes one
 by one would store it (TO_HALF for FLOAT16; the quantizing conversion for 8-bit integers), and each operator's
-expression is the arithmetic of its own kernel.
+expression is the arithmetic its own kernel runs (``opencl/elementwise_ops.h``).
 """
 
 from __future__ import annotations
@@ -19,29 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from dmlpy.dtypes import DATA_TYPES, AnyDataType
-from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT, TensorDataType
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
-from dmlpy.kernels import PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator, coalesce
+from dmlpy.kernels import LaunchProfile, LoweredOperator, coalesce
+from dmlpy.kernels.elementwise import MAX_TENSORS, Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc
 
-MAX_FUSED_TENSORS = 8
-"""Tensors one fused kernel binds at most (opencl/fused_elementwise.cl's parameter list)."""
-FUSED_ELEMENTS_PER_ITEM = 1024
-"""Consecutive elements per work-item of a fused kernel under the "cpu" profile when not packed."""
-
-_REGISTER_TYPES: dict[AnyDataType, str] = {
-    TensorDataType.FLOAT32: "float",
-    TensorDataType.FLOAT16: "float",  # a half's value, exact in float
-    TensorDataType.UINT32: "uint",
-    TensorDataType.UINT16: "ushort",
-    TensorDataType.UINT8: "uchar",
-    TensorDataType.INT32: "int",
-    TensorDataType.INT16: "short",
-    TensorDataType.INT8: "char",
-}
-"""The type a value of each data type has between the nodes of a fused kernel."""
+MAX_FUSED_TENSORS = MAX_TENSORS
+"""Tensors one fused kernel binds at most (the element-wise template's parameter list)."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +69,9 @@ class GraphPlan:
 def fuses(op: OperatorDescBase) -> bool:
     """Whether a node running ``op`` can join a fused kernel."""
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
-    if any(t.desc.data_type not in _REGISTER_TYPES for t in tensors):
+    if any(value_type(t.desc.data_type) is None for t in tensors):
         return False
-    return op.fused_expression([f"v{i}" for i in range(len(op.INPUTS))]) is not None
+    return op.expression([value_name(i) for i in range(len(op.INPUTS))]) is not None
 
 
 def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:
@@ -283,16 +270,16 @@ def _fused_step(
     read_from: ReadFrom,
     stored_in: StoredIn,
 ) -> Step:
-    """The fused kernel of ``group``. Its source names values by their position in the group and nodes by their
-    operator alone, never by index or Name: no user text reaches a compiler, and groups of one shape anywhere in
-    a graph share one program (the source is the program cache's key). CompiledGraph.source shows each kernel's
-    nodes, names included, beside it."""
+    """The fused kernel of ``group``: the element-wise template (dmlpy/kernels/elementwise.py) with one
+    statement per node. Nodes are named by their operator alone, never by index or Name: no user text reaches a
+    compiler, and groups of one shape anywhere in a graph share one program (the source is the program cache's
+    key). CompiledGraph.source shows each kernel's nodes, names included, beside it."""
     members = set(group)
     arguments: list[TensorRef] = []
     loads: dict[tuple[Source, BufferTensorDesc], int] = {}
     values: dict[tuple[int, int], str] = {}
-    statements: list[str] = []
-    options: set[str] = set()
+    statements: list[Statement] = []
+    options: list[str] = []
     for position, node in enumerate(group):
         op = _op(graph, node)
         names: list[str | None] = []
@@ -307,63 +294,32 @@ def _fused_step(
                 if key not in loads:
                     loads[key] = len(arguments)
                     arguments.append(read_from(source, tensor.desc))
-                names.append(f"in{loads[key]}")
-        expression = op.fused_expression(names)
-        assert expression is not None
+                names.append(load_name(loads[key]))
+        expression = op.expression(names)
         (output,) = op.output_tensors()
-        assert output is not None
-        data_type = output.desc.data_type
-        if data_type == TensorDataType.FLOAT16:
-            expression = f"TO_HALF({expression})"
-        name = f"v{position}"
-        statements.append(f"const {_REGISTER_TYPES[data_type]} {name} = {expression};  /* {op.operator_name()} */")
-        values[(node, 0)] = name
-        options.update(op.lower(profile).kernel.options)
-    stores: list[tuple[int, str, BufferTensorDesc]] = []
-    for node in group:
+        output_type = value_type(output.desc.data_type) if output is not None else None
+        assert expression is not None and output_type is not None
+        statements.append(Statement(expression, output_type, op.operator_name()))
+        values[(node, 0)] = value_name(position)
+        options += op.KERNEL_OPTIONS
+    stores: list[tuple[int, int]] = []
+    for position, node in enumerate(group):
         ref = stored_in(node, 0)
         if ref is not None:
-            stores.append((len(arguments), values[(node, 0)], ref.desc))
+            stores.append((len(arguments), position))
             arguments.append(ref)
+    types = [value_type(ref.desc.data_type) for ref in arguments]
+    assert all(t is not None for t in types)
     layout = coalesce(arguments[0].desc.sizes, [ref.desc.effective_strides for ref in arguments])
-    inner = [strides[-1] for strides in layout.strides]
-    packed = layout.rank == 1 and all(step in (0, 1) for step in inner)
-    rows = not packed and not profile.grid_stride and all(step in (0, 1) for step in inner)
-    prologue: list[str] = []
-    loaded: list[str] = []
-    for (_, desc), k in loads.items():
-        half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
-        once = packed and inner[k] == 0
-        target = prologue if once else loaded
-        target.append(f"const {_REGISTER_TYPES[desc.data_type]} in{k} = LOAD{'_ONE' if once else ''}{half}({k});")
-    for k, value, desc in stores:
-        half = "_HALF" if desc.data_type == TensorDataType.FLOAT16 else ""
-        statements.append(f"STORE{half}({k}, {value});")
-    lines = [
-        f"// Fused: {' -> '.join(_op(graph, node).operator_name() for node in group)}",
-        f"#define TENSOR_COUNT {len(arguments)}",
-    ]
-    for k, ref in enumerate(arguments):
-        storage = DATA_TYPES[ref.desc.data_type].opencl_storage
-        lines.append(f"#define TENSOR{k}_T {storage}")
-        lines.append(f"#define STEP{k} {inner[k] if inner[k] in (0, 1) else 1}")
-    lines.append(_macro("FUSED_PROLOGUE", prologue))
-    lines.append(_macro("FUSED_BODY", [*loaded, *statements]))
-    defines = [("PACKED", "1" if packed else "0"), ("ROWS", "1" if rows else "0")]
-    if rows:
-        defines += [("RANK", str(layout.rank - 1)), ("ROW_DIM", str(layout.rank - 1))]
-    else:
-        defines += [("RANK", str(layout.rank))]
-    kernel = KernelSpec(
-        "fused_elementwise.cl", "fused_elementwise", tuple(defines), tuple(sorted(options)), "\n".join(lines) + "\n"
+    lowered = elementwise_kernel(
+        [t for t in types if t is not None],
+        list(loads.values()),
+        statements,
+        stores,
+        layout,
+        profile,
+        fused=True,
+        may_alias=False,
+        options=options,
     )
-    lowered = profile.lowered(kernel, layout, PACKED_RUN if packed else FUSED_ELEMENTS_PER_ITEM)
     return Step(tuple(group), lowered, tuple(arguments))
-
-
-def _macro(name: str, statements: Sequence[str]) -> str:
-    """A #define of ``statements``, one per continued line, as the program's source shows it."""
-    if not statements:
-        return f"#define {name}"
-    body = " \\\n".join(f"    {statement}" for statement in statements)
-    return f"#define {name} \\\n{body}"

@@ -28,6 +28,8 @@ from dmlpy.enums import DmlEnum, DmlFlag, ExtOperatorType, FeatureLevel, Operato
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
+from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
@@ -47,6 +49,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
         ElementWiseQuantizeLinearOperatorDesc,
         ElementWiseDequantizeLinearOperatorDesc,
         ElementWiseIdentityOperatorDesc,
+        ElementWiseCeilOperatorDesc,
+        ElementWiseFloorOperatorDesc,
         ExtElementWiseRoundOperatorDesc,
         ExtElementWiseQuantizeLinearOperatorDesc,
     )
@@ -213,7 +217,9 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
 __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
+    "ElementWiseCeilOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseFloorOperatorDesc",
     "ElementWiseIdentityOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRoundOperatorDesc",

@@ -15,6 +15,15 @@ from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
+from dmlpy.kernels.elementwise import (
+    ABSENT,
+    Statement,
+    ValueType,
+    bits_type,
+    elementwise_kernel,
+    load_name,
+    value_type,
+)
 from dmlpy.model import DmlModel
 from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
 from dmlpy.problems import show
@@ -85,8 +94,8 @@ def extension_mode_hint(value: Any) -> str:
 class OperatorDescBase(DmlModel):
     """Base of the DML_*_OPERATOR_DESC models. Subclasses declare, as class data, their operator type, tensor
     fields in binding order, whether the output may alias an input (in-place), for DirectML operators the support
-    table, and where the graph builder and the ONNX backend offer it; and implement ``check_operator_rules`` and
-    ``lower``."""
+    table, and where the graph builder and the ONNX backend offer it; implement ``check_operator_rules``; and give
+    their ``expression`` (the element-wise template lowers it) or their own ``lower``."""
 
     OPERATOR_TYPE: ClassVar[OperatorType | ExtOperatorType]
     SUPPORT: ClassVar[SupportTable]
@@ -104,6 +113,12 @@ class OperatorDescBase(DmlModel):
     """Field -> the builder's keyword for it, where the builder names a field otherwise (Round's ``mode``)."""
     ONNX_OPS: ClassVar[tuple[str, ...]] = ()
     """The ONNX op types the ONNX backend lowers to this operator (``Round``); empty where none."""
+    BARE_FORM: ClassVar[bool] = True
+    """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
+    for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
+    KERNEL_OPTIONS: ClassVar[tuple[str, ...]] = ()
+    """Build options the operator's arithmetic needs, e.g. -cl-fp32-correctly-rounded-divide-sqrt for a true
+    division (QuantizeLinear)."""
 
     @classmethod
     def is_extension(cls) -> bool:
@@ -242,16 +257,50 @@ class OperatorDescBase(DmlModel):
         ]
         return coalesce(sizes, strides)
 
+    def copies_bits(self) -> bool:
+        """Whether the output is the input moved unchanged (Identity without ScaleBias): the element-wise template
+        then moves each element's bits as the unsigned integer of its width, so NaN payloads, signalling NaNs
+        and 64-bit types are exact."""
+        return False
+
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator on devices of ``profile``'s kind
-        (pure; no OpenCL needed)."""
-        raise NotImplementedError(f"{self.operator_name()} has no OpenCL lowering")
+        (pure; no OpenCL needed): by default the element-wise template with the operator's ``expression``
+        (dmlpy/kernels/elementwise.py). Every tensor slot is bound in binding order, an absent one too."""
+        inputs, outputs = self.input_tensors(), self.output_tensors()
+        copies = self.copies_bits()
+        types: list[ValueType] = []
+        for tensor in (*inputs, *outputs):
+            held = None if tensor is None else value_type(tensor.desc.data_type)
+            if tensor is not None and copies:
+                held = bits_type(tensor.desc.data_type)
+            if tensor is not None and held is None:
+                raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
+            types.append(held or ABSENT)
+        names = [None if tensor is None else load_name(k) for k, tensor in enumerate(inputs)]
+        expression = names[0] if copies else self.expression(names)
+        if expression is None or len(outputs) != 1:
+            raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
+        output = len(inputs)
+        return elementwise_kernel(
+            types,
+            [k for k, name in enumerate(names) if name is not None],
+            [Statement(expression, types[output], self.operator_name())],
+            [(output, 0)],
+            self.element_layout(),
+            profile,
+            fused=False,
+            may_alias=self.SUPPORTS_IN_PLACE,
+            options=self.KERNEL_OPTIONS,
+        )
 
-    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
-        """This operator's output as one OpenCL C expression of its input values, for a graph's fused kernel
-        (``opencl/fused_elementwise.cl`` holds the helpers), or None where it does not fuse. ``inputs`` names each
-        input's value in binding order (None for an absent tensor): a float for FLOAT32 and FLOAT16 (a half's
-        value), the storage type for integers. The fusion rounds the result to a FLOAT16 output's precision."""
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        """This operator's output as one OpenCL C expression of its input values, built from the helpers of
+        ``opencl/elementwise_ops.h`` (the one place each operator's arithmetic is written), or None where it has
+        none. ``inputs`` names each input's value in binding order (None for an absent tensor): a float for
+        FLOAT32 and FLOAT16 (a half's value), the storage type for integers. The element-wise template rounds
+        the result to a FLOAT16 output's precision; the same expression serves the operator alone and fused in
+        a graph."""
         return None
 
     def explain_lines(self) -> list[str]:

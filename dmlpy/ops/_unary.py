@@ -1,13 +1,52 @@
 """What every unary element-wise operator shares (WebNN's ``Unary`` base plays the same part): an InputTensor,
-an OutputTensor of the same type and shape whose strides may differ, in-place execution allowed."""
+an OutputTensor of the same type and shape whose strides may differ, in-place execution allowed; and
+DML_SCALE_BIAS, which many of them apply to the input first.
+
+A standard unary operator (DirectML's CEIL, FLOOR and most of the family) is a ``UnaryMathDesc`` subclass that
+declares its OPERATOR_TYPE, its SUPPORT table and its FUNCTION (a helper of ``opencl/elementwise_ops.h``), and
+nothing else: the element-wise template lowers it, alone and fused in graphs.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel
+from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import TensorDesc
+
+
+def float_literal(value: float) -> str:
+    """``value`` rounded to float32 as an exact OpenCL C expression: a hex literal (``0x1.8p+0f``) when finite,
+    the float's bits through as_float otherwise (infinities, NaN with its payload)."""
+    with np.errstate(over="ignore"):  # beyond float32's range: an infinity, as C's conversion to FLOAT gives
+        single = np.float32(value)
+    if not math.isfinite(single):
+        return f"as_float(0x{int(single.view(np.uint32)):08x}u)"
+    mantissa, exponent = float(single).hex().split("p")
+    return f"{mantissa.rstrip('0').rstrip('.')}p{exponent}f"  # 0x1.8000000000000p+0 -> 0x1.8p+0f
+
+
+class ScaleBias(DmlModel):
+    """DML_SCALE_BIAS: ``g(x) = x * Scale + Bias``. Both members are C FLOATs: Python floats here, rounded to
+    float32 (to nearest) where the kernel uses them, which computes in float."""
+
+    scale: float = Field(alias="Scale")
+    """Scale (FLOAT)."""
+    bias: float = Field(alias="Bias")
+    """Bias (FLOAT)."""
+
+    def applied_to(self, value: str) -> str:
+        """``g(value)`` as an OpenCL C expression (elementwise_ops.h's scale_bias) of a float value. Scale and
+        Bias are compiled in as exact literals: each ScaleBias value is its own program, as the element-wise
+        argument convention (dmlpy/kernels/source.py) has no place for scalars."""
+        return f"scale_bias({value}, {float_literal(self.scale)}, {float_literal(self.bias)})"
 
 
 class UnaryElementWiseDesc(OperatorDescBase):
@@ -33,3 +72,40 @@ class UnaryElementWiseDesc(OperatorDescBase):
             ("output_tensor",),
             "; only the strides may differ",
         )
+
+
+class ScaledUnaryDesc(UnaryElementWiseDesc):
+    """Base of the unary element-wise operators with an optional DML_SCALE_BIAS."""
+
+    scale_bias: ScaleBias | None = Field(default=None, alias="ScaleBias")
+    """ScaleBias (DML_SCALE_BIAS, may be null): applies ``x * Scale + Bias`` to each input element first."""
+
+    def describe(self) -> str:
+        data_type = self.input_tensor.desc.data_type.name
+        if self.scale_bias is None:
+            return f"{self.operator_name()} ({data_type})"
+        return f"{self.operator_name()} ({data_type}, Scale {self.scale_bias.scale!r}, Bias {self.scale_bias.bias!r})"
+
+
+class UnaryMathDesc(ScaledUnaryDesc):
+    """Base of the unary element-wise operators whose output is FUNCTION of the input, with the optional
+    ScaleBias applied to the input first: ``OutputTensor = FUNCTION(InputTensor * Scale + Bias)``, computed in
+    float (a FLOAT16 result rounded to the nearest half)."""
+
+    BARE_FORM = False  # their fields are Identity's: a bare descriptor with them stays Identity's
+    FUNCTION: ClassVar[str]
+    """The helper of ``opencl/elementwise_ops.h`` (or the OpenCL built-in) that computes the function."""
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        value = inputs[0]
+        assert value is not None, "InputTensor is required"
+        if self.scale_bias is not None:
+            value = self.scale_bias.applied_to(value)
+        return f"{self.FUNCTION}({value})"
+
+    def explain_lines(self) -> list[str]:
+        lines = [f"{self.FUNCTION}(x) through the element-wise template (opencl/elementwise_ops.h)"]
+        if self.scale_bias is not None:
+            sb = self.scale_bias
+            lines.insert(0, f"ScaleBias -> x * Scale + Bias in float first, Scale {sb.scale!r}, Bias {sb.bias!r}")
+        return lines

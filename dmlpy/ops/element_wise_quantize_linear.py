@@ -14,16 +14,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.kernels import CPU_PROFILE, PACKED_RUN, KernelSpec, LaunchProfile, LoweredOperator
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
 T = TensorDataType
-ELEMENTS_PER_ITEM = 16
 _ZERO_POINT = "ZeroPointTensor"
 
 
@@ -81,45 +79,19 @@ class _LinearQuantizationDesc(OperatorDescBase):
         for reference, other in self.SAME_TYPE:
             self.check_same(("data_type",), reference, (other,))
 
-    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
-        source, scale, target = self.input_tensor.desc, self.scale_tensor.desc, self.output_tensor.desc
-        zero_point = self.zero_point_tensor.desc if self.zero_point_tensor is not None else None
-        layout = self.element_layout()
-        # Per-tensor quantization of packed tensors: input and output one run, scale and zero point one value.
-        packed = layout.rank == 1 and layout.strides == ((1,), (0,), (0,), (1,))
-
-        def storage(data_type: AnyDataType) -> str:
-            return DATA_TYPES[data_type].opencl_storage or "uchar"
-
-        def is_half(data_type: AnyDataType) -> str:
-            return "1" if data_type == TensorDataType.FLOAT16 else "0"
-
-        zero_point_type = zero_point.data_type if zero_point else (source if self.DEQUANTIZE else target).data_type
-        defines = (
-            ("DEQUANTIZE", "1" if self.DEQUANTIZE else "0"),
-            ("INPUT_T", storage(source.data_type)),
-            ("SCALE_T", storage(scale.data_type)),
-            ("ZERO_POINT_T", storage(zero_point_type)),
-            ("OUTPUT_T", storage(target.data_type)),
-            ("INPUT_IS_HALF", is_half(source.data_type)),
-            ("SCALE_IS_HALF", is_half(scale.data_type)),
-            ("OUTPUT_IS_HALF", is_half(target.data_type)),
-            ("HAS_ZERO_POINT", "1" if zero_point else "0"),
-            ("PACKED", "1" if packed else "0"),
-            ("RANK", str(layout.rank)),
-        )
-        options = () if self.DEQUANTIZE else ("-cl-fp32-correctly-rounded-divide-sqrt",)
-        kernel = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
-        return profile.lowered(kernel, layout, PACKED_RUN if packed else ELEMENTS_PER_ITEM)
-
-    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
         value, scale, zero_point = inputs
         zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
         if self.DEQUANTIZE:
             return f"dequantize((float){value}, {scale}, {zero})"
-        half_input = "true" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "false"
         storage = DATA_TYPES[self.output_tensor.desc.data_type].opencl_storage
-        return f"saturate_{storage}(quantize((float){value}, {scale}, {zero}, {half_input}))"
+        half_input = "true" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "false"
+        return f"saturate_{storage}({self.quantized(f'(float){value}', str(scale), zero, half_input)})"
+
+    def quantized(self, value: str, scale: str, zero_point: str, half_input: str) -> str:
+        """``round(value / scale) + zero_point`` before saturation: QuantizeLinear rounds halves to even
+        (elementwise_ops.h's quantize)."""
+        return f"quantize({value}, {scale}, {zero_point}, {half_input})"
 
 
 class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):
@@ -140,6 +112,7 @@ class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):
         ),
     )
     DEQUANTIZE = False
+    KERNEL_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
     SAME_TYPE = (("output_tensor", "zero_point_tensor"),)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:

@@ -72,7 +72,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
         kernel = KernelSpec("element_wise_round.cl", "element_wise_round", defines)
         return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM, vector_width=step)
 
-    def fused_expression(self, inputs: Sequence[str | None]) -> str | None:
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
         return f"ROUND_{self.rounding_mode.name}({inputs[0]})"
 
     def explain_lines(self) -> list[str]:

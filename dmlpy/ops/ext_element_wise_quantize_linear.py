@@ -6,11 +6,13 @@ nGraph's nine modes (as nGraph's Quantize does) instead of halves to even.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import Field
 
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel
 from dmlpy.errors import DmlError
-from dmlpy.kernels import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
 from dmlpy.ops._base import DeviceCapabilities
 from dmlpy.ops.element_wise_quantize_linear import ElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import mode_index
@@ -46,13 +48,12 @@ class ExtElementWiseQuantizeLinearOperatorDesc(ElementWiseQuantizeLinearOperator
                 f"one: {error}"
             ) from None
 
+    def quantized(self, value: str, scale: str, zero_point: str, half_input: str) -> str:
+        """``round(value / scale) + zero_point`` in the extension's mode (elementwise_ops.h's round_in_mode, its
+        ROUND_MODE define added by ``lower``)."""
+        return f"round_in_mode(quantize_quotient({value}, {scale}, {half_input})) + {zero_point}"
+
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         lowered = super().lower(profile)
-        kernel = lowered.kernel
-        defines = (*kernel.defines, ("ROUND_MODE", mode_index(self.rounding_mode)))
-        return LoweredOperator(
-            KernelSpec(kernel.source_name, kernel.kernel_name, defines, kernel.options),
-            lowered.layout,
-            lowered.elements_per_work_item,
-            profile,
-        )
+        defines = (*lowered.kernel.defines, ("ROUND_MODE", mode_index(self.rounding_mode)))
+        return replace(lowered, kernel=replace(lowered.kernel, defines=defines))

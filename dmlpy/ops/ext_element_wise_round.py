@@ -42,7 +42,7 @@ SUPPORTED_TYPES: frozenset[AnyDataType] = frozenset(_FLOAT_STORAGE) | INTEGER_TY
 
 
 def mode_index(mode: ExtRoundingMode) -> str:
-    """The ROUND_MODE define of ``round_modes.h``: the mode's position among nGraph's nine."""
+    """The ROUND_MODE define of ``elementwise_ops.h``'s round_in_mode: the mode's position among nGraph's nine."""
     return str(list(ExtRoundingMode).index(mode))
 
 

@@ -11,9 +11,9 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
 from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.runner import run
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc, ExtRoundingMode
 from tests.helpers.ext_oracle import Format, format_of
 from tests.helpers.modes import NGRAPH_MODES as MODES
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -80,6 +81,12 @@ def run_layout_case(
     )
 
 
+def _described(spec: Any) -> str:
+    """A kernel spec's -D defines, then the tensor types its prelude defines (the element-wise template's)."""
+    types = re.findall(r"^#define (TENSOR\d+_T) (\w+)$", spec.prelude, re.MULTILINE)
+    return " ".join([*(f"{k}={v}" for k, v in spec.defines), *(f"{k}={v}" for k, v in types)])
+
+
 @dataclass
 class Tally:
     """Dispatches run, the distinct kernel specs they compiled, and the wrong results."""
@@ -100,7 +107,7 @@ class Tally:
         return {
             "variants": self.runs,
             "kernel_specs": len(self.specs),
-            "specs": sorted(" ".join(f"{k}={v}" for k, v in spec.defines) for spec in self.specs),
+            "specs": sorted(_described(spec) for spec in self.specs),
             wrong_key: self.wrong,
             **extra,
             "failures": self.failures[:10],

@@ -162,16 +162,16 @@ def zero_points(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> A
 
 def unary_reference(function: Callable[[Array], Array]) -> Reference:
     """A unary operator's reference: ``function`` on the input, after ``scale_bias`` when the case gives one
-    (DirectML's pages apply it before the function): ``x * Scale + Bias`` in float32, each step rounded, then
-    rounded to the input's type. Whether a FLOAT16 kernel rounds to half before the function is the operator's
-    documented rule to check when its row gains a ScaleBias case."""
+    (DirectML's pages apply it before the function): ``x * Scale + Bias`` in float32, each step rounded, the
+    function on that float32 value and the result rounded once to the output's type, as dmlpy computes a FLOAT16
+    operator (in float, one rounding to half at the store; docs/operators/element_wise_ceil.md)."""
 
     def reference(inputs: Mapping[str, Array], case: Case) -> Array:
         x = inputs["input_tensor"]
         scale_bias = case.options.get("scale_bias")
         if scale_bias is not None:
             with np.errstate(all="ignore"):
-                x = (x.astype(F32) * F32.type(scale_bias.scale) + F32.type(scale_bias.bias)).astype(x.dtype)
+                x = x.astype(F32) * F32.type(scale_bias.scale) + F32.type(scale_bias.bias)
         return function(x).astype(case.dtypes["output_tensor"])
 
     return reference
@@ -217,8 +217,9 @@ def unary_cases(dtypes: tuple[np.dtype[Any], ...], option: str = "", values: tup
 
 
 def float_cases() -> tuple[Case, ...]:
-    """FLOAT32 and FLOAT16 in and out, no ScaleBias: the cases of a unary math operator such as CEIL."""
-    return unary_cases((F32, F16))
+    """FLOAT32 and FLOAT16 in and out, without and with a ScaleBias: the cases of a unary math operator such as
+    CEIL."""
+    return unary_cases((F32, F16), "scale_bias", (None, dml.ScaleBias(scale=1.5, bias=-0.25)))
 
 
 def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
@@ -249,6 +250,8 @@ QUANTIZE_PARAMETERS: Mapping[str, Parameter] = {"scale_tensor": scales, "zero_po
 
 ROWS: tuple[OperatorRow, ...] = (
     OperatorRow(dml.ElementWiseIdentityOperatorDesc, unary_cases(EVERY_TYPE), unary_reference(np.copy)),
+    OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil)),
+    OperatorRow(dml.ElementWiseFloorOperatorDesc, float_cases(), unary_reference(np.floor)),
     OperatorRow(
         dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
     ),

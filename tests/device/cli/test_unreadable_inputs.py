@@ -89,7 +89,7 @@ def test_nan_and_infinity_are_values_where_a_float_is_one(run: Run, tmp_path: Pa
     text = json.dumps(identity).replace('"SCALE"', "NaN").replace('"BIAS"', "-Infinity")
     result = run("explain", _write(tmp_path, text))
     assert result.returncode == 0, result.stderr
-    assert "-DSCALE=as_float(0x7fc00000u) -DBIAS=as_float(0xff800000u)" in result.stdout
+    assert "scale_bias(in0, as_float(0x7fc00000u), as_float(0xff800000u))" in result.stdout
 
 
 def test_closed_standard_input_is_one_line(tmp_path: Path) -> None:

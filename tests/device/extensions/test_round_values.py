@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dmlpy.extensions import ExtElementWiseRoundOperatorDesc
 from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.runner import run
+from dmlpy.extensions import ExtElementWiseRoundOperatorDesc
 from tests.helpers.ext_cases import (
     MODE_IDS,
     all_patterns,

@@ -31,10 +31,12 @@ COPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT16:
         T.FLOAT64: np.float64, T.INT64: np.int64}  # fmt: skip
 SCALE_BIAS = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8, T.INT16: np.int16,
               T.UINT16: np.uint16, T.INT32: np.int32, T.UINT32: np.uint32}  # fmt: skip
-EXPECTED_SPECS = 63
-"""Distinct kernel specs the variants cover (test_identity_oclgrind.py checks it): PACKED=1 and RANK 1 to 3 per
-element width of the copy (8, 16, 32, 64 bits) and per ScaleBias type, RANK 4 to 8 as well for the 16- and 32-bit
-copies and FLOAT32 ScaleBias: 4 + 9 + 9 + 4 copies, 9 + 7 * 4 ScaleBias."""
+EXPECTED_SPECS = {"cpu": 75, "gpu": 75}
+"""Distinct kernel specs the variants cover under each launch profile (test_identity_oclgrind.py checks it), of
+the element-wise template (opencl/elementwise.cl) for 12 kinds: the copy of each element width (8, 16, 32, 64
+bits) and ScaleBias on each of 8 types. Per kind PACKED=1 twice (STEP0 1, and 0 for a broadcast single value)
+and the strided walk at RANK 1 to 3; RANK 4 to 8 as well for the 16- and 32-bit copies and FLOAT32 ScaleBias:
+12 * 2 + 12 * 3 + 3 * 5. No layout here has unit inner steps without being packed, so no ROWS=1 shape."""
 FLOAT_SPECIALS = {2: [0x7C01, 0xFE2A, 0x8000, 0x0001], 4: [0x7F800001, 0xFFC0BEEF, 0x80000000, 0x00000001],
                   8: [0x7FF0000000000001, 0xFFF8000000000ABC, 0x8000000000000000, 0x1]}  # fmt: skip
 

@@ -154,12 +154,13 @@ def test_cli_explain(tmp_path: Path) -> None:
     copy = {"Type": "ELEMENT_WISE_IDENTITY", "Desc": {"InputTensor": STRIDED, "OutputTensor": TENSOR}}
     result = _dmlpy("explain", _write(tmp_path, "copy.json", copy))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "relayout copy" in result.stdout and "-DELEMENT_T=ushort -DSCALE_BIAS=0" in result.stdout
-    assert "kernel: element_wise_identity in opencl/element_wise_identity.cl" in result.stdout
+    assert "relayout copy" in result.stdout
+    assert "#define TENSOR0_T ushort\n" in result.stdout and "#define TENSOR1_T ushort\n" in result.stdout
+    assert "kernel: elementwise in opencl/elementwise.cl" in result.stdout
     assert "#pragma OPENCL FP_CONTRACT OFF" in result.stdout
 
     scaled = {"Type": 1, "Desc": {**copy["Desc"], "ScaleBias": {"Scale": 1.5, "Bias": -2}}}
     result = _dmlpy("explain", _write(tmp_path, "scaled.json", scaled))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "x * Scale + Bias in float" in result.stdout
-    assert "-DSCALE=0x1.8p+0f -DBIAS=-0x1p+1f" in result.stdout and "#define ELEMENT_T half" in result.stdout
+    assert "scale_bias(in0, 0x1.8p+0f, -0x1p+1f)" in result.stdout and "#define TENSOR0_T half\n" in result.stdout

@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pytest
 
 import dmlpy as dml
+from dmlpy.dtypes import element_size_in_bits
 from tests.helpers.layouts import LAYOUTS, S4, padded, permuted, pick
 from tests.helpers.object_model import compile_and_initialize, run_unary
 
@@ -129,7 +130,10 @@ def test_a_copy_compiles_without_scale_bias_in_every_layout(
     compiled = dev.compile_operator(
         dev.create_operator(identity_desc(data_type, LAYOUTS[layout])), dml.ExecutionFlags.NONE
     )
-    assert dict(compiled.lowered.kernel.defines)["SCALE_BIAS"] == "0"
+    # The copy: both tensors as the unsigned integer of the element's width, no arithmetic.
+    prelude = compiled.lowered.kernel.prelude
+    bits_type = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[element_size_in_bits(data_type)]
+    assert f"#define TENSOR0_T {bits_type}\n" in prelude and "scale_bias" not in prelude
 
 
 def test_copy_keeps_nan_payloads_through_a_transpose(dev: Any) -> None:
@@ -316,21 +320,27 @@ def test_each_scale_bias_is_its_own_program(dev: Any) -> None:
     other = identity_desc(T.FLOAT32, {"sizes": S4}, {"Scale": 3.0, "Bias": 0.0}).lower().kernel
     same_kind = identity_desc(T.FLOAT32, {"sizes": (7, 9)}, {"Scale": 2.0, "Bias": 0.0}).lower().kernel
     assert one != other and one == same_kind  # the shape is a kernel argument, Scale and Bias are not
-    assert dict(one.defines)["SCALE"] == "0x1p+1f" and dict(other.defines)["SCALE"] == "0x1.8p+1f"
+    assert "scale_bias(in0, 0x1p+1f, 0x0p+0f)" in one.prelude and "scale_bias(in0, 0x1.8p+1f, 0x0p+0f)" in other.prelude
 
 
 @pytest.mark.parametrize(
-    "options",
-    [(), ("-DSCALE_BIAS=1",), ("-DSCALE_BIAS=2",), ("-DSCALE_BIAS=3", "-DELEMENT_T=ushort", "-DPACKED=1")],
-    ids=["defaults", "float", "half", "integer"],
+    ("options", "kernel"),
+    [
+        ((), "elementwise"),
+        (("-DMAY_ALIAS=1",), "elementwise"),
+        (("-DFUSED=1",), "fused_elementwise"),
+        (("-DGRID_STRIDE=1",), "elementwise"),
+    ],
+    ids=["defaults", "may_alias", "fused", "grid_stride"],
 )
-def test_kernel_file_compiles_on_its_own(dev: Any, options: tuple[str, ...]) -> None:
-    # The .cl file as shipped (its #include lines resolved by -I, not by dmlpy), with its own defaults.
+def test_kernel_file_compiles_on_its_own(dev: Any, options: tuple[str, ...], kernel: str) -> None:
+    # The element-wise template as shipped (its #include lines resolved by -I, not by dmlpy), with its own
+    # defaults: a float32 copy.
     import pyopencl as cl
 
     from dmlpy.kernels import opencl_source_dir
 
     folder = opencl_source_dir()
-    source = (folder / "element_wise_identity.cl").read_text()
+    source = (folder / "elementwise.cl").read_text()
     program = cl.Program(dev.context, source).build(options=["-cl-std=CL1.2", f"-I{folder}", *options])
-    assert program.get_info(cl.program_info.KERNEL_NAMES) == "element_wise_identity"
+    assert program.get_info(cl.program_info.KERNEL_NAMES) == kernel

@@ -119,27 +119,13 @@ def strongly_connected(graph: Mapping[str, set[str]]) -> list[set[str]]:
 
 
 PACKAGES = sorted(module_name(path) for path in package_sources() if Path(path).name == "__init__.py")
-EXPECTED_CYCLES = {
-    "dmlpy.runtime": "issue 28: dmlpy/runtime's two cycles (binding_table, buffer, device, dispatchables, recorder "
-    "around the fork guard; dask_arrays, numpy_quantize, numpy_round, split_runner between the one-liners), which "
-    "the dmlpy/runtime + dmlpy/arrays split removes",
-}
-"""Packages with a known cycle being removed: xfail(strict=True), so the test flips to a failure (remove the
-entry) the day the cycle is gone."""
 
 
 def test_every_package_is_checked() -> None:
     assert PACKAGE in PACKAGES and f"{PACKAGE}.ops" in PACKAGES and f"{PACKAGE}.runtime" in PACKAGES
-    assert set(EXPECTED_CYCLES) <= set(PACKAGES), "an expected cycle names a package that no longer exists"
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=EXPECTED_CYCLES[p])) if p in EXPECTED_CYCLES else p
-        for p in PACKAGES
-    ],
-)
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycle_inside_the_package(package: str) -> None:
     found = cycles(package_sources()).get(package, [])
     assert not found, f"import cycles inside {package}: " + "; ".join(" <-> ".join(c) for c in found)

@@ -4,8 +4,8 @@ The coalescing rule (dmlpy/kernels/spec.py): drop size-1 dimensions (a single el
 every stride 1); then merge neighbours d, d+1 when, for every tensor, stride[d] == stride[d+1] * size[d+1]. A
 layout is packed when it ends at rank 1 with stride 1 in every tensor. Every expected layout below is worked
 out by hand from that rule (the comment of each case says how), and every expected -D define from the kernel's
-interface (the header comments of opencl/element_wise_round.cl, quantize_linear.cl, ext_round.cl and
-round_modes.h), not read back from dmlpy.
+interface (the header comments of opencl/element_wise_round.cl, elementwise.cl, ext_round.cl and
+elementwise_ops.h), not read back from dmlpy.
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ STORAGE = {
     T.INT8: "char",
     T.UINT8: "uchar",
 }
-"""OpenCL storage type of each tensor type (quantize_linear.cl reads half through vload_half)."""
+"""OpenCL storage type of each tensor type (the template reads half through its bits, as a float)."""
 
 
 def linear_desc(
@@ -286,27 +286,72 @@ def linear_desc(
     )
 
 
-def linear_defines(
-    dequantize: bool, types: tuple[T, T, T, T], has_zero_point: bool, rank: int, *, packed: bool = False
-) -> tuple[Any, ...]:
-    """quantize_linear.cl's interface; PACKED (input and output one run, scale and zero point one value each)
-    loops over 2048 elements per work-item (dmlpy.kernels.PACKED_RUN), the strided walk over 16."""
-    input_type, scale_type, zero_point_type, output_type = types
+def template_defines(*, packed: bool, rank: int, rows: bool = False, may_alias: bool = False) -> tuple[Any, ...]:
+    """opencl/elementwise.cl's loop shape under the "cpu" profile: PACKED (every tensor steps by 1 or 0 along one
+    run) loops over 2048 elements per work-item (dmlpy.kernels.PACKED_RUN); ROWS (unit or 0 inner steps over
+    more dimensions) walks the RANK dimensions before the row ROW_DIM, 1024 elements per work-item, as does the
+    strided walk. FUSED=0 for a single operator; MAY_ALIAS=1 where it may run in place (no restrict)."""
+    shape = (("RANK", str(rank - 1)), ("ROW_DIM", str(rank - 1))) if rows else (("RANK", str(rank)),)
     return (
-        ("DEQUANTIZE", "1" if dequantize else "0"),
-        ("INPUT_T", STORAGE[input_type]),
-        ("SCALE_T", STORAGE[scale_type]),
-        ("ZERO_POINT_T", STORAGE[zero_point_type]),
-        ("OUTPUT_T", STORAGE[output_type]),
-        ("INPUT_IS_HALF", "1" if input_type == T.FLOAT16 else "0"),
-        ("SCALE_IS_HALF", "1" if scale_type == T.FLOAT16 else "0"),
-        ("OUTPUT_IS_HALF", "1" if output_type == T.FLOAT16 else "0"),
-        ("HAS_ZERO_POINT", "1" if has_zero_point else "0"),
         ("PACKED", "1" if packed else "0"),
-        ("RANK", str(rank)),
+        ("ROWS", "1" if rows else "0"),
+        *shape,
+        ("FUSED", "0"),
+        ("MAY_ALIAS", "1" if may_alias else "0"),
         ("GRID_STRIDE", "0"),
-        ("ELEMENTS_PER_ITEM", "2048" if packed else "16"),
+        ("ELEMENTS_PER_ITEM", "2048" if packed else "1024"),
     )
+
+
+def linear_prelude(
+    dequantize: bool,
+    types: tuple[T, T, T, T],
+    has_zero_point: bool,
+    steps: Sequence[int],
+    rounding: str = "quantize",
+    name: str | None = None,
+) -> str:
+    """The #define lines the template gets for QuantizeLinear or DequantizeLinear (elementwise.cl's header):
+    four tensors (an absent zero point bound as uchar, never read), the one-value scale and zero point read once
+    (LOAD_ONE) where every tensor is packed, values in float (FLOAT16 through its bits: LOAD_HALF, TO_HALF,
+    STORE_HALF), and the operator's expression of elementwise_ops.h's helpers."""
+    input_type, scale_type, zero_point_type, output_type = types
+    register = {**STORAGE, T.FLOAT16: "float"}
+    storage = [STORAGE[input_type], STORAGE[scale_type], STORAGE[zero_point_type] if has_zero_point else "uchar"]
+    storage.append(STORAGE[output_type])
+    packed = all(step in (0, 1) for step in steps) and len(steps) == 4
+
+    def load(k: int, data_type: T) -> tuple[str, str]:
+        once = packed and steps[k] == 0
+        half = "_HALF" if data_type == T.FLOAT16 else ""
+        return (
+            "prologue" if once else "body"
+        ), f"const {register[data_type]} in{k} = LOAD{'_ONE' if once else ''}{half}({k});"
+
+    loads = [load(0, input_type), load(1, scale_type)] + ([load(2, zero_point_type)] if has_zero_point else [])
+    zero = "(float)in2" if has_zero_point else "0.0f"
+    name = name or ("ELEMENT_WISE_DEQUANTIZE_LINEAR" if dequantize else "ELEMENT_WISE_QUANTIZE_LINEAR")
+    if dequantize:
+        value = f"dequantize((float)in0, in1, {zero})"
+    else:
+        half_input = "true" if input_type == T.FLOAT16 else "false"
+        if rounding == "quantize":  # elementwise_ops.h's quantize: rint(input / scale) + zero_point
+            quantized = f"quantize((float)in0, in1, {zero}, {half_input})"
+        else:  # the extension: another rounding of the quotient
+            quantized = f"{rounding}(quantize_quotient((float)in0, in1, {half_input})) + {zero}"
+        value = f"saturate_{STORAGE[output_type]}({quantized})"
+    if output_type == T.FLOAT16:
+        value = f"TO_HALF({value})"
+    store = f"STORE{'_HALF' if output_type == T.FLOAT16 else ''}(3, v0);"
+    body = [line for where, line in loads if where == "body"]
+    body += [f"const {register[output_type]} v0 = {value};  /* {name} */", store]
+    prologue = [line for where, line in loads if where == "prologue"]
+    lines = [f"// {name}", "#define TENSOR_COUNT 4"]
+    for k, (kind, step) in enumerate(zip(storage, steps, strict=True)):
+        lines += [f"#define TENSOR{k}_T {kind}", f"#define STEP{k} {step}"]
+    lines.append("#define FUSED_PROLOGUE" + "".join(f" \\\n    {line}" for line in prologue))
+    lines.append("#define FUSED_BODY" + "".join(f" \\\n    {line}" for line in body))
+    return "\n".join(lines) + "\n"
 
 
 # (dequantize, (input, scale, zero point or None, output)) -> the zero point's storage type when it is null:
@@ -328,14 +373,14 @@ def test_linear_quantization_kernel_spec(dequantize: bool, types: tuple[T, T, T 
     lowered = linear_desc(dequantize, types).lower()
     # Per-tensor scale and zero point (all strides 0) over a packed (1, 3, 4, 5): N dropped, the rest merges in
     # every tensor (input 20 = 5*4, 5 = 1*5; the parameters 0 = 0*k; a null zero point has 0 strides too):
-    # rank 1, 60 elements. Not a packed layout (the parameters' stride is 0), but the kernel's PACKED case:
-    # one plain loop of up to 2048 elements per work-item -> 1 work-item.
+    # rank 1, 60 elements. Not a packed layout (the parameters' stride is 0), but the template's PACKED case:
+    # one plain loop of up to 2048 elements per work-item -> 1 work-item, the scale and zero point read once.
     layout = ElementwiseLayout(60, (60,), ((1,), (0,), (0,), (1,)))
     # QuantizeLinear divides: it asks for a correctly rounded float division; DequantizeLinear multiplies.
     options = () if dequantize else ("-cl-fp32-correctly-rounded-divide-sqrt",)
     filled = (types[0], types[1], zero_point_type, types[3])
-    defines = linear_defines(dequantize, filled, types[2] is not None, 1, packed=True)
-    expected = KernelSpec("quantize_linear.cl", "quantize_linear", defines, options)
+    prelude = linear_prelude(dequantize, filled, types[2] is not None, (1, 0, 0, 1))
+    expected = KernelSpec("elementwise.cl", "elementwise", template_defines(packed=True, rank=1), options, prelude)
     assert lowered == LoweredOperator(kernel=expected, layout=layout, elements_per_work_item=2048)
     assert not lowered.layout.packed
     assert lowered.global_size == 1
@@ -346,20 +391,25 @@ def test_per_axis_parameters_keep_the_rank() -> None:
     desc = linear_desc(False, (T.FLOAT32, T.FLOAT32, T.UINT8, T.UINT8), sizes=(2, 3, 4), parameter_strides=(0, 1, 0))
     lowered = desc.lower()
     assert lowered.layout == ElementwiseLayout(24, (2, 3, 4), ((12, 4, 1), (0, 1, 0), (0, 1, 0), (12, 4, 1)))
-    assert dict(lowered.kernel.defines)["RANK"] == "3"
-    assert lowered.global_size == 2  # 24 elements, 16 per work-item
+    # Every tensor steps by 1 or 0 along W: rows of W (ROW_DIM 2) walked over the 2 dimensions before it.
+    assert lowered.kernel.defines == template_defines(packed=False, rank=3, rows=True)
+    assert lowered.global_size == 1  # 24 elements, 1024 per work-item
 
 
 @pytest.mark.parametrize("mode", NGRAPH_MODES)
 def test_extension_quantize_adds_round_mode(mode: str) -> None:
-    # QuantizeLinear's spec plus ROUND_MODE, nGraph's mode by its position in round_modes.h's order.
+    # QuantizeLinear's spec rounding with round_in_mode, plus ROUND_MODE, nGraph's mode by its position in
+    # elementwise_ops.h's order.
     types = (T.FLOAT32, T.FLOAT32, T.INT8, T.INT8)
     desc = linear_desc(
         False, types, desc_class=ExtElementWiseQuantizeLinearOperatorDesc, rounding_mode=ExtRoundingMode[mode]
     )
     lowered = desc.lower()
-    defines = (*linear_defines(False, types, True, 1, packed=True), ("ROUND_MODE", str(NGRAPH_MODES.index(mode))))
-    expected = KernelSpec("quantize_linear.cl", "quantize_linear", defines, ("-cl-fp32-correctly-rounded-divide-sqrt",))
+    defines = (*template_defines(packed=True, rank=1), ("ROUND_MODE", str(NGRAPH_MODES.index(mode))))
+    extension = "DMLPY_EXT_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR"
+    prelude = linear_prelude(False, types, True, (1, 0, 0, 1), rounding="round_in_mode", name=extension)
+    options = ("-cl-fp32-correctly-rounded-divide-sqrt",)
+    expected = KernelSpec("elementwise.cl", "elementwise", defines, options, prelude)
     assert lowered.kernel == expected
     assert lowered.layout == ElementwiseLayout(60, (60,), ((1,), (0,), (0,), (1,)))
 

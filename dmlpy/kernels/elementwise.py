@@ -1,0 +1,162 @@
+"""The element-wise source generator: the specialisation of the one template, ``opencl/elementwise.cl``, for a
+single operator (``OperatorDescBase.lower``) and for a graph's fused group (dmlpy/graph/fusion.py) alike.
+
+The caller names the values: a tensor read by the kernel is ``load_name(k)`` (k its position in binding order),
+the value of the n-th statement ``value_name(n)``; each statement is one operator's ``expression`` of those
+names, built from the helpers of ``opencl/elementwise_ops.h``. The generated #define lines hold the types, the
+statements and the loop shape, never user text: values are named by position, operators by their type alone,
+so kernels of one shape share one program (the source is the program cache's key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.enums import TensorDataType
+from dmlpy.kernels.coalescing import ElementwiseLayout
+from dmlpy.kernels.launch import PACKED_RUN, LaunchProfile, LoweredOperator
+from dmlpy.kernels.source import KernelSpec
+
+MAX_TENSORS = 8
+"""Tensors the template binds at most (opencl/elementwise.cl's parameter list)."""
+ELEMENTS_PER_ITEM = 1024
+"""Consecutive elements per work-item under the "cpu" profile when not packed (rows or the strided walk)."""
+
+_REGISTER_TYPES: dict[AnyDataType, str] = {
+    TensorDataType.FLOAT32: "float",
+    TensorDataType.FLOAT16: "float",  # a half's value, exact in float
+    TensorDataType.UINT32: "uint",
+    TensorDataType.UINT16: "ushort",
+    TensorDataType.UINT8: "uchar",
+    TensorDataType.INT32: "int",
+    TensorDataType.INT16: "short",
+    TensorDataType.INT8: "char",
+}
+"""The type a value of each data type has in the kernel's registers."""
+
+_BITS_TYPES = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
+"""The unsigned type a copy moves an element of each width as: its bits, unchanged."""
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """How the kernel holds one tensor: its buffer's OpenCL type, its values' type, and whether it is FLOAT16
+    (loaded and stored through its bits as a float, ``opencl/half_bits.h``)."""
+
+    storage: str
+    register: str
+    half: bool = False
+
+
+ABSENT = ValueType("uchar", "uchar")
+"""An absent optional tensor of a single operator: bound (the argument convention has every slot), never read."""
+
+
+def value_type(data_type: AnyDataType) -> ValueType | None:
+    """``data_type``'s values as arithmetic sees them (a FLOAT16 as a float), None where the kernel has no
+    register type for them (64-bit types)."""
+    register = _REGISTER_TYPES.get(data_type)
+    if register is None:
+        return None
+    storage = DATA_TYPES[data_type].opencl_storage or register
+    return ValueType(storage, register, half=data_type == TensorDataType.FLOAT16)
+
+
+def bits_type(data_type: AnyDataType) -> ValueType:
+    """``data_type``'s elements as the unsigned integer of their width, for a copy: NaN payloads, signalling
+    NaNs, -0 and 64-bit types move unchanged (FLOAT64 needs no cl_khr_fp64)."""
+    bits = _BITS_TYPES[DATA_TYPES[data_type].bits]
+    return ValueType(bits, bits)
+
+
+def bits_name(data_type: AnyDataType) -> str:
+    """The unsigned OpenCL type a copy of ``data_type`` moves, for ``dmlpy explain``."""
+    return _BITS_TYPES[DATA_TYPES[data_type].bits]
+
+
+def load_name(tensor: int) -> str:
+    """The name of tensor ``tensor``'s value (its position in binding order) in the statements."""
+    return f"in{tensor}"
+
+
+def value_name(position: int) -> str:
+    """The name of the value the statement at ``position`` computes."""
+    return f"v{position}"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One operator's output: its expression of earlier names, the type it is stored as, and the operator's
+    name (a comment in the source)."""
+
+    expression: str
+    value: ValueType
+    operator: str
+
+
+def elementwise_kernel(
+    tensors: Sequence[ValueType],
+    loads: Sequence[int],
+    statements: Sequence[Statement],
+    stores: Sequence[tuple[int, int]],
+    layout: ElementwiseLayout,
+    profile: LaunchProfile,
+    *,
+    fused: bool,
+    may_alias: bool,
+    options: Sequence[str] = (),
+) -> LoweredOperator:
+    """The template specialised: ``tensors`` bound in binding order, ``loads`` (tensor positions) read into
+    ``load_name`` values, ``statements`` computed in order, ``stores`` (tensor, statement) written, over
+    ``layout`` (coalesced over ``tensors``) on devices of ``profile``'s kind. ``fused`` names the kernel
+    fused_elementwise; ``may_alias`` (a single operator that may run in place) drops restrict and reads every
+    value where it is used."""
+    inner = [strides[-1] for strides in layout.strides]
+    packed = layout.rank == 1 and all(step in (0, 1) for step in inner)
+    rows = not packed and not profile.grid_stride and all(step in (0, 1) for step in inner)
+    prologue: list[str] = []
+    body: list[str] = []
+    for k in loads:
+        tensor = tensors[k]
+        half = "_HALF" if tensor.half else ""
+        once = packed and inner[k] == 0 and not may_alias
+        target = prologue if once else body
+        target.append(f"const {tensor.register} {load_name(k)} = LOAD{'_ONE' if once else ''}{half}({k});")
+    for position, statement in enumerate(statements):
+        expression = f"TO_HALF({statement.expression})" if statement.value.half else statement.expression
+        body.append(
+            f"const {statement.value.register} {value_name(position)} = {expression};  /* {statement.operator} */"
+        )
+    for k, position in stores:
+        body.append(f"STORE{'_HALF' if tensors[k].half else ''}({k}, {value_name(position)});")
+    title = " -> ".join(statement.operator for statement in statements)
+    lines = [f"// Fused: {title}" if fused else f"// {title}", f"#define TENSOR_COUNT {len(tensors)}"]
+    for k, tensor in enumerate(tensors):
+        lines.append(f"#define TENSOR{k}_T {tensor.storage}")
+        lines.append(f"#define STEP{k} {inner[k] if inner[k] in (0, 1) else 1}")
+    lines.append(_macro("FUSED_PROLOGUE", prologue))
+    lines.append(_macro("FUSED_BODY", body))
+    defines = [("PACKED", "1" if packed else "0"), ("ROWS", "1" if rows else "0")]
+    if rows:
+        defines += [("RANK", str(layout.rank - 1)), ("ROW_DIM", str(layout.rank - 1))]
+    else:
+        defines += [("RANK", str(layout.rank))]
+    defines += [("FUSED", "1" if fused else "0"), ("MAY_ALIAS", "1" if may_alias else "0")]
+    kernel = KernelSpec(
+        "elementwise.cl",
+        "fused_elementwise" if fused else "elementwise",
+        tuple(defines),
+        tuple(sorted(set(options))),
+        "\n".join(lines) + "\n",
+    )
+    return profile.lowered(kernel, layout, PACKED_RUN if packed else ELEMENTS_PER_ITEM)
+
+
+def _macro(name: str, statements: Sequence[str]) -> str:
+    """A #define of ``statements``, one per continued line, as the program's source shows it."""
+    if not statements:
+        return f"#define {name}"
+    body = " \\\n".join(f"    {statement}" for statement in statements)
+    return f"#define {name} \\\n{body}"

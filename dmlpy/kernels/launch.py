@@ -1,0 +1,85 @@
+"""Launch profiles: how a kernel spreads elements over work-items on a kind of device, and ``LoweredOperator``,
+what the runtime needs to run an operator (the kernel kind, the layout arguments and the launch size)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from dmlpy.kernels.coalescing import ElementwiseLayout
+from dmlpy.kernels.source import KernelSpec
+
+LaunchProfileName = Literal["cpu", "gpu"]
+LAUNCH_PROFILE_NAMES: tuple[LaunchProfileName, ...] = ("cpu", "gpu")
+
+
+@dataclass(frozen=True)
+class LaunchProfile:
+    """How every kernel spreads elements over work-items on a kind of device (chosen by the runtime from the
+    device, or forced with ``create_device(launch_profile=...)``).
+
+    ``"cpu"``: each work-item handles a long run of consecutive elements (the operator's ELEMENTS_PER_ITEM),
+    which PoCL compiles to one SIMD loop. ``"gpu"``: a grid-stride loop (``-DGRID_STRIDE=1``): work-item g of a
+    grid of G handles elements (or vectors) g, g + G, ..., so neighbouring work-items touch neighbouring
+    addresses and the loads coalesce; G is enough work-items to fill every compute unit, and one launch covers
+    any size. The profile is part of each KernelSpec (its -D options), so both shapes can live in one process.
+    """
+
+    name: LaunchProfileName
+    vector_width: int
+    """Elements per vector load in the packed Round kernel: 8 on CPUs (a float8 is one 256-bit register), 4 on
+    GPUs (16 bytes of float per work-item, the widest load that measured at or above the copy kernel)."""
+    work_group_size: int | None = None
+    """Work-items per work-group (a power of two), or None for the driver's choice."""
+    grid_size: int | None = None
+    """gpu: the work-items of one launch at most (a multiple of ``work_group_size``), enough to fill the device."""
+
+    @property
+    def grid_stride(self) -> bool:
+        return self.name == "gpu"
+
+    def lowered(
+        self, kernel: KernelSpec, layout: ElementwiseLayout, run_length: int, *, vector_width: int = 1
+    ) -> LoweredOperator:
+        """``kernel`` in this profile's shape over ``layout``: its -D options gain GRID_STRIDE (and, for the
+        "cpu" shape, ELEMENTS_PER_ITEM = ``run_length``, the operator's own tuning); a work-item handles
+        ``run_length`` elements per launch under the "cpu" shape, ``vector_width`` per step of the grid under
+        the "gpu" one."""
+        if self.grid_stride:
+            shape: tuple[tuple[str, str], ...] = (("GRID_STRIDE", "1"),)
+        else:
+            shape = (("GRID_STRIDE", "0"), ("ELEMENTS_PER_ITEM", str(run_length)))
+        spec = KernelSpec(
+            kernel.source_name, kernel.kernel_name, (*kernel.defines, *shape), kernel.options, kernel.prelude
+        )
+        return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self)
+
+
+PACKED_RUN = 2048
+"""Elements per work-item of a packed kernel's plain loop (elementwise_walk.h's FOR_EACH_PACKED) under the "cpu"
+profile: a loop long enough for the vectorised body to dominate, as the packed Round kernel measured."""
+
+CPU_PROFILE = LaunchProfile("cpu", vector_width=8)
+"""The profile of lowering without a device (``desc.lower()``): what ``dmlpy explain`` shows by default."""
+
+
+@dataclass(frozen=True)
+class LoweredOperator:
+    """What the runtime needs to run an operator: the kernel kind, the layout arguments and the launch size."""
+
+    kernel: KernelSpec
+    layout: ElementwiseLayout
+    elements_per_work_item: int
+    profile: LaunchProfile = CPU_PROFILE
+
+    @property
+    def global_size(self) -> int:
+        """Work-items to launch: one per ``elements_per_work_item`` elements, under the "gpu" profile rounded
+        up to whole work-groups and capped at the profile's grid (the grid-stride loop covers the rest)."""
+        needed = max(1, -(-self.layout.element_count // self.elements_per_work_item))
+        group = self.profile.work_group_size
+        if not self.profile.grid_stride or group is None:
+            return needed
+        needed = -(-needed // group) * group
+        grid = self.profile.grid_size
+        return needed if grid is None else min(needed, grid)
