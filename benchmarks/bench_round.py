@@ -675,12 +675,13 @@ def latency(dml_: Dml, quick: bool) -> dict[str, Any]:
 
 def _compiled_for(dml: Any, device: Any, x: np.ndarray[Any, Any]) -> list[Any]:
     """The operator dml.round runs for a packed float32 array, compiled through the object model: the program
-    cache hands back the very program dml.round uses."""
-    from dmlpy.arrays.dispatch import compile_initialized
-
+    cache hands back the very program dml.round uses. Public calls only, so that compare_revisions.py can run
+    this script on any revision."""
     tensor = dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=x.shape)
     desc = dml.ElementWiseRoundOperatorDesc(input_tensor=tensor, output_tensor=tensor)
-    return [compile_initialized(device, desc)]
+    compiled = device.compile_operator(device.create_operator(desc))
+    device.create_operator_initializer([compiled]).initialize()
+    return [compiled]
 
 
 MOVE_KERNEL = """

@@ -150,4 +150,8 @@ def test_ceil_then_floor_fuse_bit_identical(device: Any) -> None:
     with np.errstate(invalid="ignore", over="ignore"):
         edge = np.ceil(ALL_FLOAT16.astype(np.float32) * np.float32(0.5) + np.float32(0.25)).astype(np.float16)
     want = expected_bits(edge, np.floor)
-    np.testing.assert_array_equal(fused.view(np.uint16), want)
+    # A NaN that arithmetic returns (x * Scale + Bias) has no payload IEEE 754 fixes: x86 keeps the operand's, an
+    # NVIDIA H100 returns its canonical NaN. So NaN results are compared as NaN, every other result bit for bit.
+    nan = np.isnan(edge)
+    np.testing.assert_array_equal(np.isnan(fused), nan)
+    np.testing.assert_array_equal(fused.view(np.uint16)[~nan], want[~nan])
