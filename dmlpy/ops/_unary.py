@@ -16,9 +16,10 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
 
@@ -109,3 +110,15 @@ class UnaryMathDesc(ScaledUnaryDesc):
             sb = self.scale_bias
             lines.insert(0, f"ScaleBias -> x * Scale + Bias in float first, Scale {sb.scale!r}, Bias {sb.bias!r}")
         return lines
+
+
+_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
+
+
+def float_math_support(operator: OperatorType) -> SupportTable:
+    """The support table Microsoft's pages give many unary math operators (CEIL, FLOOR, ...): FLOAT32 and FLOAT16
+    in and out, exactly 4 dimensions from DML_FEATURE_LEVEL_1_0, 1 to 8 from DML_FEATURE_LEVEL_3_0."""
+    types = {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}
+    return SupportTable(
+        operator, rows=(SupportRow(FeatureLevel.FL_1_0, (4, 4), types), SupportRow(FeatureLevel.FL_3_0, (1, 8), types))
+    )

@@ -4,24 +4,15 @@ DML_FEATURE_LEVEL_1_0 with exactly 4 dimensions; 1 to 8 from 3_0; FLOAT32 and FL
 
 from __future__ import annotations
 
-from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._unary import UnaryMathDesc
-from dmlpy.support import SupportRow, SupportTable
-
-_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
+from dmlpy.enums import OperatorType
+from dmlpy.ops._unary import UnaryMathDesc, float_math_support
 
 
 class ElementWiseCeilOperatorDesc(UnaryMathDesc):
     """DML_ELEMENT_WISE_CEIL_OPERATOR_DESC: OutputTensor = ceil(InputTensor * Scale + Bias), exact."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CEIL
-    SUPPORT = SupportTable(
-        OperatorType.ELEMENT_WISE_CEIL,
-        rows=(
-            SupportRow(FeatureLevel.FL_1_0, (4, 4), {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}),
-            SupportRow(FeatureLevel.FL_3_0, (1, 8), {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}),
-        ),
-    )
+    SUPPORT = float_math_support(OperatorType.ELEMENT_WISE_CEIL)
     FUNCTION = "CEIL"
     BUILDER_NAME = "ceil"
     ONNX_OPS = ("Ceil",)
