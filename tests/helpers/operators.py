@@ -169,10 +169,10 @@ def unary_reference(function: Callable[[Array], Array]) -> Reference:
     def reference(inputs: Mapping[str, Array], case: Case) -> Array:
         x = inputs["input_tensor"]
         scale_bias = case.options.get("scale_bias")
-        if scale_bias is not None:
-            with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # NaN and infinities are inputs here; a float16 result may overflow
+            if scale_bias is not None:
                 x = x.astype(F32) * F32.type(scale_bias.scale) + F32.type(scale_bias.bias)
-        return function(x).astype(case.dtypes["output_tensor"])
+            return function(x).astype(case.dtypes["output_tensor"])
 
     return reference
 
