@@ -5,7 +5,7 @@ arrived at, its data types, in-place execution, its graph-builder function and t
     python scripts/operator_list.py            # rewrite the list between the markers
     python scripts/operator_list.py --check    # exit 1 when the page differs from the table
 
-tests/test_docs.py checks that the page matches the table.
+tests/device/artefacts/test_docs.py checks that the page matches the table.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def fuses(op: OperatorDescBase) -> bool:
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
     if any(value_type(t.desc.data_type) is None for t in tensors):
         return False
-    return op.expression([value_name(i) for i in range(len(op.INPUTS))]) is not None
+    return op.expression([load_name(i) for i in range(len(op.INPUTS))]) is not None
 
 
 def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:

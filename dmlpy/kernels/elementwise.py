@@ -71,11 +71,6 @@ def bits_type(data_type: AnyDataType) -> ValueType:
     return ValueType(bits, bits)
 
 
-def bits_name(data_type: AnyDataType) -> str:
-    """The unsigned OpenCL type a copy of ``data_type`` moves, for ``dmlpy explain``."""
-    return _BITS_TYPES[DATA_TYPES[data_type].bits]
-
-
 def load_name(tensor: int) -> str:
     """The name of tensor ``tensor``'s value (its position in binding order) in the statements."""
     return f"in{tensor}"

@@ -6,9 +6,9 @@ onnxruntime's DirectML execution provider turns ONNX graphs into DirectML graphs
     (y,) = rep.run([x])                                  # NumPy in, NumPy out
 
 It lowers graphs of the ONNX operators whose semantics DirectML expresses exactly, ``SUPPORTED_OPS``, which the
-operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them): Round (ties to even,
-DirectML's HALVES_TO_NEAREST_EVEN), QuantizeLinear and DequantizeLinear (per-tensor and per-axis, 8-bit
-outputs; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR and ELEMENT_WISE_DEQUANTIZE_LINEAR) and Identity (tensors).
+operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them). A unary operator
+lowers through one generic path (Round is DirectML's HALVES_TO_NEAREST_EVEN, Ceil and Floor are exact, Identity
+copies tensors); QuantizeLinear and DequantizeLinear take per-tensor and per-axis scales and 8-bit outputs.
 Any other node, and any form DirectML cannot express (blocked quantization, float8, 4- and 2-bit types, 16-bit
 quantized outputs, sequences), is refused at ``prepare`` with a message naming the node, its operator and
 opset, and why; so is a model that contradicts itself (an output declared of a type its node does not compute,

@@ -28,9 +28,10 @@ from dmlpy.enums import DmlEnum, DmlFlag, ExtOperatorType, FeatureLevel, Operato
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._unary import ScaleBias
 from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
-from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc, ScaleBias
+from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,

@@ -63,9 +63,15 @@ def directml_mode_hint(value: Any) -> str:
     if name is not None and name.lower() in OTHER_MODE_NAMES:
         return f"({name!r} is another system's name; DirectML calls it {OTHER_MODE_NAMES[name.lower()].name})"
     if name is not None and name.upper() in _CEIL_NAMES:
-        return "(DirectML has no ceil mode; TOWARD_INFINITY rounds halves away from zero, it is not ceil)"
+        return (
+            "(DirectML has no ceil mode; TOWARD_INFINITY rounds halves away from zero, it is not ceil: DirectML's "
+            "ceil is the operator ELEMENT_WISE_CEIL, dml.graph.ceil)"
+        )
     if name is not None and name.upper() in _FLOOR_NAMES:
-        return "(DirectML has no floor mode; TOWARD_ZERO truncates, which is floor for positive values only)"
+        return (
+            "(DirectML has no floor mode; TOWARD_ZERO truncates, which is floor for positive values only: DirectML's "
+            "floor is the operator ELEMENT_WISE_FLOOR, dml.graph.floor)"
+        )
     if _parses_as(ExtRoundingMode, value):
         return (
             f"({show(ExtRoundingMode.parse(value))} is a dmlpy extension mode, not DirectML; the extension operators "

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.kernels.elementwise import ELEMENTS_PER_ITEM, bits_name
+from dmlpy.kernels.elementwise import bits_type
 from dmlpy.ops._unary import ScaleBias, ScaledUnaryDesc, float_literal
 from dmlpy.support import SupportRow, SupportTable
 
@@ -37,7 +37,7 @@ _TYPES_4_1 = _TYPES_2_1 | {T.FLOAT64, T.INT64, T.UINT64}
 _NO_SCALE_BIAS = frozenset({T.FLOAT64, T.INT64, T.UINT64})
 """Types DirectML applies no ScaleBias to (64-bit; microsoft/DirectML pull request #275)."""
 
-__all__ = ["ELEMENTS_PER_ITEM", "ElementWiseIdentityOperatorDesc", "ScaleBias", "float_literal"]
+__all__ = ["ElementWiseIdentityOperatorDesc", "ScaleBias"]
 
 
 def _both(types: frozenset[TensorDataType]) -> dict[str, frozenset[TensorDataType]]:
@@ -92,9 +92,8 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
         data_type = self.input_tensor.desc.data_type
         if self.scale_bias is None:
             width = DATA_TYPES[data_type].bits
-            return [
-                f"no ScaleBias -> relayout copy of each element's {width} bits ({data_type} as {bits_name(data_type)})"
-            ]
+            bits = bits_type(data_type).storage
+            return [f"no ScaleBias -> relayout copy of each element's {width} bits ({data_type} as {bits})"]
         scale, bias = float_literal(self.scale_bias.scale), float_literal(self.scale_bias.bias)
         if data_type == T.FLOAT16:
             how = "read as float, result rounded to half"

@@ -1,5 +1,5 @@
 """Helpers of Round's device tests (and of the runtime tests, which run Round): bit-exact comparison against the
-independent NumPy oracle (``dmlpy.reference``), and one full trip through DirectML's object model over
+independent NumPy oracle (``tests.helpers.references``), and one full trip through DirectML's object model over
 sentinel-filled buffers (helpers.object_model)."""
 
 from __future__ import annotations

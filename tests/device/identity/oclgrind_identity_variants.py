@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from dmlpy.ops.element_wise_identity import ELEMENTS_PER_ITEM
+from dmlpy.kernels.elementwise import ELEMENTS_PER_ITEM
 from tests.helpers.layouts import gapped, padded, permuted
 from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
 

@@ -174,7 +174,7 @@ def test_copy_every_rank(dev: Any, data_type: dml.TensorDataType, rank: int) -> 
 
 def test_copy_longer_than_one_work_item(dev: Any) -> None:
     # Several work-items, a partial last one, packed and strided.
-    from dmlpy.ops.element_wise_identity import ELEMENTS_PER_ITEM
+    from dmlpy.kernels.elementwise import ELEMENTS_PER_ITEM
 
     count = 3 * ELEMENTS_PER_ITEM + 5
     for case in ({"sizes": (count,)}, {"sizes": (count,), "input_strides": (3,)}, {"sizes": (5, count // 5)}):

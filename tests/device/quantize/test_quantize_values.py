@@ -88,8 +88,8 @@ SATURATION = {
     "subnormal_over_subnormal": (3.0e-45, 2.0e-45, 0, U8, 2),  # 2 * 2^-149 / 1 * 2^-149 ... see oracle
     "max_float_by_max_float": (3.4028235e38, 3.4028235e38, 0, U8, 1),
 }
-# dmlpy's documented behaviour (quantize_linear docstring, quantize_linear.cl): NaN quantizes to 0 whatever the
-# zero point, +inf and -inf saturate to the output type's maximum and minimum.
+# dmlpy's documented behaviour (quantize_linear docstring; opencl/elementwise_ops.h's quantize and saturation): NaN
+# quantizes to 0 whatever the zero point, +inf and -inf saturate to the output type's maximum and minimum.
 SPECIALS = {
     "nan_uint8": (np.nan, 1.0, 0, U8, 0),
     "nan_uint8_zp128": (np.nan, 1.0, 128, U8, 0),

@@ -1,5 +1,5 @@
 """DML_GRAPH_DESC without a device: the node and edge structs, their JSON, every CompileGraph rule of
-graph_desc.py (one graph it accepts and one it refuses, with the message), the analysis, and the dml.Graph builder
+dmlpy/graph/ (one graph it accepts and one it refuses, with the message), the analysis, and the dml.Graph builder
 built at a feature level.
 
 The expected values are written out here: DirectML.h's enum numbers, the edges of each graph, the bytes of a
