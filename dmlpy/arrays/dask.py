@@ -5,11 +5,11 @@
 were checked when the graph was built, so a task neither checks them again nor goes through the public call.
 
 Nothing unpicklable enters the task graph: a block's task holds the block function (a module-level function of
-this module), the resolved mode, the scale and zero point (NumPy arrays, small) and a device *index*. A
-``dml.Device`` holds an OpenCL context, which cannot travel to a worker, so it is refused; ``device=None`` runs each
-task on its process's default device (created once per process, like every compiled kernel reused across tasks),
-``device=<int>`` on the OpenCL device of that index in ``dml.devices()`` as the worker process sees it. Tasks in
-threads of one worker share the device: the one-liners are thread-safe.
+this module), the resolved mode, the output dtype, the scale and zero point (NumPy arrays, small) and a device
+*index*. A ``dml.Device`` holds an OpenCL context, which cannot travel to a worker, so it is refused;
+``device=None`` runs each task on its process's default device (created once per process, like every compiled
+kernel reused across tasks), ``device=<int>`` on the OpenCL device of that index in ``dml.devices()`` as the
+worker process sees it. Tasks in threads of one worker share the device: the one-liners are thread-safe.
 
 Dask is an optional dependency (``pip install dmlpy[dask]``); a dask array given without it installed is
 refused with what to install. Every argument is checked here, once, before any task exists; nothing is computed.
