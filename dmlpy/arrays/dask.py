@@ -1,43 +1,47 @@
 """The one-liners on Dask arrays: ``dml.round``, ``dml.quantize_linear`` and ``dml.dequantize_linear`` given a
-``dask.array.Array`` return a lazy one of the same chunks, each block computed by the one-liner's plan on a NumPy
-array (``round_array``, ``quantize_array``, ``dequantize_array``) in the process that runs the task (a Dask
-worker, or this process under the threaded scheduler).
+``dask.array.Array`` return a lazy one of the same chunks, each block computed in the process that runs the task
+(a Dask worker, or this process under the threaded scheduler) by the one-liner's plan (``round_call``,
+``quantize_call``, ``dequantize_call``) run through the runner, as a ``devices=`` piece is: the block's arguments
+were checked when the graph was built, so a task neither checks them again nor goes through the public call.
 
 Nothing unpicklable enters the task graph: a block's task holds the block function (a module-level function of
-this module), the resolved mode, the scale and zero point (NumPy arrays, small) and a device *index*. A
-``dml.Device`` holds an OpenCL context, which cannot travel to a worker, so it is refused; ``device=None`` runs each
-task on its process's default device (created once per process, like every compiled kernel reused across tasks),
-``device=<int>`` on the OpenCL device of that index in ``dml.devices()`` as the worker process sees it. Tasks in
-threads of one worker share the device: the one-liners are thread-safe.
+this module), the resolved mode, the output dtype, the scale and zero point (NumPy arrays, small) and a device
+*index*. A ``dml.Device`` holds an OpenCL context, which cannot travel to a worker, so it is refused;
+``device=None`` runs each task on its process's default device (created once per process, like every compiled
+kernel reused across tasks), ``device=<int>`` on the OpenCL device of that index in ``dml.devices()`` as the
+worker process sees it. Tasks in threads of one worker share the device: the one-liners are thread-safe.
 
 Dask is an optional dependency (``pip install dmlpy[dask]``); a dask array given without it installed is
-refused with what to install. Every argument is checked here, before any task exists; nothing is computed.
+refused with what to install. Every argument is checked here, once, before any task exists; nothing is computed.
+A masked block (``dask.array.ma``) gives a masked result block, as the NumPy one-liner gives a masked array.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.arrays.checks import check_dimensions, described
+from dmlpy.arrays import runner
+from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
 from dmlpy.arrays.quantize import (
     DEQUANTIZE_INPUTS,
     DEQUANTIZE_TAKES,
     QUANTIZE_INPUTS,
     QUANTIZE_TAKES,
     axis_argument,
-    dequantize_array,
+    dequantize_call,
     dequantize_output_dtype,
     numbers,
     parameter_view,
-    quantize_array,
+    quantize_call,
     quantize_output_dtype,
+    values_view,
 )
-from dmlpy.arrays.round import TAKES, round_array, supported
+from dmlpy.arrays.round import TAKES, round_call, supported
 from dmlpy.arrays.split import check_devices
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.modes import AnyRoundingMode, resolve_mode
@@ -149,17 +153,22 @@ def as_task_value(view: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 # ------------------------------------------------------------------------------------------- block functions
 def _round_block(block: npt.NDArray[Any], mode: AnyRoundingMode, spec: int | None) -> npt.NDArray[Any]:
-    result: npt.NDArray[Any] = round_array(block, mode, None, worker_device(spec), None)
-    return result
+    data, mask = unmask(block)
+    result = runner.run(round_call(data, mode, None), worker_device(spec))
+    return cast("npt.NDArray[Any]", with_mask(result, None, mask, keep_fill_value=True))
 
 
-def _along_block(parameter: npt.NDArray[Any] | None, axis: int | None, block_info: Any) -> Any:
-    """A per-axis scale or zero point cut to the block's range along its axis; per-tensor ones (0-d, as
-    as_task_value made them) as they are."""
-    if parameter is None or axis is None or parameter.ndim == 0:
-        return parameter
-    start, stop = block_info[0]["array-location"][axis]
-    return parameter[start:stop]
+def _block_view(
+    parameter: npt.NDArray[Any] | None, axis: int | None, block: npt.NDArray[Any], block_info: Any
+) -> npt.NDArray[Any] | None:
+    """A scale or zero point as a task holds it (as_task_value) as a view of the block's shape: a per-axis one
+    cut to the block's range along its axis first."""
+    if parameter is None:
+        return None
+    if axis is not None and parameter.ndim == 1:
+        start, stop = block_info[0]["array-location"][axis]
+        parameter = parameter[start:stop]
+    return values_view(parameter, block.shape, axis)
 
 
 def _quantize_block(
@@ -172,9 +181,11 @@ def _quantize_block(
     spec: int | None,
     block_info: Any = None,
 ) -> npt.NDArray[Any]:
-    s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
-    result: npt.NDArray[Any] = quantize_array(block, s, z, axis, dtype, mode, None, worker_device(spec), None)
-    return result
+    data, mask = unmask(block)
+    scales = cast("npt.NDArray[Any]", _block_view(scale, axis, block, block_info))
+    call = quantize_call(data, scales, _block_view(zero_point, axis, block, block_info), None, dtype, mode)
+    result = runner.run(call, worker_device(spec))
+    return cast("npt.NDArray[Any]", with_mask(result, None, mask, keep_fill_value=False))
 
 
 def _dequantize_block(
@@ -182,12 +193,15 @@ def _dequantize_block(
     scale: npt.NDArray[Any],
     zero_point: npt.NDArray[Any] | None,
     axis: int | None,
+    dtype: np.dtype[Any],
     spec: int | None,
     block_info: Any = None,
 ) -> npt.NDArray[Any]:
-    s, z = _along_block(scale, axis, block_info), _along_block(zero_point, axis, block_info)
-    result: npt.NDArray[Any] = dequantize_array(block, s, z, axis, None, worker_device(spec), None)
-    return result
+    data, mask = unmask(block)
+    scales = cast("npt.NDArray[Any]", _block_view(scale, axis, block, block_info))
+    call = dequantize_call(data, scales, _block_view(zero_point, axis, block, block_info), None, dtype)
+    result = runner.run(call, worker_device(spec))
+    return cast("npt.NDArray[Any]", with_mask(result, None, mask, keep_fill_value=False))
 
 
 # --------------------------------------------------------------------------------------- checks and graphs
@@ -263,5 +277,13 @@ def dequantize_dask(x: Any, scale: object, zero_point: object, axis: object, out
     da = _dask_array()
     spec = device_spec(device)
     return da.map_blocks(
-        _dequantize_block, x, scales, zero_points, along, spec, dtype=output_dtype, meta=_meta(x.ndim, output_dtype)
+        _dequantize_block,
+        x,
+        scales,
+        zero_points,
+        along,
+        output_dtype,
+        spec,
+        dtype=output_dtype,
+        meta=_meta(x.ndim, output_dtype),
     )

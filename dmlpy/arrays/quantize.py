@@ -2,11 +2,14 @@
 ONNX-style, over DirectML's ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR (a mode other than halves to even
 runs the QuantizeLinear extension, not DirectML). A scalar scale (and zero point) applies to the whole tensor; a
 1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised.
-``quantize_array`` and ``dequantize_array`` are the calls on a host or device array (``devices=`` included);
-``one_liners`` adds Dask."""
+``quantize_call`` and ``dequantize_call`` are the plans: the one call the runner runs, for a whole array, for
+each ``devices=`` piece and for each Dask block (``dask``). ``quantize_array`` and ``dequantize_array`` check a
+call on a host or device array and run its plan (``devices=`` included); ``one_liners`` adds Dask."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,11 +31,10 @@ from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.split import Piece, check_devices, run_split
 from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.modes import EXTENSION_EQUIVALENT, resolve_mode
+from dmlpy.modes import EXTENSION_EQUIVALENT, AnyRoundingMode, resolve_mode
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
-    _LinearQuantizationDesc,
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.runtime.device import Device
@@ -91,7 +93,7 @@ def parameter_view(
     if axis is not None and not -rank <= axis < rank:
         raise InvalidArgumentError(f"axis {axis} is out of range for an input of {len(shape)} dimensions")
     if array.size == 1:
-        return np.broadcast_to(array.reshape(()), shape)
+        return values_view(array, shape, None)
     if not -rank <= resolved < rank:
         raise InvalidArgumentError(
             f"{name} has {array.size} values, one per index of an axis, and axis was left out, so it is 1 (ONNX's "
@@ -104,37 +106,78 @@ def parameter_view(
         raise InvalidArgumentError(
             f"{name} has {array.size} values but the input's axis {resolved} has {axis_length} entries"
         )
+    return values_view(array, shape, resolved)
+
+
+def values_view(values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
+    """Checked scale or zero point ``values`` (one value, or 1-D: one per index of the non-negative ``axis``) as a
+    view of ``shape``, with 0-strides; ``axis`` is not read for one value."""
+    if values.size == 1 or axis is None:
+        return np.broadcast_to(values.reshape(()), shape)
     along_axis = [1] * len(shape)
-    along_axis[resolved] = array.size
-    return np.broadcast_to(array.reshape(along_axis), shape)
+    along_axis[axis] = values.size
+    return np.broadcast_to(values.reshape(along_axis), shape)
+
+
+def quantize_call(
+    array: Any,
+    scales: npt.NDArray[Any],
+    zero_points: npt.NDArray[Any] | None,
+    out: Any,
+    output_dtype: np.dtype[Any],
+    mode: AnyRoundingMode,
+) -> ArrayCall:
+    """The call that quantizes ``array`` (checked) with the scale and zero point (or None) views of its shape into
+    ``out`` (None: a new array of ``output_dtype``): DirectML's QuantizeLinear where the resolved ``mode`` halves
+    to even, else the extension in ``mode``."""
+    tensors = [array, scales, zero_points]
+    if mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
+        return ArrayCall(ElementWiseQuantizeLinearOperatorDesc, (), tensors, out, output_dtype)
+    extension_mode = mode if isinstance(mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[mode]
+    fields = (("rounding_mode", extension_mode),)
+    return ArrayCall(ExtElementWiseQuantizeLinearOperatorDesc, fields, tensors, out, output_dtype)
+
+
+def dequantize_call(
+    array: Any,
+    scales: npt.NDArray[Any],
+    zero_points: npt.NDArray[Any] | None,
+    out: Any,
+    output_dtype: np.dtype[Any],
+) -> ArrayCall:
+    """The call that dequantizes ``array`` (checked) with the scale and zero point (or None) views of its shape
+    into ``out`` (None: a new array of ``output_dtype``)."""
+    return ArrayCall(ElementWiseDequantizeLinearOperatorDesc, (), [array, scales, zero_points], out, output_dtype)
+
+
+LinearPlan = Callable[[Any, npt.NDArray[Any], npt.NDArray[Any] | None, Any, np.dtype[Any]], ArrayCall]
+"""quantize_call with its mode given, or dequantize_call: (array, scales, zero points, out, output dtype)."""
 
 
 def _run(
-    desc_class: type[_LinearQuantizationDesc],
+    plan: LinearPlan,
     array: npt.NDArray[Any],
     parameters: tuple[npt.NDArray[Any], npt.NDArray[Any] | None],
     out: object,
     mask: Mask | None,
     output_dtype: np.dtype[Any],
     device: Device | list[Device] | None,
-    fields: tuple[tuple[str, Any], ...] = (),
 ) -> Any:
-    """Dispatch ``desc_class`` over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked
-    one's data) with the scale and zero point (or None) views; ``fields`` are further descriptor fields (an
-    extension's rounding mode); ``mask`` is a masked ``x``'s; ``device`` a list splits the call across those
-    devices. Every argument has been checked."""
+    """Run ``plan``'s call over ``array`` into ``out`` (a new array of ``output_dtype`` when None; a masked one's
+    data) with the scale and zero point (or None) views; ``mask`` is a masked ``x``'s; ``device`` a list splits
+    the call across those devices. Every argument has been checked."""
     target = out_data(out, mask)
     scales, zero_points = parameters
     if isinstance(device, list):
         whole: Any = target if target is not None else np.empty(array.shape, output_dtype)
 
         def piece(index: Piece, axis: int, on: Device, into: npt.NDArray[Any]) -> None:
-            tensors = [array[index], scales[index], None if zero_points is None else zero_points[index]]
-            runner.run(ArrayCall(desc_class, fields, tensors, into[index]), on)
+            zero_piece = None if zero_points is None else zero_points[index]
+            runner.run(plan(array[index], scales[index], zero_piece, into[index], output_dtype), on)
 
         run_split(array, whole, device, piece, fresh=target is None)
         return with_mask(whole, out, mask, keep_fill_value=False)
-    result = runner.run(ArrayCall(desc_class, fields, [array, scales, zero_points], target, output_dtype), device)
+    result = runner.run(plan(array, scales, zero_points, target, output_dtype), device)
     return with_mask(result, out, mask, keep_fill_value=False)
 
 
@@ -209,13 +252,7 @@ def quantize_array(
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     on = _devices_or_device(device, devices, array)
-    if rounding_mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
-        return _run(ElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)
-    extension_mode = (
-        rounding_mode if isinstance(rounding_mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[rounding_mode]
-    )
-    fields = (("rounding_mode", extension_mode),)
-    return _run(ExtElementWiseQuantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on, fields)
+    return _run(partial(quantize_call, mode=rounding_mode), array, parameters, out, mask, output_dtype, on)
 
 
 def dequantize_output_dtype(scale: object) -> np.dtype[Any]:
@@ -240,4 +277,4 @@ def dequantize_array(
     )
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     on = _devices_or_device(device, devices, array)
-    return _run(ElementWiseDequantizeLinearOperatorDesc, array, parameters, out, mask, output_dtype, on)
+    return _run(dequantize_call, array, parameters, out, mask, output_dtype, on)

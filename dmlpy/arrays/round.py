@@ -1,7 +1,9 @@
 """Round's plan: what ``dml.round`` runs. DirectML's Round runs float32 and float16 in its three modes; everything
 else the one-liner accepts (nGraph's other modes, float64, bfloat16, integers) runs the Round extension
-(``dmlpy.extensions``, not DirectML) on a device with extensions enabled. ``round_array`` is the call on a host or
-device array (``devices=`` included); ``one_liners.round`` adds Dask.
+(``dmlpy.extensions``, not DirectML) on a device with extensions enabled. ``round_call`` is the plan: the one
+call the runner runs, for a whole array, for each ``devices=`` piece and for each Dask block (``dask``).
+``round_array`` checks a call on a host or device array and runs its plan (``devices=`` included);
+``one_liners.round`` adds Dask.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ cut to each chunk, nothing computed at the call, and refusals that say what to d
 
 from __future__ import annotations
 
+import pickle
 import sys
 from typing import Any
 
@@ -16,6 +17,9 @@ from tests.helpers import quantize_oracle as oracle
 da = pytest.importorskip("dask.array", reason="dask is a test dependency (pip install -e .[dev])")
 
 import dmlpy as dml  # noqa: E402
+from dmlpy.arrays import one_liners  # noqa: E402
+from dmlpy.arrays.quantize import dequantize_array, quantize_array  # noqa: E402
+from dmlpy.arrays.round import round_array  # noqa: E402
 
 MODES = ["half_to_even", "toward_zero", "half_away_from_zero", "ROUND_UP", "ROUND_NEAREST_DOWNWARD"]
 
@@ -176,6 +180,51 @@ def test_nothing_is_computed_at_the_call() -> None:
     lazy = da.zeros((8, 8), chunks=4, dtype=np.float32).map_blocks(explode, dtype=np.float32)
     results = [dml.round(lazy), dml.quantize_linear(lazy, 0.5, np.uint8(1))]
     assert all(isinstance(r, da.Array) for r in results)
+
+
+def test_blocks_run_the_plans_not_the_public_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every argument is checked once, when the graph is built; each block then runs the one-liner's plan through
+    the runner. Here the public one-liners and their checked bodies (round_array, quantize_array,
+    dequantize_array) raise wherever dmlpy holds them while the graphs compute, which a block that called one of
+    them back would hit; the graphs pickle (nothing holding OpenCL state in them), and compute what the NumPy
+    path computes, masked blocks included."""
+    x = values(np.float32, (9, 10)) * 3
+    scale = np.linspace(0.5, 2.0, 10).astype(np.float32)
+    zero = np.arange(10, dtype=np.int8)
+    masked_x = np.ma.masked_array(x, mask=x > 100)
+    lazy = da.from_array(x, chunks=(4, 3))
+    lazy_masked = da.ma.masked_array(da.from_array(x, chunks=(4, 3)), mask=x > 100)
+    q = dml.quantize_linear(x, scale, zero, axis=1, mode="ROUND_UP")
+    graphs = {
+        "round": (dml.round(lazy, mode="toward_zero"), dml.round(x, mode="toward_zero")),
+        "round extension": (dml.round(lazy.astype(np.float64)), dml.round(x.astype(np.float64))),
+        "round masked": (dml.round(lazy_masked), dml.round(masked_x)),
+        "quantize extension": (dml.quantize_linear(lazy, scale, zero, axis=1, mode="ROUND_UP"), q),
+        "quantize masked": (dml.quantize_linear(lazy_masked, 0.5, np.uint8(3)), dml.quantize_linear(masked_x, 0.5, 3)),
+        "dequantize": (
+            dml.dequantize_linear(da.from_array(q, chunks=(2, 4)), scale, zero, axis=1),
+            dml.dequantize_linear(q, scale, zero, axis=1),
+        ),
+    }
+    public = [one_liners.round, one_liners.quantize_linear, one_liners.dequantize_linear]
+    checked_bodies = [round_array, quantize_array, dequantize_array]
+    for callee in public + checked_bodies:
+
+        def called_back(*args: Any, name: str = callee.__name__, **kwargs: Any) -> None:
+            raise AssertionError(f"a Dask block called {name} back")
+
+        for module in [m for name, m in sys.modules.items() if name.split(".")[0] == "dmlpy"]:
+            for attribute, value in list(vars(module).items()):
+                if value is callee:
+                    monkeypatch.setattr(module, attribute, called_back)
+    assert sys.modules["dmlpy.arrays.quantize"].quantize_array is not quantize_array  # the patch took
+    for name, (result, expected) in graphs.items():
+        pickle.dumps(dict(result.__dask_graph__()))  # a dml.Device or pyopencl object in it would not pickle
+        got = result.compute(scheduler="threads")
+        assert type(got) is type(expected) and got.dtype == expected.dtype, name
+        assert np.ma.getdata(got).tobytes() == np.ma.getdata(expected).tobytes(), name
+        if isinstance(expected, np.ma.MaskedArray):
+            np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(expected), err_msg=name)
 
 
 def test_refusals_say_what_to_do() -> None:
