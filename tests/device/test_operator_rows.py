@@ -6,9 +6,11 @@
 - layouts: every layout class of helpers.layouts (packed, padded, broadcast, transposed with the tiled paths,
   offsets, rank 1 to 8, and in place for the operators whose SUPPORTS_IN_PLACE is True), the scale and zero
   point broadcast along axis 1, and no byte of the output buffer outside the tensor written;
-- alone against graphs: the operator as a one-node graph, and between two Identity nodes, equals the operator
-  alone bit for bit (DirectML operators; a DML_GRAPH holds no extension); the chain is one fused kernel except
-  where a FLOAT16 Identity copy or a 64-bit tensor keeps kernels of its own.
+- alone against graphs: the operator as a one-node graph, and between two Identity nodes (at FLOAT16 with
+  ScaleBias(1, -0), which fuses where a FLOAT16 copy does not), equals the operator alone bit for bit (a NaN
+  through a FLOAT16 neighbour as a NaN; DirectML operators only, as a DML_GRAPH holds no extension); the chain
+  is one fused kernel except where the operator itself keeps a kernel of its own (a FLOAT16 Identity copy, a
+  64-bit tensor).
 
 Each test runs under both launch profiles (the ``device`` fixture). Per-operator suites (tests/device/round,
 quantize, identity, extensions) keep the sweeps that are specific to one operator.
@@ -146,6 +148,38 @@ def test_layouts_match_the_reference(
 GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension()]  # type: ignore[union-attr]
 
 
+EXACT_FLOAT16_NEIGHBOUR = dml.ScaleBias(scale=1.0, bias=-0.0)
+"""The FLOAT16 neighbour of the fused chain: ``x * 1 + -0`` is ``x`` for every value but a NaN (signed zeros,
+infinities and subnormals included: a half is a normal float), and unlike a FLOAT16 Identity copy, which keeps a
+kernel of its own to move a signalling NaN bit for bit, it fuses. A NaN comes out a NaN; arithmetic fixes no
+payload (IEEE 754), so it is compared as a NaN."""
+
+
+def neighbour(operand: Any) -> Any:
+    """An Identity node on ``operand`` that fuses and keeps every value: a copy, or at FLOAT16
+    EXACT_FLOAT16_NEIGHBOUR."""
+    if operand.desc.data_type == dml.TensorDataType.FLOAT16:
+        return dml.graph.identity(operand, EXACT_FLOAT16_NEIGHBOUR)
+    return dml.graph.identity(operand)
+
+
+def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
+    """Bit for bit, except that where ``want`` is a NaN ``got`` may be any NaN."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), f"{message}: NaN where the operator alone has none, or the reverse"
+        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
+    assert got.tobytes() == want.tobytes(), message
+
+
+def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
+    """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
+    for bit, which float registers would quieten) and any operator with a 64-bit tensor (no register type)."""
+    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes["input_tensor"] == F16
+    return half_copy or any(d.itemsize == 8 for d in case.dtypes.values())
+
+
 @pytest.mark.parametrize(("row", "case"), GRAPH_CASES)
 def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: OperatorRow, case: Case) -> None:
     desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
@@ -158,13 +192,17 @@ def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: Op
     assert compiled.kernel_count == 1
     assert single.tobytes() == alone.got.tobytes(), "the one-node graph differs from the operator alone"
 
+    # neighbour -> operator -> neighbour: the operator reads its InputTensor from a register and its result is
+    # stored by the node after it, in one kernel at every data type the operator fuses at (FLOAT16 included).
     chain = dml.Graph(device)
     operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
-    operands[0] = dml.graph.identity(operands[0])
-    y = dml.graph.identity(chain.add_operator(desc, operands))
+    operands[0] = neighbour(operands[0])
+    y = neighbour(chain.add_operator(desc, operands))
     (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
-    if all(d != F16 and d.itemsize <= 4 for d in case.dtypes.values()):
-        # A FLOAT16 Identity stays a copy kernel of its own (to move a signalling NaN bit for bit), and 64-bit
-        # values have no register type in a fused kernel: those chains run as separate kernels.
-        assert compiled.kernel_count == 1, "Identity -> operator -> Identity did not fuse into one kernel"
-    assert fused.tobytes() == alone.got.tobytes(), "fused between two Identity nodes differs from the operator alone"
+    if not keeps_its_own_kernel(row, case):
+        assert compiled.kernel_count == 1, "neighbour -> operator -> neighbour did not fuse into one kernel"
+    message = "fused between two neighbours differs from the operator alone"
+    if F16 in case.dtypes.values():
+        assert_equal_nan_as_nan(fused, alone.got, message)
+    else:
+        assert fused.tobytes() == alone.got.tobytes(), message
