@@ -18,8 +18,7 @@ quantize, identity, extensions) keep the sweeps that are specific to one operato
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -27,27 +26,21 @@ import numpy.typing as npt
 import pytest
 
 import dmlpy as dml
-from tests.helpers.ext_oracle import describe, mismatches
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
 from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values
+from tests.helpers.row_runs import (
+    assert_fused_equals_alone,
+    assert_same,
+    fills,
+    keeps_its_own_kernel,
+    layout_strides,
+    run_fused_chain,
+)
 
 Array = npt.NDArray[Any]
-F16 = np.dtype(np.float16)
 CASES = [pytest.param(row, case, id=f"{row.name}-{case.id}") for row in ROWS for case in row.cases]
 _EXPECTED: dict[tuple[str, str, bytes], Array] = {}
-
-
-def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
-    """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
-    drawn from a generator seeded by the case."""
-    rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
-    main = input_values(case.dtypes["input_tensor"], rng)
-    values: dict[str, Callable[[int], Array]] = {"input_tensor": lambda count: np.resize(main, count)}
-    for name, parameter in row.parameters.items():
-        if name in case.dtypes:
-            values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
-    return values
 
 
 def value_count(case: Case) -> int:
@@ -62,26 +55,6 @@ def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array
     if key not in _EXPECTED:
         _EXPECTED[key] = row.reference(flat, case)
     return _EXPECTED[key].reshape(inputs["input_tensor"].shape)
-
-
-def assert_same(got: Array, want: Array, inputs: Array, case: Case) -> None:
-    """Bit for bit; where ``want`` is NaN, a NaN of the same sign and payload (the quiet bit aside), or any NaN
-    where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN
-    that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as
-    docs/operators/element_wise_identity.md says of ScaleBias."""
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if case.options.get("scale_bias") is not None:
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan), "NaN results where the reference has none, or the reverse"
-        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
-    if want.dtype.kind in "iu":
-        wrong = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
-        assert wrong.size == 0, (
-            f"{wrong.size} of {want.size} differ, first at {wrong[:8]}: {got.reshape(-1)[wrong[:8]]}"
-        )
-        return
-    wrong = mismatches(got, want)
-    assert wrong.size == 0, describe(wrong, inputs, got, want)
 
 
 def skip_without_fp64(device: Any, case: Case) -> None:
@@ -104,19 +77,6 @@ def test_values_match_the_reference(
     assert run.changed_outside == []
     assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
     tally["operator-table values compared"] += run.got.size
-
-
-def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:
-    """The layout's input and output strides; a scale or zero point broadcast along axis 1 (a scalar at rank 1)."""
-    strides: dict[str, tuple[int, ...] | None] = {
-        "input_tensor": layout.get("input_strides"),
-        "output_tensor": layout.get("output_strides"),
-    }
-    rank = len(layout["sizes"])
-    for name in row.parameters:
-        if name in case.dtypes:
-            strides[name] = tuple(1 if axis == 1 else 0 for axis in range(rank))
-    return strides
 
 
 LAYOUT_CASES = [
@@ -148,38 +108,6 @@ def test_layouts_match_the_reference(
 GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension()]  # type: ignore[union-attr]
 
 
-EXACT_FLOAT16_NEIGHBOUR = dml.ScaleBias(scale=1.0, bias=-0.0)
-"""The FLOAT16 neighbour of the fused chain: ``x * 1 + -0`` is ``x`` for every value but a NaN (signed zeros,
-infinities and subnormals included: a half is a normal float), and unlike a FLOAT16 Identity copy, which keeps a
-kernel of its own to move a signalling NaN bit for bit, it fuses. A NaN comes out a NaN; arithmetic fixes no
-payload (IEEE 754), so it is compared as a NaN."""
-
-
-def neighbour(operand: Any) -> Any:
-    """An Identity node on ``operand`` that fuses and keeps every value: a copy, or at FLOAT16
-    EXACT_FLOAT16_NEIGHBOUR."""
-    if operand.desc.data_type == dml.TensorDataType.FLOAT16:
-        return dml.graph.identity(operand, EXACT_FLOAT16_NEIGHBOUR)
-    return dml.graph.identity(operand)
-
-
-def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
-    """Bit for bit, except that where ``want`` is a NaN ``got`` may be any NaN."""
-    assert got.dtype == want.dtype and got.shape == want.shape
-    if want.dtype.kind == "f":
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan), f"{message}: NaN where the operator alone has none, or the reverse"
-        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
-    assert got.tobytes() == want.tobytes(), message
-
-
-def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
-    """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
-    for bit, which float registers would quieten) and any operator with a 64-bit tensor (no register type)."""
-    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes["input_tensor"] == F16
-    return half_copy or any(d.itemsize == 8 for d in case.dtypes.values())
-
-
 @pytest.mark.parametrize(("row", "case"), GRAPH_CASES)
 def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: OperatorRow, case: Case) -> None:
     desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
@@ -192,17 +120,7 @@ def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: Op
     assert compiled.kernel_count == 1
     assert single.tobytes() == alone.got.tobytes(), "the one-node graph differs from the operator alone"
 
-    # neighbour -> operator -> neighbour: the operator reads its InputTensor from a register and its result is
-    # stored by the node after it, in one kernel at every data type the operator fuses at (FLOAT16 included).
-    chain = dml.Graph(device)
-    operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
-    operands[0] = neighbour(operands[0])
-    y = neighbour(chain.add_operator(desc, operands))
-    (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
+    fused, compiled = run_fused_chain(device, desc, arrays)
     if not keeps_its_own_kernel(row, case):
         assert compiled.kernel_count == 1, "neighbour -> operator -> neighbour did not fuse into one kernel"
-    message = "fused between two neighbours differs from the operator alone"
-    if F16 in case.dtypes.values():
-        assert_equal_nan_as_nan(fused, alone.got, message)
-    else:
-        assert fused.tobytes() == alone.got.tobytes(), message
+    assert_fused_equals_alone(fused, alone.got, case)
