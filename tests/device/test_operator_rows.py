@@ -6,9 +6,11 @@
 - layouts: every layout class of helpers.layouts (packed, padded, broadcast, transposed with the tiled paths,
   offsets, rank 1 to 8, and in place for the operators whose SUPPORTS_IN_PLACE is True), the scale and zero
   point broadcast along axis 1, and no byte of the output buffer outside the tensor written;
-- alone against graphs: the operator as a one-node graph, and between two Identity nodes, equals the operator
-  alone bit for bit (DirectML operators; a DML_GRAPH holds no extension); the chain is one fused kernel except
-  where a FLOAT16 Identity copy or a 64-bit tensor keeps kernels of its own.
+- alone against graphs: the operator as a one-node graph, and between two Identity nodes (at FLOAT16 with
+  ScaleBias(1, -0), which fuses where a FLOAT16 copy does not), equals the operator alone bit for bit (a NaN
+  through a FLOAT16 neighbour as a NaN; DirectML operators only, as a DML_GRAPH holds no extension); the chain
+  is one fused kernel except where the operator itself keeps a kernel of its own (a FLOAT16 Identity copy, a
+  64-bit tensor).
 
 Each test runs under both launch profiles (the ``device`` fixture). Per-operator suites (tests/device/round,
 quantize, identity, extensions) keep the sweeps that are specific to one operator.
@@ -16,8 +18,7 @@ quantize, identity, extensions) keep the sweeps that are specific to one operato
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,27 +26,21 @@ import numpy.typing as npt
 import pytest
 
 import dmlpy as dml
-from tests.helpers.ext_oracle import describe, mismatches
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
 from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values
+from tests.helpers.row_runs import (
+    assert_fused_equals_alone,
+    assert_same,
+    fills,
+    keeps_its_own_kernel,
+    layout_strides,
+    run_fused_chain,
+)
 
 Array = npt.NDArray[Any]
-F16 = np.dtype(np.float16)
 CASES = [pytest.param(row, case, id=f"{row.name}-{case.id}") for row in ROWS for case in row.cases]
 _EXPECTED: dict[tuple[str, str, bytes], Array] = {}
-
-
-def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
-    """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
-    drawn from a generator seeded by the case."""
-    rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
-    main = input_values(case.dtypes["input_tensor"], rng)
-    values: dict[str, Callable[[int], Array]] = {"input_tensor": lambda count: np.resize(main, count)}
-    for name, parameter in row.parameters.items():
-        if name in case.dtypes:
-            values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
-    return values
 
 
 def value_count(case: Case) -> int:
@@ -60,26 +55,6 @@ def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array
     if key not in _EXPECTED:
         _EXPECTED[key] = row.reference(flat, case)
     return _EXPECTED[key].reshape(inputs["input_tensor"].shape)
-
-
-def assert_same(got: Array, want: Array, inputs: Array, case: Case) -> None:
-    """Bit for bit; where ``want`` is NaN, a NaN of the same sign and payload (the quiet bit aside), or any NaN
-    where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN
-    that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as
-    docs/operators/element_wise_identity.md says of ScaleBias."""
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if case.options.get("scale_bias") is not None:
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan), "NaN results where the reference has none, or the reverse"
-        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
-    if want.dtype.kind in "iu":
-        wrong = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
-        assert wrong.size == 0, (
-            f"{wrong.size} of {want.size} differ, first at {wrong[:8]}: {got.reshape(-1)[wrong[:8]]}"
-        )
-        return
-    wrong = mismatches(got, want)
-    assert wrong.size == 0, describe(wrong, inputs, got, want)
 
 
 def skip_without_fp64(device: Any, case: Case) -> None:
@@ -102,19 +77,6 @@ def test_values_match_the_reference(
     assert run.changed_outside == []
     assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
     tally["operator-table values compared"] += run.got.size
-
-
-def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:
-    """The layout's input and output strides; a scale or zero point broadcast along axis 1 (a scalar at rank 1)."""
-    strides: dict[str, tuple[int, ...] | None] = {
-        "input_tensor": layout.get("input_strides"),
-        "output_tensor": layout.get("output_strides"),
-    }
-    rank = len(layout["sizes"])
-    for name in row.parameters:
-        if name in case.dtypes:
-            strides[name] = tuple(1 if axis == 1 else 0 for axis in range(rank))
-    return strides
 
 
 LAYOUT_CASES = [
@@ -158,13 +120,7 @@ def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: Op
     assert compiled.kernel_count == 1
     assert single.tobytes() == alone.got.tobytes(), "the one-node graph differs from the operator alone"
 
-    chain = dml.Graph(device)
-    operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
-    operands[0] = dml.graph.identity(operands[0])
-    y = dml.graph.identity(chain.add_operator(desc, operands))
-    (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
-    if all(d != F16 and d.itemsize <= 4 for d in case.dtypes.values()):
-        # A FLOAT16 Identity stays a copy kernel of its own (to move a signalling NaN bit for bit), and 64-bit
-        # values have no register type in a fused kernel: those chains run as separate kernels.
-        assert compiled.kernel_count == 1, "Identity -> operator -> Identity did not fuse into one kernel"
-    assert fused.tobytes() == alone.got.tobytes(), "fused between two Identity nodes differs from the operator alone"
+    fused, compiled = run_fused_chain(device, desc, arrays)
+    if not keeps_its_own_kernel(row, case):
+        assert compiled.kernel_count == 1, "neighbour -> operator -> neighbour did not fuse into one kernel"
+    assert_fused_equals_alone(fused, alone.got, case)

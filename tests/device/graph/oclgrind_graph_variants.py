@@ -8,7 +8,7 @@ sized exactly to it, so a read or write outside a tensor is an Oclgrind report. 
 same graph one node at a time (``fuse=False``, the operators' own kernels); the ``OCLGRIND_SUMMARY`` line lists
 the variants run and the mismatches.
 
-    python oclgrind_graph_variants.py [--launch-profile cpu|gpu] [--half-bits] [--negative-control]
+    python oclgrind_graph_variants.py [--launch-profile cpu|gpu] [--negative-control]
 """
 
 from __future__ import annotations

@@ -54,7 +54,6 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     ext_device = dml.create_device(
         cl_device=device.cl_device, extensions=True, launch_profile=device.launch_profile.name
     )
-    ext_device.programs.device_options = device.programs.device_options  # --half-bits, for both devices
     rng = np.random.default_rng(0)
 
     # QuantizeLinear: (name, input dtype, shape, axis, output dtype, zero point?, mode)

@@ -1,0 +1,86 @@
+"""Memory safety, table-driven: every row of the operator test table (tests/helpers/operators.py), DirectML and
+extension operators alike, each of its cases in small layouts (packed, padded, broadcast, transposed, in place
+where SUPPORTS_IN_PLACE) and for a DirectML operator as a fused chain against the operator alone, runs under
+Oclgrind with no report and every result equal to the row's reference (oclgrind_operator_rows.py, in a
+subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's ``run_oclgrind_script``).
+
+Two passes under each launch profile, as the per-operator suites run theirs:
+
+* memory: kernels built as dmlpy builds them; every global access checked against its buffer (each buffer
+  exactly as large as its binding), data races and API calls checked too.
+* uninitialised: ``OCLGRIND_UNINITIALIZED=1`` as well, built with ``-cl-opt-disable`` (Oclgrind 21.10's plugin
+  aborts on LLVM's ``freeze``); output buffers are left unwritten. The chains that keep several kernels run in
+  the memory pass only (the script's UNINITIALIZED_PLUGIN says why).
+
+``--run-slow`` adds the same passes over every layout class of helpers.layouts but the large one (ranks 1 to 8,
+the tiled transposes, offsets). A negative control proves the reports are seen. Without Oclgrind the tests
+skip, except under CI=true.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.operators import ROWS
+
+from .oclgrind_operator_rows import every_planned
+
+SCRIPT = Path(__file__).resolve().parent / "oclgrind_operator_rows.py"
+PROFILES = pytest.mark.parametrize("profile", ["cpu", "gpu"])
+PASSES = pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
+
+
+def run_rows(
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, every_layout: bool
+) -> dict[str, Any]:
+    flags = ("--every-layout",) if every_layout else ()
+    summary, errors = run_oclgrind_script(
+        SCRIPT,
+        "--launch-profile",
+        profile,
+        *flags,
+        tmp_path=tmp_path,
+        uninitialized=uninitialized,
+        timeout=600,
+        **({} if uninitialized else {"OCLGRIND_DATA_RACES": "1"}),
+    )
+    assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
+    assert summary["wrong"] == 0, summary["failures"]
+    assert sorted(summary["ran"] + summary["skipped"]) == sorted(every_planned(every_layout))
+    assert {label.split()[0] for label in summary["ran"]} == {row.name for row in ROWS}
+    chains = [label for label in summary["ran"] if label.endswith(" fused_chain")]
+    directml_cases = sum(len(row.cases) for row in ROWS if not row.desc.is_extension())
+    if uninitialized:
+        assert all(label.endswith(" fused_chain") for label in summary["skipped"]), summary["skipped"]
+    else:
+        assert summary["skipped"] == [] and len(chains) == directml_cases, summary["skipped"]
+    return summary
+
+
+@PROFILES
+@PASSES
+def test_every_row_runs_clean_and_right(
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
+) -> None:
+    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, every_layout=False)
+    tally["oclgrind operator-table runs"] += summary["variants"]
+
+
+@pytest.mark.slow
+@PROFILES
+@PASSES
+def test_every_row_in_every_layout_runs_clean_and_right(
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
+) -> None:
+    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, every_layout=True)
+    tally["oclgrind operator-table runs (every layout)"] += summary["variants"]
+
+
+@PASSES
+def test_negative_control_is_reported(
+    assert_negative_control_reported: Any, tmp_path: Path, uninitialized: bool
+) -> None:
+    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=uninitialized)

@@ -1,0 +1,120 @@
+"""What the table-driven tests share (tests/device/test_operator_rows.py and the Oclgrind pass,
+tests/device/oclgrind_operator_rows.py): a case's tensor values, its strides in a layout, the comparison with
+the row's reference, and the fused chain that runs an operator between two neighbours in one kernel."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import dmlpy as dml
+from dmlpy.ops._base import OperatorDescBase
+
+from .ext_oracle import describe, mismatches
+from .object_model import run_graph
+from .operators import Case, OperatorRow, input_values
+
+Array = npt.NDArray[Any]
+F16 = np.dtype(np.float16)
+
+
+def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
+    """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
+    drawn from a generator seeded by the case."""
+    rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
+    main = input_values(case.dtypes["input_tensor"], rng)
+    values: dict[str, Callable[[int], Array]] = {"input_tensor": lambda count: np.resize(main, count)}
+    for name, parameter in row.parameters.items():
+        if name in case.dtypes:
+            values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
+    return values
+
+
+def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:
+    """The layout's input and output strides; a scale or zero point broadcast along axis 1 (a scalar at rank 1)."""
+    strides: dict[str, tuple[int, ...] | None] = {
+        "input_tensor": layout.get("input_strides"),
+        "output_tensor": layout.get("output_strides"),
+    }
+    rank = len(layout["sizes"])
+    for name in row.parameters:
+        if name in case.dtypes:
+            strides[name] = tuple(1 if axis == 1 else 0 for axis in range(rank))
+    return strides
+
+
+def assert_same(got: Array, want: Array, inputs: Array, case: Case) -> None:
+    """Bit for bit; where ``want`` is NaN, a NaN of the same sign and payload (the quiet bit aside), or any NaN
+    where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN
+    that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as
+    docs/operators/element_wise_identity.md says of ScaleBias."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    if case.options.get("scale_bias") is not None:
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), "NaN results where the reference has none, or the reverse"
+        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
+    if want.dtype.kind in "iu":
+        wrong = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
+        assert wrong.size == 0, (
+            f"{wrong.size} of {want.size} differ, first at {wrong[:8]}: {got.reshape(-1)[wrong[:8]]}"
+        )
+        return
+    wrong = mismatches(got, want)
+    assert wrong.size == 0, describe(wrong, inputs, got, want)
+
+
+EXACT_FLOAT16_NEIGHBOUR = dml.ScaleBias(scale=1.0, bias=-0.0)
+"""The FLOAT16 neighbour of the fused chain: ``x * 1 + -0`` is ``x`` for every value but a NaN (signed zeros,
+infinities and subnormals included: a half is a normal float), and unlike a FLOAT16 Identity copy, which keeps a
+kernel of its own to move a signalling NaN bit for bit, it fuses. A NaN comes out a NaN; arithmetic fixes no
+payload (IEEE 754), so it is compared as a NaN."""
+
+
+def neighbour(operand: Any) -> Any:
+    """An Identity node on ``operand`` that fuses and keeps every value: a copy, or at FLOAT16
+    EXACT_FLOAT16_NEIGHBOUR."""
+    if operand.desc.data_type == dml.TensorDataType.FLOAT16:
+        return dml.graph.identity(operand, EXACT_FLOAT16_NEIGHBOUR)
+    return dml.graph.identity(operand)
+
+
+def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
+    """Bit for bit, except that where ``want`` is a NaN ``got`` may be any NaN."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), f"{message}: NaN where the operator alone has none, or the reverse"
+        got, want = np.where(nan, want.dtype.type(0), got), np.where(nan, want.dtype.type(0), want)
+    assert got.tobytes() == want.tobytes(), message
+
+
+def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
+    """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
+    for bit, which float registers would quieten) and any operator with a 64-bit tensor (no register type)."""
+    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes["input_tensor"] == F16
+    return half_copy or any(d.itemsize == 8 for d in case.dtypes.values())
+
+
+def run_fused_chain(device: Any, desc: OperatorDescBase, arrays: list[Array]) -> tuple[Array, Any]:
+    """neighbour -> ``desc`` -> neighbour as a graph on ``arrays`` (``desc``'s bound inputs, packed): the
+    operator reads its InputTensor from a register and its result is stored by the node after it, in one kernel
+    at every data type the operator fuses at (FLOAT16 included). The chain's output and the compiled graph."""
+    chain = dml.Graph(device)
+    operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
+    operands[0] = neighbour(operands[0])
+    y = neighbour(chain.add_operator(desc, operands))
+    (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
+    return fused, compiled
+
+
+def assert_fused_equals_alone(fused: Array, alone: Array, case: Case) -> None:
+    """Bit for bit; a NaN as a NaN where a FLOAT16 neighbour computed on it (EXACT_FLOAT16_NEIGHBOUR)."""
+    message = "fused between two neighbours differs from the operator alone"
+    if F16 in case.dtypes.values():
+        assert_equal_nan_as_nan(fused, alone, message)
+    else:
+        assert fused.tobytes() == alone.tobytes(), message
