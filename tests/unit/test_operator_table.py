@@ -4,8 +4,8 @@
   tests.
 - Each DirectML operator's SUPPORT (through ``dml.validate``) gives the documented answer for every feature level,
   dimension count (1 to 9) and data-type combination that ``check_support.py`` enumerates from ``support.json``
-  (``../shared/directml-elementwise`` beside the repository, or ``DMLPY_DIRECTML_TABLES``; skipped where neither
-  is present). The default run enumerates each tensor's documented types plus one undocumented type (the
+  (``tests/data/directml-elementwise``, a copy of the transcription with its sources; ``DMLPY_DIRECTML_TABLES``
+  names another folder). The default run enumerates each tensor's documented types plus one undocumented type (the
   script's ``--cap`` restriction, the product above 100 combinations); ``--run-slow`` takes every
   combination of the 11 types.
 """
@@ -27,7 +27,9 @@ from dmlpy.ops import OPERATORS
 from tests.helpers.operators import ROWS, OperatorRow, descriptor
 
 REPO = Path(__file__).resolve().parents[2]
-TABLES = Path(os.environ.get("DMLPY_DIRECTML_TABLES") or REPO.parent / "shared" / "directml-elementwise")
+TABLES = Path(os.environ.get("DMLPY_DIRECTML_TABLES") or REPO / "tests" / "data" / "directml-elementwise")
+"""Microsoft's support tables, transcribed with their sources (tests/data/directml-elementwise/README.md): a copy
+in the repository, so that every checkout and CI compares against them."""
 QUICK_CAP, FULL_CAP = 100, 20000
 DIRECTML_ROWS = [row for row in ROWS if row.directml_name is not None]
 
@@ -52,8 +54,7 @@ def test_every_case_builds_a_valid_descriptor(row: OperatorRow) -> None:
 
 def load_checker() -> tuple[ModuleType, Any]:
     script, table = TABLES / "check_support.py", TABLES / "support.json"
-    if not (script.is_file() and table.is_file()):
-        pytest.skip(f"DirectML's support tables are not at {TABLES} (set DMLPY_DIRECTML_TABLES to the folder)")
+    assert script.is_file() and table.is_file(), f"DirectML's support tables are not at {TABLES}"
     spec = importlib.util.spec_from_file_location("check_support", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
