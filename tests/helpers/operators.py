@@ -2,7 +2,7 @@
 its one independent NumPy reference and the values its tensors other than InputTensor take.
 
 The rows drive tests/unit/test_operator_table.py (the support tables against Microsoft's, through
-``../shared/directml-elementwise``) and tests/device/test_operator_rows.py (values, layouts, in place, alone
+``tests/data/directml-elementwise``) and tests/device/test_operator_rows.py (values, layouts, in place, alone
 against one-node and fused graphs). Adding an operator means adding its row here (and its reference, where no
 oracle has it yet); tests/unit/test_operator_table.py fails while an operator of ``dmlpy.ops.OPERATORS`` has
 none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
