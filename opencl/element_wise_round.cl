@@ -1,18 +1,15 @@
-// ELEMENT_WISE_ROUND (DML_ELEMENT_WISE_ROUND_OPERATOR_DESC): output[i] = ROUND_FN(input[i]).
+// ELEMENT_WISE_ROUND (DML_ELEMENT_WISE_ROUND_OPERATOR_DESC): output[i] = ROUND(input[i]), the rounding
+// function elementwise_ops.h names for the mode (ROUNDING_MODE_<n>), as the template and fused graphs use it.
 //
 // Specialised with -D options (defaults below let the file compile on its own):
 //   DML_FLOAT16=1        tensors hold half; read with vload_half, computed in float, written with vstore_half.
 //                        Exact (every half is a float, every rounded result a half) and needs no cl_khr_fp16.
-//   ROUND_FN             rint  : DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN (2.5 -> 2)
-//                        trunc : DML_ROUNDING_MODE_TOWARD_ZERO (-1.75 -> -1)
-//                        round : DML_ROUNDING_MODE_TOWARD_INFINITY, halves away from zero (2.5 -> 3), not ceil.
-//                        The built-ins are exact for every input, keep the sign of zero, pass infinities and
-//                        NaN (sign and payload) through; never replace them with x + 0.5 tricks.
-//   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: rint and trunc become clang's element-wise built-ins.
+//   ROUNDING_MODE        DML_ROUNDING_MODE's value: 0 HALVES_TO_NEAREST_EVEN (rint), 1 TOWARD_ZERO (trunc),
+//                        2 TOWARD_INFINITY (halves away from zero, OpenCL's round(); not ceil). elementwise_ops.h's
+//                        ROUNDING_MODE_<n> says which exact function each is.
+//   DML_ELEMENTWISE_BUILTINS  set by dmlpy's runtime on PoCL: elementwise_ops.h's vectorisable forms (see ROUND).
 //   DML_KEEP_NAN_BITS    1 (the default): a NaN is copied bit for bit, quieted, not rounded (see round_element);
 //                        dmlpy's runtime sets 0 on PoCL, whose built-ins keep NaN bits themselves.
-//   ROUNDING_MODE        DML_ROUNDING_MODE's value (0, 1, 2): lets clang-based compilers inline rint and trunc as
-//                        their exact element-wise built-ins (see ROUND below). Optional.
 //   RANK=0               packed: both tensors are one contiguous run.
 //   RANK=1..8            strided (padding, broadcast 0-strides, permutations): coordinates step like an odometer.
 //   GRID_STRIDE=0        the "cpu" launch profile: each work-item rounds ELEMENTS_PER_ITEM consecutive elements
@@ -36,8 +33,8 @@
 #ifndef DML_FLOAT16
 #define DML_FLOAT16 0
 #endif
-#ifndef ROUND_FN
-#define ROUND_FN rint
+#ifndef ROUNDING_MODE
+#define ROUNDING_MODE 0
 #endif
 #ifndef RANK
 #define RANK 0
@@ -84,39 +81,28 @@ typedef uint raw_t;
 #endif
 typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
 
-// The rounding itself: ROUND_FN, the OpenCL built-in (exact for every input). With DML_ELEMENTWISE_BUILTINS
-// (dmlpy sets it on PoCL) the arithmetic of elementwise_ops.h replaces it, instantiated for this kernel's
-// vector type: RINT and TRUNC (clang's element-wise built-ins), round_half_away for halves away from zero
-// (PoCL's round() is a library call), and for float16 round_half_even_small and round_toward_zero_small, as
-// clang narrows vload_half -> roundeven/trunc -> vstore_half to half-precision rounding, which x86 without
-// AVX512-FP16 runs element by element (5-9 GB/s at 16M elements, against 36-46 for the conversions alone; the
-// replacements run at 28-51 GB/s and 0.95-1.0x the copy kernel). ROUNDING_MODE (DML_ROUNDING_MODE's value)
-// says which function ROUND_FN names, as the preprocessor cannot compare the names themselves.
-#define ROUND(x) ROUND_FN(x)
-#if defined(ROUNDING_MODE) && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
-#if ROUNDING_MODE == 0 && DML_FLOAT16
+// The rounding itself: elementwise_ops.h's function for the mode, instantiated for this kernel's vector type
+// where it is a user function (DEFINE_ROUNDING_MODES; the built-ins are overloaded already). With
+// DML_ELEMENTWISE_BUILTINS (PoCL), float16 halves to even and toward zero use round_half_even_small and
+// round_toward_zero_small instead: clang narrows vload_half -> roundeven/trunc -> vstore_half to half-precision
+// rounding, which x86 without AVX512-FP16 runs element by element (5-9 GB/s at 16M elements, against 36-46 for
+// the conversions alone; the replacements run at 28-51 GB/s and 0.95-1.0x the copy kernel). They equal rint and
+// trunc on every half, the only values a float16 tensor holds.
+#define ROUND(x) CONCAT(ROUNDING_MODE_, ROUNDING_MODE)(x)
+DEFINE_ROUNDING_MODES(compute_vector_t)
+#if DML_FLOAT16 && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if ROUNDING_MODE == 0
 DEFINE_ROUND_HALF_EVEN_SMALL(float)
 DEFINE_ROUND_HALF_EVEN_SMALL(compute_vector_t)
 #undef ROUND
 #define ROUND(x) round_half_even_small(x)
-#elif ROUNDING_MODE == 1 && DML_FLOAT16
+#elif ROUNDING_MODE == 1
 DEFINE_ROUND_TOWARD_ZERO_SMALL(float, convert_int, convert_float)
 DEFINE_ROUND_TOWARD_ZERO_SMALL(compute_vector_t, CONCAT(convert_int, VECTOR_WIDTH), CONCAT(convert_float, VECTOR_WIDTH))
 #undef ROUND
 #define ROUND(x) round_toward_zero_small(x)
-#elif ROUNDING_MODE == 0
-#undef ROUND
-#define ROUND(x) RINT(x)
-#elif ROUNDING_MODE == 1
-#undef ROUND
-#define ROUND(x) TRUNC(x)
-#elif ROUNDING_MODE == 2 && __has_builtin(__builtin_elementwise_trunc)
-DEFINE_ROUND_HALF_AWAY(compute_vector_t)
-#undef ROUND
-#define ROUND(x) round_half_away(x)
 #endif
 #endif
-
 
 #if GRID_STRIDE && RANK > 0
 #define TENSOR_COUNT 2
@@ -124,14 +110,15 @@ DEFINE_ROUND_HALF_AWAY(compute_vector_t)
 #endif
 
 // NaN in, the same NaN out, quieted as IEEE 754 rounding quiets a signalling NaN, sign and payload kept:
-// NVIDIA's rint, trunc and round (and its vstore_halfN) return the canonical NaN 0x7fffffff for every NaN, so a
-// NaN element is copied as raw bits with the quiet bit set instead of rounded. A vector holding a NaN
+// NVIDIA's rint, trunc and round return the canonical NaN 0x7fffffff for every NaN, and its vload_half and
+// vstore_half(N) lose a half NaN's payload, so a NaN element is copied as its raw bits, quieted
+// (elementwise_ops.h's QUIET_NAN_BITS), instead of converted and rounded. A vector holding a NaN
 // (any(isnan(...)): one compare and a branch not taken on NaN-free data) goes element by element.
 inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
     const float x = LOAD(from, input);
     if (DML_KEEP_NAN_BITS && isnan(x))
-        ((__global raw_t *)output)[to] = ((__global const raw_t *)input)[from] | QUIET_BIT;
+        ((__global raw_t *)output)[to] = QUIET_NAN_BITS(((__global const raw_t *)input)[from], QUIET_BIT);
     else
         STORE(ROUND(x), to, output);
 }

@@ -70,9 +70,10 @@
 #define STORE(k, value) (tensor##k[AT(k)] = (value))
 // Half tensors are read and written through their bits on every device (half_bits.h): a value stored to a half
 // tensor is a half's already (TO_HALF: the nearest half as a float, NaN payload kept), so its bits are exact. Not
-// vload_half and half_store.h's store_half, as the kernels one by one use off PoCL: on an NVIDIA H100 a kernel
-// that read one half NaN and stored it to two half tensors wrote both as 0x7fff (the compiler keeps such a value
-// in half precision, where NaN is canonical), while the kernels one by one kept the payload (0x7fbf).
+// vload_half and half_store.h's store_half, as element_wise_round.cl (everywhere) and ext_round.cl (off PoCL)
+// read and write halves: on an NVIDIA H100 a kernel that read one half NaN and stored it to two half tensors
+// wrote both as 0x7fff (the compiler keeps such a value in half precision, where NaN is canonical), while those
+// kernels, which copy a NaN element's raw bits, kept the payload (0x7fbf).
 #define LOAD_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[AT(k)])
 #define LOAD_ONE_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[tensor##k##_offset])
 #define STORE_HALF(k, value) (((__global ushort *)tensor##k)[AT(k)] = half_value_bits(value))

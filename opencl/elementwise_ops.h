@@ -74,15 +74,38 @@
 // Halves away from zero (DML_ROUNDING_MODE_TOWARD_INFINITY, OpenCL's round()) from trunc, exactly:
 // t = trunc(x); x - t never rounds; where |x - t| >= 0.5, one step away from zero (t + copysign(1, x) is exact,
 // as a fraction means |x| < 2^23). Otherwise t itself, which keeps the sign of zero; NaN and infinities (x - t
-// is NaN for them) fail the comparison and come back as trunc gives them. PoCL's round() is a library call
-// that stops the vectoriser. The ternary selects per component on vectors.
+// is NaN for them) fail the comparison and come back as trunc gives them. For PoCL only (ROUNDING_MODE_2 below),
+// whose round() is a library call that stops the vectoriser. The ternary selects per component on vectors.
 #define DEFINE_ROUND_HALF_AWAY(T)                                                                          \
     ELEMENTWISE_OVERLOAD inline T round_half_away(T x)                                                     \
     {                                                                                                      \
         const T t = TRUNC(x);                                                                              \
         return fabs(x - t) >= (T)(0.5f) ? t + copysign((T)(1.0f), x) : t;                                  \
     }
+
+// DML_ROUNDING_MODE's three modes, ROUNDING_MODE_<value>: the one place that says which exact IEEE-754 function
+// each is (NaN aside: KEEP_NAN below, or a kernel's raw-bits copy). Every definition is exact for every input,
+// keeps the sign of zero and passes infinities through; never x + 0.5 tricks.
+//   0 HALVES_TO_NEAREST_EVEN  rint (2.5 -> 2)
+//   1 TOWARD_ZERO             trunc (-1.75 -> -1)
+//   2 TOWARD_INFINITY         halves away from zero (2.5 -> 3), OpenCL's round(); not ceil
+// With DML_ELEMENTWISE_BUILTINS, halves away from zero is round_half_away, which vectorises; elsewhere OpenCL's
+// round() itself, overloaded for vectors as a user function cannot be off PoCL. DEFINE_ROUNDING_MODES(T) defines
+// the user functions the modes call for another type T (a kernel's vector type); nothing where they are the
+// built-ins, overloaded already.
+#define ROUNDING_MODE_0(x) RINT(x)
+#define ROUNDING_MODE_1(x) TRUNC(x)
+#if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_trunc)
+#define ROUNDING_MODE_2(x) round_half_away(x)
+#define DEFINE_ROUNDING_MODES(T) DEFINE_ROUND_HALF_AWAY(T)
 DEFINE_ROUND_HALF_AWAY(float)
+#endif
+#endif
+#ifndef ROUNDING_MODE_2
+#define ROUNDING_MODE_2(x) round(x)
+#define DEFINE_ROUNDING_MODES(T)
+#endif
 
 // Halves to even and toward zero for values below 2^23 in magnitude, which every float16 is: on PoCL, clang
 // narrows vload_half -> roundeven/trunc -> vstore_half to half-precision rounding, which x86 without
@@ -108,14 +131,20 @@ DEFINE_ROUND_HALF_AWAY(float)
         return fabs(x) < (T)(65536.0f) ? t : x;                                                            \
     }
 
-// A NaN passed through quieted (the quiet bit set, sign and payload kept), anything else rounded. For a
-// FLOAT16 value (a half's value in float) the quieted float NaN stores as the quieted half NaN (half_bits.h).
-#define KEEP_NAN(x, rounded) ((DML_KEEP_NAN_BITS && isnan(x)) ? as_float(as_uint(x) | 0x00400000u) : (rounded))
+// A NaN's bits as IEEE 754 rounding returns the NaN: quieted (quiet_bit, the top mantissa bit of the type, set),
+// sign and payload kept. On raw bits for kernels that copy a NaN element as it is stored (element_wise_round.cl,
+// ext_round.cl); KEEP_NAN applies it to a float.
+#define QUIET_NAN_BITS(bits, quiet_bit) ((bits) | (quiet_bit))
 
-// ELEMENT_WISE_ROUND in DirectML's three modes.
-#define ROUND_HALVES_TO_NEAREST_EVEN(x) KEEP_NAN((x), RINT(x))
-#define ROUND_TOWARD_ZERO(x) KEEP_NAN((x), TRUNC(x))
-#define ROUND_TOWARD_INFINITY(x) KEEP_NAN((x), round_half_away(x))
+// A NaN passed through quieted, anything else rounded. For a FLOAT16 value (a half's value in float) the
+// quieted float NaN stores as the quieted half NaN (half_bits.h).
+#define KEEP_NAN(x, rounded) \
+    ((DML_KEEP_NAN_BITS && isnan(x)) ? as_float(QUIET_NAN_BITS(as_uint(x), 0x00400000u)) : (rounded))
+
+// ELEMENT_WISE_ROUND in DirectML's three modes (the template's and fused graphs' names).
+#define ROUND_HALVES_TO_NEAREST_EVEN(x) KEEP_NAN((x), ROUNDING_MODE_0(x))
+#define ROUND_TOWARD_ZERO(x) KEEP_NAN((x), ROUNDING_MODE_1(x))
+#define ROUND_TOWARD_INFINITY(x) KEEP_NAN((x), ROUNDING_MODE_2(x))
 
 // ELEMENT_WISE_CEIL and ELEMENT_WISE_FLOOR: ceil and floor are exact like rint.
 #define CEIL(x) KEEP_NAN((x), CEIL_OF(x))

@@ -73,9 +73,11 @@ inline void round_element(__global const storage_t *input, ulong from, __global 
     output[to] = input[from];
 #else
     const ROUND_REAL_T x = LOAD(from, input);
-    // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN).
+    // NaN in, the same NaN out, quieted (element_wise_round.cl says why: NVIDIA canonicalises NaN). As raw bits
+    // for every storage, not KEEP_NAN's float: a double NaN is no float's bits, and NVIDIA's vload_half loses a
+    // half NaN's payload.
     if (DML_KEEP_NAN_BITS && isnan(x))
-        ((__global raw_t *)output)[to] = ((__global const raw_t *)input)[from] | QUIET_BIT;
+        ((__global raw_t *)output)[to] = QUIET_NAN_BITS(((__global const raw_t *)input)[from], QUIET_BIT);
     else
         STORE(round_in_mode(x), to, output);
 #endif

@@ -1,12 +1,13 @@
 // half_bits.h: float16 <-> float through integer bits, exact, in code a compiler vectorises.
 //
-// vload_half and vstore_half are the portable way to read and write half tensors without cl_khr_fp16, and the
-// kernels use them everywhere but on PoCL, where in a plain loop they defeat the vectoriser: clang narrows
-// vload_half -> trunc -> vstore_half into half-precision operations, which x86 without AVX512-FP16 runs one
-// element at a time (the float16 Round extension at 0.02-0.2x the copy kernel, 16M elements). These functions
-// do the same conversions with integer and float operations only; each was checked against NumPy's
-// conversions on all 65,536 halves or all 2^32 floats. dmlpy's runtime turns them on for whole tensors with
-// -DDML_HALF_BITS=1 on PoCL (programs.device_options); half_store.h stores NaN with half_value_bits everywhere.
+// vload_half and vstore_half are the portable way to read and write half tensors without cl_khr_fp16, but on
+// PoCL, in a plain loop, they defeat the vectoriser: clang narrows vload_half -> trunc -> vstore_half into
+// half-precision operations, which x86 without AVX512-FP16 runs one element at a time (the float16 Round
+// extension at 0.02-0.2x the copy kernel, 16M elements); and on NVIDIA a value kept in half precision loses its
+// NaN payload (elementwise.cl). These functions do the same conversions with integer and float operations only;
+// each was checked against NumPy's conversions on all 65,536 halves or all 2^32 floats. The element-wise
+// template (elementwise.cl) converts every half tensor through them on every device; ext_round.cl does on PoCL
+// only (-DDML_HALF_BITS=1, programs.device_options); half_store.h stores NaN with half_value_bits everywhere.
 // They rely on float subnormals (no -cl-denorms-are-zero, which dmlpy never passes).
 #ifndef HALF_BITS_H
 #define HALF_BITS_H
@@ -52,12 +53,6 @@ inline ushort half_value_bits(float value)
     const uint finite = as_uint(as_float(magnitude) * 0x1p-112f) >> 13;
     const uint special = 0x7c00u | (magnitude > 0x7f800000u ? 0x0200u : 0u) | ((magnitude >> 13) & 0x03ffu);
     return (ushort)(((bits >> 16) & 0x8000u) | (magnitude >= 0x7f800000u ? special : finite));
-}
-
-// Any float as the nearest half's bits, ties to even: vstore_half.
-inline ushort float_to_half_bits(float value)
-{
-    return half_value_bits(half_value(value));
 }
 
 #endif

@@ -22,6 +22,8 @@ ROUNDING_FUNCTIONS: dict[RoundingMode, str] = {
     # Not ceil: DirectML's TOWARD_INFINITY rounds halves away from zero, which is OpenCL's round().
     RoundingMode.TOWARD_INFINITY: "round",
 }
+"""The OpenCL built-in each mode's result equals, for `explain`: opencl/elementwise_ops.h's ROUNDING_MODE_<n>
+computes it (the built-in itself, or an exact vectorisable form on PoCL); the kernels get the mode's value."""
 
 ELEMENTS_PER_ITEM = 2048
 """Consecutive elements each work-item rounds under the "cpu" launch profile, packed or strided: long loops
@@ -59,8 +61,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
         layout = tiled or layout
         defines = (
             ("DML_FLOAT16", "1" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "0"),
-            ("ROUND_FN", ROUNDING_FUNCTIONS[self.rounding_mode]),
-            # Lets the kernel use the compiler's exact element-wise built-in for ROUND_FN where it has one.
+            # DML_ROUNDING_MODE's value: elementwise_ops.h's ROUNDING_MODE_<n> is the rounding function.
             ("ROUNDING_MODE", str(int(self.rounding_mode))),
             ("RANK", str(0 if layout.packed else layout.rank)),
             ("VECTOR_WIDTH", str(profile.vector_width)),
@@ -77,4 +78,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
 
     def explain_lines(self) -> list[str]:
         mode = self.rounding_mode
-        return [f"RoundingMode {mode.c_name} -> OpenCL built-in {ROUNDING_FUNCTIONS[mode]}()"]
+        return [
+            f"RoundingMode {mode.c_name} -> OpenCL built-in {ROUNDING_FUNCTIONS[mode]}()"
+            f" (ROUNDING_MODE={int(mode)}: elementwise_ops.h's ROUNDING_MODE_{int(mode)})"
+        ]

@@ -37,7 +37,7 @@ def test_kernel_build_failure_is_a_dml_error_with_the_build_log(device: Any) -> 
     spec = KernelSpec(
         "element_wise_round.cl",
         "element_wise_round",
-        (("DML_FLOAT16", "0"), ("ROUND_FN", "does_not_exist"), ("RANK", "0"), ("VECTOR_WIDTH", "8")),
+        (("DML_FLOAT16", "0"), ("ELEMENTS_PER_ITEM", "does_not_exist"), ("RANK", "0"), ("VECTOR_WIDTH", "8")),
     )
     with pytest.raises(dml.KernelBuildError) as caught:
         device.programs.get(spec)

@@ -387,9 +387,8 @@ def test_create_device_levels():
 )
 def test_compiled_source_and_defines(device, data_type, mode, function):
     td = dml.BufferTensorDesc(data_type=data_type, sizes=SIZES)
-    compiled = device.compile_operator(
-        device.create_operator(dml.ElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=td, rounding_mode=mode))
-    )
+    desc = dml.ElementWiseRoundOperatorDesc(input_tensor=td, output_tensor=td, rounding_mode=mode)
+    compiled = device.compile_operator(device.create_operator(desc))
     source = compiled.source
     # The kernel file with its local headers inlined, then the -D options written out as #define lines.
     assert kernel_source("element_wise_round.cl") in source
@@ -399,7 +398,8 @@ def test_compiled_source_and_defines(device, data_type, mode, function):
     assert defines, compiled.build_options
     for name, value in defines:
         assert f"#define {name} {value}" in source
-    assert dict(defines)["ROUND_FN"] == function
+    assert dict(defines)["ROUNDING_MODE"] == str(int(mode))
+    assert f"OpenCL built-in {function}()" in desc.explain_lines()[0]
     assert dict(defines)["DML_FLOAT16"] == ("1" if data_type == dml.TensorDataType.FLOAT16 else "0")
     for banned in ("-cl-fast-relaxed-math", "-cl-finite-math-only", "-cl-denorms-are-zero", "-cl-unsafe-math"):
         assert not any(option.startswith(banned) for option in compiled.build_options)

@@ -15,9 +15,9 @@ def test_explain_prints_build_options_and_specialised_source(run: Run) -> None:
     out = result.stdout
     assert "RoundingMode DML_ROUNDING_MODE_TOWARD_INFINITY -> OpenCL built-in round()" in out
     options = next(line for line in out.splitlines() if line.startswith("// build options:"))
-    assert "-DROUND_FN=round" in options and "-DRANK=0" in options and "-DDML_FLOAT16=0" in options
+    assert "-DROUNDING_MODE=2" in options and "-DRANK=0" in options and "-DDML_FLOAT16=0" in options
     assert "fast-relaxed-math" not in options
-    assert "#define ROUND_FN round" in out
+    assert "#define ROUNDING_MODE 2" in out
     assert "__kernel" in out or "kernel void" in out
     assert "layout: packed" in out
 
@@ -26,7 +26,7 @@ def test_explain_strided_float16(run: Run) -> None:
     result = run("explain", str(EXAMPLES / "round_padded.json"))
     assert result.returncode == 0, result.stderr
     assert "-DDML_FLOAT16=1" in result.stdout
-    assert "-DROUND_FN=trunc" in result.stdout
+    assert "-DROUNDING_MODE=1" in result.stdout
     assert "strided, rank 2" in result.stdout
     assert "strides per tensor [[4, 1], [3, 1]]" in result.stdout
 

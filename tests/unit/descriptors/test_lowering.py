@@ -120,15 +120,13 @@ def round_desc(
     )
 
 
-def round_defines(
-    half: bool, function: str, mode: int, rank: int, *, tiled: bool = False
-) -> tuple[tuple[str, str], ...]:
-    """element_wise_round.cl's interface: DML_FLOAT16 (half storage), ROUND_FN (the OpenCL built-in), ROUNDING_MODE
-    (DML_ROUNDING_MODE's value), RANK (0: the packed vector kernel), VECTOR_WIDTH 8 (float8, one 256-bit
-    register), TILED (a transpose, by 8 x 8 tiles), ELEMENTS_PER_ITEM 2048 (a multiple of 8)."""
+def round_defines(half: bool, mode: int, rank: int, *, tiled: bool = False) -> tuple[tuple[str, str], ...]:
+    """element_wise_round.cl's interface: DML_FLOAT16 (half storage), ROUNDING_MODE (DML_ROUNDING_MODE's value, the
+    only word on the arithmetic: the kernel rounds with elementwise_ops.h's ROUNDING_MODE_<value>, no function name
+    comes from Python), RANK (0: the packed vector kernel), VECTOR_WIDTH 8 (float8, one 256-bit register), TILED
+    (a transpose, by 8 x 8 tiles), ELEMENTS_PER_ITEM 2048 (a multiple of 8)."""
     return (
         ("DML_FLOAT16", "1" if half else "0"),
-        ("ROUND_FN", function),
         ("ROUNDING_MODE", str(mode)),
         ("RANK", str(rank)),
         ("VECTOR_WIDTH", "8"),
@@ -138,8 +136,8 @@ def round_defines(
     )
 
 
-# DirectML's three modes -> (OpenCL built-in, DML_ROUNDING_MODE value). TOWARD_INFINITY is DirectML's nearest with
-# halves away from zero: OpenCL's round(), not ceil().
+# DirectML's three modes -> (the OpenCL built-in `explain` names, DML_ROUNDING_MODE's value in DirectML.h).
+# TOWARD_INFINITY is DirectML's nearest with halves away from zero: OpenCL's round(), not ceil().
 ROUND_FUNCTIONS = {
     dml.RoundingMode.HALVES_TO_NEAREST_EVEN: ("rint", 0),
     dml.RoundingMode.TOWARD_ZERO: ("trunc", 1),
@@ -160,7 +158,6 @@ def test_round_packed_under_the_gpu_profile(data_type: T) -> None:
     half = "1" if data_type == T.FLOAT16 else "0"
     assert small.kernel.defines == (
         ("DML_FLOAT16", half),
-        ("ROUND_FN", "trunc"),
         ("ROUNDING_MODE", "1"),
         ("RANK", "0"),
         ("VECTOR_WIDTH", "4"),
@@ -182,13 +179,21 @@ def test_strided_round_under_the_gpu_profile_steps_by_elements() -> None:
 
 
 @pytest.mark.parametrize("mode", list(ROUND_FUNCTIONS), ids=lambda m: m.name)
+def test_round_explain_names_the_function_from_the_mode(mode: dml.RoundingMode) -> None:
+    function, value = ROUND_FUNCTIONS[mode]
+    assert round_desc(T.FLOAT32, mode).explain_lines() == [
+        f"RoundingMode {mode.c_name} -> OpenCL built-in {function}()"
+        f" (ROUNDING_MODE={value}: elementwise_ops.h's ROUNDING_MODE_{value})"
+    ]
+
+
+@pytest.mark.parametrize("mode", list(ROUND_FUNCTIONS), ids=lambda m: m.name)
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
 def test_round_packed_kernel_spec(data_type: T, mode: dml.RoundingMode) -> None:
-    function, value = ROUND_FUNCTIONS[mode]
+    _, value = ROUND_FUNCTIONS[mode]
     lowered = round_desc(data_type, mode).lower()
-    expected = KernelSpec(
-        "element_wise_round.cl", "element_wise_round", round_defines(data_type == T.FLOAT16, function, value, 0)
-    )
+    defines = round_defines(data_type == T.FLOAT16, value, 0)
+    expected = KernelSpec("element_wise_round.cl", "element_wise_round", defines)
     assert lowered == LoweredOperator(
         kernel=expected, layout=ElementwiseLayout(120, (120,), ((1,), (1,))), elements_per_work_item=2048
     )
@@ -200,9 +205,9 @@ def test_round_packed_kernel_spec(data_type: T, mode: dml.RoundingMode) -> None:
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
 def test_round_strided_kernel_spec_has_the_coalesced_rank(data_type: T, mode: dml.RoundingMode) -> None:
     # The NHWC-as-NCHW case above: rank 3 after coalescing, so RANK=3 (not 0, not 4).
-    function, value = ROUND_FUNCTIONS[mode]
+    _, value = ROUND_FUNCTIONS[mode]
     lowered = round_desc(data_type, mode, input_strides=(60, 1, 15, 3)).lower()
-    assert lowered.kernel.defines == round_defines(data_type == T.FLOAT16, function, value, 3)
+    assert lowered.kernel.defines == round_defines(data_type == T.FLOAT16, value, 3)
     assert lowered.layout == ElementwiseLayout(120, (2, 3, 20), ((60, 1, 3), (60, 20, 1)))
 
 
@@ -213,7 +218,7 @@ def test_transposes_lower_to_tiles_on_cpus_only() -> None:
     sizes = (2, 9, 12, 16)
     desc = round_desc(T.FLOAT32, dml.RoundingMode.TOWARD_ZERO, sizes=sizes, input_strides=(1728, 12, 1, 108))
     lowered = desc.lower()
-    assert lowered.kernel.defines == round_defines(False, "trunc", 1, 3, tiled=True)
+    assert lowered.kernel.defines == round_defines(False, 1, 3, tiled=True)
     assert lowered.layout == ElementwiseLayout(3456, (2, 108, 16), ((1728, 1, 108), (1728, 16, 1)))
     assert ("TILED", "0") in desc.lower(GPU).kernel.defines
     # Input and output contiguous along one dimension, or a dimension shorter than a tile: no tiles.
