@@ -24,9 +24,10 @@ def device_options(device: cl.Device) -> tuple[str, ...]:
     element-wise built-ins (DML_ELEMENTWISE_BUILTINS), which its clang lowers to the CPU's rounding
     instructions; and no NaN bit-copying (DML_KEEP_NAN_BITS=0), as its built-ins keep every NaN's sign and
     payload (the exhaustive float16 tests check it) and the check measured up to 1.3x slower on strided
-    float32 there; and half tensors converted through integer bits (DML_HALF_BITS, opencl/half_bits.h), which
-    its vectoriser handles where vload_half and vstore_half run element by element. Everywhere else the Round
-    kernels copy NaN bits: NVIDIA's built-ins do not keep them."""
+    float32 there; and the Round extension's half tensors converted through integer bits (DML_HALF_BITS,
+    opencl/half_bits.h; the element-wise template converts them so on every device), which its vectoriser
+    handles where vload_half and vstore_half run element by element. Everywhere else every rounding keeps NaN
+    bits itself: NVIDIA's built-ins do not."""
     if device.platform.name == POCL_PLATFORM:
         return ("-DDML_ELEMENTWISE_BUILTINS=1", "-DDML_KEEP_NAN_BITS=0", "-DDML_HALF_BITS=1")
     return ()
