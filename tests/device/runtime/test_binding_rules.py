@@ -380,10 +380,12 @@ def test_create_device_levels():
     ("data_type", "mode", "function"),
     [
         (dml.TensorDataType.FLOAT32, dml.RoundingMode.HALVES_TO_NEAREST_EVEN, "rint"),
-        (dml.TensorDataType.FLOAT16, dml.RoundingMode.TOWARD_ZERO, "trunc"),
+        (dml.TensorDataType.FLOAT16, dml.RoundingMode.HALVES_TO_NEAREST_EVEN, "rint"),
+        (dml.TensorDataType.FLOAT32, dml.RoundingMode.TOWARD_ZERO, "trunc"),
         (dml.TensorDataType.FLOAT32, dml.RoundingMode.TOWARD_INFINITY, "round"),
     ],
-    ids=["float32_even", "float16_zero", "float32_away"],
+    # Packed FLOAT16 TOWARD_ZERO runs the element-wise template under the "cpu" profile (test_lowering.py).
+    ids=["float32_even", "float16_even", "float32_zero", "float32_away"],
 )
 def test_compiled_source_and_defines(device, data_type, mode, function):
     td = dml.BufferTensorDesc(data_type=data_type, sizes=SIZES)
