@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -285,6 +285,32 @@ def run_oclgrind_script(oclgrind_icd_dir: Path) -> Callable[..., tuple[dict[str,
         return json.loads(line.removeprefix("OCLGRIND_SUMMARY ")), _oclgrind_reports(text)
 
     return run
+
+
+@pytest.fixture
+def assert_memory_pass_clean(
+    run_oclgrind_script: Callable[..., tuple[dict[str, Any], list[str]]],
+) -> Callable[..., dict[str, Any]]:
+    """``check(script, profile, variants, tmp_path=...)``: the script's memory pass (data races checked too) under the
+    launch ``profile`` ran every one of ``variants``, Oclgrind reported nothing and no result differed from the
+    script's reference; returns the summary."""
+
+    def check(script: Path, profile: str, variants: Collection[str], *, tmp_path: Path) -> dict[str, Any]:
+        summary, errors = run_oclgrind_script(
+            script,
+            "--launch-profile",
+            profile,
+            tmp_path=tmp_path,
+            uninitialized=False,
+            timeout=300,
+            OCLGRIND_DATA_RACES="1",
+        )
+        assert set(variants) <= set(summary["variants"]), set(variants) - set(summary["variants"])
+        assert errors == [], "\n\n".join(errors[:5])
+        assert summary["mismatches"] == []
+        return summary
+
+    return check
 
 
 @pytest.fixture

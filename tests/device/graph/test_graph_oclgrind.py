@@ -26,22 +26,11 @@ VARIANTS = [
 
 # No DML_HALF_BITS pass: the kernels a graph builds (the element-wise template, Round's kernel) never read it; only
 # opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py).
-@pytest.mark.parametrize("options", [("cpu",), ("gpu",)], ids=["cpu-profile", "gpu-profile"])
+@pytest.mark.parametrize("profile", ["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
 def test_every_variant_runs_clean_and_fused_equals_one_by_one(
-    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+    assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:
-    summary, errors = run_oclgrind_script(
-        SCRIPT,
-        "--launch-profile",
-        *options,
-        tmp_path=tmp_path,
-        uninitialized=False,
-        timeout=300,
-        OCLGRIND_DATA_RACES="1",
-    )
-    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
-    assert errors == [], "\n\n".join(errors[:5])
-    assert summary["mismatches"] == []
+    summary = assert_memory_pass_clean(SCRIPT, profile, VARIANTS, tmp_path=tmp_path)
     tally["oclgrind graph variants"] += len(summary["variants"])
 
 

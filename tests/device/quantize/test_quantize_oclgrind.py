@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_quantize_variants.py"
-PASSES = pytest.mark.parametrize("options", [("cpu",), ("gpu",)], ids=["cpu-profile", "gpu-profile"])
+PASSES = pytest.mark.parametrize("profile", ["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
 """The variants under each launch profile. No DML_HALF_BITS pass: of the kernels these variants build (the
 element-wise template), none reads it; only opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py)."""
 
@@ -46,20 +46,9 @@ VARIANTS = (
 
 @PASSES
 def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, options: tuple[str, ...], tally: Any
+    assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:
-    summary, errors = run_oclgrind_script(
-        SCRIPT,
-        "--launch-profile",
-        *options,
-        tmp_path=tmp_path,
-        uninitialized=False,
-        timeout=300,
-        OCLGRIND_DATA_RACES="1",
-    )
-    assert set(VARIANTS) <= set(summary["variants"]), set(VARIANTS) - set(summary["variants"])
-    assert errors == [], "\n\n".join(errors[:5])
-    assert summary["mismatches"] == []
+    summary = assert_memory_pass_clean(SCRIPT, profile, VARIANTS, tmp_path=tmp_path)
     tally["oclgrind quantize variants"] += len(summary["variants"])
 
 
