@@ -11,10 +11,7 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.kernels import CPU_PROFILE, KernelSpec, LaunchProfile, LoweredOperator, tile_order
-from dmlpy.ops._unary import UnaryElementWiseDesc
-from dmlpy.support import SupportRow, SupportTable
-
-_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
+from dmlpy.ops._unary import UnaryElementWiseDesc, float_math_support
 
 ROUNDING_FUNCTIONS: dict[RoundingMode, str] = {
     RoundingMode.HALVES_TO_NEAREST_EVEN: "rint",
@@ -39,13 +36,7 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
     BUILDER_NAME = "round"
     BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {"rounding_mode": "mode"}
     ONNX_OPS = ("Round",)
-    SUPPORT = SupportTable(
-        OperatorType.ELEMENT_WISE_ROUND,
-        rows=(
-            SupportRow(FeatureLevel.FL_2_1, (4, 4), {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}),
-            SupportRow(FeatureLevel.FL_3_0, (1, 8), {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}),
-        ),
-    )
+    SUPPORT = float_math_support(OperatorType.ELEMENT_WISE_ROUND, FeatureLevel.FL_2_1)
 
     rounding_mode: RoundingMode = Field(default=RoundingMode.HALVES_TO_NEAREST_EVEN, alias="RoundingMode")
     """RoundingMode (DML_ROUNDING_MODE)."""
