@@ -25,6 +25,8 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
+from tests.helpers.references import NAN_RULES
+
 HALF = Fraction(1, 2)
 
 
@@ -210,10 +212,12 @@ def round_values(values: npt.NDArray[Any], mode: str) -> npt.NDArray[Any]:
 # ------------------------------------------------------------------------------------------------ comparison
 
 
-def mismatches(actual: npt.NDArray[Any], expected: npt.NDArray[Any], *, nan_payload: bool = True) -> npt.NDArray[Any]:
+def mismatches(actual: npt.NDArray[Any], expected: npt.NDArray[Any], *, nan: str = "payload") -> npt.NDArray[Any]:
     """Indices (flat) where ``actual`` differs from ``expected`` bit for bit. Where ``expected`` is NaN,
-    ``actual`` must be a NaN with the same sign and (with ``nan_payload``) the same payload apart from the
-    quiet bit."""
+    ``actual`` must be a NaN, and by ``nan`` (references.NAN_RULES): "payload" with the same sign and payload
+    apart from the quiet bit; "sign" with the same sign; "any" nothing more (a NaN that arithmetic returns, whose
+    sign and payload IEEE 754 does not fix)."""
+    assert nan in NAN_RULES, nan
     fmt = format_of(expected.dtype)
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
@@ -225,7 +229,11 @@ def mismatches(actual: npt.NDArray[Any], expected: npt.NDArray[Any], *, nan_payl
     def is_nan(bits: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
         return ((bits & exponent_field) == exponent_field) & ((bits & mantissa_mask) != _U(0))
 
-    keep = _U(fmt.sign_bit | (fmt.mantissa_mask & ~fmt.quiet_bit)) if nan_payload else _U(fmt.sign_bit)
+    keep = {
+        "payload": _U(fmt.sign_bit | (fmt.mantissa_mask & ~fmt.quiet_bit)),
+        "sign": _U(fmt.sign_bit),
+        "any": _U(0),
+    }[nan]
     want_nan = is_nan(want)
     wrong = np.where(want_nan, ~is_nan(got) | ((got & keep) != (want & keep)), got != want)
     return np.flatnonzero(wrong)
@@ -250,9 +258,9 @@ def describe(
     return f"{indices.size} of {want.size} {fmt.name} results differ:\n" + "\n".join(lines)
 
 
-def assert_rounded(actual: npt.NDArray[Any], inputs: npt.NDArray[Any], mode: str, *, nan_payload: bool = True) -> None:
-    """``actual`` is ``inputs`` rounded in ``mode`` per the bit oracle (NaN: sign and payload kept, quiet bit
-    aside; sign only when ``nan_payload`` is False)."""
+def assert_rounded(actual: npt.NDArray[Any], inputs: npt.NDArray[Any], mode: str, *, nan: str = "payload") -> None:
+    """``actual`` is ``inputs`` rounded in ``mode`` per the bit oracle (NaN by the ``nan`` rule of
+    :func:`mismatches`: sign and payload kept, quiet bit aside, by default)."""
     expected = round_values(np.ascontiguousarray(inputs), mode)
-    wrong = mismatches(np.asarray(actual), expected, nan_payload=nan_payload)
+    wrong = mismatches(np.asarray(actual), expected, nan=nan)
     assert wrong.size == 0, f"mode {mode}: " + describe(wrong, inputs, actual, expected)

@@ -39,7 +39,7 @@ def test_every_16_bit_pattern(ext_device, fmt, mode):
     """All 65,536 patterns: every non-NaN result bit-exact; every NaN comes back NaN of the same sign."""
     patterns = all_patterns(fmt)
     got = run_ext_round(ext_device, patterns, mode)
-    assert_rounded(got, patterns, mode, nan_payload=False)
+    assert_rounded(got, patterns, mode, nan="sign")
 
 
 @pytest.mark.parametrize("fmt", [FLOAT16, BFLOAT16], ids=["float16", "bfloat16"])  # float32/64 NaNs: edge values
@@ -49,7 +49,7 @@ def test_every_16_bit_nan_keeps_its_payload(ext_device, fmt):
     assert nans.size == 2 * ((1 << fmt.mantissa_bits) - 1)
     for mode in MODES:
         got = run_ext_round(ext_device, nans, mode)
-        assert_rounded(got, nans, mode, nan_payload=True)
+        assert_rounded(got, nans, mode, nan="payload")
 
 
 def _check_against_fractions(got: np.ndarray, values: np.ndarray, mode: str) -> None:

@@ -156,4 +156,4 @@ def test_comparison_sees_what_matters(fmt):
     assert mismatches(patched(2, infinity | fmt.quiet_bit | 4), want).tolist() == [2]  # NaN payload
     assert mismatches(patched(2, infinity), want).tolist() == [2]  # infinity for NaN
     assert mismatches(patched(3, infinity | fmt.quiet_bit | 5), want).size == 0  # quieted sNaN is fine
-    assert mismatches(patched(2, infinity | fmt.quiet_bit | 4), want, nan_payload=False).size == 0
+    assert mismatches(patched(2, infinity | fmt.quiet_bit | 4), want, nan="sign").size == 0
