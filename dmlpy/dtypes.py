@@ -19,11 +19,12 @@ class DataTypeInfo:
 
     bits: int
     """Width of one element; 4 for the packed 4-bit types."""
-    numpy: np.dtype[np.generic] | None
-    """The NumPy dtype holding one element, None where NumPy has none (4-bit types)."""
-    opencl_storage: str | None
-    """The OpenCL C type a kernel's buffer pointer uses. FLOAT16 is stored as ``half`` and read through
-    vload_half/vstore_half, which needs no cl_khr_fp16."""
+    numpy: np.dtype[np.generic]
+    """The NumPy dtype holding one element; ml_dtypes' int4 and uint4 hold a 4-bit element in a byte of its own,
+    packed two to a byte at the boundary with DirectML's buffers (dmlpy/nibbles.py)."""
+    opencl_storage: str
+    """The OpenCL C type a kernel's buffer pointer uses: ``uchar`` for the 4-bit types (two elements a byte,
+    opencl/elementwise.cl). FLOAT16 is stored as ``half``, read and written through its bits."""
 
 
 DATA_TYPES: dict[AnyDataType, DataTypeInfo] = {
@@ -38,8 +39,8 @@ DATA_TYPES: dict[AnyDataType, DataTypeInfo] = {
     TensorDataType.FLOAT64: DataTypeInfo(64, np.dtype(np.float64), "double"),
     TensorDataType.UINT64: DataTypeInfo(64, np.dtype(np.uint64), "ulong"),
     TensorDataType.INT64: DataTypeInfo(64, np.dtype(np.int64), "long"),
-    TensorDataType.UINT4: DataTypeInfo(4, None, None),
-    TensorDataType.INT4: DataTypeInfo(4, None, None),
+    TensorDataType.UINT4: DataTypeInfo(4, np.dtype(ml_dtypes.uint4), "uchar"),
+    TensorDataType.INT4: DataTypeInfo(4, np.dtype(ml_dtypes.int4), "uchar"),
     ExtTensorDataType.BFLOAT16: DataTypeInfo(16, np.dtype(ml_dtypes.bfloat16), "ushort"),
 }
 
@@ -53,6 +54,17 @@ def element_size_in_bits(data_type: AnyDataType) -> int:
 def element_size(data_type: AnyDataType) -> int:
     """Whole bytes per element (1 for the 4-bit types, which never start mid-byte at an offset)."""
     return max(1, element_size_in_bits(data_type) // 8)
+
+
+def elements_in(data_type: AnyDataType, byte_count: int) -> int:
+    """How many elements of ``data_type`` ``byte_count`` bytes hold: a binding's byte offset as the element
+    offset a kernel indexes with (two per byte for the 4-bit types)."""
+    return byte_count * 8 // element_size_in_bits(data_type)
+
+
+def is_nibble(data_type: AnyDataType) -> bool:
+    """Whether ``data_type`` is a 4-bit type (INT4, UINT4): two elements a byte, the even one in the low nibble."""
+    return element_size_in_bits(data_type) == 4
 
 
 def data_type_of(dtype: np.dtype[np.generic] | type) -> AnyDataType:

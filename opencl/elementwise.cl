@@ -8,7 +8,8 @@
 // source shows them); the defaults below make it compile on its own, as a float32 copy.
 //   TENSOR_COUNT         tensors bound to the kernel (1 to 8): the inputs, then the outputs. A single operator
 //                        binds every tensor slot, an absent optional one too (never read).
-//   TENSOR<k>_T          tensor k's storage type (float, half, uchar, char, short, ushort, int, uint, ulong)
+//   TENSOR<k>_T          tensor k's storage type (float, half, uchar, char, short, ushort, int, uint, ulong;
+//                        uchar for the 4-bit types, two elements a byte)
 //   STEP<k>              PACKED and ROWS: tensor k's step along the innermost dimension, 1 or 0 (a per-tensor
 //                        or per-axis scale read once for a whole run)
 //   FUSED=1              a graph's group of operators: the kernel is fused_elementwise, else elementwise.
@@ -28,6 +29,9 @@
 //                        ROW_DIM (padding, per-axis scales): rows of it as plain loops, the rows walked with
 //                        elementwise_walk.h over the RANK = ROW_DIM dimensions before it.
 //   RANK, GRID_STRIDE, ELEMENTS_PER_ITEM   otherwise the strided walk; the launch profile (elementwise_walk.h).
+//   NIBBLE_PAIRS=1       an output holds 4-bit elements: the two of a byte are stored by one work-item, one
+//                        after the other (elementwise_walk.h); such an output is packed, so element offset e
+//                        is byte e / 2.
 //   DML_ELEMENTWISE_BUILTINS, DML_KEEP_NAN_BITS   elementwise_ops.h's options, set by dmlpy's runtime.
 //
 // Arguments follow dmlpy's element-wise convention (dmlpy/kernels/source.py): per tensor its buffer and element
@@ -78,6 +82,35 @@
 #define LOAD_ONE_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[tensor##k##_offset])
 #define STORE_HALF(k, value) (((__global ushort *)tensor##k)[AT(k)] = half_value_bits(value))
 #define TO_HALF(x) half_value(x)
+// 4-bit tensors (INT4, UINT4): element e is in byte e / 2, the even element in the low nibble (DirectML's order,
+// docs/quantization.md). AT(k) counts elements, so a 4-bit tensor's offsets and strides need no conversion.
+#define LOAD_UINT4(k) uint4_at(tensor##k, AT(k))
+#define LOAD_INT4(k) int4_at(tensor##k, AT(k))
+#define LOAD_ONE_UINT4(k) uint4_at(tensor##k, tensor##k##_offset)
+#define LOAD_ONE_INT4(k) int4_at(tensor##k, tensor##k##_offset)
+#define STORE_UINT4(k, value) store_nibble(tensor##k, AT(k), (uchar)(value))
+#define STORE_INT4(k, value) store_nibble(tensor##k, AT(k), (uchar)(value))
+
+inline uchar uint4_at(__global const uchar *bytes, ulong at)
+{
+    return (bytes[at >> 1] >> ((at & 1) * 4)) & 0x0f;
+}
+
+// The nibble's bit 3 is the sign: flipping it and subtracting 8 maps 8..15 to -8..-1 and keeps 0..7, with no
+// implementation-defined narrowing.
+inline char int4_at(__global const uchar *bytes, ulong at)
+{
+    return (char)((uint4_at(bytes, at) ^ 8) - 8);
+}
+
+// Storing a nibble writes its whole byte: the even element writes it with a zero high nibble, the odd one that
+// follows in the same work-item (NIBBLE_PAIRS) reads it back and adds its own. So no work-item ever writes a
+// byte another one writes, and an odd element count leaves the last byte's high nibble 0.
+inline void store_nibble(__global uchar *bytes, ulong at, uchar value)
+{
+    __global uchar *byte = bytes + (at >> 1);
+    *byte = (at & 1) ? (uchar)((*byte & 0x0f) | (value << 4)) : (uchar)(value & 0x0f);
+}
 
 // ------------------------------------------------------------------------------------------------ the kernel
 #if MAY_ALIAS

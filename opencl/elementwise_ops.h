@@ -204,10 +204,19 @@ inline float scale_bias(float x, float scale, float bias)
     return product + bias;
 }
 
-// ELEMENT_WISE_DEQUANTIZE_LINEAR: (input - zero_point) * scale, in float.
+// ELEMENT_WISE_DEQUANTIZE_LINEAR: (input - zero_point) * scale, in float. Exact up to the product for inputs of
+// up to 16 bits: their difference fits a float's 24-bit significand.
 inline float dequantize(float x, float scale, float zero_point)
 {
     return (x - zero_point) * scale;
+}
+
+// The same for 32-bit integer inputs: the difference exact in 64 bits, rounded once to float (ties to even),
+// then the product. Through float the operands would round first: (23946213 - -2445234) * 0.28006872f is
+// 7391418.5 that way, 7391419 (the exact product's nearest float) this way.
+inline float dequantize_wide(long difference, float scale)
+{
+    return (float)difference * scale;
 }
 
 // ELEMENT_WISE_QUANTIZE_LINEAR before rounding: input / scale. The division is a true one: the program is
@@ -249,6 +258,15 @@ inline uchar saturate_uchar(float v)
 inline char saturate_char(float v)
 {
     return (char)fmin(fmax(nan_to_zero(v), -128.0f), 127.0f);
+}
+// The same into the 4-bit ranges (QUANTIZE's INT4 and UINT4 outputs).
+inline uchar saturate_uint4(float v)
+{
+    return (uchar)fmin(fmax(nan_to_zero(v), 0.0f), 15.0f);
+}
+inline char saturate_int4(float v)
+{
+    return (char)fmin(fmax(nan_to_zero(v), -8.0f), 7.0f);
 }
 
 #endif

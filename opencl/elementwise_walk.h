@@ -11,6 +11,9 @@
 //   GRID_STRIDE=1 (GPUs)         elements g, g + G, g + 2G, ... for work-item g of a grid of G: neighbouring
 //                                work-items touch neighbouring elements (coalesced access), and one launch of a
 //                                grid that fills the device covers any element count.
+// NIBBLE_PAIRS=1 (an output of 4-bit elements, two a byte): elements 2j and 2j + 1 go to one work-item, one
+// after the other, so the two stores into one byte never race. The "cpu" shape has that already (its runs are
+// ELEMENTS_PER_ITEM long, an even number); the "gpu" one steps by pairs: 2g, 2g + 1, 2g + 2G, 2g + 2G + 1, ...
 // A kernel walks with: if (walk_begin(&w, ...)) do { ...w.at[t]... } while (walk_advance(&w));
 //
 // Packed tensors (each one contiguous run, or one value for every element) need no walk:
@@ -32,11 +35,17 @@
 #ifndef ELEMENTS_PER_ITEM
 #define ELEMENTS_PER_ITEM 16
 #endif
+#ifndef NIBBLE_PAIRS
+#define NIBBLE_PAIRS 0
+#endif
 #ifndef PACKED
 #define PACKED 0  // set by lowering where every tensor is packed: the kernel loops with FOR_EACH_PACKED
 #endif
 
-#if GRID_STRIDE
+#if GRID_STRIDE && NIBBLE_PAIRS
+#define FOR_EACH_PACKED(i, count)                                                                          \
+    for (ulong i = 2 * (ulong)get_global_id(0); i < (count); i += (i & 1) ? 2 * (ulong)get_global_size(0) - 1 : 1)
+#elif GRID_STRIDE
 #define FOR_EACH_PACKED(i, count) for (ulong i = get_global_id(0); i < (count); i += get_global_size(0))
 #else
 // 64-bit even where size_t is 32; a work-item past the end gets an empty range.
@@ -106,7 +115,7 @@ inline void walk_next(walk_t *w)
 inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 *strides, const ulong *offsets)
 {
 #if GRID_STRIDE
-    w->element = get_global_id(0);
+    w->element = get_global_id(0) * (ulong)(NIBBLE_PAIRS + 1);
     w->end = element_count;
 #else
     w->element = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;  // 64-bit even where size_t is 32
@@ -122,7 +131,17 @@ inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 
 inline bool walk_advance(walk_t *w)
 {
 #if GRID_STRIDE
+#if NIBBLE_PAIRS
+    if ((w->element & 1) == 0) {  // the pair's second element
+        if (++w->element >= w->end)
+            return false;
+        walk_next(w);
+        return true;
+    }
+    w->element += 2 * (ulong)get_global_size(0) - 1;
+#else
     w->element += get_global_size(0);
+#endif
     if (w->element >= w->end)
         return false;
     walk_seek(w, w->element);

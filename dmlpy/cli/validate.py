@@ -96,7 +96,7 @@ def report(desc: Descriptor, level: FeatureLevel) -> list[str]:
         lines += describe_layout("Tensor", desc.desc)
         return lines
     tensors: list[tuple[str, BufferTensorDesc]] = []
-    for field in (*desc.INPUTS, *desc.OUTPUTS):
+    for field in desc.tensor_fields():
         tensor: TensorDesc | None = getattr(desc, field)
         if tensor is not None:
             tensors.append((desc.c_field(field), tensor.desc))

@@ -25,8 +25,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dmlpy import nibbles
 from dmlpy.drawing import DrawnKernel, Picture
-from dmlpy.dtypes import DATA_TYPES
+from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.enums import ExecutionFlags, FeatureLevel, TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.desc import (
@@ -140,8 +141,8 @@ class Graph:
         for index, value in enumerate(inputs):
             if value is not None and value.graph is not self:
                 raise InvalidArgumentError(
-                    f"{op.operator_name()}.{op.c_field(op.INPUTS[index])} comes from another dml.Graph; an expression "
-                    "belongs to the graph that made it"
+                    f"{op.operator_name()}.{op.c_field(op.input_fields()[index])} comes from another dml.Graph; an "
+                    "expression belongs to the graph that made it"
                 )
         op.validate_on(self.feature_level)
         self._nodes.append(_Node(OperatorGraphNodeDesc(operator=op, name=name), list(inputs)))
@@ -305,8 +306,6 @@ def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:
 def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
     """``values`` laid out as ``desc`` reads them: its elements at their strided places, up to the last one."""
     numpy_type = DATA_TYPES[desc.data_type].numpy
-    if numpy_type is None:
-        raise UnsupportedError(f"Graph.constant: {desc.data_type.name} has no NumPy type to build constants from")
     strides = desc.effective_strides
     array = np.broadcast_to(np.asarray(values, dtype=numpy_type), desc.sizes)
     span = sum((size - 1) * stride for size, stride in zip(desc.sizes, strides, strict=True)) + 1
@@ -315,7 +314,7 @@ def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
         memory, shape=desc.sizes, strides=[s * memory.itemsize for s in strides], writeable=True
     )
     view[...] = array  # 0-strides: every element of a broadcast dimension writes the same place, with one value
-    return memory.tobytes()
+    return nibbles.pack(memory).tobytes() if is_nibble(desc.data_type) else memory.tobytes()
 
 
 __all__ = ["Expression", "Graph"]

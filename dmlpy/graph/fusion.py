@@ -22,7 +22,7 @@ from typing import Literal
 
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
-from dmlpy.kernels import LaunchProfile, LoweredOperator, coalesce
+from dmlpy.kernels import LaunchProfile, LoweredOperator, block_counts, blocked_layout
 from dmlpy.kernels.elementwise import MAX_TENSORS, Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc
@@ -71,7 +71,7 @@ def fuses(op: OperatorDescBase) -> bool:
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
     if any(value_type(t.desc.data_type) is None for t in tensors):
         return False
-    return op.expression([load_name(i) for i in range(len(op.INPUTS))]) is not None
+    return op.expression([load_name(i) for i in range(len(op.input_fields()))]) is not None
 
 
 def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:
@@ -136,25 +136,37 @@ def _sizes(op: OperatorDescBase) -> tuple[int, ...]:
     return first.desc.sizes
 
 
+def _blocks(op: OperatorDescBase) -> dict[int, int]:
+    """The dimensions ``op``'s inputs are blocked along (FL 6_3's smaller quantization tensors), with the number
+    of blocks."""
+    sizes = _sizes(op)
+    return {d: n for t in op.input_tensors() if t is not None for d, n in block_counts(sizes, t.desc.sizes).items()}
+
+
 def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[int]]:
     groups: list[list[int]] = []
     tensors = _GroupTensors(graph, analysis)
     fusing = False  # whether every node of the last group fuses
+    blocks: dict[int, int] = {}  # the last group's blocked dimensions: one kernel splits each one way only
     for node in analysis.order:
         op = _op(graph, node)
         node_fuses = fuse and fuses(op)
+        node_blocks = _blocks(op)
         if (
             fusing
             and node_fuses
             and _sizes(_op(graph, groups[-1][0])) == _sizes(op)
+            and all(blocks.get(d, n) == n for d, n in node_blocks.items())
             and tensors.count_with(node) <= MAX_FUSED_TENSORS
         ):
             groups[-1].append(node)
             tensors.add(node)
+            blocks.update(node_blocks)
         else:
             groups.append([node])
             tensors.start(node)
             fusing = node_fuses
+            blocks = node_blocks
     return groups
 
 
@@ -204,7 +216,7 @@ class _GroupTensors:
         output it reads, the outside readers that output has left once ``node`` is in."""
         reads: set[tuple[Source, BufferTensorDesc]] = set()
         left: dict[tuple[int, int], int] = {}
-        for slot in range(len(_op(self.graph, node).INPUTS)):
+        for slot in range(len(_op(self.graph, node).input_fields())):
             source = self.analysis.sources.get((node, slot))
             if source is None:
                 continue
@@ -310,7 +322,8 @@ def _fused_step(
             arguments.append(ref)
     types = [value_type(ref.desc.data_type) for ref in arguments]
     assert all(t is not None for t in types)
-    layout = coalesce(arguments[0].desc.sizes, [ref.desc.effective_strides for ref in arguments])
+    sizes = _sizes(_op(graph, group[0]))
+    layout = blocked_layout(sizes, [(ref.desc.sizes, ref.desc.effective_strides) for ref in arguments])
     lowered = elementwise_kernel(
         [t for t in types if t is not None],
         list(loads.values()),

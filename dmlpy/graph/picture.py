@@ -35,7 +35,7 @@ def graph_desc_picture(
         constant = isinstance(node, ConstantDataGraphNodeDesc)
         title_words = "constant data" if constant else node.op.operator_name()  # type: ignore[union-attr]
         subtitle = f"{quoted(node.name)} (Nodes[{index}])" if node.name else f"Nodes[{index}]"
-        inputs = () if constant else tuple(node.op.c_field(f) for f in node.op.INPUTS)  # type: ignore[union-attr]
+        inputs = () if constant else tuple(node.op.c_field(f) for f in node.op.input_fields())  # type: ignore[union-attr]
         flagged = f"Nodes[{index}]" in named
         nodes.append(DrawnNode(title_words, subtitle, inputs, constant=constant, flagged=flagged))
     edges = []
@@ -91,7 +91,7 @@ def _port(graph: GraphStructure, node: int, slot: int, *, output: bool) -> tuple
     if node >= len(graph.nodes) or not isinstance(graph.nodes[node].desc, OperatorGraphNodeDesc):
         return None
     op = node_operator(graph, node)
-    fields = op.OUTPUTS if output else op.INPUTS
+    fields = op.OUTPUTS if output else op.input_fields()
     if slot >= len(fields):
         return None
     return op.c_field(fields[slot]), node_tensor(graph, node, slot, output)

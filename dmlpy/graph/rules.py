@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dmlpy.dtypes import element_size
+from dmlpy.dtypes import element_size_in_bits
 from dmlpy.enums import TensorFlags
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph.nodes import (
@@ -74,7 +74,7 @@ def node_operator(graph: GraphStructure, node: int) -> OperatorDescBase:
 
 def _slot_name(graph: GraphStructure, node: int, slot: int, output: bool) -> str:
     op = node_operator(graph, node)
-    field = (op.OUTPUTS if output else op.INPUTS)[slot]
+    field = (op.OUTPUTS if output else op.input_fields())[slot]
     return op.c_field(field)
 
 
@@ -93,7 +93,7 @@ def _check_node_index(graph: GraphStructure, where: str, field: str, index: int,
 
 def _check_slot(graph: GraphStructure, where: str, field: str, node: int, slot: int, *, output: bool) -> None:
     op = node_operator(graph, node)
-    names = op.OUTPUTS if output else op.INPUTS
+    names = op.OUTPUTS if output else op.input_fields()
     if slot >= len(names):
         listed = ", ".join(f"{i} {op.c_field(n)}" for i, n in enumerate(names))
         raise InvalidArgumentError(
@@ -355,7 +355,7 @@ def _check_constants(graph: GraphStructure, consumers: dict[Source, list[tuple[i
 def tensor_extent_bytes(tensor: BufferTensorDesc) -> int:
     """The bytes from a tensor's first element to the end of its last: what it reads of a buffer."""
     span = sum((size - 1) * stride for size, stride in zip(tensor.sizes, tensor.effective_strides, strict=True))
-    return (span + 1) * element_size(tensor.data_type)
+    return ((span + 1) * element_size_in_bits(tensor.data_type) + 7) // 8  # 4-bit: a half-filled last byte counts
 
 
 def _topological_order(

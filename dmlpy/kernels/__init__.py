@@ -4,6 +4,8 @@ work-items (``LaunchProfile``, launch.py), and the element-wise template's speci
 
 from dmlpy.kernels.coalescing import MAX_RANK as MAX_RANK
 from dmlpy.kernels.coalescing import ElementwiseLayout as ElementwiseLayout
+from dmlpy.kernels.coalescing import block_counts as block_counts
+from dmlpy.kernels.coalescing import blocked_layout as blocked_layout
 from dmlpy.kernels.coalescing import coalesce as coalesce
 from dmlpy.kernels.coalescing import tile_order as tile_order
 from dmlpy.kernels.launch import CPU_PROFILE as CPU_PROFILE

@@ -61,6 +61,36 @@ def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> Elementw
     )
 
 
+def block_counts(sizes: Sequence[int], tensor_sizes: Sequence[int]) -> dict[int, int]:
+    """The dimensions along which a tensor of ``tensor_sizes`` holds one element per block of ``sizes``' elements
+    (a size other than 1 and the full one), with its number of blocks there."""
+    return {d: n for d, (full, n) in enumerate(zip(sizes, tensor_sizes, strict=True)) if n not in (1, full)}
+
+
+def blocked_layout(sizes: Sequence[int], tensors: Sequence[tuple[Sequence[int], Sequence[int]]]) -> ElementwiseLayout:
+    """``coalesce`` for tensors (sizes, strides) that may hold fewer elements than ``sizes`` along a dimension: 1
+    (broadcast) or a divisor n, one element per block of sizes[d] / n consecutive indices (FL 6_3's blocked
+    scales). Each blocked dimension is split in two, (n, block), with the small tensor stepping by 0 along the
+    block: the 0-stride form ELEMENT_WISE_QUANTIZE_LINEAR would be given. Every blocked tensor of a dimension has
+    the same n (callers keep it so)."""
+    split_sizes: list[int] = []
+    split_strides: list[list[int]] = [[] for _ in tensors]
+    for dim, size in enumerate(sizes):
+        counts = {block_counts(sizes, tensor_sizes).get(dim) for tensor_sizes, _ in tensors} - {None}
+        assert len(counts) <= 1, f"dimension {dim} is blocked in more than one way: {counts}"
+        blocks = counts.pop() if counts else None
+        for split, (tensor_sizes, strides) in zip(split_strides, tensors, strict=True):
+            stride = 0 if tensor_sizes[dim] == 1 else strides[dim]
+            if blocks is None:
+                split.append(stride)
+            elif tensor_sizes[dim] == blocks:
+                split += [stride, 0]
+            else:
+                split += [stride * (size // blocks), stride]
+        split_sizes += [size] if blocks is None else [blocks, size // blocks]
+    return coalesce(split_sizes, split_strides)
+
+
 TILE = 8
 """Elements per side of a tiled transpose's square tile (tile_order): eight vectors of eight."""
 

@@ -33,8 +33,17 @@ _REGISTER_TYPES: dict[AnyDataType, str] = {
     TensorDataType.INT32: "int",
     TensorDataType.INT16: "short",
     TensorDataType.INT8: "char",
+    TensorDataType.UINT4: "uchar",  # two a byte in memory (elementwise.cl's LOAD_UINT4, STORE_UINT4)
+    TensorDataType.INT4: "char",
 }
 """The type a value of each data type has in the kernel's registers."""
+
+_ACCESS: dict[AnyDataType, str] = {
+    TensorDataType.FLOAT16: "_HALF",
+    TensorDataType.INT4: "_INT4",
+    TensorDataType.UINT4: "_UINT4",
+}
+"""elementwise.cl's load and store macros for the types not read and written plainly."""
 
 _BITS_TYPES = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
 """The unsigned type a copy moves an element of each width as: its bits, unchanged."""
@@ -42,12 +51,21 @@ _BITS_TYPES = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
 
 @dataclass(frozen=True)
 class ValueType:
-    """How the kernel holds one tensor: its buffer's OpenCL type, its values' type, and whether it is FLOAT16
-    (loaded and stored through its bits as a float, ``opencl/half_bits.h``)."""
+    """How the kernel holds one tensor: its buffer's OpenCL type, its values' type, and how elementwise.cl's
+    loads and stores reach it: plainly, ``_HALF`` (a FLOAT16 through its bits, as a float,
+    ``opencl/half_bits.h``), or ``_INT4`` / ``_UINT4`` (a 4-bit element, two a byte)."""
 
     storage: str
     register: str
-    half: bool = False
+    access: str = ""
+
+    @property
+    def half(self) -> bool:
+        return self.access == "_HALF"
+
+    @property
+    def nibble(self) -> bool:
+        return self.access in ("_INT4", "_UINT4")
 
 
 ABSENT = ValueType("uchar", "uchar")
@@ -60,8 +78,7 @@ def value_type(data_type: AnyDataType) -> ValueType | None:
     register = _REGISTER_TYPES.get(data_type)
     if register is None:
         return None
-    storage = DATA_TYPES[data_type].opencl_storage or register
-    return ValueType(storage, register, half=data_type == TensorDataType.FLOAT16)
+    return ValueType(DATA_TYPES[data_type].opencl_storage, register, _ACCESS.get(data_type, ""))
 
 
 def bits_type(data_type: AnyDataType) -> ValueType:
@@ -115,17 +132,16 @@ def elementwise_kernel(
     body: list[str] = []
     for k in loads:
         tensor = tensors[k]
-        half = "_HALF" if tensor.half else ""
         once = packed and inner[k] == 0 and not may_alias
         target = prologue if once else body
-        target.append(f"const {tensor.register} {load_name(k)} = LOAD{'_ONE' if once else ''}{half}({k});")
+        target.append(f"const {tensor.register} {load_name(k)} = LOAD{'_ONE' if once else ''}{tensor.access}({k});")
     for position, statement in enumerate(statements):
         expression = f"TO_HALF({statement.expression})" if statement.value.half else statement.expression
         body.append(
             f"const {statement.value.register} {value_name(position)} = {expression};  /* {statement.operator} */"
         )
     for k, position in stores:
-        body.append(f"STORE{'_HALF' if tensors[k].half else ''}({k}, {value_name(position)});")
+        body.append(f"STORE{tensors[k].access}({k}, {value_name(position)});")
     title = " -> ".join(statement.operator for statement in statements)
     lines = [f"// Fused: {title}" if fused else f"// {title}", f"#define TENSOR_COUNT {len(tensors)}"]
     for k, tensor in enumerate(tensors):
@@ -139,6 +155,9 @@ def elementwise_kernel(
     else:
         defines += [("RANK", str(layout.rank))]
     defines += [("FUSED", "1" if fused else "0"), ("MAY_ALIAS", "1" if may_alias else "0")]
+    pairs = any(tensors[k].nibble for k, _ in stores)
+    if pairs:
+        defines += [("NIBBLE_PAIRS", "1")]
     kernel = KernelSpec(
         "elementwise.cl",
         "fused_elementwise" if fused else "elementwise",
@@ -146,7 +165,8 @@ def elementwise_kernel(
         tuple(sorted(set(options))),
         "\n".join(lines) + "\n",
     )
-    return profile.lowered(kernel, layout, PACKED_RUN if packed else ELEMENTS_PER_ITEM)
+    run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs
+    return profile.lowered(kernel, layout, run_length, vector_width=2 if pairs else 1)
 
 
 def _macro(name: str, statements: Sequence[str]) -> str:

@@ -39,6 +39,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.problems import show
 
 AnyOperatorType = OperatorType | ExtOperatorType
@@ -52,6 +53,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
         ElementWiseIdentityOperatorDesc,
         ElementWiseCeilOperatorDesc,
         ElementWiseFloorOperatorDesc,
+        QuantizeOperatorDesc,
+        DequantizeOperatorDesc,
         ExtElementWiseRoundOperatorDesc,
         ExtElementWiseQuantizeLinearOperatorDesc,
     )
@@ -218,6 +221,7 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
 __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
+    "DequantizeOperatorDesc",
     "ElementWiseCeilOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
     "ElementWiseFloorOperatorDesc",
@@ -227,5 +231,6 @@ __all__ = [
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
     "OperatorDesc",
+    "QuantizeOperatorDesc",
     "ScaleBias",
 ]

@@ -166,7 +166,7 @@ class OperatorDescBase(DmlModel):
         """Each tensor's layout, in binding order, titled with its field; ``problem`` (a refusal's message) is
         drawn on top, and under the tensor it names."""
         pictures = []
-        for field in (*self.INPUTS, *self.OUTPUTS):
+        for field in self.tensor_fields():
             tensor: TensorDesc | None = getattr(self, field)
             if tensor is None:
                 continue
@@ -178,8 +178,17 @@ class OperatorDescBase(DmlModel):
     def _repr_svg_(self) -> str:
         return self.picture().svg
 
+    def input_fields(self) -> tuple[str, ...]:
+        """This descriptor's input tensor fields in binding order: INPUTS, less any that only some of the
+        operator's forms bind (QUANTIZE's zero point, under QuantizationType SCALE)."""
+        return self.INPUTS
+
+    def tensor_fields(self) -> tuple[str, ...]:
+        """Every tensor field in binding order: the inputs, then the outputs."""
+        return (*self.input_fields(), *self.OUTPUTS)
+
     def input_tensors(self) -> list[TensorDesc | None]:
-        return [getattr(self, name) for name in self.INPUTS]
+        return [getattr(self, name) for name in self.input_fields()]
 
     def output_tensors(self) -> list[TensorDesc | None]:
         return [getattr(self, name) for name in self.OUTPUTS]
@@ -209,7 +218,7 @@ class OperatorDescBase(DmlModel):
         """Every tensor against the buffer-tensor rules and the support table's row at ``level``."""
         self.SUPPORT.row_for(level)
         name = self.operator_name()
-        for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
+        for fields, is_output in ((self.input_fields(), False), (self.OUTPUTS, True)):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
                 if tensor is None:
@@ -229,7 +238,7 @@ class OperatorDescBase(DmlModel):
 
     def check_buffer_tensors(self) -> None:
         """DirectML's buffer-tensor rules for every present tensor, without a support table (extensions)."""
-        for fields, is_output in ((self.INPUTS, False), (self.OUTPUTS, True)):
+        for fields, is_output in ((self.input_fields(), False), (self.OUTPUTS, True)):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
                 if tensor is not None:

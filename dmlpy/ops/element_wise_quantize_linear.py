@@ -4,7 +4,11 @@ ScaleTensor, ZeroPointTensor (null allowed from DML_FEATURE_LEVEL_6_2) and Outpu
 DimensionCount and Sizes: per-axis scales and zero points are written as 0-strides.
 
 Quantize:   output = saturate(round_half_to_even(input / scale) + zero_point); the division is a true one.
-Dequantize: output = (input - zero_point) * scale.
+Dequantize: output = (input - zero_point) * scale; a 32-bit input's difference is exact (in 64 bits), then
+            rounded once to float, then multiplied.
+
+``quantize_expression`` and ``dequantize_expression`` write that arithmetic for the kernels, once: FL 6_3's
+QUANTIZE and DEQUANTIZE (``dmlpy.ops.quantize``) compute the same.
 """
 
 from __future__ import annotations
@@ -23,6 +27,24 @@ from dmlpy.tensor import TensorDesc
 
 T = TensorDataType
 _ZERO_POINT = "ZeroPointTensor"
+
+SATURATE = {T.UINT8: "saturate_uchar", T.INT8: "saturate_char", T.UINT4: "saturate_uint4", T.INT4: "saturate_int4"}
+"""elementwise_ops.h's clamp of a quantized value into each output type's range."""
+
+
+def quantize_expression(quantized: str, output_type: TensorDataType) -> str:
+    """A quantized value (``quantize(...)``, rounded with its zero point added) saturated to ``output_type``."""
+    return f"{SATURATE[output_type]}({quantized})"
+
+
+def dequantize_expression(value: str, scale: str, zero_point: str | None, input_type: TensorDataType) -> str:
+    """``(value - zero_point) * scale`` for an input of ``input_type``; no zero point means 0. A 32-bit input's
+    difference is taken in 64 bits, exactly (elementwise_ops.h's dequantize_wide)."""
+    if DATA_TYPES[input_type].bits == 32:
+        zero = f"(long){zero_point}" if zero_point is not None else "0"
+        return f"dequantize_wide((long){value} - {zero}, {scale})"
+    zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
+    return f"dequantize((float){value}, {scale}, {zero})"
 
 
 def _rows(
@@ -81,12 +103,15 @@ class _LinearQuantizationDesc(OperatorDescBase):
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         value, scale, zero_point = inputs
-        zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
+        input_type = self.input_tensor.desc.data_type
+        assert value is not None and scale is not None and isinstance(input_type, TensorDataType)
         if self.DEQUANTIZE:
-            return f"dequantize((float){value}, {scale}, {zero})"
-        storage = DATA_TYPES[self.output_tensor.desc.data_type].opencl_storage
-        half_input = "true" if self.input_tensor.desc.data_type == TensorDataType.FLOAT16 else "false"
-        return f"saturate_{storage}({self.quantized(f'(float){value}', str(scale), zero, half_input)})"
+            return dequantize_expression(value, scale, zero_point, input_type)
+        zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
+        half_input = "true" if input_type == TensorDataType.FLOAT16 else "false"
+        output_type = self.output_tensor.desc.data_type
+        assert isinstance(output_type, TensorDataType)
+        return quantize_expression(self.quantized(f"(float){value}", scale, zero, half_input), output_type)
 
     def quantized(self, value: str, scale: str, zero_point: str, half_input: str) -> str:
         """``round(value / scale) + zero_point`` before saturation: QuantizeLinear rounds halves to even

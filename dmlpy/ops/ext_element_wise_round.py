@@ -80,7 +80,7 @@ class ExtElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
         defines = (
             ("STORAGE", str(storage)),
             ("ROUND_MODE", mode_index(mode)),
-            ("ELEMENT_T", DATA_TYPES[data_type].opencl_storage or "uchar"),
+            ("ELEMENT_T", DATA_TYPES[data_type].opencl_storage),
             ("PACKED", "1" if layout.packed else "0"),
             ("RANK", str(layout.rank)),
         )

@@ -167,7 +167,7 @@ class Device(DeviceBase):
 
     @staticmethod
     def _refuse_owned_by_dml(desc: OperatorDescBase, where: str = "") -> None:
-        for field in desc.INPUTS:
+        for field in desc.input_fields():
             tensor = getattr(desc, field)
             if tensor is not None and TensorFlags.OWNED_BY_DML in tensor.desc.flags:
                 raise UnsupportedError(

@@ -8,7 +8,7 @@ import pyopencl as cl
 
 from dmlpy.binding import BindingProperties, BoundTensor, BufferBinding
 from dmlpy.drawing import DrawnKernel, Picture
-from dmlpy.dtypes import element_size
+from dmlpy.dtypes import elements_in
 from dmlpy.enums import ExecutionFlags
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc
@@ -59,11 +59,11 @@ class CompiledOperator:
         self.initialized = False
         # What binding and dispatch ask on every call, worked out once (descriptors are frozen).
         desc = operator.desc
-        self.input_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.INPUTS]
+        self.input_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.input_fields()]
         self.output_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.OUTPUTS]
         self._input_descs = [t.desc if t is not None else None for t in desc.input_tensors()]
         self._output_descs = [t.desc if t is not None else None for t in desc.output_tensors()]
-        self._element_sizes = [element_size(d.data_type) if d else 1 for d in (*self._input_descs, *self._output_descs)]
+        self._data_types = [d.data_type if d else None for d in (*self._input_descs, *self._output_descs)]
 
     @property
     def desc(self) -> OperatorDescBase:
@@ -114,14 +114,17 @@ class CompiledOperator:
     def get_binding_properties(self) -> BindingProperties:
         """DML_BINDING_PROPERTIES: one descriptor per tensor; Round needs no temporary or persistent memory."""
         return BindingProperties(
-            required_descriptor_count=len(self.desc.INPUTS) + len(self.desc.OUTPUTS),
+            required_descriptor_count=len(self.desc.tensor_fields()),
             temporary_resource_size=0,
             persistent_resource_size=0,
         )
 
     def element_offsets(self, byte_offsets: Sequence[int]) -> list[int]:
         """Binding byte offsets as element offsets, per tensor in binding order."""
-        return [offset // size for offset, size in zip(byte_offsets, self._element_sizes, strict=True)]
+        return [
+            elements_in(data_type, offset) if data_type else offset
+            for offset, data_type in zip(byte_offsets, self._data_types, strict=True)
+        ]
 
     def describe(self) -> str:
         """For messages: ``compiled operator ELEMENT_WISE_ROUND (FLOAT16, TOWARD_INFINITY)``."""
@@ -213,16 +216,16 @@ class CompiledGraph:
         def bound(ref: TensorRef | None) -> tuple[cl.Buffer | None, int]:
             if ref is None:
                 return None, 0
-            size = element_size(ref.desc.data_type)
+            data_type = ref.desc.data_type
             if ref.kind in ("input", "output"):
                 entry, memory = (inputs if ref.kind == "input" else outputs)[ref.index]
                 assert entry is not None
-                return memory, entry.binding.offset // size
+                return memory, elements_in(data_type, entry.binding.offset)
             if ref.kind == "temporary":
                 assert temporary is not None, "the binding table checked that the temporary resource is bound"
                 binding, memory = temporary
-                return memory, (binding.offset + self.plan.temporary_offsets[ref.index]) // size
-            return self._constants, self._constant_offsets[ref.index] // size
+                return memory, elements_in(data_type, binding.offset + self.plan.temporary_offsets[ref.index])
+            return self._constants, elements_in(data_type, self._constant_offsets[ref.index])
 
         event: cl.Event | None = None
         for step, launchable in zip(self.plan.steps, self._launchables, strict=True):

@@ -34,9 +34,16 @@ QUICK_CAP, FULL_CAP = 100, 20000
 DIRECTML_ROWS = [row for row in ROWS if row.directml_name is not None]
 
 
+NOT_ELEMENT_WISE = {dml.QuantizeOperatorDesc, dml.DequantizeOperatorDesc}
+"""FL 6_3's QUANTIZE and DEQUANTIZE: not ELEMENT_WISE operators (a list of quantization tensors of their own
+Sizes, blocked), so the table's one-Sizes rows do not fit them; tests/device/quantize/test_quantize_6_3.py and
+tests/unit/descriptors/test_quantize_6_3.py test them."""
+
+
 def test_every_operator_has_one_row() -> None:
     described = [row.desc for row in ROWS]
-    assert sorted(d.__name__ for d in described) == sorted(d.__name__ for d in OPERATORS.values())
+    expected = [d for d in OPERATORS.values() if d not in NOT_ELEMENT_WISE]
+    assert sorted(d.__name__ for d in described) == sorted(d.__name__ for d in expected)
     assert len(set(described)) == len(described)
 
 

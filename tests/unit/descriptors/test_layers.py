@@ -20,7 +20,7 @@ PACKAGE = "dmlpy"
 PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "about", "lru"),  # about: the version and the lazy names; lru: the one bounded cache; no dmlpy imports
+    ("errors", "about", "lru", "nibbles"),  # about: the version, lazy names; lru: the one cache; nibbles: 4-bit packing
     ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
     ("model",),
     ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one

@@ -358,7 +358,9 @@ def linear_prelude(
     loads = [load(0, input_type), load(1, scale_type)] + ([load(2, zero_point_type)] if has_zero_point else [])
     zero = "(float)in2" if has_zero_point else "0.0f"
     name = name or ("ELEMENT_WISE_DEQUANTIZE_LINEAR" if dequantize else "ELEMENT_WISE_QUANTIZE_LINEAR")
-    if dequantize:
+    if dequantize and input_type in (T.INT32, T.UINT32):  # the difference exact in 64 bits, then one rounding
+        value = f"dequantize_wide((long)in0 - {'(long)in2' if has_zero_point else '0'}, in1)"
+    elif dequantize:
         value = f"dequantize((float)in0, in1, {zero})"
     else:
         half_input = "true" if input_type == T.FLOAT16 else "false"

@@ -318,8 +318,8 @@ def test_operator_desc_rejects_a_desc_of_another_operator_class() -> None:
 
 
 def test_operator_desc_rejects_a_type_dmlpy_does_not_implement() -> None:
-    with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_QUANTIZE is not implemented"):
-        dml.OperatorDesc(type=dml.OperatorType.QUANTIZE, desc=round_op())
+    with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_INVALID is not implemented"):
+        dml.OperatorDesc(type=dml.OperatorType.INVALID, desc=round_op())
 
 
 @pytest.mark.parametrize(
