@@ -79,7 +79,7 @@ def compiled_for(
         else BufferTensorDesc(data_type=data_type_of(tensor[0]), sizes=shape, strides=tensor[1])
         for slot, tensor in zip((*desc_class.INPUTS, *desc_class.OUTPUTS), layout, strict=True)
     }
-    return _compiled.put(key, compile_initialized(device, desc_class(**tensors, **dict(fields))))
+    return _compiled.put(key, compile_initialized(device, desc_class.from_slots(tensors, **dict(fields))))
 
 
 def bindable_offset(byte_offset: int) -> bool:

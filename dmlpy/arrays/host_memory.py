@@ -6,7 +6,10 @@
   into place after;
 - arrays larger than one device buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE) run in pieces along their outer
   dimensions, which an element-wise operator does not notice;
-- the common call (every array packed, aligned, apart or in place) is recognised cheaply (``_run_packed``).
+- the common call (every array packed, aligned, apart or in place) is recognised cheaply (``_run_packed``);
+- 4-bit arrays (ml_dtypes' int4 and uint4, a byte an element) are packed two a byte into a buffer of their own
+  and a 4-bit output unpacked after (``dmlpy.nibbles``): strides count elements either way, so a span packs as
+  it lies. A 4-bit output that is not C-contiguous is computed into a packed array and copied into place.
 
 Memory: on a CPU device the kernel reads and writes the arrays' own memory (host-pointer buffers, made coherent
 by mapping the output); on other devices each input is uploaded once and the output downloaded once.
@@ -21,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
+from dmlpy import nibbles
 from dmlpy.arrays.dispatch import (
     ArrayCall,
     Bound,
@@ -228,6 +232,12 @@ def _dispatch(
     """One dispatch over arrays that fit a buffer, placed by the policy (``dispatch.place``): an array DirectML
     cannot bind as it lies is copied (an input) or computed into scratch and copied into place (the output); the
     input that is the output's memory then goes with it."""
+    if target.dtype in nibbles.DTYPES and not target.flags.c_contiguous:
+        # The kernel writes a 4-bit output packed only (two elements a byte, each byte by one work-item).
+        packed = np.empty(target.shape, target.dtype)
+        _dispatch(call, device, inputs, packed)
+        target[...] = packed
+        return
     placement = _Arrays()
     operands, aliased, scratch = place(call.desc_class, inputs, target, placement)
     strides = [None if a is None else placement.strides(a) for a in (*operands, scratch)]
@@ -254,6 +264,9 @@ def _launch(
     """Bind the spans (one per tensor, the output last) as buffers over the host memory, dispatch, and wait
     until the output's memory holds the result; OutOfMemoryError where the device cannot hold them."""
     context, queue, flags = device.context, device.queue, cl.mem_flags
+    result = spans[-1]
+    assert result is not None
+    spans = [None if span is None else _bound_span(span) for span in spans]
     output = spans[-1]
     assert output is not None
     try:
@@ -302,6 +315,8 @@ def _launch(
             mapped.base.release(queue)
         else:
             cl.enqueue_copy(queue, output, output_memory, wait_for=[done], is_blocking=True)
+        if output is not result:
+            result[...] = nibbles.unpack(output, result.size, result.dtype)
     except cl.MemoryError as error:
         _finish_despite_interrupts(queue)
         raise OutOfMemoryError(f"{device.name} could not hold the arrays: {error}") from error
@@ -310,6 +325,11 @@ def _launch(
         # and writing the arrays, which the caller frees as soon as the exception reaches it: wait first.
         _finish_despite_interrupts(queue)
         raise
+
+
+def _bound_span(span: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """What a dispatch binds for a span: the span itself, or a 4-bit one packed two a byte (``dmlpy.nibbles``)."""
+    return nibbles.pack(span) if span.dtype in nibbles.DTYPES else span
 
 
 def _finish_despite_interrupts(queue: cl.CommandQueue) -> None:

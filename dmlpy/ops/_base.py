@@ -178,6 +178,12 @@ class OperatorDescBase(DmlModel):
     def _repr_svg_(self) -> str:
         return self.picture().svg
 
+    @classmethod
+    def from_slots(cls, tensors: dict[str, BufferTensorDesc | None], **fields: Any) -> OperatorDescBase:
+        """The descriptor with ``tensors`` by slot (INPUTS and OUTPUTS names; None leaves an optional one out) and
+        its other ``fields``: how the one-liners build one from arrays."""
+        return cls(**tensors, **fields)
+
     def input_fields(self) -> tuple[str, ...]:
         """This descriptor's input tensor fields in binding order: INPUTS, less any that only some of the
         operator's forms bind (QUANTIZE's zero point, under QuantizationType SCALE)."""

@@ -18,7 +18,7 @@ below are derived from DirectML's open-source users, each with its source in doc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
@@ -29,7 +29,7 @@ from dmlpy.model import UInt32
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import TensorDesc, packed_strides
+from dmlpy.tensor import BufferTensorDesc, TensorDesc, packed_strides
 
 T = TensorDataType
 SCALE_FIELD = "QuantizationTensors[0]"
@@ -83,6 +83,19 @@ class _QuantizationDesc(OperatorDescBase):
         if self.quantization_tensor_count is None:
             object.__setattr__(self, "quantization_tensor_count", len(self.quantization_tensors))
         return self
+
+    @classmethod
+    def from_slots(cls, tensors: dict[str, BufferTensorDesc | None], **fields: Any) -> OperatorDescBase:
+        """The scale and zero point slots become QuantizationTensors, SCALE_ZERO_POINT where a zero point is
+        given, else SCALE."""
+        scale, zero_point = tensors["scale_tensor"], tensors["zero_point_tensor"]
+        return cls(
+            input_tensor=tensors["input_tensor"],
+            quantization_type=QuantizationType.SCALE if zero_point is None else QuantizationType.SCALE_ZERO_POINT,
+            quantization_tensors=[t for t in (scale, zero_point) if t is not None],
+            output_tensor=tensors["output_tensor"],
+            **fields,
+        )
 
     @property
     def scale_tensor(self) -> TensorDesc | None:
