@@ -248,25 +248,26 @@ inline float nan_to_zero(float v)
 // float-to-integer rule; DirectML documents none for ScaleBias on integers).
 #define TO_INTEGER(T, v) CONCAT(CONCAT(convert_, T), _sat_rtz)(nan_to_zero(v))
 
-// convert_uchar_sat and convert_char_sat of a whole number (a quantized value), exactly: NaN to 0, then a
-// clamp into range. PoCL's convert_*_sat are library calls that stop the vectoriser (packed float32 -> uint8:
-// 0.68x the copy kernel, 0.99x with the clamp).
+// convert_uchar_sat and convert_char_sat of a whole number (a quantized value), exactly, and the same into the
+// 4-bit ranges (QUANTIZE's INT4 and UINT4): NaN to 0, then a clamp into range. Written as comparisons and
+// selects: PoCL's convert_*_sat are library calls that stop the vectoriser, and so, on the pyopencl wheels' PoCL
+// here, were isnan, fmin and fmax (64M float32 -> int8 QuantizeLinear: 540 ms with them, 35 ms without).
+#define SATURATE(v, low, high) ((v) >= (low) ? ((v) <= (high) ? (v) : (high)) : ((v) == (v) ? (low) : 0.0f))
 inline uchar saturate_uchar(float v)
 {
-    return (uchar)fmin(fmax(nan_to_zero(v), 0.0f), 255.0f);
+    return (uchar)SATURATE(v, 0.0f, 255.0f);
 }
 inline char saturate_char(float v)
 {
-    return (char)fmin(fmax(nan_to_zero(v), -128.0f), 127.0f);
+    return (char)SATURATE(v, -128.0f, 127.0f);
 }
-// The same into the 4-bit ranges (QUANTIZE's INT4 and UINT4 outputs).
 inline uchar saturate_uint4(float v)
 {
-    return (uchar)fmin(fmax(nan_to_zero(v), 0.0f), 15.0f);
+    return (uchar)SATURATE(v, 0.0f, 15.0f);
 }
 inline char saturate_int4(float v)
 {
-    return (char)fmin(fmax(nan_to_zero(v), -8.0f), 7.0f);
+    return (char)SATURATE(v, -8.0f, 7.0f);
 }
 
 #endif

@@ -42,10 +42,7 @@
 #define PACKED 0  // set by lowering where every tensor is packed: the kernel loops with FOR_EACH_PACKED
 #endif
 
-#if GRID_STRIDE && NIBBLE_PAIRS
-#define FOR_EACH_PACKED(i, count)                                                                          \
-    for (ulong i = 2 * (ulong)get_global_id(0); i < (count); i += (i & 1) ? 2 * (ulong)get_global_size(0) - 1 : 1)
-#elif GRID_STRIDE
+#if GRID_STRIDE
 #define FOR_EACH_PACKED(i, count) for (ulong i = get_global_id(0); i < (count); i += get_global_size(0))
 #else
 // 64-bit even where size_t is 32; a work-item past the end gets an empty range.
@@ -53,6 +50,20 @@
     for (ulong i = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM,                                            \
                i##_end = min(i + (ulong)ELEMENTS_PER_ITEM, (ulong)(count));                                \
          i < i##_end; ++i)
+#endif
+
+// PAIRED loops (elementwise.cl) count pairs of elements (2p, 2p + 1): FOR_EACH_PACKED_PAIR(p, pairs) visits
+// this work-item's, ELEMENTS_PER_ITEM / 2 consecutive ones in the "cpu" shape, p = g, g + G, ... in the "gpu" one.
+// OWNS_PACKED_PAIR(p): whether pair p is this work-item's (for an odd count's last element, alone in its pair).
+#if GRID_STRIDE
+#define FOR_EACH_PACKED_PAIR(p, pairs) for (ulong p = get_global_id(0); p < (pairs); p += get_global_size(0))
+#define OWNS_PACKED_PAIR(p) ((p) % get_global_size(0) == get_global_id(0))
+#else
+#define FOR_EACH_PACKED_PAIR(p, pairs)                                                                     \
+    for (ulong p = get_global_id(0) * (ulong)(ELEMENTS_PER_ITEM / 2),                                      \
+               p##_end = min(p + (ulong)(ELEMENTS_PER_ITEM / 2), (ulong)(pairs));                          \
+         p < p##_end; ++p)
+#define OWNS_PACKED_PAIR(p) ((p) / (ELEMENTS_PER_ITEM / 2) == get_global_id(0))
 #endif
 
 typedef struct {

@@ -69,7 +69,7 @@ def compiled_for(
 ) -> CompiledOperator:
     """The compiled, initialized ``desc_class`` with ``fields`` over tensors of ``shape``, one (dtype, element
     strides) or None per tensor slot in binding order; cached."""
-    key = (device, desc_class, fields, shape, tuple(None if t is None else (t[0].str, t[1]) for t in layout))
+    key = (device, desc_class, fields, shape, tuple(None if t is None else (t[0], t[1]) for t in layout))
     compiled = _compiled.get(key)
     if compiled is not None:
         return compiled

@@ -158,6 +158,11 @@ def elementwise_kernel(
     pairs = any(tensors[k].nibble for k, _ in stores)
     if pairs:
         defines += [("NIBBLE_PAIRS", "1")]
+    if (packed or rows) and _pairs_align(tensors, layout):
+        defines += [("PAIRED", "1")]
+        nibble_outputs = [k for k, _ in stores if tensors[k].nibble]
+        lines.append(_macro("PAIR_BEGIN", [f"uchar nibbles{k} = 0;" for k in nibble_outputs]))
+        lines.append(_macro("PAIR_END", [f"STORE_PAIR({k});" for k in nibble_outputs]))
     kernel = KernelSpec(
         "elementwise.cl",
         "fused_elementwise" if fused else "elementwise",
@@ -167,6 +172,20 @@ def elementwise_kernel(
     )
     run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs
     return profile.lowered(kernel, layout, run_length, vector_width=2 if pairs else 1)
+
+
+def _pairs_align(tensors: Sequence[ValueType], layout: ElementwiseLayout) -> bool:
+    """Whether a plain loop (PACKED or ROWS) can take two elements an iteration (elementwise.cl's PAIRED): there
+    are 4-bit tensors, and each one stepping by 1 starts every row at an even element (tensors start at even
+    elements: binding offsets count bytes). Rows start at even elements of the walk where the row length is
+    even (or there is one row) and every outer stride is."""
+    nibbles = [k for k, tensor in enumerate(tensors) if tensor.nibble]
+    if not nibbles:
+        return False
+    *outer_sizes, row_length = layout.sizes
+    stepping = [k for k in nibbles if layout.strides[k][-1] == 1]
+    even_rows = not outer_sizes or row_length % 2 == 0
+    return even_rows and all(stride % 2 == 0 for k in stepping for stride in layout.strides[k][:-1])
 
 
 def _macro(name: str, statements: Sequence[str]) -> str:
