@@ -8,8 +8,10 @@ Usage (from the repository root)::
 Per row (operator, output type), from one run:
 
     kernel      the dispatch's own time on a profiling queue, median of 15 (bench_graph.py's span)
-    copy        the copy kernel (bench_round.py's) over the bytes the operator writes, the same way:
-                kernel / copy is the operator's speed against moving its output once (>= 0.8 is the target)
+    copy        the copy kernel (bench_round.py's, 32-bit words) over the bytes of the float side (the output of
+                DEQUANTIZE, the input of QUANTIZE), the same way: it reads and writes them, more traffic than the
+                operator's (which moves them once, and an eighth or a quarter as many 4-bit bytes the other way);
+                copy / kernel is the operator's speed against it (>= 0.8 is the target)
     onnxruntime onnxruntime's CPU provider on the same one-node model (opset 21, block_size 32), wall time of
                 session.run on NumPy arrays, median of 5; "-" when onnxruntime is not installed (it is no
                 dependency of dmlpy: pip install onnxruntime to measure it)
@@ -116,8 +118,8 @@ def run(rows: int, columns: int, quick: bool) -> list[dict[str, Any]]:
             bound = Bound(dml_, desc, inputs)
             kernel = event_timings({"op": bound.events}, quick)["op"].seconds
             del bound
-            written = desc.output_tensor.desc.total_tensor_size_in_bytes
-            copy_wall, copy_events = dml_.copy_kernel(written // 4, 4)
+            real_bytes = rows * columns * (2 if real == "FLOAT16" else 4)
+            _, copy_events = dml_.copy_kernel(real_bytes // 4, 4)
             copy = event_timings({"copy": copy_events}, quick)["copy"].seconds
             ort = onnxruntime_time(operator, arrays)
             row = {
@@ -125,7 +127,7 @@ def run(rows: int, columns: int, quick: bool) -> list[dict[str, Any]]:
                 "real": real.lower(),
                 "elements": rows * columns,
                 "kernel_s": kernel,
-                "copy_of_output_s": copy,
+                "copy_of_real_side_s": copy,
                 "copy_over_kernel": copy / kernel,
                 "onnxruntime_cpu_s": ort,
                 "onnxruntime_over_kernel": None if ort is None else ort / kernel,
