@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dmlpy.dtypes import element_size
+from dmlpy.dtypes import element_size, is_nibble
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.kernels import coalesce
 from dmlpy.tensor import BufferTensorDesc, calc_buffer_tensor_size
@@ -14,14 +14,21 @@ from dmlpy.tensor import BufferTensorDesc, calc_buffer_tensor_size
 def describe_layout(name: str, desc: BufferTensorDesc, *, max_rows: int = 8) -> list[str]:
     """How a buffer tensor lies in memory: strides, the class of layout, sizes, and where its elements are."""
     sizes, strides = desc.sizes, desc.effective_strides
+    nibbles = is_nibble(desc.data_type)
     itemsize = element_size(desc.data_type)
     count = desc.element_count
     span = sum((n - 1) * s for n, s in zip(sizes, strides, strict=True)) + 1 if count else 0
     stated = "null (packed)" if desc.strides is None else list(desc.strides)
+    if nibbles:  # a 4-bit stride is half as many bytes, and an odd one ends mid-byte: 0.5, 1.5, ...
+        per_element = "4 bits per element, two a byte"
+        in_bytes = "[" + ", ".join(str(s // 2) if s % 2 == 0 else str(s / 2) for s in strides) + "]"
+    else:
+        per_element = f"{itemsize} bytes per element"
+        in_bytes = str([s * itemsize for s in strides])
     lines = [
-        f"{name}: {desc.data_type}, {itemsize} bytes per element, Flags {desc.flags}",
+        f"{name}: {desc.data_type}, {per_element}, Flags {desc.flags}",
         f"  Sizes {list(sizes)}, DimensionCount {desc.dimension_count}, {count} elements",
-        f"  Strides {stated}; in elements {list(strides)}, in bytes {[s * itemsize for s in strides]}",
+        f"  Strides {stated}; in elements {list(strides)}, in bytes {in_bytes}",
     ]
     broadcast = [d for d, (n, s) in enumerate(zip(sizes, strides, strict=True)) if s == 0 and n > 1]
     moving = [s for n, s in zip(sizes, strides, strict=True) if n > 1 and s > 0]
@@ -40,11 +47,16 @@ def describe_layout(name: str, desc: BufferTensorDesc, *, max_rows: int = 8) -> 
             kinds.append("strided")
     lines.append("  layout: " + "; ".join(kinds))
     terms = " + ".join(f"{s}*i{d}" for d, s in enumerate(strides))
-    lines.append(f"  element [i0..i{len(sizes) - 1}] is at byte offset {itemsize} * ({terms})")
+    where = f"element [i0..i{len(sizes) - 1}] is at"
+    if nibbles:
+        lines.append(f"  {where} nibble n = {terms}: byte n // 2, its low half when n is even (bits 0-3)")
+    else:
+        lines.append(f"  {where} byte offset {itemsize} * ({terms})")
     calc = calc_buffer_tensor_size(desc.data_type, sizes, desc.strides)
     extra = "" if calc == desc.total_tensor_size_in_bytes else f" (DMLCalcBufferTensorSize gives {calc})"
+    spanned_bytes = (span + 1) // 2 if nibbles else span * itemsize
     lines.append(
-        f"  spans {span} elements = {span * itemsize} bytes; DMLCalcBufferTensorSize = {calc} "
+        f"  spans {span} elements = {spanned_bytes} bytes; DMLCalcBufferTensorSize = {calc} "
         f"(rounded up to a multiple of 4); TotalTensorSizeInBytes {desc.total_tensor_size_in_bytes}{extra}"
     )
     alignment = max(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)

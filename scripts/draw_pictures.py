@@ -26,10 +26,11 @@ IMAGES = ROOT / "docs" / "images"
 
 
 def tensor_pictures() -> dict[str, Picture]:
-    """README step 2: padded rows and a broadcast read."""
+    """README step 2: padded rows, a broadcast read, and 4-bit elements two a byte (docs/quantization.md)."""
     padded = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1))
     broadcast = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(0, 0, 0, 1))
-    return {"padded": padded.picture(), "broadcast": broadcast.picture()}
+    nibbles = dml.BufferTensorDesc(data_type="INT4", sizes=(3, 3))
+    return {"padded": padded.picture(), "broadcast": broadcast.picture(), "nibbles": nibbles.picture()}
 
 
 def binding_pictures(device: dml.Device) -> dict[str, Picture]:

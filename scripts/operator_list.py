@@ -21,9 +21,13 @@ BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.
 END = "<!-- end of the operator list -->"
 
 
+SHARED_PAGES = {"DML_OPERATOR_QUANTIZE": "../quantization.md", "DML_OPERATOR_DEQUANTIZE": "../quantization.md"}
+"""Operators documented on a page of their own outside docs/operators/: FL 6_3's pair share the 4-bit page."""
+
+
 def _page_link(c_name: str, text: str) -> str:
     """The operator's own docs page, where it has one (docs/operators/element_wise_identity.md, ...)."""
-    page = c_name.removeprefix("DML_OPERATOR_").lower() + ".md"
+    page = SHARED_PAGES.get(c_name, c_name.removeprefix("DML_OPERATOR_").lower() + ".md")
     return f"[{text}]({page})" if (PAGE.parent / page).exists() else text
 
 

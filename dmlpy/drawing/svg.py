@@ -104,13 +104,14 @@ def wrapped_height(words: str, columns: int = WRAP_COLUMNS) -> int:
     return 14 * len(textwrap.wrap(words, columns))
 
 
-def cell(x: float, y: float, fill: str, label: str, cls: str, title: str = "") -> str:
-    """One element or buffer slot: a square with a label and a tooltip."""
+def cell(x: float, y: float, fill: str, label: str, cls: str, title: str = "", width: float = CELL - 2) -> str:
+    """One element or buffer slot: a square (``width`` wide: a nibble or a byte of nibbles is not) with a label
+    and a tooltip."""
     tip = f"<title>{escape(title)}</title>" if title else ""
     size = 9 if len(label) <= 3 else 7 if len(label) <= 4 else 5.5  # long offsets still fit the cell
     return (
-        f'<g class="{cls}"><rect x="{x:g}" y="{y:g}" width="{CELL - 2}" height="{CELL - 2}" fill="{COLOURS[fill]}" '
-        f'stroke="#666" stroke-width="0.6"/>{tip}<text x="{x + (CELL - 2) / 2:g}" y="{y + 14:g}" '
+        f'<g class="{cls}"><rect x="{x:g}" y="{y:g}" width="{width:g}" height="{CELL - 2}" fill="{COLOURS[fill]}" '
+        f'stroke="#666" stroke-width="0.6"/>{tip}<text x="{x + width / 2:g}" y="{y + 14:g}" '
         f'text-anchor="middle" font-size="{size}">{escape(label)}</text></g>'
     )
 

@@ -31,6 +31,17 @@ def test_explain_strided_float16(run: Run) -> None:
     assert "strides per tensor [[4, 1], [3, 1]]" in result.stdout
 
 
+def test_explain_blocked_int4_quantize(run: Run) -> None:
+    """The blocked axis (8 = 2 blocks of 4) splits in two, so the scale and zero point step by 0 inside a block; the
+    INT4 zero point is read and the INT4 output stored a nibble at a time, two to a work-item."""
+    result = run("explain", str(EXAMPLES / "quantize_int4_blocked.json"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "coalesced sizes [8, 4]; strides per tensor [[4, 1], [1, 0], [1, 0], [4, 1]]" in out
+    assert "-DNIBBLE_PAIRS=1" in out
+    assert "const char in2 = LOAD_INT4(2);" in out and "STORE_INT4(3, v0);" in out
+
+
 def test_explain_refuses_an_invalid_descriptor(run: Run) -> None:
     result = run("explain", str(EXAMPLES / "round_5d.json"), "--feature-level", "2_1")
     assert_one_line_error(result, 1, "invalid at DML_FEATURE_LEVEL_2_1", "DimensionCount is 5")
@@ -71,7 +82,7 @@ def test_schema_validates_the_examples_when_jsonschema_is_installed(run: Run) ->
     except ImportError:
         return
     schema = json.loads(run("schema").stdout)
-    for name in ("round.json", "round_padded.json"):
+    for name in ("round.json", "round_padded.json", "quantize_int4_blocked.json"):
         jsonschema.validate(json.loads((EXAMPLES / name).read_text()), schema)
 
 

@@ -176,3 +176,35 @@ def test_binary_file_exits_2(run: Run, tmp_path: Path) -> None:
 def test_unknown_feature_level_exits_2(run: Run) -> None:
     result = run("validate", str(EXAMPLES / "round.json"), "--feature-level", "9_9")
     assert_one_line_error(result, 2, "--feature-level '9_9' is not a DML_FEATURE_LEVEL")
+
+
+def test_blocked_int4_quantize_example_is_valid_from_6_3_and_lays_out_nibbles(run: Run) -> None:
+    """examples/descriptors/quantize_int4_blocked.json: a [4, 8] weight quantized to INT4 in blocks of 4 along its
+    rows (scale and zero point [4, 2]); its 4-bit tensors are described two elements a byte."""
+    example = str(EXAMPLES / "quantize_int4_blocked.json")
+    result = run("validate", example, "--feature-level", "6_3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert out.startswith("valid at DML_FEATURE_LEVEL_6_3")
+    assert "Feature levels: valid from DML_FEATURE_LEVEL_6_3 to DML_FEATURE_LEVEL_6_4" in out
+    output = out[out.index("OutputTensor: DML_TENSOR_DATA_TYPE_INT4") :].splitlines()
+    assert output[0].startswith("OutputTensor: DML_TENSOR_DATA_TYPE_INT4, 4 bits per element, two a byte, Flags")
+    assert output[2] == "  Strides null (packed); in elements [8, 1], in bytes [4, 0.5]"
+    assert "is at nibble n = 8*i0 + 1*i1: byte n // 2, its low half when n is even" in output[4]
+    # 32 elements of 4 bits: 16 bytes, already whole DWORDs.
+    assert output[5].startswith("  spans 32 elements = 16 bytes; DMLCalcBufferTensorSize = 16")
+    refused = run("validate", example, "--feature-level", "6_2")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert refused.stdout.startswith("invalid at DML_FEATURE_LEVEL_6_2")
+    assert "QUANTIZE needs DML_FEATURE_LEVEL_6_3 or higher" in refused.stdout
+    assert "valid from DML_FEATURE_LEVEL_6_3: create the device with minimum_feature_level=FL_6_3" in refused.stdout
+
+
+def test_an_odd_four_bit_stride_is_half_a_byte_more(run: Run, write_json: WriteJson) -> None:
+    tensor = {"DataType": "UINT4", "Sizes": [2, 3], "Strides": [5, 1]}
+    result = run("validate", str(write_json(tensor)))
+    assert result.returncode == 0, result.stderr
+    assert "in elements [5, 1], in bytes [2.5, 0.5]" in result.stdout
+    assert "padded: spans 8 element slots for 6 elements (2 of padding)" in result.stdout
+    assert "spans 8 elements = 4 bytes" in result.stdout
+    assert "[1,:] -> 5 6 7" in result.stdout

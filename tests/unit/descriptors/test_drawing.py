@@ -116,3 +116,69 @@ def test_any_text_escapes_to_savable_xml() -> None:
     escaped = escape(text)
     escaped.encode("utf-8")  # a lone surrogate would raise here
     assert ET.fromstring(f"<t>{escaped}</t>").text == "a\ufffdb\ufffd\ufffd\ufffd<&>\"'\u202e\ufffd z"
+
+
+def _rect(group: ET.Element) -> tuple[float, float, float]:
+    rect = group.find(f"{SVG}rect")
+    assert rect is not None
+    return float(rect.get("x", "0")), float(rect.get("y", "0")), float(rect.get("width", "0"))
+
+
+def _label(group: ET.Element) -> int:
+    label = group.find(f"{SVG}text")
+    assert label is not None and label.text is not None
+    return int(label.text)
+
+
+def test_four_bit_slots_are_the_halves_of_their_byte_low_nibble_first() -> None:
+    """DirectML's [1, 2, 3, 4, 5] as UINT4 is the bytes [0x21, 0x43, 0x05]: each byte's frame holds two slots half
+    its width, element 2b in the left (low) half and 2b + 1 in the right, the byte's number under it; the fifth
+    element leaves the third byte's high nibble as padding, and the rounding to 4 bytes is the fourth byte."""
+    desc = dml.BufferTensorDesc(data_type="UINT4", sizes=(5,))
+    found = parts(desc)
+    frames = [(float(r.get("x", "0")), float(r.get("y", "0")), float(r.get("width", "0"))) for r in found["byte"]]
+    assert len(frames) == 4  # TotalTensorSizeInBytes 4
+    slots = {
+        _label(g): (_rect(g), g.get("class")) for kind in ("used", "padding", "rounding") for g in found[f"slot {kind}"]
+    }
+    assert sorted(slots) == list(range(8))
+    for number, (x, y, width) in enumerate(frames):
+        (low_x, low_y, low_width), _ = slots[2 * number]
+        (high_x, high_y, high_width), _ = slots[2 * number + 1]
+        assert low_width == high_width == width / 2
+        assert (low_x, low_y) == (x, y) and (high_x, high_y) == (x + width / 2, y)
+    assert [x for x, _, _ in frames] == sorted(x for x, _, _ in frames)
+    assert [t.text for t in found["byte number"]] == ["0", "1", "2", "3"]
+    assert [slots[s][1] for s in range(8)] == ["slot used"] * 5 + ["slot padding"] + ["slot rounding"] * 2
+    tail = found["slot padding"][0].find(f"{SVG}title")
+    assert (
+        tail is not None
+        and tail.text == "byte 2, high nibble (bits 4-7): padding: the tail nibble of a half-filled byte, never read"
+    )
+    assert "5 element(s) spanned x 4-bit = 3 byte(s) (the last half-filled)" in desc._repr_svg_()
+
+
+def test_four_bit_links_end_on_their_nibble() -> None:
+    """A 4-bit row that starts mid-byte: Sizes [2, 3] packed puts element [1, 0] in the high nibble of byte 1; each
+    element's link ends at the top middle of the half-byte slot its offset names."""
+    desc = dml.BufferTensorDesc(data_type="INT4", sizes=(2, 3))
+    found = parts(desc)
+    slot_tops = {_label(g): (x + width / 2, y) for g in found["slot used"] for x, y, width in [_rect(g)]}
+    ends = [(float(line.get("x2", "0")), float(line.get("y2", "0"))) for line in found["link"]]
+    assert ends == [slot_tops[offset] for offset in range(6)]
+    titles = [g.find(f"{SVG}title") for g in found["element"]]
+    assert [t.text for t in titles if t is not None][3] == "element [1, 0] reads nibble 3 (byte 1, high)"
+
+
+def test_a_long_four_bit_tensor_elides_whole_bytes() -> None:
+    """Elision leaves out bytes, never one nibble of a pair: every drawn slot's partner is drawn, and the gap is a
+    byte wide."""
+    desc = dml.BufferTensorDesc(data_type="UINT4", sizes=(1001,))
+    found = parts(desc)
+    drawn = {_label(g) for kind in ("used", "padding", "rounding") for g in found.get(f"slot {kind}", [])}
+    assert all(slot ^ 1 in drawn for slot in drawn)
+    assert 1000 in drawn and 1001 in drawn  # the last element and the tail nibble of its byte
+    (gap,) = found["slot gap"]
+    assert _rect(gap)[2] == 2 * _rect(found["slot used"][0])[2]
+    (note,) = found["elided"]
+    assert note.text is not None and f"of {desc.total_tensor_size_in_bytes * 2} slots" in note.text

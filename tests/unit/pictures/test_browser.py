@@ -85,11 +85,19 @@ def extent(svg: str) -> list[Check]:
     ]
 
 
+def byte_number_box(svg: str) -> tuple[int, int, int, int]:
+    """A box sure to hold ink of the first byte number under a 4-bit buffer (a centred 8 px digit)."""
+    number = next(t for t in ET.fromstring(svg).iter(f"{SVG}text") if t.get("class") == "byte number")
+    x, y = float(number.get("x", "0")), float(number.get("y", "0"))
+    return round(x) - 3, round(y) - 6, round(x) + 3, round(y) + 1
+
+
 def readme_rows() -> list[Row]:
-    """The README's three tensor pictures and what each screenshot must show."""
+    """The README's four tensor pictures and what each screenshot must show."""
     padded = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1))._repr_svg_()
     broadcast = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(0, 0, 0, 1))._repr_svg_()
     elided = dml.BufferTensorDesc(data_type="UINT8", sizes=(3, 40, 50), strides=(4000, 100, 2))._repr_svg_()
+    nibbles = dml.BufferTensorDesc(data_type="INT4", sizes=(3, 3))._repr_svg_()
     return [
         Row(
             "padded",
@@ -120,6 +128,17 @@ def readme_rows() -> list[Row]:
                 cell_colour(elided, "slot used", USED, "a used slot is blue"),
                 InkIn("the elision note is written", text_box(elided, "elided"), at_least=40),
                 *extent(elided),
+            ],
+        ),
+        Row(
+            "nibbles",
+            nibbles,
+            [
+                cell_colour(nibbles, "slot used", USED, "a byte's high nibble is blue", index=5),
+                cell_colour(nibbles, "slot padding", PADDING, "the tail nibble of the fifth byte is padding"),
+                cell_colour(nibbles, "slot rounding", ROUNDING, "the rounding to 4 bytes is dark grey"),
+                InkIn("the first byte's number is written", byte_number_box(nibbles), at_least=2),
+                *extent(nibbles),
             ],
         ),
     ]
