@@ -33,8 +33,8 @@ def calc_buffer_tensor_size(
 
     Packed: product of sizes times the element size. Strided: (sum of (size - 1) * stride, plus 1) elements.
     4-bit types count in bits, the element span's bits rounded up to whole bytes (Microsoft's helper has no 4-bit
-    case; Chromium's WebNN DirectML backend sizes them so: docs/quantization.md). The C helpers sum in 32 bits and can overflow
-    (microsoft/DirectML PR #296, #734); Python integers cannot.
+    case; Chromium's WebNN DirectML backend sizes them so: docs/quantization.md). The C helpers sum in 32 bits and
+    can overflow (microsoft/DirectML PR #296, #734); Python integers cannot.
     """
     if any(value < 0 for value in (*sizes, *(strides or ()))):
         raise InvalidArgumentError(f"Sizes {tuple(sizes)} and Strides {strides} are UINTs; none may be negative")
