@@ -1,0 +1,452 @@
+"""FL 6_3's DML_OPERATOR_QUANTIZE and DEQUANTIZE on a device, through the object model, under both launch
+profiles: every int4 and uint4 value dequantized, every float16 bit pattern and a float32 sweep quantized into
+INT4, UINT4, INT8 and UINT8, against quantize_oracle (and a NumPy step-by-step reference the oracle checks);
+per-tensor, per-axis and blocked (one and two axes) quantization tensors, with and without a zero point (SCALE:
+the unsigned types' midpoint); odd element counts (the pad nibble 0, no byte past the last element written);
+a strided 4-bit output refused; ELEMENT_WISE_DEQUANTIZE_LINEAR's exact 32-bit difference for every integer type
+at its extremes; and DEQUANTIZE(int4, blocked) -> ROUND -> QUANTIZE(int4) fused into one kernel, bit-identical
+to the nodes one by one.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import dmlpy as dml
+from tests.helpers import quantize_oracle as oracle
+from tests.helpers.dtypes import INTEGER_DTYPES_32
+from tests.helpers.object_model import initialize, run_operator
+from tests.helpers.quantize_6_3 import (
+    DTYPES,
+    MIDPOINTS,
+    NIBBLE_TYPES,
+    dequantize_reference,
+    expand,
+    extent_bytes,
+    pack_nibbles,
+    quantize_reference,
+    run_quantization,
+    unpack_nibbles,
+)
+from tests.helpers.references import round_reference
+
+T = dml.TensorDataType
+QT = dml.QuantizationType
+F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+REAL = {T.FLOAT32: F32, T.FLOAT16: F16}
+QUANTIZED = (T.INT4, T.UINT4, T.INT8, T.UINT8)
+
+
+def tensor(data_type: T, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> dml.BufferTensorDesc:
+    return dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
+
+
+def quantize_desc(
+    real: T, quantized: T, sizes: tuple[int, ...], scale_sizes: tuple[int, ...], zero_point: bool
+) -> dml.QuantizeOperatorDesc:
+    parameters = [tensor(real, scale_sizes)] + ([tensor(quantized, scale_sizes)] if zero_point else [])
+    return dml.QuantizeOperatorDesc(
+        InputTensor=tensor(real, sizes),
+        QuantizationType=QT.SCALE_ZERO_POINT if zero_point else QT.SCALE,
+        QuantizationTensors=parameters,
+        OutputTensor=tensor(quantized, sizes),
+    )
+
+
+def dequantize_desc(
+    quantized: T,
+    real: T,
+    sizes: tuple[int, ...],
+    scale_sizes: tuple[int, ...],
+    zero_point: bool,
+    input_strides: tuple[int, ...] | None = None,
+) -> dml.DequantizeOperatorDesc:
+    parameters = [tensor(real, scale_sizes)] + ([tensor(quantized, scale_sizes)] if zero_point else [])
+    return dml.DequantizeOperatorDesc(
+        InputTensor=tensor(quantized, sizes, input_strides),
+        QuantizationType=QT.SCALE_ZERO_POINT if zero_point else QT.SCALE,
+        QuantizationTensors=parameters,
+        OutputTensor=tensor(real, sizes),
+    )
+
+
+def assert_same(got: npt.NDArray[Any], want: npt.NDArray[Any]) -> None:
+    """Same dtype, shape and bits (so -0.0 != +0.0 and NaN payloads count)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    a, e = got.reshape(-1), want.reshape(-1)
+    if a.dtype.kind == "f":
+        a, e = a.view(f"u{a.itemsize}"), e.view(f"u{e.itemsize}")
+    else:
+        a, e = a.astype(np.int64), e.astype(np.int64)
+    wrong = np.flatnonzero(a != e)
+    assert wrong.size == 0, f"{wrong.size} of {a.size} differ at {wrong[:8]}: got {a[wrong[:8]]} want {e[wrong[:8]]}"
+
+
+def assert_clean(run: Any) -> None:
+    assert run.changed_outside == [], f"bytes outside the output's elements changed: {run.changed_outside[:8]}"
+    assert run.pad_nibble in (None, 0), run.pad_nibble
+
+
+def quantized_values(rng: np.random.Generator, data_type: T, shape: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    low, high = oracle.INTEGER_RANGES[DTYPES[data_type]]
+    return rng.integers(low, high, shape, endpoint=True)
+
+
+# ------------------------------------------------------------------------------------------------ DEQUANTIZE
+
+SIZES = (6, 20)  # 120 elements: every 4-bit value 7 or 8 times
+SCALE_SIZES = {"per-tensor": (1, 1), "per-axis": (6, 1), "blocked": (6, 4), "blocked-2-axes": (3, 4)}
+SCALES = np.array([0.37, 2.5, 1e-3, 3e-6, 1.0, 0.0625, 7.25, 0.1, 1e-4, 3.3, 0.5, 11.0])
+"""Scale values, cycled: 3e-6 times a 4-bit value is a float16 subnormal."""
+
+
+@pytest.mark.parametrize("zero_point", [True, False], ids=["zero-point", "scale-only"])
+@pytest.mark.parametrize("scale_kind", SCALE_SIZES)
+@pytest.mark.parametrize("real", [T.FLOAT32, T.FLOAT16], ids=["float32", "float16"])
+@pytest.mark.parametrize("quantized", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_every_4_bit_value_dequantized(device: Any, quantized: T, real: T, scale_kind: str, zero_point: bool) -> None:
+    rng = np.random.default_rng(len(scale_kind) * 4 + zero_point * 2 + (real == T.FLOAT16))
+    low = oracle.INTEGER_RANGES[NIBBLE_TYPES[quantized]][0]
+    x = (np.arange(120) % 16 + low).reshape(SIZES)
+    rng.shuffle(x, axis=1)
+    scale_sizes = SCALE_SIZES[scale_kind]
+    scale = np.resize(SCALES, scale_sizes).astype(REAL[real])
+    zero = quantized_values(rng, quantized, scale_sizes) if zero_point else None
+    desc = dequantize_desc(quantized, real, SIZES, scale_sizes, zero_point)
+    run = run_quantization(device, desc, [x, scale] + ([zero] if zero_point else []))
+    assert_same(run.got, dequantize_reference(x, scale, zero, quantized, real))
+    assert_clean(run)
+
+
+@pytest.mark.parametrize("quantized", [T.UINT4, T.UINT8, T.INT4, T.INT8], ids=["uint4", "uint8", "int4", "int8"])
+def test_scale_only_zero_point_is_the_midpoint_or_0(device: Any, quantized: T) -> None:
+    # Hand-written: x = the type's lowest and highest value, scale 1: (x - 8) for UINT4, (x - 128) for UINT8,
+    # x itself for the signed types.
+    low, high = oracle.INTEGER_RANGES[DTYPES[quantized]]
+    desc = dequantize_desc(quantized, T.FLOAT32, (1, 2), (1, 1), False)
+    run = run_quantization(device, desc, [np.array([[low, high]]), np.ones((1, 1), F32)])
+    midpoint = MIDPOINTS.get(quantized, 0)
+    assert run.got.tolist() == [[low - midpoint, high - midpoint]]
+    assert midpoint == {T.UINT4: 8, T.UINT8: 128, T.INT4: 0, T.INT8: 0}[quantized]
+
+
+# ------------------------------------------------------------------------------------------------ QUANTIZE
+
+ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256)
+HALF_SCALES = np.array([0.1, 0.5, 3.3, 2.0**-10, 1000.0, 1.0, 0.0625, 7.0], F16)
+
+
+def numpy_quantize(x: npt.NDArray[Any], scale: npt.NDArray[Any], zero: npt.NDArray[Any], out: T) -> npt.NDArray[Any]:
+    """NumPy step by step: the float32 quotient (correctly rounded), for a float16 input rounded to float16
+    (innocuous double rounding: 24 >= 2 * 11 + 2 bits), rint (ties to even), the zero point, NaN to 0, saturation."""
+    low, high = oracle.INTEGER_RANGES[DTYPES[out]]
+    with np.errstate(all="ignore"):
+        quotient = x.astype(F32) / scale.astype(F32)
+        if x.dtype == F16:
+            quotient = quotient.astype(F16).astype(F32)
+        shifted = np.rint(quotient).astype(np.float64) + zero
+    return np.where(np.isnan(shifted), 0, np.clip(np.nan_to_num(shifted, posinf=high, neginf=low), low, high)).astype(
+        np.int64
+    )
+
+
+@cache
+def every_float16_parameters(out: T, zero_point: bool) -> tuple[Any, Any, Any]:
+    """Blocked scales (256 rows, 4 blocks of 64), zero points, and the NumPy reference, checked against the oracle
+    on every 31st element (ties, NaNs, infinities, subnormals among them)."""
+    rng = np.random.default_rng(int(out) * 2 + zero_point)
+    scale = np.resize(HALF_SCALES, (256, 4))
+    rng.shuffle(scale.reshape(-1))
+    zero = quantized_values(rng, out, (256, 4)) if zero_point else None
+    zeros = expand(zero, ALL_FLOAT16.shape) if zero is not None else np.full(ALL_FLOAT16.shape, MIDPOINTS.get(out, 0))
+    want = numpy_quantize(ALL_FLOAT16, expand(scale, ALL_FLOAT16.shape), zeros, out).astype(DTYPES[out])
+    sample = np.zeros(ALL_FLOAT16.size, bool)
+    sample[::31] = True
+    sample = sample.reshape(ALL_FLOAT16.shape)
+    scales = expand(scale, ALL_FLOAT16.shape)
+    checked = [
+        oracle.quantize_scalar(a, s, int(z), DTYPES[out])
+        for a, s, z in zip(ALL_FLOAT16[sample], scales[sample], zeros[sample], strict=True)
+    ]
+    assert np.array_equal(want[sample].astype(np.int64), np.array(checked))
+    return scale, zero, want
+
+
+@pytest.mark.parametrize("zero_point", [True, False], ids=["zero-point", "scale-only"])
+@pytest.mark.parametrize("out", QUANTIZED, ids=lambda t: t.name.lower())
+def test_every_float16_quantized(device: Any, out: T, zero_point: bool) -> None:
+    scale, zero, want = every_float16_parameters(out, zero_point)
+    desc = quantize_desc(T.FLOAT16, out, ALL_FLOAT16.shape, scale.shape, zero_point)
+    run = run_quantization(device, desc, [ALL_FLOAT16, scale] + ([zero] if zero_point else []))
+    assert_same(run.got, want)
+    assert_clean(run)
+
+
+def float32_sweep(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
+    """Random bit patterns (every exponent), values over the 4-bit and 8-bit ranges, ties, and the specials."""
+    n = int(np.prod(shape))
+    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(F32)
+    small = rng.uniform(-300, 300, n).astype(F32)
+    ties = (rng.integers(-40, 40, n) + 0.5).astype(F32)
+    x = np.where(rng.random(n) < 0.3, bits, np.where(rng.random(n) < 0.5, small, ties))
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 7.5, 8.5, -8.5, 15.5, 16.0, 127.5, 255.5, 3.4e38]
+    x[: min(n, len(edges))] = edges[:n]
+    return x.reshape(shape)
+
+
+@cache
+def float32_case(out: T, scale_kind: str) -> tuple[Any, Any, Any, Any]:
+    rng = np.random.default_rng(int(out) * 10 + len(scale_kind))
+    x = float32_sweep(rng, (24, 40))
+    scale_sizes = {"per-tensor": (1, 1), "per-axis": (24, 1), "blocked": (24, 8), "blocked-2-axes": (6, 5)}[scale_kind]
+    scale = rng.uniform(0.05, 4.0, scale_sizes).astype(F32)
+    zero = quantized_values(rng, out, scale_sizes)
+    return x, scale, zero, quantize_reference(x, scale, zero, out)
+
+
+@pytest.mark.parametrize("scale_kind", ["per-tensor", "per-axis", "blocked", "blocked-2-axes"])
+@pytest.mark.parametrize("out", QUANTIZED, ids=lambda t: t.name.lower())
+def test_float32_sweep_quantized(device: Any, out: T, scale_kind: str) -> None:
+    x, scale, zero, want = float32_case(out, scale_kind)
+    run = run_quantization(device, quantize_desc(T.FLOAT32, out, x.shape, scale.shape, True), [x, scale, zero])
+    assert_same(run.got, want)
+    assert_clean(run)
+
+
+HAND_WRITTEN = [
+    # (x, scale, zero point, output type, expected)
+    (2.5, 1.0, 0, T.INT4, 2),  # a tie to even
+    (3.5, 1.0, 0, T.INT4, 4),
+    (-7.5, 1.0, 0, T.INT4, -8),
+    (-8.5, 1.0, 0, T.INT4, -8),  # -8 is even, and the lowest INT4
+    (7.5, 1.0, 0, T.INT4, 7),  # 8 saturates to 7
+    (100.0, 1.0, -8, T.INT4, 7),
+    (-100.0, 1.0, 7, T.INT4, -8),
+    (float("nan"), 1.0, 5, T.INT4, 0),  # NaN gives 0 whatever the zero point
+    (float("inf"), 1.0, 0, T.UINT4, 15),
+    (float("-inf"), 1.0, 3, T.UINT4, 0),
+    (-0.5, 1.0, 0, T.UINT4, 0),
+    (14.5, 1.0, 0, T.UINT4, 14),
+    (15.5, 1.0, 0, T.UINT4, 15),
+    (3.0, 2.0, 8, T.UINT4, 10),  # 1.5 to 2, plus 8
+]
+
+
+@pytest.mark.parametrize(("x", "scale", "zero", "out", "expected"), HAND_WRITTEN)
+def test_hand_written(device: Any, x: float, scale: float, zero: int, out: T, expected: int) -> None:
+    values = np.array([[x]], F32), np.array([[scale]], F32), np.array([[zero]])
+    assert oracle.quantize_scalar(values[0][0, 0], values[1][0, 0], zero, DTYPES[out]) == expected
+    run = run_quantization(device, quantize_desc(T.FLOAT32, out, (1, 1), (1, 1), True), list(values))
+    assert run.got.astype(np.int64).tolist() == [[expected]]
+    assert_clean(run)
+
+
+# ------------------------------------------------------------------------------------------------ odd counts
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (5, 7), (3, 15)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("out", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_odd_counts_quantized_with_offsets(device: Any, out: T, shape: tuple[int, ...]) -> None:
+    # Every binding at a byte offset (a 4-bit tensor at 32 bytes is element 64); the pad nibble must be 0 and
+    # no byte past the last element's (those up to TotalTensorSizeInBytes and the slack past it) written.
+    rng = np.random.default_rng(len(shape) * 100 + shape[-1])
+    scale_sizes = (*shape[:-1], 1 if shape[-1] % 5 else 3)  # blocks of 5 along the last axis where it divides
+    x = float32_sweep(rng, shape)
+    scale = rng.uniform(0.1, 3.0, scale_sizes).astype(F32)
+    zero = quantized_values(rng, out, scale_sizes)
+    desc = quantize_desc(T.FLOAT32, out, shape, scale_sizes, True)
+    run = run_quantization(device, desc, [x, scale, zero], offsets=[16, 48, 32, 32])
+    assert_same(run.got, quantize_reference(x, scale, zero, out))
+    assert_clean(run)
+    assert extent_bytes(desc.output_tensor.desc) == (int(np.prod(shape)) + 1) // 2
+
+
+@pytest.mark.parametrize("strides", [None, (9, 1), (1, 3)], ids=["packed", "padded-odd-rows", "column-major"])
+@pytest.mark.parametrize("quantized", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_odd_counts_and_strided_4_bit_inputs_dequantized(
+    device: Any, quantized: T, strides: tuple[int, int] | None
+) -> None:
+    # 3 rows of 7 (21 elements): rows start mid-byte when padded to 9, elements step over nibbles of both halves
+    # when column-major; the pad nibble of the input's last byte holds junk (PAD_NIBBLE) it must not read.
+    rng = np.random.default_rng(7 + (strides or (0,))[0])
+    x = quantized_values(rng, quantized, (3, 7))
+    scale, zero = rng.uniform(0.1, 2.0, (3, 1)).astype(F16), quantized_values(rng, quantized, (3, 1))
+    desc = dequantize_desc(quantized, T.FLOAT16, (3, 7), (3, 1), True, input_strides=strides)
+    run = run_quantization(device, desc, [x, scale, zero], offsets=[16, 0, 16, 48])
+    assert_same(run.got, dequantize_reference(x, scale, zero, quantized, T.FLOAT16))
+    assert_clean(run)
+
+
+def test_a_strided_4_bit_output_is_refused(device: Any) -> None:
+    desc = dml.QuantizeOperatorDesc(
+        InputTensor=tensor(T.FLOAT32, (3, 7)),
+        QuantizationType=QT.SCALE,
+        QuantizationTensors=[tensor(T.FLOAT32, (1, 1))],
+        OutputTensor=tensor(T.UINT4, (3, 7), (8, 1)),
+    )
+    with pytest.raises(dml.UnsupportedError, match="dmlpy writes a 4-bit output packed only"):
+        device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
+
+
+def test_the_helpers_pack_as_directml_documents() -> None:
+    # ne-directml-dml_tensor_data_type.md: UINT4 [1, 2, 3, 4, 5] is the bytes [0x21, 0x43, 0x05] (the tail nibble
+    # ignorable: PAD_NIBBLE here).
+    assert pack_nibbles(np.array([1, 2, 3, 4, 5])).tolist() == [0x21, 0x43, 0xA5]
+    assert unpack_nibbles(np.array([0x21, 0x43, 0xF5], np.uint8), 5, T.UINT4).astype(int).tolist() == [1, 2, 3, 4, 5]
+    assert unpack_nibbles(np.array([0x8F], np.uint8), 2, T.INT4).astype(int).tolist() == [-1, -8]
+
+
+# ------------------------------------------------------------------------------------------------ 32-bit exact
+
+
+def dequantize_linear_reference(x: int, zero: int, scale: Any, out: np.dtype[Any]) -> float:
+    """(x - zero) exact in integers, rounded once to float32, times the scale, rounded to float32 (the product
+    of two float32 values is exact in float64), then to float16 for a float16 output."""
+    difference = np.float32(oracle.round_to_float(Fraction(x - zero), F32))
+    value = np.float32(np.float64(difference) * np.float64(scale))
+    return float(value.astype(out)) if out == F16 else float(value)
+
+
+def test_the_issues_example() -> None:
+    # (23946213 - -2445234) = 26391447 rounds to the float32 26391448; times 0.28006872f it is 7391419.0 (through
+    # float the operands would round first, giving 7391418.5).
+    assert dequantize_linear_reference(23946213, -2445234, np.float32(0.28006872), F32) == 7391419.0
+
+
+@pytest.mark.parametrize("real", [T.FLOAT32, T.FLOAT16], ids=["float32", "float16"])
+@pytest.mark.parametrize("integer", INTEGER_DTYPES_32, ids=[d.name for d in INTEGER_DTYPES_32])
+def test_element_wise_dequantize_linear_at_the_extremes(device: Any, integer: np.dtype[Any], real: T) -> None:
+    low, high = oracle.INTEGER_RANGES[integer]
+    xs = np.array(sorted({low, low + 1, -1 if low else 1, 0, 1, high // 2, high - 1, high}), np.int64)
+    zeros = np.array(sorted({low, low + 1, 0, high - 1, high}), np.int64)
+    if integer == np.int32:
+        xs, zeros = np.append(xs, 23946213), np.append(zeros, -2445234)  # the issue's example
+    sizes = (zeros.size, xs.size)
+    out = REAL[real]
+    scale = np.array(0.28006872 if real == T.FLOAT32 else 2.0**-17, out)  # float16: |products| < 2^15, finite
+    data_type = dml.TensorDataType[integer.name.upper()]
+    desc = dml.ElementWiseDequantizeLinearOperatorDesc(
+        input_tensor=tensor(data_type, sizes),
+        scale_tensor=tensor(real, sizes, (0, 0)),
+        zero_point_tensor=tensor(data_type, sizes, (1, 0)),  # one zero point per row
+        output_tensor=tensor(real, sizes),
+    )
+    run = run_operator(
+        device,
+        desc,
+        {
+            "input_tensor": lambda n: np.resize(xs, n).astype(integer),
+            "scale_tensor": lambda n: np.full(n, scale),
+            "zero_point_tensor": lambda n: zeros[:n].astype(integer),
+        },
+    )
+    want = np.array([[dequantize_linear_reference(x, z, scale, out) for x in xs] for z in zeros], out)
+    assert_same(run.got, want)
+    assert run.changed_outside == []
+    if integer == np.int32 and real == T.FLOAT32:
+        assert float(run.got[-1, -1]) == 7391419.0
+
+
+# ------------------------------------------------------------------------------------------------ fusion
+
+
+def qdq_graph(sizes: tuple[int, ...], scale_sizes: tuple[int, ...], real: T) -> dml.GraphDesc:
+    """DEQUANTIZE(int4, blocked) -> ELEMENT_WISE_ROUND -> QUANTIZE(int4): graph inputs x, scale, zero point (the
+    last two read by both quantization nodes)."""
+    parameters = [tensor(real, scale_sizes), tensor(T.INT4, scale_sizes)]
+    dequantize = dml.DequantizeOperatorDesc(
+        InputTensor=tensor(T.INT4, sizes),
+        QuantizationType=QT.SCALE_ZERO_POINT,
+        QuantizationTensors=parameters,
+        OutputTensor=tensor(real, sizes),
+    )
+    rounding = dml.ElementWiseRoundOperatorDesc(
+        input_tensor=tensor(real, sizes),
+        output_tensor=tensor(real, sizes),
+        rounding_mode=dml.RoundingMode.HALVES_TO_NEAREST_EVEN,
+    )
+    quantize = dml.QuantizeOperatorDesc(
+        InputTensor=tensor(real, sizes),
+        QuantizationType=QT.SCALE_ZERO_POINT,
+        QuantizationTensors=parameters,
+        OutputTensor=tensor(T.INT4, sizes),
+    )
+    edge = dml.InputGraphEdgeDesc
+    return dml.GraphDesc(
+        nodes=[dml.OperatorGraphNodeDesc(operator=op) for op in (dequantize, rounding, quantize)],
+        input_edges=[
+            edge(graph_input_index=0, to_node_index=0, to_node_input_index=0),
+            edge(graph_input_index=1, to_node_index=0, to_node_input_index=1),
+            edge(graph_input_index=2, to_node_index=0, to_node_input_index=2),
+            edge(graph_input_index=1, to_node_index=2, to_node_input_index=1),
+            edge(graph_input_index=2, to_node_index=2, to_node_input_index=2),
+        ],
+        intermediate_edges=[
+            dml.IntermediateGraphEdgeDesc(
+                from_node_index=0, from_node_output_index=0, to_node_index=1, to_node_input_index=0
+            ),
+            dml.IntermediateGraphEdgeDesc(
+                from_node_index=1, from_node_output_index=0, to_node_index=2, to_node_input_index=0
+            ),
+        ],
+        output_edges=[dml.OutputGraphEdgeDesc(from_node_index=2, from_node_output_index=0, graph_output_index=0)],
+    )
+
+
+def run_packed_graph(device: Any, desc: dml.GraphDesc, inputs: list[bytes], output_bytes: int, fuse: bool) -> Any:
+    """Compile (fused or node by node), bind ``inputs`` (bytes, as DirectML lays them out) and a sentinel-filled
+    output of ``output_bytes`` (plus 8 bytes past it), dispatch; the compiled graph and the output's bytes."""
+    compiled = device.compile_graph(desc, fuse=fuse)
+    initialize(device, compiled)
+    table = device.create_binding_table(compiled)
+    buffers = []
+    for data in inputs:
+        buffer = device.create_buffer(-(-len(data) // 4) * 4)
+        buffer.write(np.frombuffer(data.ljust(buffer.size, b"\xee"), np.uint8))
+        buffers.append(dml.BufferBinding(buffer))
+    table.bind_inputs(buffers)
+    out = device.create_buffer(output_bytes + 8)
+    out.write(np.full(out.size, 0xEE, np.uint8))
+    table.bind_outputs([dml.BufferBinding(out, 0, output_bytes)])
+    size = compiled.get_binding_properties().temporary_resource_size
+    if size:
+        table.bind_temporary_resource(dml.BufferBinding(device.create_buffer(size)))
+    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
+    return compiled, out.read(np.uint8, out.size)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "scale_sizes"),
+    [((16, 64), (16, 2)), ((3, 15), (3, 3)), ((6, 20), (3, 4))],
+    ids=["16x64-blocks-of-32", "3x15-odd-blocks-of-5", "6x20-blocked-2-axes"],
+)
+@pytest.mark.parametrize("real", [T.FLOAT32, T.FLOAT16], ids=["float32", "float16"])
+def test_dequantize_round_quantize_fuses_into_one_kernel(
+    device: Any, real: T, sizes: tuple[int, int], scale_sizes: tuple[int, int]
+) -> None:
+    rng = np.random.default_rng(sizes[0] + (real == T.FLOAT16))
+    x = quantized_values(rng, T.INT4, sizes)
+    scale = rng.uniform(0.05, 2.0, scale_sizes).astype(REAL[real])
+    scale.flat[0] = 0.5  # (x - zero) * 0.5: halves, ties for the Round
+    zero = quantized_values(rng, T.INT4, scale_sizes)
+    desc = qdq_graph(sizes, scale_sizes, real)
+    inputs = [pack_nibbles(x).tobytes(), scale.tobytes(), pack_nibbles(zero).tobytes()]
+    count = int(np.prod(sizes))
+    extent = (count + 1) // 2
+    output_bytes = dml.calc_buffer_tensor_size(T.INT4, sizes)
+    fused, fused_bytes = run_packed_graph(device, desc, inputs, output_bytes, fuse=True)
+    separate, separate_bytes = run_packed_graph(device, desc, inputs, output_bytes, fuse=False)
+    assert fused.kernel_count == 1 and separate.kernel_count == 3
+    assert fused_bytes.tobytes() == separate_bytes.tobytes()
+    assert fused_bytes[extent:].tolist() == [0xEE] * (fused_bytes.size - extent)
+    real_values = dequantize_reference(x, scale, zero, T.INT4, real)
+    want = quantize_reference(
+        round_reference(real_values, dml.RoundingMode.HALVES_TO_NEAREST_EVEN), scale, zero, T.INT4
+    )
+    assert_same(unpack_nibbles(fused_bytes[:extent], count, T.INT4).reshape(sizes), want)
