@@ -283,6 +283,24 @@ def test_odd_counts_and_strided_4_bit_inputs_dequantized(
     assert_clean(run)
 
 
+@pytest.mark.parametrize("out", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_strided_float_input_quantized_into_odd_counts(device: Any, out: T) -> None:
+    # A column-major (3, 7) input steps by 3 along its rows: no row loop, the strided walk, whose work-items must
+    # still store both nibbles of each output byte themselves (NIBBLE_PAIRS).
+    rng = np.random.default_rng(21)
+    x = float32_sweep(rng, (3, 7))
+    scale, zero = rng.uniform(0.1, 2.0, (3, 1)).astype(F32), quantized_values(rng, out, (3, 1))
+    desc = dml.QuantizeOperatorDesc(
+        InputTensor=tensor(T.FLOAT32, (3, 7), (1, 3)),
+        QuantizationType=QT.SCALE_ZERO_POINT,
+        QuantizationTensors=[tensor(T.FLOAT32, (3, 1)), tensor(out, (3, 1))],
+        OutputTensor=tensor(out, (3, 7)),
+    )
+    run = run_quantization(device, desc, [x, scale, zero])
+    assert_same(run.got, quantize_reference(x, scale, zero, out))
+    assert_clean(run)
+
+
 def test_a_strided_4_bit_output_is_refused(device: Any) -> None:
     desc = dml.QuantizeOperatorDesc(
         InputTensor=tensor(T.FLOAT32, (3, 7)),
@@ -356,46 +374,26 @@ def test_element_wise_dequantize_linear_at_the_extremes(device: Any, integer: np
 # ------------------------------------------------------------------------------------------------ fusion
 
 
-def qdq_graph(sizes: tuple[int, ...], scale_sizes: tuple[int, ...], real: T) -> dml.GraphDesc:
-    """DEQUANTIZE(int4, blocked) -> ELEMENT_WISE_ROUND -> QUANTIZE(int4): graph inputs x, scale, zero point (the
-    last two read by both quantization nodes)."""
-    parameters = [tensor(real, scale_sizes), tensor(T.INT4, scale_sizes)]
-    dequantize = dml.DequantizeOperatorDesc(
-        InputTensor=tensor(T.INT4, sizes),
-        QuantizationType=QT.SCALE_ZERO_POINT,
-        QuantizationTensors=parameters,
-        OutputTensor=tensor(real, sizes),
-    )
-    rounding = dml.ElementWiseRoundOperatorDesc(
-        input_tensor=tensor(real, sizes),
-        output_tensor=tensor(real, sizes),
-        rounding_mode=dml.RoundingMode.HALVES_TO_NEAREST_EVEN,
-    )
-    quantize = dml.QuantizeOperatorDesc(
-        InputTensor=tensor(real, sizes),
-        QuantizationType=QT.SCALE_ZERO_POINT,
-        QuantizationTensors=parameters,
-        OutputTensor=tensor(T.INT4, sizes),
-    )
+def chain(ops: list[Any]) -> dml.GraphDesc:
+    """``ops`` one after the other (each one's InputTensor the previous one's output): graph input 0 feeds the
+    first, graph inputs 1 and 2 (the scale and the zero point) every QUANTIZE and DEQUANTIZE."""
     edge = dml.InputGraphEdgeDesc
+    input_edges = [edge(graph_input_index=0, to_node_index=0, to_node_input_index=0)]
+    for node, op in enumerate(ops):
+        if isinstance(op, dml.QuantizeOperatorDesc | dml.DequantizeOperatorDesc):
+            input_edges += [edge(graph_input_index=k, to_node_index=node, to_node_input_index=k) for k in (1, 2)]
     return dml.GraphDesc(
-        nodes=[dml.OperatorGraphNodeDesc(operator=op) for op in (dequantize, rounding, quantize)],
-        input_edges=[
-            edge(graph_input_index=0, to_node_index=0, to_node_input_index=0),
-            edge(graph_input_index=1, to_node_index=0, to_node_input_index=1),
-            edge(graph_input_index=2, to_node_index=0, to_node_input_index=2),
-            edge(graph_input_index=1, to_node_index=2, to_node_input_index=1),
-            edge(graph_input_index=2, to_node_index=2, to_node_input_index=2),
-        ],
+        nodes=[dml.OperatorGraphNodeDesc(operator=op) for op in ops],
+        input_edges=input_edges,
         intermediate_edges=[
             dml.IntermediateGraphEdgeDesc(
-                from_node_index=0, from_node_output_index=0, to_node_index=1, to_node_input_index=0
-            ),
-            dml.IntermediateGraphEdgeDesc(
-                from_node_index=1, from_node_output_index=0, to_node_index=2, to_node_input_index=0
-            ),
+                from_node_index=node - 1, from_node_output_index=0, to_node_index=node, to_node_input_index=0
+            )
+            for node in range(1, len(ops))
         ],
-        output_edges=[dml.OutputGraphEdgeDesc(from_node_index=2, from_node_output_index=0, graph_output_index=0)],
+        output_edges=[
+            dml.OutputGraphEdgeDesc(from_node_index=len(ops) - 1, from_node_output_index=0, graph_output_index=0)
+        ],
     )
 
 
@@ -435,7 +433,18 @@ def test_dequantize_round_quantize_fuses_into_one_kernel(
     scale = rng.uniform(0.05, 2.0, scale_sizes).astype(REAL[real])
     scale.flat[0] = 0.5  # (x - zero) * 0.5: halves, ties for the Round
     zero = quantized_values(rng, T.INT4, scale_sizes)
-    desc = qdq_graph(sizes, scale_sizes, real)
+    rounding = dml.ElementWiseRoundOperatorDesc(
+        input_tensor=tensor(real, sizes),
+        output_tensor=tensor(real, sizes),
+        rounding_mode=dml.RoundingMode.HALVES_TO_NEAREST_EVEN,
+    )
+    desc = chain(
+        [
+            dequantize_desc(T.INT4, real, sizes, scale_sizes, True),
+            rounding,
+            quantize_desc(real, T.INT4, sizes, scale_sizes, True),
+        ]
+    )
     inputs = [pack_nibbles(x).tobytes(), scale.tobytes(), pack_nibbles(zero).tobytes()]
     count = int(np.prod(sizes))
     extent = (count + 1) // 2
@@ -450,3 +459,26 @@ def test_dequantize_round_quantize_fuses_into_one_kernel(
         round_reference(real_values, dml.RoundingMode.HALVES_TO_NEAREST_EVEN), scale, zero, T.INT4
     )
     assert_same(unpack_nibbles(fused_bytes[:extent], count, T.INT4).reshape(sizes), want)
+
+
+@pytest.mark.parametrize("out", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_fake_quantization_through_a_4_bit_temporary(device: Any, out: T) -> None:
+    # QUANTIZE(blocked, 45 elements) -> DEQUANTIZE: node by node the 4-bit value lies in the temporary resource
+    # (23 bytes, a half-filled last one); fused it never leaves the registers. Both equal the reference.
+    rng = np.random.default_rng(45)
+    sizes, scale_sizes = (3, 15), (3, 3)
+    x = float32_sweep(rng, sizes)
+    scale, zero = rng.uniform(0.1, 3.0, scale_sizes).astype(F32), quantized_values(rng, out, scale_sizes)
+    desc = chain(
+        [
+            quantize_desc(T.FLOAT32, out, sizes, scale_sizes, True),
+            dequantize_desc(out, T.FLOAT32, sizes, scale_sizes, True),
+        ]
+    )
+    inputs = [x.tobytes(), scale.tobytes(), pack_nibbles(zero).tobytes()]
+    fused, fused_bytes = run_packed_graph(device, desc, inputs, 4 * 45, fuse=True)
+    separate, separate_bytes = run_packed_graph(device, desc, inputs, 4 * 45, fuse=False)
+    assert fused.kernel_count == 1 and separate.kernel_count == 2
+    assert fused_bytes.tobytes() == separate_bytes.tobytes()
+    want = dequantize_reference(quantize_reference(x, scale, zero, out), scale, zero, out, T.FLOAT32)
+    assert_same(fused_bytes[: 4 * 45].view(F32).reshape(sizes), want)
