@@ -21,17 +21,24 @@ import pytest
 import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.dtypes import INTEGER_DTYPES_32
-from tests.helpers.object_model import initialize, run_operator
+from tests.helpers.object_model import run_operator
 from tests.helpers.quantize_6_3 import (
     DTYPES,
     MIDPOINTS,
     NIBBLE_TYPES,
+    chain,
+    dequantize_desc,
     dequantize_reference,
     expand,
     extent_bytes,
+    float32_sweep,
     pack_nibbles,
+    quantize_desc,
     quantize_reference,
+    quantized_values,
+    run_packed_graph,
     run_quantization,
+    tensor,
     unpack_nibbles,
 )
 from tests.helpers.references import round_reference
@@ -41,39 +48,6 @@ QT = dml.QuantizationType
 F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
 REAL = {T.FLOAT32: F32, T.FLOAT16: F16}
 QUANTIZED = (T.INT4, T.UINT4, T.INT8, T.UINT8)
-
-
-def tensor(data_type: T, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> dml.BufferTensorDesc:
-    return dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
-
-
-def quantize_desc(
-    real: T, quantized: T, sizes: tuple[int, ...], scale_sizes: tuple[int, ...], zero_point: bool
-) -> dml.QuantizeOperatorDesc:
-    parameters = [tensor(real, scale_sizes)] + ([tensor(quantized, scale_sizes)] if zero_point else [])
-    return dml.QuantizeOperatorDesc(
-        InputTensor=tensor(real, sizes),
-        QuantizationType=QT.SCALE_ZERO_POINT if zero_point else QT.SCALE,
-        QuantizationTensors=parameters,
-        OutputTensor=tensor(quantized, sizes),
-    )
-
-
-def dequantize_desc(
-    quantized: T,
-    real: T,
-    sizes: tuple[int, ...],
-    scale_sizes: tuple[int, ...],
-    zero_point: bool,
-    input_strides: tuple[int, ...] | None = None,
-) -> dml.DequantizeOperatorDesc:
-    parameters = [tensor(real, scale_sizes)] + ([tensor(quantized, scale_sizes)] if zero_point else [])
-    return dml.DequantizeOperatorDesc(
-        InputTensor=tensor(quantized, sizes, input_strides),
-        QuantizationType=QT.SCALE_ZERO_POINT if zero_point else QT.SCALE,
-        QuantizationTensors=parameters,
-        OutputTensor=tensor(real, sizes),
-    )
 
 
 def assert_same(got: npt.NDArray[Any], want: npt.NDArray[Any]) -> None:
@@ -91,11 +65,6 @@ def assert_same(got: npt.NDArray[Any], want: npt.NDArray[Any]) -> None:
 def assert_clean(run: Any) -> None:
     assert run.changed_outside == [], f"bytes outside the output's elements changed: {run.changed_outside[:8]}"
     assert run.pad_nibble in (None, 0), run.pad_nibble
-
-
-def quantized_values(rng: np.random.Generator, data_type: T, shape: tuple[int, ...]) -> npt.NDArray[np.int64]:
-    low, high = oracle.INTEGER_RANGES[DTYPES[data_type]]
-    return rng.integers(low, high, shape, endpoint=True)
 
 
 # ------------------------------------------------------------------------------------------------ DEQUANTIZE
@@ -186,18 +155,6 @@ def test_every_float16_quantized(device: Any, out: T, zero_point: bool) -> None:
     run = run_quantization(device, desc, [ALL_FLOAT16, scale] + ([zero] if zero_point else []))
     assert_same(run.got, want)
     assert_clean(run)
-
-
-def float32_sweep(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
-    """Random bit patterns (every exponent), values over the 4-bit and 8-bit ranges, ties, and the specials."""
-    n = int(np.prod(shape))
-    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(F32)
-    small = rng.uniform(-300, 300, n).astype(F32)
-    ties = (rng.integers(-40, 40, n) + 0.5).astype(F32)
-    x = np.where(rng.random(n) < 0.3, bits, np.where(rng.random(n) < 0.5, small, ties))
-    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 7.5, 8.5, -8.5, 15.5, 16.0, 127.5, 255.5, 3.4e38]
-    x[: min(n, len(edges))] = edges[:n]
-    return x.reshape(shape)
 
 
 @cache
@@ -372,51 +329,6 @@ def test_element_wise_dequantize_linear_at_the_extremes(device: Any, integer: np
 
 
 # ------------------------------------------------------------------------------------------------ fusion
-
-
-def chain(ops: list[Any]) -> dml.GraphDesc:
-    """``ops`` one after the other (each one's InputTensor the previous one's output): graph input 0 feeds the
-    first, graph inputs 1 and 2 (the scale and the zero point) every QUANTIZE and DEQUANTIZE."""
-    edge = dml.InputGraphEdgeDesc
-    input_edges = [edge(graph_input_index=0, to_node_index=0, to_node_input_index=0)]
-    for node, op in enumerate(ops):
-        if isinstance(op, dml.QuantizeOperatorDesc | dml.DequantizeOperatorDesc):
-            input_edges += [edge(graph_input_index=k, to_node_index=node, to_node_input_index=k) for k in (1, 2)]
-    return dml.GraphDesc(
-        nodes=[dml.OperatorGraphNodeDesc(operator=op) for op in ops],
-        input_edges=input_edges,
-        intermediate_edges=[
-            dml.IntermediateGraphEdgeDesc(
-                from_node_index=node - 1, from_node_output_index=0, to_node_index=node, to_node_input_index=0
-            )
-            for node in range(1, len(ops))
-        ],
-        output_edges=[
-            dml.OutputGraphEdgeDesc(from_node_index=len(ops) - 1, from_node_output_index=0, graph_output_index=0)
-        ],
-    )
-
-
-def run_packed_graph(device: Any, desc: dml.GraphDesc, inputs: list[bytes], output_bytes: int, fuse: bool) -> Any:
-    """Compile (fused or node by node), bind ``inputs`` (bytes, as DirectML lays them out) and a sentinel-filled
-    output of ``output_bytes`` (plus 8 bytes past it), dispatch; the compiled graph and the output's bytes."""
-    compiled = device.compile_graph(desc, fuse=fuse)
-    initialize(device, compiled)
-    table = device.create_binding_table(compiled)
-    buffers = []
-    for data in inputs:
-        buffer = device.create_buffer(-(-len(data) // 4) * 4)
-        buffer.write(np.frombuffer(data.ljust(buffer.size, b"\xee"), np.uint8))
-        buffers.append(dml.BufferBinding(buffer))
-    table.bind_inputs(buffers)
-    out = device.create_buffer(output_bytes + 8)
-    out.write(np.full(out.size, 0xEE, np.uint8))
-    table.bind_outputs([dml.BufferBinding(out, 0, output_bytes)])
-    size = compiled.get_binding_properties().temporary_resource_size
-    if size:
-        table.bind_temporary_resource(dml.BufferBinding(device.create_buffer(size)))
-    device.create_command_recorder().record_dispatch(device.queue, compiled, table).wait()
-    return compiled, out.read(np.uint8, out.size)
 
 
 @pytest.mark.parametrize(
