@@ -214,14 +214,18 @@ def float32_sweep(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArr
     return x.reshape(shape)
 
 
-def chain(ops: list[Any]) -> dml.GraphDesc:
+def chain(ops: list[Any], parameters: dict[int, tuple[int, ...]] | None = None) -> dml.GraphDesc:
     """``ops`` one after the other (each one's InputTensor the previous one's output): graph input 0 feeds the
-    first, graph inputs 1 and 2 (the scale and the zero point) every QUANTIZE and DEQUANTIZE."""
+    first; node k's other inputs (a QUANTIZE's or DEQUANTIZE's scale and zero point) come from the graph inputs
+    ``parameters[k]`` lists, by default 1 and 2 (one scale and zero point for every node)."""
     edge = dml.InputGraphEdgeDesc
     input_edges = [edge(graph_input_index=0, to_node_index=0, to_node_input_index=0)]
     for node, op in enumerate(ops):
-        if isinstance(op, dml.QuantizeOperatorDesc | dml.DequantizeOperatorDesc):
-            input_edges += [edge(graph_input_index=k, to_node_index=node, to_node_input_index=k) for k in (1, 2)]
+        sources = (parameters or {}).get(node, (1, 2)[: len(op.input_fields()) - 1])
+        input_edges += [
+            edge(graph_input_index=source, to_node_index=node, to_node_input_index=slot)
+            for slot, source in enumerate(sources, start=1)
+        ]
     return dml.GraphDesc(
         nodes=[dml.OperatorGraphNodeDesc(operator=op) for op in ops],
         input_edges=input_edges,

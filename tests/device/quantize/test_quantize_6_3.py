@@ -258,6 +258,39 @@ def test_strided_float_input_quantized_into_odd_counts(device: Any, out: T) -> N
     assert_clean(run)
 
 
+@pytest.mark.parametrize("op", ["QUANTIZE", "DEQUANTIZE"])
+def test_strided_and_broadcast_quantization_tensors(device: Any, op: str) -> None:
+    # Blocked (4, 2) of a (4, 6) tensor, the scale's rows padded to 3 elements, the zero point one row for all
+    # (strides (0, 1)); and the ELEMENT_WISE form, Sizes the input's with 0 strides, for a per-row scale.
+    rng = np.random.default_rng(46)
+    real, quantized = T.FLOAT32, T.UINT4
+    for scale_desc, zero_desc, scale_sizes in (
+        (tensor(real, (4, 2), (3, 1)), tensor(quantized, (4, 2), (0, 1)), (4, 2)),
+        (tensor(real, (4, 6), (1, 0)), tensor(quantized, (4, 6), (1, 0)), (4, 1)),
+    ):
+        scale = np.broadcast_to(rng.uniform(0.1, 2.0, scale_sizes).astype(F32), scale_desc.sizes)
+        zero = np.broadcast_to(
+            quantized_values(rng, quantized, (1 if scale_sizes == (4, 2) else 4, scale_sizes[1])), scale_desc.sizes
+        )
+        source, target = (real, quantized) if op == "QUANTIZE" else (quantized, real)
+        cls = dml.QuantizeOperatorDesc if op == "QUANTIZE" else dml.DequantizeOperatorDesc
+        desc = cls(
+            InputTensor=tensor(source, (4, 6)),
+            QuantizationType=QT.SCALE_ZERO_POINT,
+            QuantizationTensors=[scale_desc, zero_desc],
+            OutputTensor=tensor(target, (4, 6)),
+        )
+        if op == "QUANTIZE":
+            x = float32_sweep(rng, (4, 6))
+            want = quantize_reference(x, scale, zero, quantized)
+        else:
+            x = quantized_values(rng, quantized, (4, 6))
+            want = dequantize_reference(x, scale, zero, quantized, real)
+        run = run_quantization(device, desc, [x, scale, zero])
+        assert_same(run.got, want)
+        assert_clean(run)
+
+
 def test_a_strided_4_bit_output_is_refused(device: Any) -> None:
     desc = dml.QuantizeOperatorDesc(
         InputTensor=tensor(T.FLOAT32, (3, 7)),
@@ -371,6 +404,39 @@ def test_dequantize_round_quantize_fuses_into_one_kernel(
         round_reference(real_values, dml.RoundingMode.HALVES_TO_NEAREST_EVEN), scale, zero, T.INT4
     )
     assert_same(unpack_nibbles(fused_bytes[:extent], count, T.INT4).reshape(sizes), want)
+
+
+@pytest.mark.parametrize(
+    ("requantized_sizes", "kernels"),
+    [((16, 4), 2), ((16, 1), 1), ((4, 2), 1)],
+    ids=["blocked-otherwise-2-kernels", "per-row-1-kernel", "blocked-on-both-axes-1-kernel"],
+)
+def test_a_chain_blocked_two_ways_along_one_axis_splits(
+    device: Any, requantized_sizes: tuple[int, int], kernels: int
+) -> None:
+    # DEQUANTIZE in 2 blocks of 32 along axis 1 -> QUANTIZE with its own quantization tensors: in 4 blocks of
+    # 16 along that axis one kernel cannot split it both ways, so two run; per row, or blocked along axis 0
+    # (the first split along axis 1 kept), one kernel. Every way equals the nodes one by one and the reference.
+    rng = np.random.default_rng(64)
+    sizes, scale_sizes = (16, 64), (16, 2)
+    x, zero = quantized_values(rng, T.INT4, sizes), quantized_values(rng, T.INT4, scale_sizes)
+    scale = rng.uniform(0.05, 2.0, scale_sizes).astype(F32)
+    scale2 = rng.uniform(0.05, 2.0, requantized_sizes).astype(F32)
+    quantize = dml.QuantizeOperatorDesc(
+        InputTensor=tensor(T.FLOAT32, sizes),
+        QuantizationType=QT.SCALE,
+        QuantizationTensors=[tensor(T.FLOAT32, requantized_sizes)],
+        OutputTensor=tensor(T.INT4, sizes),
+    )
+    desc = chain([dequantize_desc(T.INT4, T.FLOAT32, sizes, scale_sizes, True), quantize], {1: (3,)})
+    inputs = [pack_nibbles(x).tobytes(), scale.tobytes(), pack_nibbles(zero).tobytes(), scale2.tobytes()]
+    output_bytes = dml.calc_buffer_tensor_size(T.INT4, sizes)
+    fused, fused_bytes = run_packed_graph(device, desc, inputs, output_bytes, fuse=True)
+    _, separate_bytes = run_packed_graph(device, desc, inputs, output_bytes, fuse=False)
+    assert fused.kernel_count == kernels
+    assert fused_bytes.tobytes() == separate_bytes.tobytes()
+    want = quantize_reference(dequantize_reference(x, scale, zero, T.INT4, T.FLOAT32), scale2, None, T.INT4)
+    assert_same(unpack_nibbles(fused_bytes[: x.size // 2], x.size, T.INT4).reshape(sizes), want)
 
 
 @pytest.mark.parametrize("out", [T.INT4, T.UINT4], ids=["int4", "uint4"])
