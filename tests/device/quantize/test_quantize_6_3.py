@@ -224,15 +224,20 @@ def test_odd_counts_quantized_with_offsets(device: Any, out: T, shape: tuple[int
     assert extent_bytes(desc.output_tensor.desc) == (int(np.prod(shape)) + 1) // 2
 
 
-@pytest.mark.parametrize("strides", [None, (9, 1), (1, 3)], ids=["packed", "padded-odd-rows", "column-major"])
+@pytest.mark.parametrize(
+    "strides", [None, (9, 1), (1, 3), (0, 1)], ids=["packed", "padded-odd-rows", "column-major", "broadcast-rows"]
+)
 @pytest.mark.parametrize("quantized", [T.INT4, T.UINT4], ids=["int4", "uint4"])
 def test_odd_counts_and_strided_4_bit_inputs_dequantized(
     device: Any, quantized: T, strides: tuple[int, int] | None
 ) -> None:
     # 3 rows of 7 (21 elements): rows start mid-byte when padded to 9, elements step over nibbles of both halves
-    # when column-major; the pad nibble of the input's last byte holds junk (PAD_NIBBLE) it must not read.
+    # when column-major, one row is read three times when broadcast; the pad nibble of the input's last byte
+    # holds junk (PAD_NIBBLE) it must not read.
     rng = np.random.default_rng(7 + (strides or (0,))[0])
     x = quantized_values(rng, quantized, (3, 7))
+    if strides == (0, 1):
+        x = np.broadcast_to(x[:1], x.shape)  # one row of 7 nibbles read for every row
     scale, zero = rng.uniform(0.1, 2.0, (3, 1)).astype(F16), quantized_values(rng, quantized, (3, 1))
     desc = dequantize_desc(quantized, T.FLOAT16, (3, 7), (3, 1), True, input_strides=strides)
     run = run_quantization(device, desc, [x, scale, zero], offsets=[16, 0, 16, 48])
@@ -289,6 +294,24 @@ def test_strided_and_broadcast_quantization_tensors(device: Any, op: str) -> Non
         run = run_quantization(device, desc, [x, scale, zero])
         assert_same(run.got, want)
         assert_clean(run)
+
+
+@pytest.mark.parametrize("out", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+def test_eight_dimensions_after_splitting(device: Any, out: T) -> None:
+    # (4, 4, 4, 4) blocked in 2 along every axis walks 8 dimensions, the most the kernels hold; one more blocked
+    # axis is refused when the operator is compiled.
+    rng = np.random.default_rng(8)
+    sizes, scale_sizes = (4, 4, 4, 4), (2, 2, 2, 2)
+    x, scale = float32_sweep(rng, sizes), rng.uniform(0.1, 3.0, scale_sizes).astype(F32)
+    zero = quantized_values(rng, out, scale_sizes)
+    desc = quantize_desc(T.FLOAT32, out, sizes, scale_sizes, True)
+    assert desc.lower().layout.rank == 8
+    run = run_quantization(device, desc, [x, scale, zero])
+    assert_same(run.got, quantize_reference(x, scale, zero, out))
+    assert_clean(run)
+    too_many = quantize_desc(T.FLOAT32, out, (4,) * 5, (2,) * 5, True)
+    with pytest.raises(dml.UnsupportedError, match="its blocks split the input into 10 dimensions after merging"):
+        device.compile_operator(device.create_operator(too_many), dml.ExecutionFlags.NONE)
 
 
 def test_a_strided_4_bit_output_is_refused(device: Any) -> None:
