@@ -483,3 +483,27 @@ def test_fake_quantization_through_a_4_bit_temporary(device: Any, out: T) -> Non
     assert fused_bytes.tobytes() == separate_bytes.tobytes()
     want = dequantize_reference(quantize_reference(x, scale, zero, out), scale, zero, out, T.FLOAT32)
     assert_same(fused_bytes[: 4 * 45].view(F32).reshape(sizes), want)
+
+
+@pytest.mark.parametrize("fuse", [True, False], ids=["fused", "node-by-node"])
+def test_4_bit_constants_of_a_built_graph(device: Any, fuse: bool) -> None:
+    # dml.Graph: a 3x3 INT4 zero point and the FLOAT16 scale as constant data nodes (9 nibbles: a half-filled
+    # last byte, packed by the builder), DEQUANTIZE(3x15 INT4 input) -> QUANTIZE(UINT4, SCALE only).
+    rng = np.random.default_rng(9)
+    sizes, scale_sizes = (3, 15), (3, 3)
+    x, zero = quantized_values(rng, T.INT4, sizes), quantized_values(rng, T.INT4, scale_sizes)
+    scale = rng.uniform(0.05, 2.0, scale_sizes).astype(F16)
+    g = dml.Graph(device)
+    zero_node = g.constant(zero, tensor(T.INT4, scale_sizes))
+    scale_node = g.constant(scale, tensor(T.FLOAT16, scale_sizes))
+    real = g.add_operator(
+        dequantize_desc(T.INT4, T.FLOAT16, sizes, scale_sizes, True),
+        [g.input(tensor(T.INT4, sizes)), scale_node, zero_node],
+    )
+    y = g.add_operator(quantize_desc(T.FLOAT16, T.UINT4, sizes, scale_sizes, False), [real, scale_node])
+    output_bytes = dml.calc_buffer_tensor_size(T.UINT4, sizes)
+    compiled, got = run_packed_graph(device, g.desc_for([y]), [pack_nibbles(x).tobytes()], output_bytes, fuse=fuse)
+    assert compiled.kernel_count == (1 if fuse else 2)
+    want = quantize_reference(dequantize_reference(x, scale, zero, T.INT4, T.FLOAT16), scale, None, T.UINT4)
+    assert_same(unpack_nibbles(got[:23], 45, T.UINT4).reshape(sizes), want)
+    assert got[23:].tolist() == [0xEE] * (got.size - 23)
