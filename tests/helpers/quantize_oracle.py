@@ -22,6 +22,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -31,6 +32,8 @@ _FORMATS = {
     np.dtype(np.float16): (11, -14, 15),
 }
 INTEGER_RANGES = {
+    np.dtype(ml_dtypes.uint4): (0, 15),
+    np.dtype(ml_dtypes.int4): (-8, 7),
     np.dtype(np.uint8): (0, 255),
     np.dtype(np.int8): (-128, 127),
     np.dtype(np.uint16): (0, 65535),
