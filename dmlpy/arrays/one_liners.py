@@ -99,6 +99,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: cl_array.Array | None = None,
     device: Device | None = None,
@@ -114,6 +115,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
     device: Device | int | None = None,
@@ -128,6 +130,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | cl_array.Array | None = None,
     device: Device | int | None = None,
@@ -160,10 +163,10 @@ def quantize_linear(
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
     if is_dask_array(x):
-        lazy: npt.NDArray[Any] = quantize_dask(x, scale, zero_point, axis, dtype, mode, out, device)
+        lazy: npt.NDArray[Any] = quantize_dask(x, scale, zero_point, axis, block_size, dtype, mode, out, device)
         return lazy
     result: npt.NDArray[Any] | cl_array.Array = quantize_array(
-        x, scale, zero_point, axis, dtype, mode, out, device, devices
+        x, scale, zero_point, axis, block_size, dtype, mode, out, device, devices
     )
     return result
 
@@ -175,6 +178,7 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: cl_array.Array | None = None,
     device: Device | None = None,
     devices: Sequence[Device] | None = None,
@@ -188,6 +192,7 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: npt.NDArray[Any] | None = None,
     device: Device | int | None = None,
     devices: Sequence[Device] | None = None,
@@ -200,6 +205,7 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: npt.NDArray[Any] | cl_array.Array | None = None,
     device: Device | int | None = None,
     devices: Sequence[Device] | None = None,
@@ -224,7 +230,9 @@ def dequantize_linear(
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
     if is_dask_array(x):
-        lazy: npt.NDArray[Any] = dequantize_dask(x, scale, zero_point, axis, out, device)
+        lazy: npt.NDArray[Any] = dequantize_dask(x, scale, zero_point, axis, block_size, out, device)
         return lazy
-    result: npt.NDArray[Any] | cl_array.Array = dequantize_array(x, scale, zero_point, axis, out, device, devices)
+    result: npt.NDArray[Any] | cl_array.Array = dequantize_array(
+        x, scale, zero_point, axis, block_size, out, device, devices
+    )
     return result
