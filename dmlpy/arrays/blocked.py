@@ -83,7 +83,8 @@ def _run(
     shape: tuple[int, ...],
 ) -> BlockedRun:
     split = block_split(shape, scales.shape)
-    zero_piece = None if zero_points is None else np.ascontiguousarray(zero_points)
+    # One zero point stays 0-d (ascontiguousarray would make it 1-D), broadcast over the whole run.
+    zero_piece = zero_points if zero_points is None or not zero_points.ndim else np.ascontiguousarray(zero_points)
     return BlockedRun(index, np.ascontiguousarray(scales), zero_piece, split)
 
 
