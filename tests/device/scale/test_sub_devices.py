@@ -109,3 +109,17 @@ def test_dmlpy_device_picks_the_default_device_by_index() -> None:
         text=True,
     )
     assert wrong.returncode != 0 and f"DMLPY_DEVICE is '{last + 5}'" in wrong.stderr
+
+
+@pytest.mark.parametrize("block_size", [3, 4], ids=["partial-last-block", "whole-blocks"])
+def test_blocked_quantize_split_cuts_the_split_views(halves: list[Any], block_size: int) -> None:
+    # The pieces cut the split views (input, scale, zero point and output alike), so each keeps its blocks' scales.
+    x = (np.random.default_rng(5).normal(size=(9, 8)) * 50).astype(np.float32)
+    blocks = -(-8 // block_size)
+    scale = np.linspace(0.3, 2.0, 9 * blocks).astype(np.float32).reshape(9, blocks)
+    zero = (np.arange(9 * blocks) % 5).astype(np.int8).reshape(9, blocks)
+    q = dml.quantize_linear(x, scale, zero, axis=1, block_size=block_size, devices=halves)
+    assert q.tobytes() == dml.quantize_linear(x, scale, zero, axis=1, block_size=block_size).tobytes()
+    out = np.empty((9, 8), np.float32)
+    dml.dequantize_linear(q, scale, zero, axis=1, block_size=block_size, out=out, devices=halves)
+    assert out.tobytes() == dml.dequantize_linear(q, scale, zero, axis=1, block_size=block_size).tobytes()
