@@ -1,7 +1,8 @@
 """QuantizeLinear's and DequantizeLinear's plans: what ``dml.quantize_linear`` and ``dml.dequantize_linear`` run,
 ONNX-style, over DirectML's ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR (a mode other than halves to even
 runs the QuantizeLinear extension, not DirectML). A scalar scale (and zero point) applies to the whole tensor; a
-1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised.
+1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised; one per block
+of elements (ONNX's ``block_size``, or WebNN's scale of the input's rank) runs over split views (``blocked``).
 ``quantize_call`` and ``dequantize_call`` are the plans: the one call the runner runs, for a whole array, for
 each ``devices=`` piece and for each Dask block (``dask``). ``quantize_array`` and ``dequantize_array`` check a
 call on a host or device array and run its plan (``devices=`` included); ``one_liners`` adds Dask."""
@@ -332,8 +333,11 @@ def _run_blocked(
 ) -> Any:
     """Run ``plan``'s call over each of the blocked ``runs`` of ``array`` (checked), split (``blocked``), into
     ``out`` (a new array of ``output_dtype`` when None; a masked one's data); arguments as ``_run``'s."""
-    target = out_data(out, mask)
-    whole: Any = target if target is not None else runner.new_output(array, output_dtype)
+    target: Any = out_data(out, mask)
+    # Split across devices, out is written only when every device succeeded in every run: the runs fill a new
+    # array first.
+    fresh = target is None or isinstance(device, list)
+    whole: Any = runner.new_output(array, output_dtype) if fresh else target
     for run in runs:
         parameters = (
             blocked.parameter_view(run.scales, run.split),
@@ -341,4 +345,7 @@ def _run_blocked(
         )
         into = split_view(whole[run.index], run.split)
         _run(plan, split_view(array[run.index], run.split), parameters, into, None, output_dtype, device)
+    if target is not None and whole is not target:
+        np.copyto(target, whole)
+        whole = target
     return with_mask(whole, out, mask, keep_fill_value=False)

@@ -74,6 +74,27 @@ def test_a_failing_device_leaves_out_untouched_and_is_named(halves: list[Any], m
     assert (out == 123.0).all(), "the first device's half must not reach out"
 
 
+def test_a_failing_device_in_the_partial_block_leaves_out_untouched(
+    halves: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ONNX's partial last block is a second run: its failure must not leave the first run's blocks in out.
+    real = runner.run
+    calls: list[Any] = []
+
+    def second_run_fails(call: Any, device: Any) -> None:
+        calls.append(device)
+        if len(calls) > 2:  # the whole blocks' two pieces ran; the partial block's first piece fails
+            raise dml.DeviceRemovedError("the device was lost (simulated)")
+        real(call, device)
+
+    monkeypatch.setattr(runner, "run", second_run_fails)
+    x = np.linspace(-10, 10, 90, dtype=np.float32).reshape(9, 10)
+    out = np.full((9, 10), 123, np.uint8)
+    with pytest.raises(dml.DeviceRemovedError, match="nothing was written"):
+        dml.quantize_linear(x, np.ones((9, 3), np.float32), axis=1, block_size=4, out=out, devices=halves)
+    assert (out == 123).all(), "the whole blocks' run must not reach out"
+
+
 def test_devices_refusals(halves: list[Any]) -> None:
     x = np.zeros(4, np.float32)
     with pytest.raises(dml.InvalidArgumentError, match="device= or devices=, not both"):
