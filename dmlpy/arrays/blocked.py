@@ -3,7 +3,7 @@ the input's rank, with no axis) or ONNX's (``axis`` and ``block_size``), run as 
 (``dmlpy.quantization_blocks``): the input and output viewed split, (blocks, block) per blocked axis, and the
 scale broadcast over each block with a 0 stride, views of the same memory, nothing materialised. ONNX's partial
 last block is a second run over the input's and output's last elements with its one scale broadcast.
-``blocked_runs`` checks the shapes and plans the runs; ``split_view`` and ``parameter_view`` make one run's
+``blocked_runs`` checks the shapes and plans the runs; ``split_view`` and ``split_parameter`` make one run's
 views of a NumPy or pyopencl array and of a scale or zero point."""
 
 from __future__ import annotations
@@ -46,12 +46,19 @@ def blocked_runs(
 ) -> list[BlockedRun]:
     """The runs of a blocked call over an input of ``shape`` with checked ``scales`` and ``zero_points`` (the
     zero point the scale's shape, or one number): one for WebNN's form, one or two for ONNX's (``axis``
-    defaulting to 1, as ONNX's does). InvalidArgumentError naming the rule for any shape neither form takes."""
+    defaulting to 1, as ONNX's does; one value whatever the block_size, as in onnx.reference). InvalidArgumentError
+    naming the rule for any shape neither form takes."""
     if zero_points is not None and zero_points.ndim and zero_points.shape != scales.shape:
         raise InvalidArgumentError(
             f"zero_point has shape {zero_points.shape}; with a scale per block (scale of shape {scales.shape}) it "
             "must have the scale's shape, or be one number"
         )
+    everything = tuple(slice(None) for _ in shape)
+    if block_size is not None and scales.size == 1 and (zero_points is None or zero_points.size == 1):
+        # One value for the whole tensor whatever block_size says, as onnx.reference reads a one-element scale.
+        ones = (1,) * len(shape)
+        zero = None if zero_points is None else zero_points.reshape(())
+        return [_run(everything, scales.reshape(ones), zero, shape)]
     if block_size is None:
         if axis is not None:
             raise InvalidArgumentError(
@@ -59,7 +66,7 @@ def blocked_runs(
                 "form, whose shape says the blocks, and takes no axis; ONNX's blocked form takes axis= with "
                 "block_size="
             )
-        return [_run(tuple(slice(None) for _ in shape), scales, zero_points, shape)]
+        return [_run(everything, scales, zero_points, shape)]
     along, runs = onnx_block_runs(shape, scales.shape, 1 if axis is None else axis, block_size)
     planned = []
     for run in runs:
@@ -105,7 +112,7 @@ def split_view(array: Any, split: BlockSplit) -> Any:
     return np.lib.stride_tricks.as_strided(array, shape=split.sizes, strides=strides)
 
 
-def parameter_view(values: npt.NDArray[Any], split: BlockSplit) -> npt.NDArray[Any]:
+def split_parameter(values: npt.NDArray[Any], split: BlockSplit) -> npt.NDArray[Any]:
     """A packed scale or zero point of ``split.scale_shape`` (or one number) viewed with the split sizes: 0
     strides where it is broadcast and along each block."""
     if values.ndim == 0:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.arrays import blocked, runner
-from dmlpy.arrays.blocked import BlockedRun, blocked_runs, is_blocked, split_view
+from dmlpy.arrays import runner
+from dmlpy.arrays.blocked import BlockedRun, blocked_runs, is_blocked, split_parameter, split_view
 from dmlpy.arrays.checks import (
     Mask,
     as_array,
@@ -340,8 +340,8 @@ def _run_blocked(
     whole: Any = runner.new_output(array, output_dtype) if fresh else target
     for run in runs:
         parameters = (
-            blocked.parameter_view(run.scales, run.split),
-            None if run.zero_points is None else blocked.parameter_view(run.zero_points, run.split),
+            split_parameter(run.scales, run.split),
+            None if run.zero_points is None else split_parameter(run.zero_points, run.split),
         )
         into = split_view(whole[run.index], run.split)
         _run(plan, split_view(array[run.index], run.split), parameters, into, None, output_dtype, device)

@@ -178,11 +178,14 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         split = _block_split(known_shape(node.input[0], where), shapes, axis, attributes, where)
         if split is not None:
             x = blocked_data(node.input[0], split, where)
-            scale, *zero = [
-                leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=split.scale_strides))
-                for name in names.values()
-            ]
-            return x, split.input_shape, scale, zero[0] if zero else None
+            read: list[Expression] = []
+            for what, name in names.items():
+                # A one-value zero point is broadcast over every block, as onnx.reference reads it.
+                strides = (0,) * len(split.sizes) if _one_value(shapes[what]) else split.scale_strides
+                read.append(
+                    leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
+                )
+            return x, split.input_shape, read[0], read[1] if len(read) > 1 else None
         x, shape, _ = data(node.input[0], where)
         if x.sizes != (shape or (1,)):
             raise NodeRefused(
@@ -240,12 +243,13 @@ def _block_split(
     or a split past 8 dimensions, is refused: one DirectML operator expresses neither."""
     block_size = attributes.get("block_size", 0)
     scale_shape = parameters["scale"]
-    if not block_size or int(np.prod(scale_shape)) == 1:
+    if not block_size or _one_value(scale_shape):
         return None
-    if parameters.get("zero point", scale_shape) != scale_shape:
+    zero_shape = parameters.get("zero point", scale_shape)
+    if zero_shape != scale_shape and not _one_value(zero_shape):
         raise InvalidArgumentError(
-            f"{where}: the zero point has shape {list(parameters['zero point'])}; ONNX gives it the scale's, "
-            f"{list(scale_shape)}"
+            f"{where}: the zero point has shape {list(zero_shape)}; ONNX gives it the scale's, {list(scale_shape)} "
+            "(or one value)"
         )
     try:
         along, _ = onnx_block_runs(shape, scale_shape, axis, block_size)
@@ -262,6 +266,10 @@ def _block_split(
         return block_split(shape, scale_shape)
     except InvalidArgumentError as error:
         raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
+
+
+def _one_value(shape: tuple[int, ...]) -> bool:
+    return int(np.prod(shape)) == 1
 
 
 def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:

@@ -137,3 +137,15 @@ def test_a_split_output_read_another_way_is_refused_naming_reshape(second: str) 
     rep = DmlBackend.prepare(model)
     with pytest.raises(NodeRefused, match="Reshape"):
         rep.run([np.zeros((2, 8), np.uint8)])
+
+
+def test_a_one_value_zero_point_is_broadcast_over_the_blocks() -> None:
+    node = onnx.helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=2)
+    inputs = [_tensor("x", F, [3, 4]), _tensor("s", F, [3, 2]), _tensor("z", I8, [1])]
+    model = _model([node], inputs, [_tensor("y", I8, [3, 4])])
+    feeds = {
+        "x": (np.random.default_rng(5).standard_normal((3, 4)) * 30).astype(np.float32),
+        "s": np.array([[0.5, 1.0], [2.0, 0.25], [1.5, 3.0]], np.float32),
+        "z": np.array([-7], np.int8),
+    }
+    _same(DmlBackend.prepare(model).run(feeds), _reference(model, feeds))

@@ -255,3 +255,11 @@ def test_dask_arrays_refuse_per_block_values() -> None:
         dml.quantize_linear(x, np.ones((4, 2), F32))
     with pytest.raises(dml.InvalidArgumentError, match=r"^block_size is 3: a scale per block"):
         dml.dequantize_linear(x.astype(np.uint8), np.ones((4, 2), F32), axis=1, block_size=3)
+
+
+def test_a_one_value_scale_is_per_tensor_whatever_block_size() -> None:
+    # onnx.reference reads a one-element scale (and zero point) as one value, block_size or not; so do the one-liners.
+    x = _floats((3, 10), 30)
+    scale, zero_point = np.full((1, 1), 0.5, F32), np.full((1, 1), 3, U8)
+    got = dml.quantize_linear(x, scale, zero_point, axis=1, block_size=4)
+    np.testing.assert_array_equal(got, _onnx_reference("QuantizeLinear", x, scale, zero_point, 1, 4))
