@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pyopencl.array as cl_array
 
 from dmlpy.arrays.checks import is_device_array
+from dmlpy.arrays.device_memory import may_share_memory
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 
@@ -93,6 +94,21 @@ def _run(
     # One zero point stays 0-d (ascontiguousarray would make it 1-D), broadcast over the whole run.
     zero_piece = zero_points if zero_points is None or not zero_points.ndim else np.ascontiguousarray(zero_points)
     return BlockedRun(index, np.ascontiguousarray(scales), zero_piece, split)
+
+
+def apart_from(array: Any, target: Any) -> Any:
+    """``array`` as the runs of a call with a partial last block read it when they write ``target``: a packed
+    copy where they may share memory (the first run would overwrite what the second reads; each dispatch
+    snapshots only what overlaps its own output). A device array that shares memory with ``target`` is refused:
+    pass a copy."""
+    if not is_device_array(array):
+        return array.copy() if np.may_share_memory(array, target) else array
+    if may_share_memory(array, target):
+        raise InvalidArgumentError(
+            "x and out share memory on the device, and a partial last block runs as a second dispatch, which would "
+            "read what the first one wrote: pass a copy of x, or an out apart from it"
+        )
+    return array
 
 
 def split_view(array: Any, split: BlockSplit) -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays import runner
-from dmlpy.arrays.blocked import BlockedRun, blocked_runs, is_blocked, split_parameter, split_view
+from dmlpy.arrays.blocked import BlockedRun, apart_from, blocked_runs, is_blocked, split_parameter, split_view
 from dmlpy.arrays.checks import (
     Mask,
     as_array,
@@ -338,6 +338,8 @@ def _run_blocked(
     # array first.
     fresh = target is None or isinstance(device, list)
     whole: Any = runner.new_output(array, output_dtype) if fresh else target
+    if len(runs) > 1 and not fresh:
+        array = apart_from(array, target)
     for run in runs:
         parameters = (
             split_parameter(run.scales, run.split),

@@ -263,3 +263,17 @@ def test_a_one_value_scale_is_per_tensor_whatever_block_size() -> None:
     scale, zero_point = np.full((1, 1), 0.5, F32), np.full((1, 1), 3, U8)
     got = dml.quantize_linear(x, scale, zero_point, axis=1, block_size=4)
     np.testing.assert_array_equal(got, _onnx_reference("QuantizeLinear", x, scale, zero_point, 1, 4))
+
+
+def test_an_out_over_the_input_memory_reads_the_input_as_it_was(device: Any) -> None:
+    # The partial last block is a second dispatch: the first must not overwrite what it reads.
+    x = _floats((3, 10), 31)
+    before = x.copy()
+    out = x.view(np.uint8)[:, 30:40]  # the whole blocks' bytes overlap x[:, 8:10], the partial block's input
+    scale = _scales((3, 3), 32)
+    dml.quantize_linear(x, scale, axis=1, block_size=4, out=out)
+    np.testing.assert_array_equal(out, _onnx_reference("QuantizeLinear", before, scale, np.zeros((3, 3), U8), 1, 4))
+    on_device = cl_array.to_device(device.queue, np.zeros((3, 40), np.uint8))
+    floats = on_device.view(np.float32)
+    with pytest.raises(dml.InvalidArgumentError, match="x and out share memory on the device"):
+        dml.quantize_linear(floats, scale, axis=1, block_size=4, out=on_device[:, 30:40], device=device)
