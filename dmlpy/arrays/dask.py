@@ -33,9 +33,10 @@ from dmlpy.arrays.quantize import (
     QUANTIZE_INPUTS,
     QUANTIZE_TAKES,
     axis_argument,
+    block_size_argument,
     dequantize_call,
     dequantize_output_dtype,
-    numbers,
+    parameter_values,
     parameter_view,
     quantize_call,
     quantize_output_dtype,
@@ -223,6 +224,7 @@ def _parameters(
     scale: object,
     zero_point: object,
     axis: object,
+    block_size: object,
     dtypes: tuple[np.dtype[Any], np.dtype[Any]],
     out: object,
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
@@ -232,15 +234,39 @@ def _parameters(
     check_dask_input(x, accepted.__contains__, takes, out)
     resolved = axis_argument(axis)
     given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
-    along = axis_of_per_axis_values(x, resolved, {name: numbers(name, value).size for name, value in given.items()})
+    values = {
+        name: parameter_values(name, value, dtype) for (name, value), dtype in zip(given.items(), dtypes, strict=False)
+    }
+    refuse_blocks(values, block_size_argument(block_size))
+    along = axis_of_per_axis_values(x, resolved, {name: value.size for name, value in values.items()})
     shape = parameter_shape(x, along)
-    scale_view = parameter_view("scale", scale, shape, resolved, dtypes[0])
-    zero_view = None if zero_point is None else parameter_view("zero_point", zero_point, shape, resolved, dtypes[1])
+    scale_view = parameter_view("scale", values["scale"], shape, resolved)
+    zero_view = None if zero_point is None else parameter_view("zero_point", values["zero_point"], shape, resolved)
     return as_task_value(scale_view), None if zero_view is None else as_task_value(zero_view), along
 
 
+def refuse_blocks(values: dict[str, npt.NDArray[Any]], block_size: int | None) -> None:
+    """A dask array's blocks take a scale per tensor or per axis: per-block values are refused, saying why."""
+    shaped = [f"{name} has shape {value.shape}" for name, value in values.items() if value.ndim > 1]
+    if block_size is not None or shaped:
+        given = f"block_size is {block_size}" if block_size is not None else shaped[0]
+        raise InvalidArgumentError(
+            f"{given}: a scale per block of elements, which dmlpy does not run over a dask array (its chunks would "
+            "have to hold whole blocks); dask arrays take a scalar (per tensor) or a 1-D scale along axis (per "
+            "axis): compute the dask array first, or quantize its blocks with dask.array.map_blocks"
+        )
+
+
 def quantize_dask(
-    x: Any, scale: object, zero_point: object, axis: object, dtype: object, mode: object, out: object, device: object
+    x: Any,
+    scale: object,
+    zero_point: object,
+    axis: object,
+    block_size: object,
+    dtype: object,
+    mode: object,
+    out: object,
+    device: object,
 ) -> Any:
     """``dml.quantize_linear`` of a dask array: checked here, lazy; ``scale`` and ``zero_point`` scalars or 1-D
     along the axis, cut to each block's chunk of that axis."""
@@ -248,7 +274,7 @@ def quantize_dask(
     x_dtype = np.dtype(getattr(x, "dtype", None))
     scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
     scales, zero_points, along = _parameters(
-        x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, (scale_dtype, output_dtype), out
+        x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, block_size, (scale_dtype, output_dtype), out
     )
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
@@ -267,12 +293,14 @@ def quantize_dask(
     )
 
 
-def dequantize_dask(x: Any, scale: object, zero_point: object, axis: object, out: object, device: object) -> Any:
+def dequantize_dask(
+    x: Any, scale: object, zero_point: object, axis: object, block_size: object, out: object, device: object
+) -> Any:
     """``dml.dequantize_linear`` of a dask array, as quantize_dask; the output dtype is the scale's."""
     output_dtype = dequantize_output_dtype(scale)
     dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
     scales, zero_points, along = _parameters(
-        x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, dtypes, out
+        x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
     )
     da = _dask_array()
     spec = device_spec(device)

@@ -162,6 +162,13 @@ def _device_operand(array: cl_array.Array, shape: tuple[int, ...]) -> _Operand:
     return _Operand(memory, array.offset, _element_strides(array, shape), array.dtype, span, parent, origin)
 
 
+def may_share_memory(a: cl_array.Array, b: cl_array.Array) -> bool:
+    """Whether two device arrays may share a byte: their byte ranges in their root buffer overlap (an array over
+    a sub-buffer is told through its parent), as the placement policy tells them."""
+    first, second = (_device_operand(array, array.shape).through_root() for array in (a, b))
+    return _Operands.overlap(first, second)
+
+
 def _bound_through_one_memory(
     operands: Sequence[_Operand | None], target: _Operand
 ) -> tuple[list[_Operand | None], _Operand]:

@@ -99,6 +99,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: cl_array.Array | None = None,
     device: Device | None = None,
@@ -114,6 +115,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | None = None,
     device: Device | int | None = None,
@@ -128,6 +130,7 @@ def quantize_linear(
     axis: int | None = None,
     dtype: npt.DTypeLike | None = None,
     *,
+    block_size: int | None = None,
     mode: AnyRoundingMode | str | int = "half_to_even",
     out: npt.NDArray[Any] | cl_array.Array | None = None,
     device: Device | int | None = None,
@@ -143,8 +146,15 @@ def quantize_linear(
     QuantizeLinear extension (not DirectML) on a device with extensions enabled.
 
     ``x``: float32, float16 or int32. ``scale``: a scalar, or 1-D along ``axis`` (default 1), float32 (or
-    float16 for a float16 ``x``). ``zero_point``: same shape as ``scale``; its dtype is the output's, else
-    ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
+    float16 for a float16 ``x``). ``zero_point``: same shape as ``scale`` (or one number); its dtype is the
+    output's, else ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
+
+    A scale per block of elements, two ways: ONNX's, ``axis`` with ``block_size`` (the scale of ``x``'s rank,
+    ``ceil(x.shape[axis] / block_size)`` along ``axis``, ``x``'s elsewhere; a partial last block takes its own
+    scale, as onnx.reference does), or WebNN's, a scale of ``x``'s rank (two or more dimensions) and no ``axis``,
+    each dimension 1 (broadcast), ``x``'s (per element) or a divisor of it (blocks). Either runs DirectML's
+    operator on ``x`` and the output viewed split, (blocks, block) per blocked axis, with the scale broadcast over
+    each block by a 0 stride: nothing is materialised, up to 8 dimensions once split (dmlpy.quantization_blocks).
 
     ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
     ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
@@ -155,15 +165,16 @@ def quantize_linear(
     masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
     A ``dask.array.Array`` ``x`` gives a lazy one of the same chunks, per-axis values cut to each chunk (``device``
-    None or an index; no ``out``); ``devices=[...]`` splits a host array across devices (see ``dml.round``).
+    None or an index; no ``out``; per-block values refused); ``devices=[...]`` splits a host array across devices
+    (see ``dml.round``).
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it.
     """
     if is_dask_array(x):
-        lazy: npt.NDArray[Any] = quantize_dask(x, scale, zero_point, axis, dtype, mode, out, device)
+        lazy: npt.NDArray[Any] = quantize_dask(x, scale, zero_point, axis, block_size, dtype, mode, out, device)
         return lazy
     result: npt.NDArray[Any] | cl_array.Array = quantize_array(
-        x, scale, zero_point, axis, dtype, mode, out, device, devices
+        x, scale, zero_point, axis, block_size, dtype, mode, out, device, devices
     )
     return result
 
@@ -175,6 +186,7 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: cl_array.Array | None = None,
     device: Device | None = None,
     devices: Sequence[Device] | None = None,
@@ -188,6 +200,7 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: npt.NDArray[Any] | None = None,
     device: Device | int | None = None,
     devices: Sequence[Device] | None = None,
@@ -200,13 +213,16 @@ def dequantize_linear(
     zero_point: npt.ArrayLike | None = None,
     axis: int | None = None,
     *,
+    block_size: int | None = None,
     out: npt.NDArray[Any] | cl_array.Array | None = None,
     device: Device | int | None = None,
     devices: Sequence[Device] | None = None,
 ) -> npt.NDArray[Any] | cl_array.Array:
     """(x - zero_point) * scale, like ONNX DequantizeLinear; the output has the scale's dtype (float32 or
     float16). ``x``: int8, uint8, int16, uint16, int32 or uint32. ``axis``: an int or None. It runs
-    DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR.
+    DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR. ``scale`` and ``zero_point`` take the forms
+    ``quantize_linear``'s do: a scalar, 1-D along ``axis``, or per block (``axis`` with ``block_size``, ONNX's;
+    a scale of ``x``'s rank, WebNN's).
 
     ``x``, ``scale``, ``zero_point`` and ``axis`` may be positional, in ONNX's order; ``out`` and ``device`` are
     keyword-only. There is no ``mode``: dequantizing rounds nothing but the float result.
@@ -220,11 +236,14 @@ def dequantize_linear(
     masked ``x`` must be masked too (it gets the mask). A masked scale or zero point with masked entries is refused.
 
     A ``dask.array.Array`` ``x`` gives a lazy one of the same chunks, per-axis values cut to each chunk (``device``
-    None or an index; no ``out``); ``devices=[...]`` splits a host array across devices (see ``dml.round``).
+    None or an index; no ``out``; per-block values refused); ``devices=[...]`` splits a host array across devices
+    (see ``dml.round``).
 
     Every argument is checked before any OpenCL work; an ill-typed one raises InvalidArgumentError naming it."""
     if is_dask_array(x):
-        lazy: npt.NDArray[Any] = dequantize_dask(x, scale, zero_point, axis, out, device)
+        lazy: npt.NDArray[Any] = dequantize_dask(x, scale, zero_point, axis, block_size, out, device)
         return lazy
-    result: npt.NDArray[Any] | cl_array.Array = dequantize_array(x, scale, zero_point, axis, out, device, devices)
+    result: npt.NDArray[Any] | cl_array.Array = dequantize_array(
+        x, scale, zero_point, axis, block_size, out, device, devices
+    )
     return result

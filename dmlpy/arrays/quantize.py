@@ -1,7 +1,8 @@
 """QuantizeLinear's and DequantizeLinear's plans: what ``dml.quantize_linear`` and ``dml.dequantize_linear`` run,
 ONNX-style, over DirectML's ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR (a mode other than halves to even
 runs the QuantizeLinear extension, not DirectML). A scalar scale (and zero point) applies to the whole tensor; a
-1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised.
+1-D one applies along ``axis`` (ONNX's default axis 1), expressed as 0-strides, never materialised; one per block
+of elements (ONNX's ``block_size``, or WebNN's scale of the input's rank) runs over split views (``blocked``).
 ``quantize_call`` and ``dequantize_call`` are the plans: the one call the runner runs, for a whole array, for
 each ``devices=`` piece and for each Dask block (``dask``). ``quantize_array`` and ``dequantize_array`` check a
 call on a host or device array and run its plan (``devices=`` included); ``one_liners`` adds Dask."""
@@ -16,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays import runner
+from dmlpy.arrays.blocked import BlockedRun, apart_from, blocked_runs, is_blocked, split_parameter, split_view
 from dmlpy.arrays.checks import (
     Mask,
     as_array,
@@ -52,7 +54,8 @@ def axis_argument(axis: object) -> int | None:
 
 
 def numbers(name: str, value: object) -> npt.NDArray[Any]:
-    """A scale or zero point as an array of numbers, a scalar or 1-D; InvalidArgumentError for anything else."""
+    """A scale or zero point as an array of numbers (a scalar, 1-D, or of the input's rank for a blocked call);
+    InvalidArgumentError for anything else."""
     if value is None:
         raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
     given = as_array(name, value)
@@ -61,21 +64,23 @@ def numbers(name: str, value: object) -> npt.NDArray[Any]:
             f"{name} must be a number or a 1-D array of numbers (integer or float); got {described(value)} "
             f"(NumPy dtype {given.dtype})"
         )
-    if given.ndim > 1:
-        raise InvalidArgumentError(
-            f"{name} has shape {given.shape}; ELEMENT_WISE_QUANTIZE_LINEAR takes a scalar (per tensor) or a 1-D "
-            f"{name} along axis (per axis). Blocked quantization (a {name} per block of elements) belongs to "
-            "DirectML's newer DML_OPERATOR_QUANTIZE / DML_OPERATOR_DEQUANTIZE (DML_FEATURE_LEVEL_6_3), which dmlpy "
-            "does not implement"
-        )
     return given
 
 
-def parameter_view(
-    name: str, value: object, shape: tuple[int, ...], axis: int | None, dtype: np.dtype[Any]
-) -> npt.NDArray[Any]:
-    """A scale or zero point as a view of the input's shape: a scalar or per-axis 1-D array broadcast with
-    0-strides, never materialised.
+def block_size_argument(block_size: object) -> int | None:
+    """``block_size`` as an int: None, or a positive Python or NumPy integer (a bool is neither here)."""
+    if block_size is None:
+        return None
+    if isinstance(block_size, bool | np.bool_) or not isinstance(block_size, int | np.integer) or block_size < 1:
+        raise InvalidArgumentError(
+            "block_size must be a positive int (the elements per scale along axis) or None, not "
+            f"{described(block_size)}"
+        )
+    return int(block_size)
+
+
+def parameter_values(name: str, value: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """A scale or zero point's values as ``dtype``, of the shape given, checked.
 
     A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
     is converted when it fits, never wrapped."""
@@ -87,7 +92,13 @@ def parameter_view(
         whole = given.dtype.kind in "iu" or bool(np.all(np.floor(given) == given))
         if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
             raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
-    array = np.ascontiguousarray(given.astype(dtype, copy=False).reshape(-1))
+    return given.astype(dtype, copy=False)
+
+
+def parameter_view(name: str, values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
+    """A scale or zero point's checked ``values`` (parameter_values), a scalar or per-axis 1-D array, as a view of
+    the input's shape, broadcast with 0-strides, never materialised."""
+    array = np.ascontiguousarray(values.reshape(-1))
     rank = max(1, len(shape))  # a 0-d input runs as one element
     resolved = 1 if axis is None else axis
     if axis is not None and not -rank <= axis < rank:
@@ -231,6 +242,7 @@ def quantize_array(
     scale: object,
     zero_point: object,
     axis: object,
+    block_size: object,
     dtype: object,
     mode: object,
     out: object,
@@ -242,17 +254,9 @@ def quantize_array(
     array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
     output_dtype = quantize_output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
-    resolved_axis = axis_argument(axis)
-    parameters = (
-        parameter_view("scale", scale, array.shape, resolved_axis, scale_dtype),
-        None
-        if zero_point is None
-        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, output_dtype),
-    )
-    rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
-    check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
-    on = _devices_or_device(device, devices, array)
-    return _run(partial(quantize_call, mode=rounding_mode), array, parameters, out, mask, output_dtype, on)
+    values = _values(scale, zero_point, (scale_dtype, output_dtype))
+    plan = partial(quantize_call, mode=resolve_mode(mode))  # type: ignore[arg-type]  # resolve_mode refuses junk
+    return _checked_run(plan, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 
 
 def dequantize_output_dtype(scale: object) -> np.dtype[Any]:
@@ -262,19 +266,88 @@ def dequantize_output_dtype(scale: object) -> np.dtype[Any]:
 
 
 def dequantize_array(
-    x: object, scale: object, zero_point: object, axis: object, out: object, device: object, devices: object
+    x: object,
+    scale: object,
+    zero_point: object,
+    axis: object,
+    block_size: object,
+    out: object,
+    device: object,
+    devices: object,
 ) -> Any:
     """dml.dequantize_linear of anything but a dask array; see ``one_liners.dequantize_linear``."""
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
     array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    values = _values(scale, zero_point, (output_dtype, array.dtype))
+    return _checked_run(dequantize_call, array, values, axis, block_size, out, mask, output_dtype, device, devices)
+
+
+def _values(
+    scale: object, zero_point: object, dtypes: tuple[np.dtype[Any], np.dtype[Any]]
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None]:
+    """The scale's and zero point's (or None's) checked values as the scale's and zero point's ``dtypes``."""
+    scales = parameter_values("scale", scale, dtypes[0])
+    return scales, None if zero_point is None else parameter_values("zero_point", zero_point, dtypes[1])
+
+
+def _checked_run(
+    plan: LinearPlan,
+    array: npt.NDArray[Any],
+    values: tuple[npt.NDArray[Any], npt.NDArray[Any] | None],
+    axis: object,
+    block_size: object,
+    out: object,
+    mask: Mask | None,
+    output_dtype: np.dtype[Any],
+    device: object,
+    devices: object,
+) -> Any:
+    """Check the rest of a call on ``array`` (checked) with the scale's and zero point's checked ``values`` (per
+    tensor, per axis or per block), and run ``plan``'s call, or its blocked runs."""
     resolved_axis = axis_argument(axis)
+    resolved_block_size = block_size_argument(block_size)
+    scales, zero_points = values
+    if is_blocked(scales, zero_points, resolved_block_size):
+        runs = blocked_runs(array.shape, scales, zero_points, resolved_axis, resolved_block_size)
+        check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
+        on = _devices_or_device(device, devices, array)
+        return _run_blocked(plan, array, runs, out, mask, output_dtype, on)
     parameters = (
-        parameter_view("scale", scale, array.shape, resolved_axis, output_dtype),
-        None
-        if zero_point is None
-        else parameter_view("zero_point", zero_point, array.shape, resolved_axis, array.dtype),
+        parameter_view("scale", scales, array.shape, resolved_axis),
+        None if zero_points is None else parameter_view("zero_point", zero_points, array.shape, resolved_axis),
     )
     check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
     on = _devices_or_device(device, devices, array)
-    return _run(dequantize_call, array, parameters, out, mask, output_dtype, on)
+    return _run(plan, array, parameters, out, mask, output_dtype, on)
+
+
+def _run_blocked(
+    plan: LinearPlan,
+    array: Any,
+    runs: list[BlockedRun],
+    out: object,
+    mask: Mask | None,
+    output_dtype: np.dtype[Any],
+    device: Device | list[Device] | None,
+) -> Any:
+    """Run ``plan``'s call over each of the blocked ``runs`` of ``array`` (checked), split (``blocked``), into
+    ``out`` (a new array of ``output_dtype`` when None; a masked one's data); arguments as ``_run``'s."""
+    target: Any = out_data(out, mask)
+    # Split across devices, out is written only when every device succeeded in every run: the runs fill a new
+    # array first.
+    fresh = target is None or isinstance(device, list)
+    whole: Any = runner.new_output(array, output_dtype) if fresh else target
+    if len(runs) > 1 and not fresh:
+        array = apart_from(array, target)
+    for run in runs:
+        parameters = (
+            split_parameter(run.scales, run.split),
+            None if run.zero_points is None else split_parameter(run.zero_points, run.split),
+        )
+        into = split_view(whole[run.index], run.split)
+        _run(plan, split_view(array[run.index], run.split), parameters, into, None, output_dtype, device)
+    if target is not None and whole is not target:
+        np.copyto(target, whole)
+        whole = target
+    return with_mask(whole, out, mask, keep_fill_value=False)

@@ -30,12 +30,23 @@ class Memory(Protocol):
         """Compute a non-empty call into ``call.output``."""
 
 
+def _memory_of(x: Any) -> Memory:
+    """The memory ``x`` lives in."""
+    return device_memory if is_device_array(x) else host_memory
+
+
+def new_output(x: Any, dtype: np.dtype[Any]) -> Any:
+    """A new array of ``x``'s shape and ``dtype`` in ``x``'s memory: the output of a call that runs in several
+    dispatches, each writing a part of it (blocked quantization with a partial last block)."""
+    return _memory_of(x).new_array(x, x.shape, dtype)
+
+
 def run(call: ArrayCall, device: Device | None) -> Any:
     """Run ``call`` on ``device`` (None: the default device for ``x``'s memory, with extensions where the
     operator is one) and return its output: ``call.output``, or a new array of ``call.output_dtype`` in ``x``'s
     memory. An empty call opens no device and dispatches nothing. Every argument has been checked."""
     x = call.inputs[0]
-    memory: Memory = device_memory if is_device_array(x) else host_memory  # the memory x lives in
+    memory = _memory_of(x)
     if call.output is None:
         assert call.output_dtype is not None
         call.output = memory.new_array(x, x.shape, call.output_dtype)

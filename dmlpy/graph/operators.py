@@ -6,7 +6,8 @@ is made from its descriptor class, ``f(x, <field>=<default>, ...)``, the output 
 default tensor policy: the input's Sizes, no Strides). What a keyword accepts beyond the field's own type follows
 the field's type: a rounding mode by any name ``dml.round`` takes, a struct (DML_SCALE_BIAS) as a tuple of its
 members. Operators whose builder takes more than their fields (QuantizeLinear and DequantizeLinear: the scale and
-zero point as expressions or numbers, the output type) have a function written here, registered in ``_WRITTEN``.
+zero point as expressions, numbers or arrays, the output type) have a function written here, registered in
+``_WRITTEN``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from dmlpy.dtypes import data_type_of
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.builder import Expression
@@ -26,6 +29,7 @@ from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import OPERATORS, ElementWiseDequantizeLinearOperatorDesc, ElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.quantization_blocks import block_split
 from dmlpy.tensor import BufferTensorDesc
 
 Builder = Callable[..., Expression]
@@ -150,8 +154,37 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
 # ---------------------------------------------------------------- operators with builder-specific arguments
 
 
+def _array_parameter(
+    value: npt.NDArray[Any], like: Expression, data_type: TensorDataType, where: str, name: str
+) -> Expression:
+    """A scale or zero point given as an array of ``like``'s rank (WebNN's form), made a constant node with
+    ``like``'s Sizes: 0 Strides where it is broadcast (a dimension of 1), its own where it has ``like``'s size.
+    A dimension that divides ``like``'s (a block) is refused, saying how to describe ``x`` split instead: a
+    graph has no Reshape to split ``x`` here."""
+    try:
+        split = block_split(like.sizes, value.shape, name)
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"{where}: {error}") from error
+    if split.blocked:
+        split_scale: list[int] = []
+        for axis, count in enumerate(value.shape):
+            split_scale += [count, 1] if axis in split.blocked else [count]
+        raise InvalidArgumentError(
+            f"{where}: {name} of shape {value.shape} has a value per block along axes {list(split.blocked)} of x "
+            f"(Sizes {list(like.sizes)}), which reads x split, as Sizes {list(split.sizes)}; a graph's tensors keep "
+            "the Sizes they were made with (there is no Reshape node here): describe x with the split Sizes (g.input "
+            f"of Sizes {list(split.sizes)}, the same bytes) and give the {name} reshaped to {tuple(split_scale)}"
+        )
+    return like.graph.constant(
+        value, BufferTensorDesc(data_type=data_type, sizes=like.sizes, strides=split.scale_strides)
+    )
+
+
 def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
-    """A scale or zero point: an expression of ``like``'s Sizes, or a number made a broadcast constant."""
+    """A scale or zero point: an expression of ``like``'s Sizes, a number made a broadcast constant, or an
+    array of ``like``'s rank made a constant (``_array_parameter``)."""
+    if isinstance(value, np.ndarray) and value.ndim:
+        return _array_parameter(value, like, data_type, where, name)
     if isinstance(value, Expression):
         if value.sizes != like.sizes:
             raise InvalidArgumentError(
@@ -161,31 +194,43 @@ def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: s
             )
         return value
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise argument_error(where, name, value, "an expression, or a number (a constant node, from 6_2)")
+        raise argument_error(
+            where, name, value, "an expression, a number or a NumPy array of x's rank (a constant node, from 6_2)"
+        )
     return like.graph.constant(value, _broadcast(like.sizes, data_type))
 
 
 def _output_type(
     dtype: TensorDataType | str | int | None, decides: Any, default: TensorDataType, where: str, name: str
 ) -> TensorDataType:
-    """The output's data type: that of ``decides`` (the ``name`` argument) when it is an expression, else
-    ``dtype``, else ``default``. A ``dtype`` that contradicts the expression is refused, not ignored."""
+    """The output's data type: that of ``decides`` (the ``name`` argument) when it is an expression or an array
+    (its NumPy dtype's), else ``dtype``, else ``default``. A ``dtype`` that contradicts it is refused, not
+    ignored."""
     wanted = None if dtype is None else TensorDataType.parse(dtype)
-    if not isinstance(decides, Expression):
+    if isinstance(decides, np.ndarray) and decides.ndim:
+        try:
+            given = TensorDataType(data_type_of(decides.dtype))
+        except ValueError:
+            raise InvalidArgumentError(
+                f"{where}: {name} is a NumPy array of {decides.dtype}, which DirectML has no tensor data type for"
+            ) from None
+    elif isinstance(decides, Expression):
+        given = decides.data_type
+    else:
         return wanted if wanted is not None else default
-    if wanted is not None and wanted != decides.data_type:
+    if wanted is not None and wanted != given:
         raise InvalidArgumentError(
-            f"{where}: dtype is {wanted.name}, but {name} is {decides.data_type.name}; the output has the {name}'s "
+            f"{where}: dtype is {wanted.name}, but {name} is {given.name}; the output has the {name}'s "
             f"type: leave dtype out, or give a {name} of {wanted.name}"
         )
-    return decides.data_type
+    return given
 
 
 def _linear_node(
     desc_class: type[ElementWiseQuantizeLinearOperatorDesc | ElementWiseDequantizeLinearOperatorDesc],
     x: Expression,
-    scale: tuple[Expression | float, TensorDataType],
-    zero_point: tuple[Expression | int | None, TensorDataType],
+    scale: tuple[Expression | float | npt.NDArray[Any], TensorDataType],
+    zero_point: tuple[Expression | int | npt.NDArray[Any] | None, TensorDataType],
     output_type: TensorDataType,
     where: str,
 ) -> Expression:
@@ -205,13 +250,18 @@ def _linear_node(
 
 def quantize_linear(
     x: Expression,
-    scale: Expression | float,
-    zero_point: Expression | int | None = None,
+    scale: Expression | float | npt.NDArray[Any],
+    zero_point: Expression | int | npt.NDArray[Any] | None = None,
     *,
     dtype: TensorDataType | str | int | None = None,
 ) -> Expression:
     """``dml::QuantizeLinear``: ELEMENT_WISE_QUANTIZE_LINEAR to UINT8 or INT8: the zero point's type when it
-    is an expression (a ``dtype`` that differs is refused), else ``dtype`` (UINT8 when left out)."""
+    is an expression or an array (a ``dtype`` that differs is refused), else ``dtype`` (UINT8 when left out).
+
+    ``scale`` and ``zero_point``: expressions of x's Sizes (0 Strides where they repeat), numbers, or NumPy
+    arrays of x's rank, each dimension 1 (broadcast) or x's (per element), made constant nodes (from 6_2). A
+    scale per block of elements is x described split, (blocks, block) per blocked axis, with the scale 1 along
+    each block: a graph has no Reshape, so an array that blocks x's Sizes is refused, naming the split Sizes."""
     where = "dml.graph.quantize_linear"
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
@@ -223,13 +273,14 @@ def quantize_linear(
 
 def dequantize_linear(
     x: Expression,
-    scale: Expression | float,
-    zero_point: Expression | int | None = None,
+    scale: Expression | float | npt.NDArray[Any],
+    zero_point: Expression | int | npt.NDArray[Any] | None = None,
     *,
     dtype: TensorDataType | str | int | None = None,
 ) -> Expression:
     """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type when it is an expression
-    (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or FLOAT16; FLOAT32 when left out)."""
+    or an array (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or FLOAT16; FLOAT32 when left out).
+    ``scale`` and ``zero_point`` as ``quantize_linear`` takes them (blocks: x described split)."""
     where = "dml.graph.dequantize_linear"
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")

@@ -1,7 +1,10 @@
 """ONNX nodes as nodes of a dml.Graph: which nodes and attributes dmlpy runs, read from the operator table (each
 operator's ``ONNX_OPS``), and the nodes lowered to DirectML's element-wise operators: a standard unary node
 (Round, Identity, ...) through its operator's builder function with its defaults, QuantizeLinear and
-DequantizeLinear with their attributes (axis, output_dtype) and their scale and zero point inputs."""
+DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
+A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
+and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
+keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder, dequantize_linear, quantize_linear
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.ops import OPERATORS
+from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
@@ -110,13 +114,17 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             raise NodeRefused(f"{where}: {name!r} has {len(shape)} dimensions; DirectML tensors have 1 to 8")
         return leaf(name, _desc(data_type, shape)), shape, data_type
 
-    def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
-        """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
-        index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
+    def source(name: str, where: str, what: str) -> None:
+        """A scale or zero point comes from a graph input or initializer."""
         if name in computed:
             raise NodeRefused(f"{where}: {what} {name!r} is computed by a node; dmlpy takes it from an input")
         if name not in pending:
             raise NodeRefused(f"{where}: {what} {name!r} is no graph input or initializer")
+
+    def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
+        """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
+        index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
+        source(name, where, what)
         shape, data_type = pending[name]
         sizes = like or (1,)
         if (int(np.prod(shape)) if shape else 1) == 1:
@@ -133,18 +141,71 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
+    def known_shape(name: str, where: str) -> tuple[int, ...]:
+        """The ONNX shape of ``name``, reading nothing (no graph input is made for it)."""
+        if name in computed:
+            return computed[name][1]
+        if name not in pending:
+            raise NodeRefused(f"{where}: {name!r} is computed by no node and is no graph input or initializer")
+        return pending[name][0]
+
+    def blocked_data(name: str, split: BlockSplit, where: str) -> Expression:
+        """A blocked node's input read split: a graph input or initializer read so (one more way to read it);
+        a node's output only where it was computed split already, as a graph has no Reshape here."""
+        if name not in computed:
+            return leaf(name, _desc(pending[name][1], split.sizes))
+        expression, shape, _ = computed[name]
+        if expression.sizes != split.sizes:
+            raise NodeRefused(
+                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
+                f"{list(expression.sizes)}, and blocked quantization reads it split, as Sizes {list(split.sizes)}: "
+                "a DirectML graph would need a Reshape node between the two, which dmlpy does not build; feed the "
+                "blocked node from a graph input or initializer"
+            )
+        return expression
+
+    def operands(
+        node: onnx.NodeProto, attributes: Mapping[str, int], where: str
+    ) -> tuple[Expression, tuple[int, ...], Expression, Expression | None]:
+        """A QuantizeLinear or DequantizeLinear node's x, x's ONNX shape, scale and zero point (or None): per
+        tensor and per axis with x's Sizes, blocked with the split Sizes (``dmlpy.quantization_blocks``)."""
+        axis = attributes.get("axis", 1)
+        zero_name = node.input[2] if len(node.input) > 2 and node.input[2] else None
+        names = {"scale": node.input[1]} | ({"zero point": zero_name} if zero_name else {})
+        for what, name in names.items():
+            source(name, where, what)
+        shapes = {what: pending[name][0] for what, name in names.items()}
+        split = _block_split(known_shape(node.input[0], where), shapes, axis, attributes, where)
+        if split is not None:
+            x = blocked_data(node.input[0], split, where)
+            read: list[Expression] = []
+            for what, name in names.items():
+                # A one-value zero point is broadcast over every block, as onnx.reference reads it.
+                strides = (0,) * len(split.sizes) if _one_value(shapes[what]) else split.scale_strides
+                read.append(
+                    leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
+                )
+            return x, split.input_shape, read[0], read[1] if len(read) > 1 else None
+        x, shape, _ = data(node.input[0], where)
+        if x.sizes != (shape or (1,)):
+            raise NodeRefused(
+                f"{where}: its input {node.input[0]!r} (shape {list(shape)}) was computed split for blocked "
+                f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
+                "a Reshape node between the two, which dmlpy does not build"
+            )
+        scale = parameter(node.input[1], shape, axis, where, "scale")
+        return x, shape, scale, parameter(zero_name, shape, axis, where, "zero point") if zero_name else None
+
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
-        x, shape, data_type = data(node.input[0], where)
         if node.op_type not in _QUANTIZATION_ATTRIBUTES:
+            x, shape, _ = data(node.input[0], where)
             result = _expressed(where, _BUILT_BY[node.op_type], x)
         else:
-            axis = attributes.get("axis", 1)
-            scale = parameter(node.input[1], shape, axis, where, "scale")
-            zero_name = node.input[2] if len(node.input) > 2 and node.input[2] else None
-            zero = parameter(zero_name, shape, axis, where, "zero point") if zero_name else None
+            x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
+                zero_name = node.input[2] if zero is not None else None
                 result = _quantize(x, scale, (zero_name, zero), attributes, where)
             else:
                 result = _dequantize(x, scale, zero, attributes, where)
@@ -167,6 +228,48 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         expressions.append(expression)
         outputs.append((name, data_type, shape))
     return Lowered(expressions, bound, outputs)
+
+
+def _block_split(
+    shape: tuple[int, ...],
+    parameters: Mapping[str, tuple[int, ...]],
+    axis: int,
+    attributes: Mapping[str, int],
+    where: str,
+) -> BlockSplit | None:
+    """How a node with ``block_size`` reads an input of ``shape`` with its scale and zero point of
+    ``parameters``' shapes (ONNX opset 21's blocked form): split, or None where there is no block_size or the scale
+    is one value (per tensor, as onnx.reference reads one value whatever block_size says). A partial last block,
+    or a split past 8 dimensions, is refused: one DirectML operator expresses neither."""
+    block_size = attributes.get("block_size", 0)
+    scale_shape = parameters["scale"]
+    if not block_size or _one_value(scale_shape):
+        return None
+    zero_shape = parameters.get("zero point", scale_shape)
+    if zero_shape != scale_shape and not _one_value(zero_shape):
+        raise InvalidArgumentError(
+            f"{where}: the zero point has shape {list(zero_shape)}; ONNX gives it the scale's, {list(scale_shape)} "
+            "(or one value)"
+        )
+    try:
+        along, _ = onnx_block_runs(shape, scale_shape, axis, block_size)
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"{where}: {error}") from error
+    if shape[along] % block_size:
+        raise NodeRefused(
+            f"{where}: block_size {block_size} leaves the last block of axis {along} ({shape[along]} elements) "
+            f"partial, with a scale of its own for {shape[along] % block_size} elements; one DirectML operator "
+            "splits the axis into equal blocks only (dml.quantize_linear runs the partial block as a second "
+            "dispatch; a graph would need a Join)"
+        )
+    try:
+        return block_split(shape, scale_shape)
+    except InvalidArgumentError as error:
+        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
+
+
+def _one_value(shape: tuple[int, ...]) -> bool:
+    return int(np.prod(shape)) == 1
 
 
 def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
@@ -212,11 +315,8 @@ def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
                 kind = f"attribute type {attribute.type}"
             raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is {kind}; {node.op_type} takes an INT")
         attributes[attribute.name] = int(attribute.i)
-    if attributes.get("block_size", 0) != 0:
-        raise NodeRefused(
-            f"{where}: block_size {attributes['block_size']} is blocked quantization, which DirectML's "
-            "ELEMENT_WISE_QUANTIZE_LINEAR cannot express (one scale per tensor or per axis only)"
-        )
+    if attributes.get("block_size", 0) < 0:
+        raise InvalidArgumentError(f"{where}: block_size {attributes['block_size']}; ONNX asks for 0 or more")
     return attributes
 
 

@@ -150,8 +150,11 @@ def quantize_scalar(
 
 
 def _broadcast(parameter: Any, shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
-    """A scalar or 1-D per-axis parameter broadcast to ``shape`` (ONNX's rule, default axis 1)."""
+    """A scalar or 1-D per-axis parameter broadcast to ``shape`` (ONNX's rule, default axis 1); one of ``shape``
+    itself (a blocked parameter repeated over its blocks) as it is."""
     array = np.asarray(parameter)
+    if array.shape == shape:
+        return array
     if array.size == 1:
         return np.broadcast_to(array.reshape(()), shape)
     resolved = (1 if axis is None else axis) % len(shape)

@@ -25,9 +25,7 @@ OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
 NOT_EXPRESSIBLE: dict[str, str] = {
-    "quantizelinear_blocked_asymmetric": "block_size",
-    "quantizelinear_blocked_symmetric": "block_size",
-    "dequantizelinear_blocked": "block_size",
+    "quantizelinear_blocked_symmetric": "INT16",
     "quantizelinear_e4m3fn": "FLOAT8E4M3FN",
     "quantizelinear_e5m2": "FLOAT8E5M2",
     "dequantizelinear_e4m3fn": "FLOAT8E4M3FN",
@@ -49,8 +47,8 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "identity_sequence": "sequence",
     "identity_opt": "optional",
 }
-"""ONNX node tests DirectML cannot express -> a word the refusal must contain: blocked quantization
-(block_size), float8, 4-, 2-bit and float4 types (no DirectML tensor type), 16-bit quantized outputs
+"""ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 4-, 2-bit and float4
+types (no DirectML tensor type), 16-bit quantized outputs (the blocked symmetric case's output_dtype is INT16)
 (ELEMENT_WISE_QUANTIZE_LINEAR outputs 8-bit integers), and sequences and optionals (DirectML has tensors only)."""
 
 
@@ -80,8 +78,8 @@ del _NODE_TESTS
 
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
-    # Round, Identity, QuantizeLinear (per tensor, per axis) and DequantizeLinear (per tensor, per axis, 16-bit
-    # inputs): what the installed onnx ships for these operators, less the excluded forms.
+    # Round, Identity, QuantizeLinear (per tensor, per axis, blocked) and DequantizeLinear (per tensor, per axis,
+    # blocked, 16-bit inputs): what the installed onnx ships for these operators, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -91,6 +89,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_dequantizelinear_axis_cpu",
         "test_dequantizelinear_int16_cpu",
         "test_dequantizelinear_uint16_cpu",
+        "test_quantizelinear_blocked_asymmetric_cpu",
+        "test_dequantizelinear_blocked_cpu",
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)

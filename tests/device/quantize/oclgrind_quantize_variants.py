@@ -50,6 +50,15 @@ def float_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtyp
     return x.reshape(shape)
 
 
+def blocked_repeat(parameter: np.ndarray, shape: tuple[int, ...], block_size: int | None) -> np.ndarray:
+    """A blocked scale or zero point repeated over its blocks (the last one cut, ONNX's partial block)."""
+    for axis, (length, count) in enumerate(zip(shape, parameter.shape, strict=True)):
+        if count != length:
+            repeats = block_size if block_size is not None else length // count
+            parameter = np.repeat(parameter, repeats, axis=axis).take(range(length), axis=axis)
+    return parameter
+
+
 def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     ext_device = dml.create_device(
         cl_device=device.cl_device, extensions=True, launch_profile=device.launch_profile.name
@@ -116,6 +125,26 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
                 zp = zp.reshape(()) if zp is not None else None
             got = dml.dequantize_linear(x, scale, zp, axis=axis, device=device)
             compare(name, got, oracle.dequantize(x, scale, zp, axis=axis))
+
+    # Blocked (dmlpy.quantization_blocks): x and the output viewed split, the scale broadcast over each block by a
+    # 0 stride; ONNX's partial last block a second dispatch.
+    for name, shape, scale_shape, block_size in (
+        ("q_blocked_onnx_partial_3x10", (3, 10), (3, 3), 4),
+        ("q_blocked_webnn_two_axes_4x6", (4, 6), (2, 3), None),
+    ):
+        begin(name)
+        x = float_input(rng, shape, F32)
+        scale = rng.uniform(0.1, 3.0, scale_shape).astype(F32)
+        zp = rng.integers(-128, 128, scale_shape).astype(I8)
+        axis = None if block_size is None else 1
+        got = dml.quantize_linear(x, scale, zp, axis=axis, block_size=block_size, device=device)
+        scales, zps = blocked_repeat(scale, shape, block_size), blocked_repeat(zp, shape, block_size)
+        compare(name, got, oracle.quantize(x, scales, zps, out_dtype=I8), ~np.isnan(x))
+        name = name.replace("q_", "dq_", 1)
+        begin(name)
+        got = dml.dequantize_linear(got, scale.astype(F16), zp, axis=axis, block_size=block_size, device=device)
+        want = oracle.dequantize(oracle.quantize(x, scales, zps, out_dtype=I8), scales.astype(F16), zps)
+        compare(name, got, want, ~np.isnan(x))
 
     # The object model with buffer offsets, a null ZeroPointTensor bound to None and a padded output.
     begin("om_quantize_offsets_nullzp_padded_output")

@@ -148,11 +148,9 @@ def test_pieces_beyond_one_buffer_keep_per_axis_scales_aligned(device: Any, axis
 
 
 def test_refusals_point_to_directmls_newer_quantize_operators() -> None:
-    # Blocked scales and 4-bit or wider outputs are DML_OPERATOR_QUANTIZE's job; the message says so.
+    # 4-bit or wider outputs are DML_OPERATOR_QUANTIZE's job; the message says so. (Blocked scales, refused here
+    # before, run split through ELEMENT_WISE_QUANTIZE_LINEAR: test_quantize_blocked.py.)
     x = np.zeros((2, 4), np.float32)
-    with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_QUANTIZE") as blocked:
-        dml.quantize_linear(x, np.ones((2, 2), np.float32))
-    assert "scale has shape (2, 2)" in str(blocked.value) and "Blocked quantization" in str(blocked.value)
     with pytest.raises(dml.InvalidArgumentError, match="DML_OPERATOR_QUANTIZE") as wide:
         dml.quantize_linear(x, np.float32(1), dtype=np.int16)
     assert "uint8 or int8" in str(wide.value)

@@ -40,6 +40,7 @@ VARIANTS = (
         for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32")
         for s in ("float32_13", "float16_3x7", "float32_5_nullzp")
     ]
+    + [f"{op}_blocked_{form}" for form in ("onnx_partial_3x10", "webnn_two_axes_4x6") for op in ("q", "dq")]
     + ["om_quantize_offsets_nullzp_padded_output"]
 )
 

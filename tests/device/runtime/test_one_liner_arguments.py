@@ -83,7 +83,24 @@ BAD_CALLS: list[tuple[str, Callable[[], Any], str]] = [
     ("quantize-scale-str", quantize(scale="a"), "scale"),
     ("quantize-scale-strs", quantize(scale=["a", "b", "c"]), "scale"),
     ("quantize-scale-None", quantize(scale=None), "scale"),
-    ("quantize-scale-2d", quantize(scale=np.ones((2, 3), F32)), "scale"),
+    # A (2, 3) scale is per element of the (2, 3) x (WebNN's blocked form); a (2, 2) one blocks nothing.
+    ("quantize-scale-2d", quantize(scale=np.ones((2, 2), F32)), "scale"),
+    ("quantize-scale-3d", quantize(scale=np.ones((1, 2, 3), F32)), "scale"),
+    (
+        "quantize-zero-point-not-scale-shape",
+        quantize(scale=np.ones((2, 1), F32), zero_point=np.zeros((2, 3), U8)),
+        "zero_point",
+    ),
+    ("quantize-axis-with-webnn-blocks", quantize(scale=np.ones((2, 1), F32), axis=1), "axis"),
+    ("quantize-block-size-zero", quantize(scale=np.ones((2, 1), F32), block_size=0), "block_size"),
+    ("quantize-block-size-bool", quantize(scale=np.ones((2, 1), F32), block_size=True), "block_size"),
+    ("quantize-block-size-float", quantize(scale=np.ones((2, 1), F32), block_size=3.0), "block_size"),
+    ("quantize-scale-not-onnx-block-shape", quantize(scale=np.ones((2, 1), F32), axis=1, block_size=2), "scale"),
+    (
+        "quantize-scale-9-dims-split",
+        quantize(x=np.zeros((2,) * 7 + (4,), F32), scale=np.ones((1,) * 7 + (2,), F32)),
+        "scale",
+    ),
     ("quantize-scale-ragged", quantize(scale=RAGGED), "scale"),
     ("quantize-scale-complex", quantize(scale=1j), "scale"),
     ("quantize-scale-bool", quantize(scale=True), "scale"),
@@ -125,7 +142,9 @@ BAD_CALLS: list[tuple[str, Callable[[], Any], str]] = [
     ("dequantize-x-python-int", dequantize(x=3), "x"),
     ("dequantize-scale-str", dequantize(scale="a"), "scale"),
     ("dequantize-scale-None", dequantize(scale=None), "scale"),
-    ("dequantize-scale-2d", dequantize(scale=np.ones((2, 3), F32)), "scale"),
+    ("dequantize-scale-2d", dequantize(scale=np.ones((2, 2), F32)), "scale"),
+    ("dequantize-block-size-negative", dequantize(scale=np.ones((2, 1), F32), block_size=-3), "block_size"),
+    ("dequantize-scale-not-onnx-block-shape", dequantize(scale=np.ones((2, 3), F32), axis=1, block_size=2), "scale"),
     ("dequantize-scale-ragged", dequantize(scale=RAGGED), "scale"),
     ("dequantize-zero-point-str", dequantize(zero_point="a"), "zero_point"),
     ("dequantize-zero-point-int8-for-uint8", dequantize(zero_point=np.int8(-1)), "zero_point"),
@@ -162,7 +181,17 @@ def test_bad_argument_refused_naming_it(call: Callable[[], Any], argument: str, 
 
 def test_enough_bad_calls() -> None:
     assert len(BAD_CALLS) >= 40
-    assert {a for _, _, a in BAD_CALLS} == {"x", "mode", "out", "device", "axis", "dtype", "scale", "zero_point"}
+    assert {a for _, _, a in BAD_CALLS} == {
+        "x",
+        "mode",
+        "out",
+        "device",
+        "axis",
+        "block_size",
+        "dtype",
+        "scale",
+        "zero_point",
+    }
 
 
 def test_device_message_says_what_is_accepted() -> None:

@@ -55,6 +55,7 @@ def test_signatures() -> None:
     dequantize = inspect.signature(dml.dequantize_linear).parameters
     assert "mode" not in dequantize
     assert [n for n, p in dequantize.items() if p.kind is inspect.Parameter.KEYWORD_ONLY] == [
+        "block_size",
         "out",
         "device",
         "devices",

@@ -74,6 +74,27 @@ def test_a_failing_device_leaves_out_untouched_and_is_named(halves: list[Any], m
     assert (out == 123.0).all(), "the first device's half must not reach out"
 
 
+def test_a_failing_device_in_the_partial_block_leaves_out_untouched(
+    halves: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ONNX's partial last block is a second run: its failure must not leave the first run's blocks in out.
+    real = runner.run
+    calls: list[Any] = []
+
+    def second_run_fails(call: Any, device: Any) -> None:
+        calls.append(device)
+        if len(calls) > 2:  # the whole blocks' two pieces ran; the partial block's first piece fails
+            raise dml.DeviceRemovedError("the device was lost (simulated)")
+        real(call, device)
+
+    monkeypatch.setattr(runner, "run", second_run_fails)
+    x = np.linspace(-10, 10, 90, dtype=np.float32).reshape(9, 10)
+    out = np.full((9, 10), 123, np.uint8)
+    with pytest.raises(dml.DeviceRemovedError, match="nothing was written"):
+        dml.quantize_linear(x, np.ones((9, 3), np.float32), axis=1, block_size=4, out=out, devices=halves)
+    assert (out == 123).all(), "the whole blocks' run must not reach out"
+
+
 def test_devices_refusals(halves: list[Any]) -> None:
     x = np.zeros(4, np.float32)
     with pytest.raises(dml.InvalidArgumentError, match="device= or devices=, not both"):
@@ -109,3 +130,17 @@ def test_dmlpy_device_picks_the_default_device_by_index() -> None:
         text=True,
     )
     assert wrong.returncode != 0 and f"DMLPY_DEVICE is '{last + 5}'" in wrong.stderr
+
+
+@pytest.mark.parametrize("block_size", [3, 4], ids=["partial-last-block", "whole-blocks"])
+def test_blocked_quantize_split_cuts_the_split_views(halves: list[Any], block_size: int) -> None:
+    # The pieces cut the split views (input, scale, zero point and output alike), so each keeps its blocks' scales.
+    x = (np.random.default_rng(5).normal(size=(9, 8)) * 50).astype(np.float32)
+    blocks = -(-8 // block_size)
+    scale = np.linspace(0.3, 2.0, 9 * blocks).astype(np.float32).reshape(9, blocks)
+    zero = (np.arange(9 * blocks) % 5).astype(np.int8).reshape(9, blocks)
+    q = dml.quantize_linear(x, scale, zero, axis=1, block_size=block_size, devices=halves)
+    assert q.tobytes() == dml.quantize_linear(x, scale, zero, axis=1, block_size=block_size).tobytes()
+    out = np.empty((9, 8), np.float32)
+    dml.dequantize_linear(q, scale, zero, axis=1, block_size=block_size, out=out, devices=halves)
+    assert out.tobytes() == dml.dequantize_linear(q, scale, zero, axis=1, block_size=block_size).tobytes()

@@ -72,3 +72,35 @@ def test_a_call_refused_by_validation_leaves_no_constant_node() -> None:
     ]
     assert desc.nodes[1].desc.data == np.int8(7).tobytes()
     assert dml.validate(desc, FL.FL_6_2) is None
+
+
+def test_an_array_scale_of_x_rank_becomes_a_constant_with_zero_strides_where_it_repeats() -> None:
+    g = dml.Graph(FL.FL_6_2)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(3, 2, 4)))
+    scale = np.array([[[0.5]], [[1.0]], [[2.0]]], np.float32)  # (3, 1, 1): per element of axis 0
+    zero_point = np.arange(6, dtype=np.uint8).reshape(3, 2, 1)  # (3, 2, 1): one per block of x's split axis
+    y = dml.graph.quantize_linear(x, scale, zero_point)
+    (node,) = [n.desc for n in g.desc_for([y]).nodes if isinstance(n.desc, dml.OperatorGraphNodeDesc)]
+    assert node.op.scale_tensor.desc.strides == (1, 0, 0)
+    assert node.op.zero_point_tensor.desc.strides == (2, 1, 0)
+    constants = [n.desc for n in g.desc_for([y]).nodes if isinstance(n.desc, dml.ConstantDataGraphNodeDesc)]
+    # Each constant holds its array's values once, packed: the Strides repeat them.
+    np.testing.assert_array_equal(np.frombuffer(constants[0].data, np.float32), scale.reshape(-1))
+    np.testing.assert_array_equal(np.frombuffer(constants[1].data, np.uint8), zero_point.reshape(-1))
+
+
+def test_an_array_that_blocks_x_is_refused_naming_the_split_sizes() -> None:
+    # A graph has no Reshape: a scale per block of x's Sizes is x described split, which the message spells out.
+    g = dml.Graph(FL.FL_6_2)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(4, 8)))
+    before = repr(g)
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.graph.quantize_linear(x, np.ones((4, 2), np.float32))
+    message = str(error.value)
+    assert message.startswith("dml.graph.quantize_linear: scale of shape (4, 2) has a value per block along axes [1]")
+    assert "as Sizes [4, 2, 4]" in message and "reshaped to (4, 2, 1)" in message
+    with pytest.raises(dml.InvalidArgumentError, match=r"^dml.graph.dequantize_linear: zero_point has 3 entries along"):
+        dml.graph.dequantize_linear(
+            g.input(dml.BufferTensorDesc(data_type="UINT8", sizes=(4, 8))), 0.5, np.ones((4, 3), np.uint8)
+        )
+    assert repr(g).replace("2 inputs", "1 inputs") == before  # no constant node was left behind
