@@ -80,7 +80,7 @@ def block_split(input_shape: Sequence[int], scale_shape: Sequence[int], name: st
             raise InvalidArgumentError(
                 f"{name} has {count} entries along axis {axis}, where the input (shape {shape}) has {length}: every "
                 f"dimension of the {name} must be 1, the input's own, or a divisor of it (one {name} per block of "
-                f"input/{name} elements); give axis {axis} one of {_divisors(length)} entries"
+                f"input/{name} elements); give axis {axis} one of {divisors_of(length)} entries"
             )
     if len(sizes) > MAX_SPLIT_DIMENSIONS:
         raise InvalidArgumentError(
@@ -91,7 +91,7 @@ def block_split(input_shape: Sequence[int], scale_shape: Sequence[int], name: st
     return BlockSplit(shape, given, tuple(sizes), tuple(blocked))
 
 
-def _divisors(length: int) -> list[int]:
+def divisors_of(length: int) -> list[int]:
     """The scale sizes an axis of ``length`` takes, ascending: its divisors (found up to its square root); 0 or
     1 for an empty axis."""
     if length == 0:

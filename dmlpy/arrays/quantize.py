@@ -13,9 +13,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
+from dmlpy import nibbles
 from dmlpy.arrays import runner
 from dmlpy.arrays.blocked import BlockedRun, apart_from, blocked_runs, is_blocked, split_parameter, split_view
 from dmlpy.arrays.checks import (
@@ -39,9 +41,22 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseQuantizeLinearOperatorDesc,
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
+from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.problems import show
 from dmlpy.runtime.device import Device
 
-QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
+QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(ml_dtypes.uint4), np.dtype(ml_dtypes.int4))
+"""What quantize_linear produces: uint8 and int8 through ELEMENT_WISE_QUANTIZE_LINEAR, ml_dtypes' uint4 and int4
+through FL 6_3's QUANTIZE."""
+PRODUCES = (
+    "quantize_linear produces uint8 or int8 (ELEMENT_WISE_QUANTIZE_LINEAR), or ml_dtypes.uint4 or ml_dtypes.int4 "
+    "(DML_OPERATOR_QUANTIZE, DML_FEATURE_LEVEL_6_3)"
+)
+
+
+def integral(dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` holds integers: NumPy's, and ml_dtypes' 4-bit ones (which NumPy counts as kind V)."""
+    return dtype.kind in "iu" or dtype in nibbles.DTYPES
 
 
 def axis_argument(axis: object) -> int | None:
@@ -59,7 +74,7 @@ def numbers(name: str, value: object) -> npt.NDArray[Any]:
     if value is None:
         raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
     given = as_array(name, value)
-    if given.dtype.kind not in "iuf":
+    if given.dtype.kind != "f" and not integral(given.dtype):
         raise InvalidArgumentError(
             f"{name} must be a number or a 1-D array of numbers (integer or float); got {described(value)} "
             f"(NumPy dtype {given.dtype})"
@@ -85,11 +100,11 @@ def parameter_values(name: str, value: object, dtype: np.dtype[Any]) -> npt.NDAr
     A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
     is converted when it fits, never wrapped."""
     given = numbers(name, value)
-    if dtype.kind in "iu":
-        if given.dtype.kind in "iu" and not isinstance(value, int) and given.dtype != dtype:
+    if integral(dtype):
+        if integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype:
             raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
-        limits = np.iinfo(dtype)
-        whole = given.dtype.kind in "iu" or bool(np.all(np.floor(given) == given))
+        limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+        whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
         if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
             raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
     return given.astype(dtype, copy=False)
@@ -140,9 +155,17 @@ def quantize_call(
 ) -> ArrayCall:
     """The call that quantizes ``array`` (checked) with the scale and zero point (or None) views of its shape into
     ``out`` (None: a new array of ``output_dtype``): DirectML's QuantizeLinear where the resolved ``mode`` halves
-    to even, else the extension in ``mode``."""
+    to even (FL 6_3's QUANTIZE into 4 bits), else the extension in ``mode``."""
     tensors = [array, scales, zero_points]
-    if mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN):
+    halves_to_even = mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN)
+    if output_dtype in nibbles.DTYPES:
+        if not halves_to_even:
+            raise InvalidArgumentError(
+                f"mode {show(mode)} for {output_dtype} output: DirectML's QUANTIZE rounds halves to even, and the "
+                "QuantizeLinear extension that rounds in other modes writes uint8 or int8 only"
+            )
+        return ArrayCall(QuantizeOperatorDesc, (), _explicit_zero_point(tensors, output_dtype), out, output_dtype)
+    if halves_to_even:
         return ArrayCall(ElementWiseQuantizeLinearOperatorDesc, (), tensors, out, output_dtype)
     extension_mode = mode if isinstance(mode, ExtRoundingMode) else EXTENSION_EQUIVALENT[mode]
     fields = (("rounding_mode", extension_mode),)
@@ -157,8 +180,20 @@ def dequantize_call(
     output_dtype: np.dtype[Any],
 ) -> ArrayCall:
     """The call that dequantizes ``array`` (checked) with the scale and zero point (or None) views of its shape
-    into ``out`` (None: a new array of ``output_dtype``)."""
-    return ArrayCall(ElementWiseDequantizeLinearOperatorDesc, (), [array, scales, zero_points], out, output_dtype)
+    into ``out`` (None: a new array of ``output_dtype``): FL 6_3's DEQUANTIZE for 4-bit input."""
+    tensors = [array, scales, zero_points]
+    if array.dtype in nibbles.DTYPES:
+        return ArrayCall(DequantizeOperatorDesc, (), _explicit_zero_point(tensors, array.dtype), out, output_dtype)
+    return ArrayCall(ElementWiseDequantizeLinearOperatorDesc, (), tensors, out, output_dtype)
+
+
+def _explicit_zero_point(tensors: list[Any], dtype: np.dtype[Any]) -> list[Any]:
+    """QUANTIZE's and DEQUANTIZE's tensors with a zero point: ONNX's missing one is 0, where DirectML's
+    QuantizationType SCALE would mean an unsigned type's midpoint (docs/quantization.md)."""
+    array, scales, zero_points = tensors
+    if zero_points is None:
+        zero_points = np.broadcast_to(np.zeros((), dtype), scales.shape)
+    return [array, scales, zero_points]
 
 
 LinearPlan = Callable[[Any, npt.NDArray[Any], npt.NDArray[Any] | None, Any, np.dtype[Any]], ArrayCall]
@@ -209,14 +244,12 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
             output_dtype: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]  # anything: checked here
         except (TypeError, ValueError):
             raise InvalidArgumentError(
-                f"dtype {given} ({type(dtype).__name__}) is not a NumPy dtype; quantize_linear produces uint8 or "
-                "int8: pass dtype=np.uint8 or np.int8 (or None)"
+                f"dtype {given} ({type(dtype).__name__}) is not a NumPy dtype; {PRODUCES}: pass one of them as dtype= "
+                "(or None)"
             ) from None
         if output_dtype not in QUANTIZED_DTYPES:
             raise InvalidArgumentError(
-                f"dtype {given} means {output_dtype}; quantize_linear produces uint8 or int8, the only outputs of "
-                "DirectML's ELEMENT_WISE_QUANTIZE_LINEAR (4-bit outputs belong to its newer DML_OPERATOR_QUANTIZE, "
-                "which dmlpy does not implement): pass dtype=np.uint8 or np.int8 (or None)"
+                f"dtype {given} means {output_dtype}; {PRODUCES}: pass one of them as dtype= (or None)"
             )
         return output_dtype
     if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later
@@ -225,16 +258,17 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     if zero_point_dtype not in QUANTIZED_DTYPES:
         raise InvalidArgumentError(
             f"zero_point is {zero_point_dtype}; with no dtype= the zero point's dtype is the output's, and "
-            "quantize_linear produces uint8 or int8: pass a np.uint8 or np.int8 zero point, or dtype=np.uint8 or "
-            "np.int8"
+            f"{PRODUCES}: pass a zero point of one of them, or dtype="
         )
     return zero_point_dtype
 
 
 QUANTIZE_INPUTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
 QUANTIZE_TAKES = "quantize_linear takes float32, float16 or int32 input"
-DEQUANTIZE_INPUTS = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
-DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input"
+DEQUANTIZE_INPUTS = tuple(
+    np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
+)
+DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4"
 
 
 def quantize_array(

@@ -22,12 +22,18 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.dtypes import data_type_of
-from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
+from dmlpy.enums import ExtRoundingMode, QuantizationType, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.builder import Expression
 from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
-from dmlpy.ops import OPERATORS, ElementWiseDequantizeLinearOperatorDesc, ElementWiseQuantizeLinearOperatorDesc
+from dmlpy.ops import (
+    OPERATORS,
+    DequantizeOperatorDesc,
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+    QuantizeOperatorDesc,
+)
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.quantization_blocks import block_split
 from dmlpy.tensor import BufferTensorDesc
@@ -289,9 +295,97 @@ def dequantize_linear(
     )
 
 
+def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
+    """A quantization tensor of FL 6_3's QUANTIZE and DEQUANTIZE, which keeps its own Sizes (each dimension 1,
+    x's, or a divisor of it: DirectML splits the blocks itself): an expression as it is, a number a constant of
+    one element, a NumPy array of x's rank a constant of its shape."""
+    if isinstance(value, Expression):
+        return value
+    if isinstance(value, np.ndarray) and value.ndim:
+        if value.ndim != len(like.sizes):
+            raise InvalidArgumentError(
+                f"{where}: {name} has shape {value.shape}; it must have x's rank ({len(like.sizes)}), each dimension "
+                f"1, x's (Sizes {list(like.sizes)}), or a divisor of it"
+            )
+        return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=value.shape))
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise argument_error(where, name, value, "an expression, a number or a NumPy array of x's rank")
+    return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
+
+
+def _quantization_node(
+    desc_class: type[QuantizeOperatorDesc | DequantizeOperatorDesc],
+    x: Expression,
+    scale: tuple[Expression | float | npt.NDArray[Any], TensorDataType],
+    zero_point: tuple[Expression | int | npt.NDArray[Any] | None, TensorDataType],
+    output_type: TensorDataType,
+    where: str,
+) -> Expression:
+    """A QUANTIZE or DEQUANTIZE node on ``x``: SCALE_ZERO_POINT with a zero point, else SCALE; all of it taken back
+    if the operator refuses."""
+    with x.graph._all_or_nothing():
+        scale_expression = _own_shape_parameter(scale[0], x, scale[1], where, "scale")
+        zero = (
+            None
+            if zero_point[0] is None
+            else _own_shape_parameter(zero_point[0], x, zero_point[1], where, "zero_point")
+        )
+        op = desc_class(
+            input_tensor=x.desc,
+            quantization_type=QuantizationType.SCALE if zero is None else QuantizationType.SCALE_ZERO_POINT,
+            quantization_tensors=[t.desc for t in (scale_expression, zero) if t is not None],
+            output_tensor=_packed(output_type, x),
+        )
+        return x.graph.add_operator(op, [x, scale_expression] if zero is None else [x, scale_expression, zero])
+
+
+def quantize(
+    x: Expression,
+    scale: Expression | float | npt.NDArray[Any],
+    zero_point: Expression | int | npt.NDArray[Any] | None = None,
+    *,
+    dtype: TensorDataType | str | int | None = None,
+) -> Expression:
+    """``DML_OPERATOR_QUANTIZE`` (DML_FEATURE_LEVEL_6_3): to INT8, INT4, UINT8 or UINT4, the zero point's type when
+    it is an expression or an array (a ``dtype`` that differs is refused), else ``dtype`` (UINT8 when left out).
+
+    ``scale`` and ``zero_point`` keep their own Sizes: expressions or NumPy arrays (constant nodes) of x's rank,
+    each dimension 1, x's, or a divisor of it (a value per block: DirectML's own blocked form, no split), or
+    numbers. Without a zero point the node is QuantizationType SCALE, which DirectML reads as 0 for signed types
+    and the midpoint for unsigned ones (8 for UINT4, 128 for UINT8; docs/quantization.md): pass 0 for ONNX's
+    rule."""
+    where = "dml.graph.quantize"
+    x = _operand(x, where, "x")
+    output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
+    return _quantization_node(
+        QuantizeOperatorDesc, x, (scale, x.data_type), (zero_point, output_type), output_type, where
+    )
+
+
+def dequantize(
+    x: Expression,
+    scale: Expression | float | npt.NDArray[Any],
+    zero_point: Expression | int | npt.NDArray[Any] | None = None,
+    *,
+    dtype: TensorDataType | str | int | None = None,
+) -> Expression:
+    """``DML_OPERATOR_DEQUANTIZE`` (DML_FEATURE_LEVEL_6_3): from INT8, INT4, UINT8 or UINT4 to the scale's type
+    when it is an expression or an array (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or
+    FLOAT16; FLOAT32 when left out). ``scale`` and ``zero_point`` as ``quantize`` takes them (SCALE without a
+    zero point: the midpoint of an unsigned type)."""
+    where = "dml.graph.dequantize"
+    x = _operand(x, where, "x")
+    output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
+    return _quantization_node(
+        DequantizeOperatorDesc, x, (scale, output_type), (zero_point, x.data_type), output_type, where
+    )
+
+
 _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
+    QuantizeOperatorDesc: quantize,
+    DequantizeOperatorDesc: dequantize,
 }
 """The operators whose builder functions are written above, not made from their descriptor class."""
 

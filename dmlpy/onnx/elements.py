@@ -21,6 +21,8 @@ ELEMENT_TYPES: dict[int, TensorDataType] = {
     onnx.TensorProto.UINT32: T.UINT32,
     onnx.TensorProto.INT64: T.INT64,
     onnx.TensorProto.UINT64: T.UINT64,
+    onnx.TensorProto.INT4: T.INT4,
+    onnx.TensorProto.UINT4: T.UINT4,
 }
 """ONNX element types DirectML has a tensor data type for."""
 _ONNX_TYPES = {data_type: elem_type for elem_type, data_type in ELEMENT_TYPES.items()}

@@ -18,7 +18,7 @@ import onnx
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
-from dmlpy.graph.operators import BUILDERS, Builder, dequantize_linear, quantize_linear
+from dmlpy.graph.operators import BUILDERS, Builder, dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.ops import OPERATORS
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
@@ -329,6 +329,10 @@ def _expressed(where: str, build: Callable[..., Expression], *args: Any, **kwarg
         raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
 
 
+_FOUR_BIT = (TensorDataType.INT4, TensorDataType.UINT4)
+"""ONNX's 4-bit types, which only FL 6_3's QUANTIZE and DEQUANTIZE take."""
+
+
 def _quantize(
     x: Expression,
     scale: Expression,
@@ -350,9 +354,14 @@ def _quantize(
         output_type = zero.data_type
     else:
         output_type = TensorDataType.UINT8
+    if output_type in _FOUR_BIT:
+        # FL 6_3's QUANTIZE, with ONNX's zero point: 0 where the model gives none (DirectML's SCALE would mean
+        # an unsigned type's midpoint).
+        return _expressed(where, quantize, x, scale, 0 if zero is None else zero, dtype=output_type)
     if output_type not in (TensorDataType.UINT8, TensorDataType.INT8):
         raise NodeRefused(
-            f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or INT8"
+            f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or "
+            "INT8, and its QUANTIZE (DML_FEATURE_LEVEL_6_3) INT4 or UINT4 besides"
         )
     return _expressed(where, quantize_linear, x, scale, zero, dtype=output_type)
 
@@ -366,4 +375,6 @@ def _dequantize(
             f"{where}: output_dtype {type_name(output_dtype)} differs from the scale's type {scale.data_type.name}; "
             "DirectML's ELEMENT_WISE_DEQUANTIZE_LINEAR outputs the scale's type"
         )
+    if x.data_type in _FOUR_BIT:  # FL 6_3's DEQUANTIZE, with ONNX's zero point (0 where none is given)
+        return _expressed(where, dequantize, x, scale, 0 if zero is None else zero)
     return _expressed(where, dequantize_linear, x, scale, zero)

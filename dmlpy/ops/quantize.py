@@ -28,6 +28,7 @@ from dmlpy.kernels import CPU_PROFILE, MAX_RANK, ElementwiseLayout, LaunchProfil
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
+from dmlpy.quantization_blocks import divisors_of
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc, packed_strides
 
@@ -153,7 +154,7 @@ class _QuantizationDesc(OperatorDescBase):
         scale = self.quantization_tensors[0].desc
         for dim, (size, scale_size) in enumerate(zip(sizes, scale.sizes, strict=True)):
             if size % scale_size:
-                divisors = ", ".join(str(d) for d in range(1, size + 1) if size % d == 0)
+                divisors = ", ".join(str(d) for d in divisors_of(size))
                 raise InvalidArgumentError(
                     f"{name}.{SCALE_FIELD}.Sizes[{dim}] is {scale_size} (Sizes {scale.sizes}); each dimension of "
                     f"a quantization tensor must be 1, InputTensor's ({size}), or a divisor of it, which gives a "
@@ -198,6 +199,7 @@ class QuantizeOperatorDesc(_QuantizationDesc):
     halves to even, into INT8, INT4, UINT8 or UINT4."""
 
     OPERATOR_TYPE = OperatorType.QUANTIZE
+    BUILDER_NAME = "quantize"
     SUPPORT = _table(OperatorType.QUANTIZE, _FLOATS, _QUANTIZED)
     KERNEL_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
     QUANTIZED_FIELD = "output_tensor"
@@ -218,6 +220,7 @@ class DequantizeOperatorDesc(_QuantizationDesc):
     or UINT4 into FLOAT32 or FLOAT16."""
 
     OPERATOR_TYPE = OperatorType.DEQUANTIZE
+    BUILDER_NAME = "dequantize"
     SUPPORT = _table(OperatorType.DEQUANTIZE, _QUANTIZED, _FLOATS)
     QUANTIZED_FIELD = "input_tensor"
     REAL_FIELD = "output_tensor"

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
+from dmlpy import nibbles
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.fork import check_process, forked_from
@@ -27,9 +28,9 @@ if TYPE_CHECKING:
 
 
 PLAIN_DTYPES = (
-    "a plain numeric dtype: bool, a signed or unsigned integer, a float (float16 included) or "
-    "ml_dtypes.bfloat16, never object, str, bytes, void/structured, complex or datetime, whose bytes mean "
-    "nothing on a device"
+    "a plain numeric dtype: bool, a signed or unsigned integer, a float (float16 included), ml_dtypes.bfloat16, "
+    "or ml_dtypes.int4 or uint4 (two a byte on the device), never object, str, bytes, void/structured, complex or "
+    "datetime, whose bytes mean nothing on a device"
 )
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -108,9 +109,10 @@ class Buffer:
         return start
 
     def write(self, array: npt.ArrayLike, offset: int = 0) -> None:
-        """Copy an array's bytes (C order) into the buffer at byte ``offset``; returns when done."""
+        """Copy an array's bytes (C order) into the buffer at byte ``offset``; returns when done. A 4-bit array
+        (ml_dtypes' int4, uint4) is written as DirectML lays it out, two elements a byte (``dmlpy.nibbles``)."""
         check_process()
-        data = host_array("Buffer.write", "array", array)
+        data = device_bytes(host_array("Buffer.write", "array", array))
         memory = self.memory  # held until the copy is done, whatever another thread releases
         start = self._check_range("write", offset, data.nbytes)
         if data.nbytes:
@@ -125,18 +127,23 @@ class Buffer:
         resolved = plain_dtype(f"Buffer.{what}", "dtype", dtype)
         dims = _shape(f"Buffer.{what}", shape)
         memory = self.memory
-        nbytes = math.prod(dims) * resolved.itemsize  # Python ints: no overflow before the range check
+        # Python ints: no overflow before the range check; a 4-bit dtype's elements two a byte
+        nbytes = -(-math.prod(dims) // 2) if resolved in nibbles.DTYPES else math.prod(dims) * resolved.itemsize
         start = self._check_range(what, offset, nbytes)
         return resolved, dims, memory, start, nbytes
 
     def read(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> npt.NDArray[Any]:
-        """A new array of ``dtype`` and ``shape`` holding the buffer's bytes from byte ``offset``."""
+        """A new array of ``dtype`` and ``shape`` holding the buffer's bytes from byte ``offset``; a 4-bit
+        ``dtype`` reads two elements a byte, as DirectML lays them out."""
         check_process()
         resolved, dims, memory, start, nbytes = self._check_view("read", dtype, shape, offset)
-        result: npt.NDArray[Any] = _host_copy(lambda: np.empty(dims, dtype=resolved))
+        packed = resolved in nibbles.DTYPES
+        result: npt.NDArray[Any] = _host_copy(
+            lambda: np.empty(nbytes if packed else dims, np.uint8 if packed else resolved)
+        )
         if nbytes:
             cl.enqueue_copy(self.device.queue, result, memory, src_offset=start, is_blocking=True)
-        return result
+        return nibbles.unpack(result, math.prod(dims), resolved).reshape(dims) if packed else result
 
     def as_array(self, dtype: npt.DTypeLike, shape: int | Sequence[int], offset: int = 0) -> cl_array.Array:
         """A ``pyopencl.array.Array`` of ``dtype`` and ``shape`` (C order) on ``device.queue`` that views the
@@ -176,7 +183,7 @@ def plain_dtype(where: str, name: str, dtype: object) -> np.dtype[Any]:
     except (TypeError, ValueError, SyntaxError):
         raise argument_error(where, name, dtype, PLAIN_DTYPES) from None
     plain = resolved.kind in "biuf" and resolved.fields is None and resolved.subdtype is None
-    if not plain and resolved != _BFLOAT16:
+    if not plain and resolved != _BFLOAT16 and resolved not in nibbles.DTYPES:
         raise argument_error(where, name, resolved, PLAIN_DTYPES)
     return resolved
 
@@ -192,6 +199,11 @@ def host_array(where: str, name: str, array: object) -> npt.NDArray[Any]:
         raise OutOfMemoryError(f"{where}: the host could not hold {name} as an array: {error}") from error
     plain_dtype(where, f"{name}.dtype", data.dtype)
     return data
+
+
+def device_bytes(data: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``data`` as a device buffer holds it: itself, or a 4-bit array packed two elements a byte."""
+    return nibbles.pack(data) if data.dtype in nibbles.DTYPES else data
 
 
 def _host_copy(make: Any, *args: Any) -> Any:

@@ -29,7 +29,7 @@ from dmlpy.graph.fusion import plan_graph
 from dmlpy.ops import OperatorDesc, as_operator_desc_base
 from dmlpy.ops._base import DeviceCapabilities, OperatorDescBase
 from dmlpy.runtime.binding_table import BindingTable
-from dmlpy.runtime.buffer import Buffer, allocate, host_array, wrappable_memory
+from dmlpy.runtime.buffer import Buffer, allocate, device_bytes, host_array, wrappable_memory
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import (
     Compiled,
@@ -281,9 +281,10 @@ class Device(DeviceBase):
         return buffer
 
     def upload(self, array: npt.ArrayLike) -> Buffer:
-        """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds."""
+        """A new buffer holding ``array``'s bytes, its size rounded up to whole DWORDs as DirectML binds; a 4-bit
+        array (ml_dtypes' int4, uint4) two elements a byte, as DirectML lays it out."""
         check_process()
-        data = host_array("upload", "array", array)  # checked before anything is allocated
+        data = device_bytes(host_array("upload", "array", array))  # checked before anything is allocated
         buffer = self._remember(allocate(self, max(4, whole_dwords(data.nbytes))))
         buffer.write(data)
         return buffer

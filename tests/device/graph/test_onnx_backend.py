@@ -32,10 +32,6 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "dequantizelinear_e4m3fn_float16": "FLOAT8E4M3FN",
     "dequantizelinear_e4m3fn_zero_point": "FLOAT8E4M3FN",
     "dequantizelinear_e5m2": "FLOAT8E5M2",
-    "quantizelinear_uint4": "UINT4",
-    "quantizelinear_int4": "INT4",
-    "dequantizelinear_uint4": "UINT4",
-    "dequantizelinear_int4": "INT4",
     "quantizelinear_uint2": "UINT2",
     "quantizelinear_int2": "INT2",
     "dequantizelinear_uint2": "UINT2",
@@ -47,8 +43,8 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "identity_sequence": "sequence",
     "identity_opt": "optional",
 }
-"""ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 4-, 2-bit and float4
-types (no DirectML tensor type), 16-bit quantized outputs (the blocked symmetric case's output_dtype is INT16)
+"""ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types
+(no DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the blocked symmetric case's output_dtype is INT16)
 (ELEMENT_WISE_QUANTIZE_LINEAR outputs 8-bit integers), and sequences and optionals (DirectML has tensors only)."""
 
 
