@@ -203,23 +203,15 @@ __kernel void elementwise(
     FUSED_PROLOGUE
     // Whole pairs in the loop, which then has no condition in it; an odd count's last element after it.
     const ulong pairs = element_count / 2;
+#define PAIR_HALVES 2
     FOR_EACH_PACKED_PAIR(pair, pairs) {
-        PAIR_BEGIN
-#define HALF 0
-        { FUSED_BODY }
-#undef HALF
-#define HALF 1
-        { FUSED_BODY }
-#undef HALF
-        PAIR_END
+#include "elementwise_pair.h"
     }
+#undef PAIR_HALVES
+#define PAIR_HALVES 1
     if (element_count % 2 && OWNS_PACKED_PAIR(pairs)) {
         const ulong pair = pairs;
-        PAIR_BEGIN
-#define HALF 0
-        { FUSED_BODY }
-#undef HALF
-        PAIR_END
+#include "elementwise_pair.h"
     }
 #elif PACKED
 #define AT(k) (tensor##k##_offset + i * STEP##k)
@@ -296,15 +288,9 @@ __kernel void elementwise(
             const ulong stop = min(row_length, column + (end - element));
 #if PAIRED
             // column and stop are even: so are row_length and ELEMENTS_PER_ITEM, and so the element count.
+#define PAIR_HALVES 2
             for (ulong pair = column / 2; pair < stop / 2; ++pair) {
-                PAIR_BEGIN
-#define HALF 0
-                { FUSED_BODY }
-#undef HALF
-#define HALF 1
-                { FUSED_BODY }
-#undef HALF
-                PAIR_END
+#include "elementwise_pair.h"
             }
 #else
             for (ulong j = column; j < stop; ++j) {

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.dtypes import data_type_of
-from dmlpy.enums import ExtRoundingMode, QuantizationType, RoundingMode, TensorDataType
+from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.builder import Expression
 from dmlpy.model import DmlModel
@@ -232,26 +232,31 @@ def _output_type(
     return given
 
 
-def _linear_node(
-    desc_class: type[ElementWiseQuantizeLinearOperatorDesc | ElementWiseDequantizeLinearOperatorDesc],
+def _quantization_node(
+    desc_class: type[OperatorDescBase],
+    parameter: Callable[[Any, Expression, TensorDataType, str, str], Expression],
     x: Expression,
     scale: tuple[Expression | float | npt.NDArray[Any], TensorDataType],
     zero_point: tuple[Expression | int | npt.NDArray[Any] | None, TensorDataType],
     output_type: TensorDataType,
     where: str,
 ) -> Expression:
-    """A QuantizeLinear or DequantizeLinear node on ``x``: the scale and zero point (each a value and the data type a
-    number becomes) as expressions, constant nodes for numbers, all of them taken back if the operator refuses."""
+    """A quantization node on ``x`` (QuantizeLinear, DequantizeLinear, FL 6_3's QUANTIZE or DEQUANTIZE): the scale
+    and zero point (each a value and the data type a number becomes) as expressions through ``parameter``,
+    constant nodes for numbers, all of them taken back if the operator refuses."""
     with x.graph._all_or_nothing():
-        scale_expression = _parameter(scale[0], x, scale[1], where, "scale")
-        zero = None if zero_point[0] is None else _parameter(zero_point[0], x, zero_point[1], where, "zero_point")
-        op = desc_class(
-            input_tensor=x.desc,
-            scale_tensor=scale_expression.desc,
-            zero_point_tensor=zero.desc if zero is not None else None,
-            output_tensor=_packed(output_type, x),
+        scale_expression = parameter(scale[0], x, scale[1], where, "scale")
+        zero = None if zero_point[0] is None else parameter(zero_point[0], x, zero_point[1], where, "zero_point")
+        op = desc_class.from_slots(
+            {
+                "input_tensor": x.desc,
+                "scale_tensor": scale_expression.desc,
+                "zero_point_tensor": None if zero is None else zero.desc,
+                "output_tensor": _packed(output_type, x),
+            }
         )
-        return x.graph.add_operator(op, [x, scale_expression, zero])
+        inputs = [x, scale_expression, zero]
+        return x.graph.add_operator(op, inputs[: len(op.input_fields())])
 
 
 def quantize_linear(
@@ -272,8 +277,14 @@ def quantize_linear(
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
     scale_type = TensorDataType.FLOAT32 if x.data_type == TensorDataType.INT32 else x.data_type
-    return _linear_node(
-        ElementWiseQuantizeLinearOperatorDesc, x, (scale, scale_type), (zero_point, output_type), output_type, where
+    return _quantization_node(
+        ElementWiseQuantizeLinearOperatorDesc,
+        _parameter,
+        x,
+        (scale, scale_type),
+        (zero_point, output_type),
+        output_type,
+        where,
     )
 
 
@@ -290,8 +301,14 @@ def dequantize_linear(
     where = "dml.graph.dequantize_linear"
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
-    return _linear_node(
-        ElementWiseDequantizeLinearOperatorDesc, x, (scale, output_type), (zero_point, x.data_type), output_type, where
+    return _quantization_node(
+        ElementWiseDequantizeLinearOperatorDesc,
+        _parameter,
+        x,
+        (scale, output_type),
+        (zero_point, x.data_type),
+        output_type,
+        where,
     )
 
 
@@ -313,32 +330,6 @@ def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType
     return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
 
 
-def _quantization_node(
-    desc_class: type[QuantizeOperatorDesc | DequantizeOperatorDesc],
-    x: Expression,
-    scale: tuple[Expression | float | npt.NDArray[Any], TensorDataType],
-    zero_point: tuple[Expression | int | npt.NDArray[Any] | None, TensorDataType],
-    output_type: TensorDataType,
-    where: str,
-) -> Expression:
-    """A QUANTIZE or DEQUANTIZE node on ``x``: SCALE_ZERO_POINT with a zero point, else SCALE; all of it taken back
-    if the operator refuses."""
-    with x.graph._all_or_nothing():
-        scale_expression = _own_shape_parameter(scale[0], x, scale[1], where, "scale")
-        zero = (
-            None
-            if zero_point[0] is None
-            else _own_shape_parameter(zero_point[0], x, zero_point[1], where, "zero_point")
-        )
-        op = desc_class(
-            input_tensor=x.desc,
-            quantization_type=QuantizationType.SCALE if zero is None else QuantizationType.SCALE_ZERO_POINT,
-            quantization_tensors=[t.desc for t in (scale_expression, zero) if t is not None],
-            output_tensor=_packed(output_type, x),
-        )
-        return x.graph.add_operator(op, [x, scale_expression] if zero is None else [x, scale_expression, zero])
-
-
 def quantize(
     x: Expression,
     scale: Expression | float | npt.NDArray[Any],
@@ -358,7 +349,13 @@ def quantize(
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, zero_point, TensorDataType.UINT8, where, "zero_point")
     return _quantization_node(
-        QuantizeOperatorDesc, x, (scale, x.data_type), (zero_point, output_type), output_type, where
+        QuantizeOperatorDesc,
+        _own_shape_parameter,
+        x,
+        (scale, x.data_type),
+        (zero_point, output_type),
+        output_type,
+        where,
     )
 
 
@@ -377,7 +374,13 @@ def dequantize(
     x = _operand(x, where, "x")
     output_type = _output_type(dtype, scale, TensorDataType.FLOAT32, where, "scale")
     return _quantization_node(
-        DequantizeOperatorDesc, x, (scale, output_type), (zero_point, x.data_type), output_type, where
+        DequantizeOperatorDesc,
+        _own_shape_parameter,
+        x,
+        (scale, output_type),
+        (zero_point, x.data_type),
+        output_type,
+        where,
     )
 
 
