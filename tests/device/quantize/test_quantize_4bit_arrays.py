@@ -143,3 +143,58 @@ def test_the_object_model_packs_4_bit_arrays_two_a_byte(count: int) -> None:
     np.testing.assert_array_equal(buffer.read(INT4, count), values)
     buffer.write(values[::-1].copy())
     np.testing.assert_array_equal(buffer.read(INT4, count), values[::-1])
+
+
+def test_4_bit_pyopencl_arrays_and_views_are_refused_not_misread() -> None:
+    """A pyopencl array holds one 4-bit element a byte, where DirectML's tensors hold two: misread, so refused."""
+    cl_array = pytest.importorskip("pyopencl.array")
+    device = dml.create_device()
+    x = cl_array.to_device(device.queue, np.array([5, 2, 0, -4], INT4))
+    with pytest.raises(dml.InvalidArgumentError, match="a pyopencl array holds one a byte"):
+        dml.dequantize_linear(x, 1.0, np.array(0, INT4))
+    floats = cl_array.to_device(device.queue, np.ones(4, F32))
+    with pytest.raises(dml.InvalidArgumentError, match="a pyopencl array holds one a byte"):
+        dml.quantize_linear(floats, 1.0, dtype=INT4)
+    with pytest.raises(dml.InvalidArgumentError, match=r"read them with Buffer\.read"):
+        device.upload(np.arange(8).astype(INT4)).as_array(INT4, 8)
+
+
+@pytest.mark.parametrize("op_type", ["DequantizeLinear", "QuantizeLinear"])
+def test_onnx_4_bit_nodes_without_a_zero_point_use_onnx_zero(op_type: str, tmp_path: Any) -> None:
+    """ONNX's missing zero point is 0; the 4-bit node becomes QUANTIZE / DEQUANTIZE with an explicit 0 of the
+    scale's Sizes (DirectML's SCALE would mean UINT4's midpoint). The 4-bit initializer of an odd count is stored
+    as external data, whose bytes are packed as DirectML's are."""
+    import dmlpy.onnx as dml_onnx
+
+    helper, tensor_proto = onnx.helper, onnx.TensorProto
+    if op_type == "DequantizeLinear":
+        x = np.array([1, -2, 3, 7, -8, 0, 5], INT4)
+        attributes: dict[str, int] = {}
+        out_type = tensor_proto.FLOAT
+    else:
+        x = np.array([1.0, -2.0, 3.5, 7.0, -8.0, 0.0, 20.0], F32)
+        attributes = {"output_dtype": tensor_proto.UINT4}
+        out_type = tensor_proto.UINT4
+    scale = np.array(0.5, F32)
+    node = helper.make_node(op_type, ["x", "s"], ["y"], **attributes)
+    weight = onnx.numpy_helper.from_array(x, "x")
+    graph = helper.make_graph(
+        [node], "g", [], [helper.make_tensor_value_info("y", out_type, [7])], initializer=[weight]
+    )
+    graph.initializer.append(onnx.numpy_helper.from_array(scale, "s"))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    onnx.external_data_helper.convert_model_to_external_data(model, location="weights.bin", size_threshold=0)
+    onnx.save_model(model, str(tmp_path / "model.onnx"))
+    (got,) = dml_onnx.prepare(str(tmp_path / "model.onnx")).run([])
+    want = _onnx(op_type, {"x": x, "s": scale}, **attributes)
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float32), np.asarray(want).astype(np.float32))
+
+
+def test_the_builders_number_zero_point_takes_the_blocked_scales_sizes() -> None:
+    device = dml.create_device()
+    g = dml.Graph(device)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(2, 4)))
+    y = dml.graph.dequantize(dml.graph.quantize(x, np.full((2, 2), 0.5, F32), 0, dtype="INT4"), 0.5, 0)
+    (op,) = [node.desc.op for node in g.desc_for([y]).nodes if hasattr(node.desc, "op")][:1]
+    assert op.quantization_tensors[1].desc.sizes == (2, 2)
+    assert op.quantization_tensors[1].desc.effective_strides == (0, 0)
