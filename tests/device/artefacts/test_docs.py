@@ -240,5 +240,11 @@ def test_version_license_and_changelog_agree_with_pyproject() -> None:
 
     changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "Keep a Changelog" in changelog
-    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
-    assert releases and releases[0] == version, f"CHANGELOG.md's newest release is {releases[:1]}, not {version}"
+    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", changelog, flags=re.MULTILINE)
+    assert releases and releases[0][0] == version, f"CHANGELOG.md's newest release is {releases[:1]}, not {version}"
+    # Keep a Changelog's order: what is not released yet on top, then each release, newest first.
+    headings = re.findall(r"^## (.+)$", changelog, flags=re.MULTILINE)
+    assert headings[0] == "[Unreleased]" and len(headings) == len(releases) + 1, headings
+    numbers = [tuple(int(part) for part in number.split(".")) for number, _ in releases]
+    dates = [date for _, date in releases]
+    assert numbers == sorted(numbers, reverse=True) and dates == sorted(dates, reverse=True), releases
