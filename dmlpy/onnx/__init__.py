@@ -48,9 +48,18 @@ from dmlpy.onnx.lowering import MAX_DIMENSIONS as MAX_DIMENSIONS
 from dmlpy.onnx.lowering import SUPPORTED_OPS as SUPPORTED_OPS
 
 prepare = DmlBackend.prepare
+"""``prepare(model, device="CPU", **options)``: ``DmlBackend.prepare``, onnx.backend's entry point (not DirectML).
+Checks and lowers ``model`` (a ModelProto, a .onnx path or its bytes) and uploads its initializers; the
+``DmlBackendRep`` it returns runs the model with ``rep.run([x, ...])``. Options: ``base_dir``, ``dml_device``."""
 run_model = DmlBackend.run_model
+"""``run_model(model, inputs, device="CPU", **options)``: onnx.backend's one-shot run (not DirectML),
+``prepare(model, device, **options).run(inputs)``; the outputs as a tuple of NumPy arrays."""
 run_node = DmlBackend.run_node
+"""``run_node(node, inputs, device="CPU", **options)``: ``DmlBackend.run_node`` (not DirectML), one ONNX node run
+on NumPy arrays in the node's input order, as a model of that node alone."""
 supports_device = DmlBackend.supports_device
+"""``supports_device(device)``: ``DmlBackend.supports_device`` (not DirectML), True for ``"CPU"`` only, which runs on
+dmlpy's default OpenCL device (``prepare(model, dml_device=...)`` picks another)."""
 
 __all__ = [
     "MAX_COMPILED_GRAPHS",
