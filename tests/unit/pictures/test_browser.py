@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 import dmlpy as dml
+from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.pictures import descriptor_picture
 from tests.helpers.browser import (
     PAGE_BACKGROUND,
     SVG,
@@ -227,7 +229,16 @@ def binding_and_graph_rows() -> list[Row]:
     ]
 
 
-ROWS = readme_rows() + binding_and_graph_rows()
+def cli_rows() -> list[Row]:
+    """What `dmlpy validate examples/descriptors/qdq_graph.json --svg` draws (issue 30: its edges struck through
+    their labels): the layout script's reports of a text crossed by a line are the check, with the picture's
+    extent."""
+    desc = read_descriptor(str(IMAGES.parent.parent / "examples" / "descriptors" / "qdq_graph.json"))
+    graph = descriptor_picture(desc, dml.FeatureLevel.FL_6_4).svg
+    return [Row("cli_qdq_graph", graph, extent(graph))]
+
+
+ROWS = readme_rows() + binding_and_graph_rows() + cli_rows()
 pytestmark = pytest.mark.usefixtures("chromium")
 
 
