@@ -128,7 +128,7 @@ class Graph:
                 f"Graph.constant: constant data nodes arrived at {CONSTANT_LEVEL.c_name}; this graph is at "
                 f"{self.feature_level.c_name}. Make the value a graph input (g.input) instead"
             )
-        data = _constant_bytes(values, tensor)
+        data = tensor_bytes(values, tensor)
         self._nodes.append(_Node(ConstantDataGraphNodeDesc(data=data, name=name)))
         return Expression(self, tensor, node=len(self._nodes) - 1)
 
@@ -303,8 +303,10 @@ def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:
     raise argument_error(where, name, desc, "a dml.BufferTensorDesc (or dml.TensorDesc)")
 
 
-def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
-    """``values`` laid out as ``desc`` reads them: its elements at their strided places, up to the last one."""
+def tensor_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
+    """``values`` (broadcast to ``desc``'s Sizes) laid out as ``desc`` reads them: its elements at their strided
+    places, up to the last one; what a constant node holds, and what a compiled graph's call writes for an input
+    array of a strided desc."""
     numpy_type = DATA_TYPES[desc.data_type].numpy
     strides = desc.effective_strides
     array = np.broadcast_to(np.asarray(values, dtype=numpy_type), desc.sizes)
