@@ -48,24 +48,22 @@ def _numpy_type(desc: BufferTensorDesc) -> np.dtype[Any]:
 
 
 def _fits(shape: tuple[int, ...], desc: BufferTensorDesc) -> bool:
-    """Whether an array of ``shape`` holds the elements of ``desc``: its Sizes, leading 1s aside, and 1 where
-    ``desc`` broadcasts (Strides 0)."""
+    """Whether an array of ``shape`` holds the elements of ``desc``: its Sizes, leading 1s aside, with 1 where
+    ``desc`` broadcasts (Strides 0: one value there, never several of which only one would be read)."""
     sizes, strides = desc.sizes, desc.effective_strides
     while len(shape) > len(sizes) and shape[0] == 1:
         shape = shape[1:]
     if len(shape) > len(sizes):
         return False
     shape = (1,) * (len(sizes) - len(shape)) + shape
-    return all(
-        given == size or (given == 1 and stride == 0) for given, size, stride in zip(shape, sizes, strides, strict=True)
-    )
+    return all(given == (size if stride else 1) for given, size, stride in zip(shape, sizes, strides, strict=True))
 
 
 def _given(value: object) -> str:
     if isinstance(value, Buffer):
         return f"a dmlpy Buffer of {value.size} bytes" if not value.released else "a released dmlpy Buffer"
     if isinstance(value, np.ndarray | np.generic) or _is_device_array(value):
-        kind = "NumPy" if isinstance(value, np.ndarray) else "pyopencl"
+        kind = "pyopencl" if _is_device_array(value) else "NumPy"
         return f"a {kind} array of {value.dtype} and shape {tuple(value.shape)}"  # type: ignore[attr-defined]
     return f"{type(value).__name__} {value!r:.40}"
 
