@@ -20,7 +20,7 @@ from dmlpy.lru import LruCache
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
-from dmlpy.onnx.lowering import lower, node_attributes, node_name
+from dmlpy.onnx.lowering import lower, node_attributes, node_name, shown_shape
 from dmlpy.runtime import Device, default_device
 from dmlpy.tensor import BufferTensorDesc
 
@@ -155,10 +155,6 @@ class DmlBackendRep(BackendRep):
         return arrays
 
 
-def _shown(declared: list[int | str | None]) -> str:
-    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
-
-
 def _shape_differs(shape: tuple[int, ...], declared: list[int | str | None] | None) -> str | None:
     """How ``shape`` differs from a declared one (symbols and unknown dimensions match any size); None if not."""
     if declared is None:
@@ -177,8 +173,8 @@ def _check_shape(name: str, shape: tuple[int, ...], declared: list[int | str | N
     if why is not None:
         assert declared is not None  # nothing differs from no declaration
         raise InvalidArgumentError(
-            f"the model's input {name!r} has shape {shape}; the model declares {_shown(declared)} ({why}): give an "
-            "array of the declared shape"
+            f"the model's input {name!r} has shape {shape}; the model declares {shown_shape(declared)} ({why}): "
+            "give an array of the declared shape"
         )
 
 
@@ -197,7 +193,7 @@ def _check_initializer_declaration(
         else _shape_differs(dims, declared)
     )
     if why is not None:
-        shape = "" if declared is None else f" of shape {_shown(declared)}"
+        shape = "" if declared is None else f" of shape {shown_shape(declared)}"
         raise InvalidArgumentError(
             f"ONNX graph input {name!r} is declared {onnx_name(data_type)}{shape}; the initializer {name!r} is "
             f"{onnx_name(initializer_type)} of dims {list(dims)} ({why}): make the input's declaration agree with "

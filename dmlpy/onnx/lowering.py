@@ -52,6 +52,11 @@ def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
     return BufferTensorDesc(data_type=data_type, sizes=tuple(shape) or (1,))
 
 
+def shown_shape(declared: Sequence[int | str | None]) -> str:
+    """A declared ONNX shape as the model says it: ``[3, 'N']`` as ``[3, N]``, an unknown dimension as ``?``."""
+    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
+
+
 def node_name(node: onnx.NodeProto, opset: int) -> str:
     return f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {opset})"
 
@@ -67,6 +72,7 @@ class PreparedModel(Protocol):
     initializer_types: dict[str, tuple[tuple[int, ...], TensorDataType]]
     output_names: list[str]
     output_types: dict[str, int]
+    input_shapes: dict[str, list[int | str | None] | None]
 
 
 @dataclass
@@ -121,15 +127,24 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if name not in pending:
             raise NodeRefused(f"{where}: {what} {name!r} is no graph input or initializer")
 
-    def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
+    def parameter(name: str, data_name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
         """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
-        index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
+        index of ``axis`` (per axis) of ``data_name``'s ``like``, described with its Sizes and 0-strides elsewhere.
+        A per-axis value that the array given for a graph input does not match blames the array (the model's
+        scale is the model's; the array is the caller's)."""
         source(name, where, what)
         shape, data_type = pending[name]
+
         sizes = like or (1,)
         if (int(np.prod(shape)) if shape else 1) == 1:
             return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(0,) * len(sizes)))
         along = axis + len(like) if axis < 0 else axis
+        fits = 0 <= along < len(like) and shape == (like[along],)
+        if not fits and len(shape) == 1 and data_name in rep.input_names:
+            reader = f"{where} reads it with {what} {name!r} of shape {list(shape)}, one value per index of axis {axis}"
+            rank = axis + 1 if axis >= 0 else -axis
+            fix = f"whose dimension {along} is {shape[0]}" if len(like) >= rank else f"of {rank} dimensions or more"
+            raise _wrong_input(rep, data_name, like, reader, f"give an array {fix}")
         if not 0 <= along < len(like):
             raise NodeRefused(f"{where}: axis {axis} is out of range for an input of rank {len(like)}")
         if len(shape) != 1 or shape[0] != like[along]:
@@ -193,8 +208,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
                 "a Reshape node between the two, which dmlpy does not build"
             )
-        scale = parameter(node.input[1], shape, axis, where, "scale")
-        return x, shape, scale, parameter(zero_name, shape, axis, where, "zero point") if zero_name else None
+        scale = parameter(node.input[1], node.input[0], shape, axis, where, "scale")
+        zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
+        return x, shape, scale, zero
 
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
@@ -228,6 +244,14 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         expressions.append(expression)
         outputs.append((name, data_type, shape))
     return Lowered(expressions, bound, outputs)
+
+
+def _wrong_input(rep: PreparedModel, name: str, shape: tuple[int, ...], reader: str, fix: str) -> InvalidArgumentError:
+    """The array given for the model's input ``name`` has a ``shape`` that ``reader`` (a node reading it with a
+    per-axis scale or zero point) cannot read: the message names the input, its shape and the declared one."""
+    declared = rep.input_shapes.get(name)
+    said = "declares no shape for it" if declared is None else f"declares {shown_shape(declared)}"
+    return InvalidArgumentError(f"the model's input {name!r} has shape {shape}; the model {said}, and {reader}: {fix}")
 
 
 def _block_split(
