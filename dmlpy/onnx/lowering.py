@@ -18,7 +18,8 @@ import onnx
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
-from dmlpy.graph.operators import BUILDERS, Builder, dequantize, dequantize_linear, quantize, quantize_linear
+from dmlpy.graph.operators import BUILDERS, Builder
+from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
 from dmlpy.ops import OPERATORS
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
