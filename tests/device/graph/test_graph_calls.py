@@ -201,3 +201,19 @@ def test_4_bit_outputs_into_pyopencl_arrays_are_refused(device: Any) -> None:
     compiled = g.compile([dml.graph.quantize(x, 0.5, np.zeros((1, 1), ml_dtypes.uint4))])
     with pytest.raises(dml.UnsupportedError, match="graph output 0 is UINT4, which a pyopencl array cannot hold"):
         compiled(cl_array.to_device(device.queue, np.zeros((2, 8), np.float32)))
+
+
+def test_the_builders_axis_quantizes_along_it(device: Any) -> None:
+    """dml.graph.quantize_linear(x, scale, zero_point, axis=1) with 1-D arrays, against NumPy."""
+    g = dml.Graph(device)
+    x = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 3, 5)))
+    scale = np.array([0.5, 2.0, 0.125], np.float32)
+    zero_point = np.array([-3, 0, 100], np.int8)
+    q = dml.graph.quantize_linear(x, scale, zero_point, axis=1)
+    y = dml.graph.dequantize_linear(q, scale, zero_point, axis=-2)
+    data = np.random.default_rng(8).uniform(-30, 30, size=(2, 3, 5)).astype(np.float32)
+    got_q, got_y = g.compile([q, y])(data)
+    want_q = quantize_reference(data, scale.reshape(3, 1), zero_point.reshape(3, 1), np.dtype(np.int8))
+    np.testing.assert_array_equal(got_q, want_q)
+    want_y = (want_q.astype(np.float32) - zero_point.reshape(3, 1)) * scale.reshape(3, 1)
+    np.testing.assert_array_equal(got_y, want_y)
