@@ -7,6 +7,7 @@ DML_GRAPH_DESC out, output descs inferred.
     y = dml.graph.quantize_linear(dml.graph.round(dml.graph.dequantize_linear(x, s), mode="toward_zero"), s)
     g.desc_for([y])                          # the DML_GRAPH_DESC (g.desc: for the expressions nothing reads)
     compiled = g.compile([y])                # device.compile_graph(...)
+    out = compiled(x_array, s_array)         # run: NumPy (or pyopencl) arrays in binding order, arrays out
 
 Each call builds its node's descriptor and validates it at the graph's feature level at once, so a mistake
 raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``).
@@ -258,7 +259,8 @@ class Graph:
             return None
 
     def compile(self, outputs: Sequence[Expression], flags: ExecutionFlags | int = ExecutionFlags.NONE) -> Any:
-        """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph."""
+        """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph, which runs on arrays in
+        one call, ``compiled(x, s)``: the graph inputs in the order ``input`` made them, the outputs as arrays."""
         if self.device is None:
             raise InvalidArgumentError(
                 f"this dml.Graph was made for {self.feature_level.c_name}, without a device; make it with "

@@ -198,7 +198,11 @@ def quantize_linear(
     ``scale`` and ``zero_point``: expressions of x's Sizes (0 Strides where they repeat), numbers, or NumPy
     arrays of x's rank, each dimension 1 (broadcast) or x's (per element), made constant nodes (from 6_2). A
     scale per block of elements is x described split, (blocks, block) per blocked axis, with the scale 1 along
-    each block: a graph has no Reshape, so an array that blocks x's Sizes is refused, naming the split Sizes."""
+    each block: a graph has no Reshape, so an array that blocks x's Sizes is refused, naming the split Sizes.
+
+    ``axis`` (the one-liners' form): a 1-D array scale or zero point holds one value per index of that axis of x
+    (a number still applies to the whole tensor). A number zero point must be a whole number the output type holds
+    (``dtype``, UINT8 when left out), as dml.quantize_linear requires; a NumPy integer gives its own type."""
     where = "dml.graph.quantize_linear"
     x = operand(x, where, "x")
     scale, zero_point = _along(scale, x, axis, where, "scale"), _along(zero_point, x, axis, where, "zero_point")
@@ -225,7 +229,8 @@ def dequantize_linear(
 ) -> Expression:
     """``dml::DequantizeLinear``: ELEMENT_WISE_DEQUANTIZE_LINEAR to the scale's type when it is an expression
     or an array (a ``dtype`` that differs is refused), else to ``dtype`` (FLOAT32 or FLOAT16; FLOAT32 when left out).
-    ``scale`` and ``zero_point`` as ``quantize_linear`` takes them (blocks: x described split)."""
+    ``scale``, ``zero_point`` and ``axis`` as ``quantize_linear`` takes them (blocks: x described split); a number
+    zero point must be a whole number x's type holds."""
     where = "dml.graph.dequantize_linear"
     x = operand(x, where, "x")
     scale, zero_point = _along(scale, x, axis, where, "scale"), _along(zero_point, x, axis, where, "zero_point")
