@@ -9,9 +9,10 @@ outputs are new NumPy arrays and the call returns when they are read; with a pyo
 pyopencl arrays on the device's queue, returned without waiting (as the one-liners' device arrays are).
 
 Device memory is made once per compiled graph and kept: a buffer per NumPy input and per output, and the
-temporary resource; a call with the same shapes again allocates nothing on the device. Every argument is
-checked before anything is written or dispatched, so a call that fails leaves the kept buffers as they were and
-returns nothing; one call at a time runs per compiled graph (the kept buffers are shared)."""
+temporary resource; a call with the same shapes again allocates nothing on the device (pyopencl outputs are new
+arrays each call: they are the caller's). Every argument is checked, and bound, before anything is written or
+dispatched, so a call that fails writes no output; one call at a time runs per compiled graph (the kept buffers
+are shared)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import DATA_TYPES, is_nibble
@@ -93,18 +95,24 @@ class GraphCalls:
             if self._table is None:
                 self._table = self._prepare(compiled)
             inputs = [
-                self._bound(device, index, value, desc)
-                for index, (value, desc) in enumerate(zip(arguments, descs, strict=False))
+                self._binding(device, index, value, desc)
+                for index, (value, desc) in enumerate(zip(arguments, descs, strict=True))
             ]
             if on_device:
                 results = [_new_device_array(device, desc) for desc in output_descs]
                 outputs = [_wrapped(device, array) for array in results]
             else:
                 outputs = [BufferBinding(buffer) for buffer in self._outputs]
+            # Bound (and so checked) before any NumPy argument is written into its kept buffer.
             self._table.bind_inputs(inputs)
             self._table.bind_outputs(outputs)
             self._table.bind_temporary_resource(None if self._temporary is None else BufferBinding(self._temporary))
-            event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table)
+            for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
+                if index in self._inputs and isinstance(value, np.ndarray | np.generic):
+                    _write(self._inputs[index], value, desc)
+            # A pyopencl argument may still be computed on another queue of the context.
+            pending = [event for value in arguments if _is_device_array(value) for event in value.events]
+            event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
             if not on_device:
                 event.wait()
                 results = [
@@ -132,9 +140,9 @@ class GraphCalls:
         self._temporary = allocate(device, size) if size else None
         return BindingTable(device, compiled)
 
-    def _bound(self, device: DeviceBase, index: int, value: Any, desc: BufferTensorDesc) -> BufferBinding:
+    def _binding(self, device: DeviceBase, index: int, value: Any, desc: BufferTensorDesc) -> BufferBinding:
         """Graph input ``index`` bound to ``value``: a Buffer as it is, a pyopencl array where it lies, a NumPy
-        array written into the buffer kept for the input."""
+        array through the buffer kept for the input (made at its first NumPy argument)."""
         if isinstance(value, Buffer):
             return BufferBinding(value)
         if _is_device_array(value):
@@ -142,11 +150,15 @@ class GraphCalls:
         buffer = self._inputs.get(index)
         if buffer is None:
             buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
-        if desc.effective_strides == packed_strides(desc.sizes):
-            buffer.write(np.ascontiguousarray(value))  # the same elements in the same order, whatever the shape
-        else:
-            buffer.write(np.frombuffer(tensor_bytes(value, desc), np.uint8))
         return BufferBinding(buffer)
+
+
+def _write(buffer: Buffer, value: npt.NDArray[Any] | np.generic, desc: BufferTensorDesc) -> None:
+    """A NumPy argument into its kept buffer, as ``desc`` reads it."""
+    if desc.effective_strides == packed_strides(desc.sizes):
+        buffer.write(np.ascontiguousarray(value))  # the same elements in the same order, whatever the shape
+    else:
+        buffer.write(np.frombuffer(tensor_bytes(value, desc), np.uint8))
 
 
 def _check(compiled: CompiledGraph, descs: list[BufferTensorDesc], arguments: Sequence[Any]) -> None:
@@ -196,6 +208,11 @@ def _misfit(value: object, desc: BufferTensorDesc, compiled: CompiledGraph) -> s
     if isinstance(value, Buffer):
         return "it was released" if value.released else None  # the binding table checks its size and device
     if _is_device_array(value):
+        if is_nibble(desc.data_type):
+            return (
+                f"{wanted}; a pyopencl array holds one element a byte, and the input two: give a NumPy array of "
+                "ml_dtypes' 4-bit type"
+            )
         if value.context != compiled.device.context:  # type: ignore[attr-defined]
             return "it lives in another OpenCL context than the graph's device; make it on device.queue"
         if desc.effective_strides != packed_strides(desc.sizes) or not value.flags.c_contiguous:  # type: ignore[attr-defined]

@@ -217,3 +217,12 @@ def test_the_builders_axis_quantizes_along_it(device: Any) -> None:
     np.testing.assert_array_equal(got_q, want_q)
     want_y = (want_q.astype(np.float32) - zero_point.reshape(3, 1)) * scale.reshape(3, 1)
     np.testing.assert_array_equal(got_y, want_y)
+
+
+def test_a_buffer_too_small_is_refused_by_the_binding_table_and_the_next_call_runs(device: Any) -> None:
+    g, _, y = fake_quantization(device)
+    compiled = g.compile([y])
+    x = values(np.random.default_rng(9))
+    with pytest.raises(dml.InvalidArgumentError, match="graph input 0"):
+        compiled(device.upload(x[..., :2]), np.float32(0.5))  # 32 bytes where the input takes 64
+    np.testing.assert_array_equal(compiled(x, np.float32(0.5)), reference(x, 0.5)[1])
