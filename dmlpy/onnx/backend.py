@@ -17,10 +17,18 @@ from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
 from dmlpy.graph import Graph
 from dmlpy.lru import LruCache
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.onnx.elements import (
+    ELEMENT_TYPES,
+    NodeRefused,
+    element_type,
+    input_shape_error,
+    onnx_name,
+    shown_shape,
+    type_name,
+)
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
-from dmlpy.onnx.lowering import lower, node_attributes, node_name, shown_shape
+from dmlpy.onnx.lowering import lower, node_attributes, node_name
 from dmlpy.runtime import Device, default_device
 from dmlpy.tensor import BufferTensorDesc
 
@@ -171,11 +179,7 @@ def _check_shape(name: str, shape: tuple[int, ...], declared: list[int | str | N
     """InvalidArgumentError unless ``shape`` is one the graph input ``name`` declares (symbols match any size)."""
     why = _shape_differs(shape, declared)
     if why is not None:
-        assert declared is not None  # nothing differs from no declaration
-        raise InvalidArgumentError(
-            f"the model's input {name!r} has shape {shape}; the model declares {shown_shape(declared)} ({why}): "
-            "give an array of the declared shape"
-        )
+        raise input_shape_error(name, shape, declared, f" ({why}): give an array of the declared shape")
 
 
 def _check_initializer_declaration(

@@ -20,7 +20,7 @@ from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, input_shape_error, onnx_name, type_name
 from dmlpy.ops import OPERATORS
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
@@ -51,11 +51,6 @@ def _expressed_by() -> str:
 
 def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
     return BufferTensorDesc(data_type=data_type, sizes=tuple(shape) or (1,))
-
-
-def shown_shape(declared: Sequence[int | str | None]) -> str:
-    """A declared ONNX shape as the model says it: ``[3, 'N']`` as ``[3, N]``, an unknown dimension as ``?``."""
-    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
 
 
 def node_name(node: onnx.NodeProto, opset: int) -> str:
@@ -145,7 +140,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             reader = f"{where} reads it with {what} {name!r} of shape {list(shape)}, one value per index of axis {axis}"
             rank = axis + 1 if axis >= 0 else -axis
             fix = f"whose dimension {along} is {shape[0]}" if len(like) >= rank else f"of {rank} dimensions or more"
-            raise _wrong_input(rep, data_name, like, reader, f"give an array {fix}")
+            raise input_shape_error(
+                data_name, like, rep.input_shapes.get(data_name), f", and {reader}: give an array {fix}"
+            )
         if not 0 <= along < len(like):
             raise NodeRefused(f"{where}: axis {axis} is out of range for an input of rank {len(like)}")
         if len(shape) != 1 or shape[0] != like[along]:
@@ -245,14 +242,6 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         expressions.append(expression)
         outputs.append((name, data_type, shape))
     return Lowered(expressions, bound, outputs)
-
-
-def _wrong_input(rep: PreparedModel, name: str, shape: tuple[int, ...], reader: str, fix: str) -> InvalidArgumentError:
-    """The array given for the model's input ``name`` has a ``shape`` that ``reader`` (a node reading it with a
-    per-axis scale or zero point) cannot read: the message names the input, its shape and the declared one."""
-    declared = rep.input_shapes.get(name)
-    said = "declares no shape for it" if declared is None else f"declares {shown_shape(declared)}"
-    return InvalidArgumentError(f"the model's input {name!r} has shape {shape}; the model {said}, and {reader}: {fix}")
 
 
 def _block_split(
