@@ -44,6 +44,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.problems import show
+from dmlpy.quantization_values import checked_values, integral
 from dmlpy.runtime.device import Device
 
 QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(ml_dtypes.uint4), np.dtype(ml_dtypes.int4))
@@ -53,11 +54,6 @@ PRODUCES = (
     "quantize_linear produces uint8 or int8 (ELEMENT_WISE_QUANTIZE_LINEAR), or ml_dtypes.uint4 or ml_dtypes.int4 "
     "(DML_OPERATOR_QUANTIZE, DML_FEATURE_LEVEL_6_3)"
 )
-
-
-def integral(dtype: np.dtype[Any]) -> bool:
-    """Whether ``dtype`` holds integers: NumPy's, and ml_dtypes' 4-bit ones (which NumPy counts as kind V)."""
-    return dtype.kind in "iu" or dtype in nibbles.DTYPES
 
 
 def axis_argument(axis: object) -> int | None:
@@ -96,19 +92,9 @@ def block_size_argument(block_size: object) -> int | None:
 
 
 def parameter_values(name: str, value: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
-    """A scale or zero point's values as ``dtype``, of the shape given, checked.
-
-    A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
-    is converted when it fits, never wrapped."""
-    given = numbers(name, value)
-    if integral(dtype):
-        if integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype:
-            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
-        limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
-        whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
-        if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
-            raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
-    return given.astype(dtype, copy=False)
+    """A scale or zero point's values as ``dtype``, of the shape given, checked (``checked_values``: a NumPy
+    integer zero point must already have ``dtype``; a plain Python int is converted when it fits, never wrapped)."""
+    return checked_values(name, value, numbers(name, value), dtype)
 
 
 def parameter_view(name: str, values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
