@@ -254,9 +254,9 @@ def dequantize_linear(
 
 def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
     """A quantization tensor of FL 6_3's QUANTIZE and DEQUANTIZE, which keeps its own Sizes (each dimension 1,
-    x's, or a divisor of it: DirectML splits the blocks itself): an expression as it is, a number one value
-    broadcast over ``like``'s Sizes (x's for the scale, the scale's for the zero point), a NumPy array of x's rank
-    a constant of its shape."""
+    x's, or a divisor of it: DirectML splits the blocks itself): an expression as it is, a number one value (a
+    scale of Sizes 1, 1, ...; a zero point broadcast over ``like``, the scale, whose Sizes it must have), a NumPy
+    array of x's rank a constant of its shape."""
     if isinstance(value, Expression):
         return value
     if isinstance(value, np.ndarray) and value.ndim:
@@ -268,6 +268,8 @@ def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType
         return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=value.shape))
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
         raise argument_error(where, name, value, "an expression, a number or a NumPy array of x's rank")
+    if name == "scale":  # one value: Sizes of 1s, which every dimension of x divides
+        return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
     return like.graph.constant(value, _broadcast(like.sizes, data_type))
 
 
