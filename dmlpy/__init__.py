@@ -45,6 +45,7 @@ from dmlpy.errors import (
     InvalidArgumentError,
     KernelBuildError,
     OutOfMemoryError,
+    ScaleWarning,
     UnsupportedError,
 )
 from dmlpy.graph import Graph
@@ -144,6 +145,7 @@ __all__ = [
     "Picture",
     "QuantizationType",
     "RoundingMode",
+    "ScaleWarning",
     "TensorDataType",
     "TensorDesc",
     "TensorFlags",

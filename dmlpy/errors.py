@@ -69,6 +69,13 @@ class KernelBuildError(DmlError):
         self.build_log = build_log
 
 
+class ScaleWarning(UserWarning):
+    """dmlpy's warning (not DirectML's: neither DirectML nor ONNX checks scale values) that ``dml.quantize_linear``
+    or ``dml.dequantize_linear`` was given a scale that is zero, negative, infinite or NaN (as the input's float
+    type holds it). The call still runs, as DirectML's would; its results are not a quantization of the input.
+    Silence it with ``warnings.filterwarnings("ignore", category=dml.ScaleWarning)``."""
+
+
 def argument_error(where: str, name: str, value: object, expected: str) -> InvalidArgumentError:
     """The InvalidArgumentError for an ill-typed argument of a public call: ``where``'s argument ``name`` is
     ``value``, and it must be ``expected``. The message names the argument, whatever ``value`` is."""

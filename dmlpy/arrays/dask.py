@@ -27,20 +27,16 @@ import numpy.typing as npt
 
 from dmlpy.arrays import runner
 from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
+from dmlpy.arrays.parameters import axis_argument, block_size_argument, parameter_values, parameter_view, values_view
 from dmlpy.arrays.quantize import (
     DEQUANTIZE_INPUTS,
     DEQUANTIZE_TAKES,
     QUANTIZE_INPUTS,
     QUANTIZE_TAKES,
-    axis_argument,
-    block_size_argument,
     dequantize_call,
     dequantize_output_dtype,
-    parameter_values,
-    parameter_view,
     quantize_call,
     quantize_output_dtype,
-    values_view,
 )
 from dmlpy.arrays.round import TAKES, round_call, supported
 from dmlpy.arrays.split import check_devices
