@@ -27,7 +27,14 @@ import numpy.typing as npt
 
 from dmlpy.arrays import runner
 from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
-from dmlpy.arrays.parameters import axis_argument, block_size_argument, parameter_values, parameter_view, values_view
+from dmlpy.arrays.parameters import (
+    axis_argument,
+    block_size_argument,
+    parameter_values,
+    parameter_view,
+    scale_values,
+    values_view,
+)
 from dmlpy.arrays.quantize import (
     DEQUANTIZE_INPUTS,
     DEQUANTIZE_TAKES,
@@ -214,6 +221,7 @@ def round_dask(x: Any, mode: object, out: object, device: object, devices: objec
 
 
 def _parameters(
+    call: str,
     x: Any,
     accepted: tuple[np.dtype[Any], ...],
     takes: str,
@@ -224,15 +232,14 @@ def _parameters(
     dtypes: tuple[np.dtype[Any], np.dtype[Any]],
     out: object,
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
-    """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
-    and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned non-negative
-    axis)."""
+    """A dask ``x``'s ``call`` (a one-liner's name) checked as NumPy's is (from its dtype and shape, no data), and
+    its scale and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned
+    non-negative axis)."""
     check_dask_input(x, accepted.__contains__, takes, out)
     resolved = axis_argument(axis)
-    given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
-    values = {
-        name: parameter_values(name, value, dtype) for (name, value), dtype in zip(given.items(), dtypes, strict=False)
-    }
+    values = {"scale": scale_values(call, scale, dtypes[0])}
+    if zero_point is not None:
+        values["zero_point"] = parameter_values("zero_point", zero_point, dtypes[1])
     refuse_blocks(values, block_size_argument(block_size))
     along = axis_of_per_axis_values(x, resolved, {name: value.size for name, value in values.items()})
     shape = parameter_shape(x, along)
@@ -268,9 +275,9 @@ def quantize_dask(
     along the axis, cut to each block's chunk of that axis."""
     output_dtype = quantize_output_dtype(dtype, zero_point)
     x_dtype = np.dtype(getattr(x, "dtype", None))
-    scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
+    dtypes = (np.dtype(np.float32) if x_dtype == np.int32 else x_dtype, output_dtype)
     scales, zero_points, along = _parameters(
-        x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, block_size, (scale_dtype, output_dtype), out
+        "quantize_linear", x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
     )
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
@@ -296,7 +303,7 @@ def dequantize_dask(
     output_dtype = dequantize_output_dtype(scale)
     dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
     scales, zero_points, along = _parameters(
-        x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
+        "dequantize_linear", x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
     )
     da = _dask_array()
     spec = device_spec(device)

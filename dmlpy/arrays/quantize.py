@@ -28,6 +28,7 @@ from dmlpy.arrays.parameters import (
     numbers,
     parameter_values,
     parameter_view,
+    scale_values,
 )
 from dmlpy.arrays.split import Piece, check_devices, run_split
 from dmlpy.enums import ExtRoundingMode, RoundingMode
@@ -194,7 +195,7 @@ def quantize_array(
     array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
     output_dtype = quantize_output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
-    values = _values(scale, zero_point, (scale_dtype, output_dtype))
+    values = _values("quantize_linear", scale, zero_point, (scale_dtype, output_dtype))
     plan = partial(quantize_call, mode=resolve_mode(mode))  # type: ignore[arg-type]  # resolve_mode refuses junk
     return _checked_run(plan, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 
@@ -219,15 +220,16 @@ def dequantize_array(
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
     array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
-    values = _values(scale, zero_point, (output_dtype, array.dtype))
+    values = _values("dequantize_linear", scale, zero_point, (output_dtype, array.dtype))
     return _checked_run(dequantize_call, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 
 
 def _values(
-    scale: object, zero_point: object, dtypes: tuple[np.dtype[Any], np.dtype[Any]]
+    call: str, scale: object, zero_point: object, dtypes: tuple[np.dtype[Any], np.dtype[Any]]
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None]:
-    """The scale's and zero point's (or None's) checked values as the scale's and zero point's ``dtypes``."""
-    scales = parameter_values("scale", scale, dtypes[0])
+    """The scale's and zero point's (or None's) checked values as the scale's and zero point's ``dtypes``, for
+    ``call`` (a one-liner's name, which a ScaleWarning names)."""
+    scales = scale_values(call, scale, dtypes[0])
     return scales, None if zero_point is None else parameter_values("zero_point", zero_point, dtypes[1])
 
 

@@ -1,0 +1,95 @@
+"""The one-liners speak alike (issue 30): a scale that is not positive and finite runs, as DirectML and ONNX run
+it, with a dml.ScaleWarning at the caller's line."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from tests.helpers import quantize_oracle
+
+F32 = np.dtype(np.float32)
+X = np.array([[-3.0, -0.5, 0.0, 0.5], [1.0, 2.5, 7.0, -7.0], [100.0, -100.0, 0.25, 3.5]], F32)
+Q = np.array([[0, 3, 128, 250], [255, 7, 128, 1], [12, 200, 129, 130]], np.uint8)
+
+QUANTIZE_EFFECT = (
+    "neither DirectML nor ONNX checks scale values, so the call runs, but quantizing divides by it: x / scale is "
+    "then infinite or NaN (saturated or zero results), or of the opposite sign: pass a positive, finite scale"
+)
+DEQUANTIZE_EFFECT = (
+    "neither DirectML nor ONNX checks scale values, so the call runs, but dequantizing multiplies by it: the "
+    "results are then 0, infinite, NaN, or of the opposite sign: pass a positive, finite scale"
+)
+
+
+def _warning_of(call: Any) -> tuple[Any, warnings.WarningMessage]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    scale_warnings = [w for w in caught if issubclass(w.category, dml.ScaleWarning)]
+    assert len(scale_warnings) == 1, [str(w.message) for w in caught]
+    return result, scale_warnings[0]
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -0.5], ids=["nan", "inf", "negative"])
+def test_quantize_warns_of_a_scale_that_is_not_positive_and_finite_and_runs_as_onnx_does(scale: float) -> None:
+    result, caught = _warning_of(lambda: dml.quantize_linear(X, scale, np.uint8(128)))
+    assert str(caught.message) == f"quantize_linear: scale is {scale} (as float32); {QUANTIZE_EFFECT}"
+    assert caught.filename == __file__  # the caller's line, not dmlpy's
+    assert np.array_equal(result, quantize_oracle.quantize(X, np.float32(scale), np.uint8(128)))
+
+
+def test_a_zero_scale_saturates_and_warns() -> None:
+    result, caught = _warning_of(lambda: dml.quantize_linear(X, 0.0, np.int8(0)))
+    assert str(caught.message) == f"quantize_linear: scale is 0.0 (as float32); {QUANTIZE_EFFECT}"
+    # x / 0 is an infinity of x's sign (saturated), 0 / 0 is NaN (0), as IEEE division gives them.
+    expected = np.where(X > 0, 127, np.where(X < 0, -128, 0)).astype(np.int8)
+    assert np.array_equal(result, expected)
+
+
+def test_dequantize_warns_naming_how_many_values_and_the_first() -> None:
+    scales = np.array([0.5, -0.25, 0.0, np.nan], F32)
+    result, caught = _warning_of(lambda: dml.dequantize_linear(Q, scales, np.uint8(128), axis=1))
+    assert str(caught.message) == (
+        "dequantize_linear: 3 of the scale's 4 values are zero, negative, infinite or NaN (as float32), the first "
+        f"-0.25 at index 1; {DEQUANTIZE_EFFECT}"
+    )
+    expected = (Q.astype(np.float64) - 128) * scales.astype(np.float64)
+    assert np.array_equal(result, expected.astype(F32), equal_nan=True)
+
+
+def test_a_scale_the_input_type_cannot_hold_warns_as_it_is_held() -> None:
+    # 1e6 is beyond float16, whose scale it becomes for a float16 x: the operator sees +inf.
+    x = X.astype(np.float16)
+    result, caught = _warning_of(lambda: dml.quantize_linear(x, 1e6))
+    assert str(caught.message) == f"quantize_linear: scale is inf (as float16); {QUANTIZE_EFFECT}"
+    assert np.array_equal(result, quantize_oracle.quantize(x, np.float16(np.inf)))
+
+
+def test_blocked_scales_warn_with_the_index_of_the_first() -> None:
+    scales = np.array([[1.0, 1.0], [1.0, 0.0], [1.0, 1.0]], F32)  # per (1, 2) block of X
+    _, caught = _warning_of(lambda: dml.quantize_linear(X, scales))
+    assert str(caught.message).startswith(
+        "quantize_linear: 1 of the scale's 6 values are zero, negative, infinite or NaN (as float32), the first "
+        "0.0 at index (1, 1);"
+    )
+
+
+def test_a_dask_array_warns_at_the_call_too() -> None:
+    da = pytest.importorskip("dask.array")
+    lazy, caught = _warning_of(lambda: dml.quantize_linear(da.from_array(X, chunks=(2, 2)), -1.0))
+    assert str(caught.message) == f"quantize_linear: scale is -1.0 (as float32); {QUANTIZE_EFFECT}"
+    assert caught.filename == __file__
+    assert np.array_equal(lazy.compute(), quantize_oracle.quantize(X, np.float32(-1.0)))
+
+
+def test_positive_finite_scales_do_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dml.ScaleWarning)
+        dml.quantize_linear(X, np.float32(np.finfo(F32).tiny))
+        dml.quantize_linear(X, np.array([0.5, 1.0, 2.0, 4.0], F32), axis=1)
+        dml.dequantize_linear(Q, np.float16(65504))
