@@ -30,6 +30,7 @@ from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
 from dmlpy.arrays.parameters import (
     axis_argument,
     block_size_argument,
+    check_axis_length,
     parameter_values,
     parameter_view,
     scale_values,
@@ -242,6 +243,9 @@ def _parameters(
         values["zero_point"] = parameter_values("zero_point", zero_point, dtypes[1])
     refuse_blocks(values, block_size_argument(block_size))
     along = axis_of_per_axis_values(x, resolved, {name: value.size for name, value in values.items()})
+    for name, value in values.items():
+        if along is not None and value.size != 1:  # checked against the whole shape, for the suggestion
+            check_axis_length(name, value.size, x.shape, resolved)
     shape = parameter_shape(x, along)
     scale_view = parameter_view("scale", values["scale"], shape, resolved)
     zero_view = None if zero_point is None else parameter_view("zero_point", values["zero_point"], shape, resolved)

@@ -138,13 +138,32 @@ def parameter_view(name: str, values: npt.NDArray[Any], shape: tuple[int, ...], 
             f"default), which an input of {len(shape)} dimension{'s' if len(shape) != 1 else ''} does not have: give "
             "axis=0 for a 1-D input, or a single value"
         )
-    resolved %= rank
-    axis_length = shape[resolved] if shape else 1
-    if array.size != axis_length:
+    check_axis_length(name, array.size, shape, axis)
+    return values_view(array, shape, resolved % rank)
+
+
+def check_axis_length(name: str, count: int, shape: tuple[float, ...], axis: int | None) -> None:
+    """That a per-axis scale or zero point's ``count`` values are one per index of the input's ``axis`` (None:
+    ONNX's default, 1; in range): else InvalidArgumentError saying whether the axis was the default, and which
+    axes of the input's ``shape`` (a dask array's may hold nan) the values would fit."""
+    resolved = (1 if axis is None else axis) % max(1, len(shape))
+    length = shape[resolved] if shape else 1
+    if count == length:
+        return
+    message = f"{name} has {count} values but the input's axis {resolved} has {length} entries"
+    if axis is None:
+        message += "; axis was left out, so it is 1 (ONNX's default)"
+    fitting = [f"axis={d}" for d, n in enumerate(shape) if n == count]
+    shown = tuple(n if math.isnan(n) else int(n) for n in shape)  # a dask array's lengths: int, or nan
+    if fitting:
+        axes = "axis" if len(fitting) == 1 else "axes"
         raise InvalidArgumentError(
-            f"{name} has {array.size} values but the input's axis {resolved} has {axis_length} entries"
+            f"{message}: pass {' or '.join(fitting)}, the input's {axes} of {count} entries (shape {shown})"
         )
-    return values_view(array, shape, resolved)
+    raise InvalidArgumentError(
+        f"{message}, and no axis of the input (shape {shown}) has {count}: give one value per index of the axis, "
+        "or a single value"
+    )
 
 
 def values_view(values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:

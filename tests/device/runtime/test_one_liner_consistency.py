@@ -93,3 +93,65 @@ def test_positive_finite_scales_do_not_warn() -> None:
         dml.quantize_linear(X, np.float32(np.finfo(F32).tiny))
         dml.quantize_linear(X, np.array([0.5, 1.0, 2.0, 4.0], F32), axis=1)
         dml.dequantize_linear(Q, np.float16(65504))
+
+
+# -------------------------------------------------------------------- per-axis values: the default axis said
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "message"),
+    [
+        (
+            (3, 4),
+            None,
+            "scale has 3 values but the input's axis 1 has 4 entries; axis was left out, so it is 1 (ONNX's "
+            "default): pass axis=0, the input's axis of 3 entries (shape (3, 4))",
+        ),
+        (
+            (3, 4),
+            -1,
+            "scale has 3 values but the input's axis 1 has 4 entries: pass axis=0, the input's axis of 3 entries "
+            "(shape (3, 4))",
+        ),
+        (
+            (3, 2, 3),
+            None,
+            "scale has 3 values but the input's axis 1 has 2 entries; axis was left out, so it is 1 (ONNX's "
+            "default): pass axis=0 or axis=2, the input's axes of 3 entries (shape (3, 2, 3))",
+        ),
+        (
+            (2, 4),
+            None,
+            "scale has 3 values but the input's axis 1 has 4 entries; axis was left out, so it is 1 (ONNX's "
+            "default), and no axis of the input (shape (2, 4)) has 3: give one value per index of the axis, or a "
+            "single value",
+        ),
+    ],
+    ids=["default-one-fits", "given-one-fits", "default-two-fit", "default-none-fits"],
+)
+def test_a_per_axis_mismatch_says_whether_the_axis_was_the_default_and_which_fits(
+    shape: tuple[int, ...], axis: int | None, message: str
+) -> None:
+    x = np.zeros(shape, F32)
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.quantize_linear(x, np.ones(3, F32), axis=axis)
+    assert str(error.value) == message
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.dequantize_linear(x.astype(np.uint8), np.float32(1), np.zeros(3, np.uint8), axis)
+    assert str(error.value) == message.replace("scale", "zero_point", 1)
+
+
+def test_the_suggested_axis_runs() -> None:
+    scales = np.array([0.5, 1.0, 2.0], F32)
+    expected = quantize_oracle.quantize(X, scales, axis=0)
+    assert np.array_equal(dml.quantize_linear(X, scales, axis=0), expected)
+
+
+def test_a_dask_array_gets_the_suggestion_from_its_whole_shape() -> None:
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.quantize_linear(da.from_array(X, chunks=(2, 2)), np.ones(3, F32))
+    assert str(error.value) == (
+        "scale has 3 values but the input's axis 1 has 4 entries; axis was left out, so it is 1 (ONNX's default): "
+        "pass axis=0, the input's axis of 3 entries (shape (3, 4))"
+    )
