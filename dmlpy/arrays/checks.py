@@ -14,18 +14,51 @@ entries is refused.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 import pyopencl.array as cl_array
 
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError, KeywordOnlyArgumentError
 from dmlpy.runtime.device import Device
 
 MAX_DIMENSIONS = 8
+
+Parameters = ParamSpec("Parameters")
+Result = TypeVar("Result")
+
+
+def keyword_only_explained(
+    call: str, why: str
+) -> Callable[[Callable[Parameters, Result]], Callable[Parameters, Result]]:
+    """A one-liner (named ``call``) that refuses more positional arguments than it takes with
+    KeywordOnlyArgumentError saying ``why`` the rest are keyword-only, where Python's TypeError says only how many
+    it takes. The signature stays the function's own (``inspect.signature``, the docs)."""
+
+    def explained(function: Callable[Parameters, Result]) -> Callable[Parameters, Result]:
+        parameters = inspect.signature(function).parameters.values()
+        positional = [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        keywords = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        limit = "at most " if len(positional) > 1 else ""
+        takes = f"{call} takes {limit}{len(positional)} positional argument{'s' if len(positional) > 1 else ''}"
+        rest = f"{', '.join(keywords[:-1])} and {keywords[-1]} are keyword-only"
+
+        @functools.wraps(function)
+        def checked(*args: Parameters.args, **kwargs: Parameters.kwargs) -> Result:
+            if len(args) > len(positional):
+                raise KeywordOnlyArgumentError(
+                    f"{takes} ({', '.join(positional)}) but {len(args)} were given; {rest}: {why}"
+                )
+            return function(*args, **kwargs)
+
+        return checked
+
+    return explained
 
 
 def is_device_array(value: object) -> bool:

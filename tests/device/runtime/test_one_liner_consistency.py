@@ -155,3 +155,46 @@ def test_a_dask_array_gets_the_suggestion_from_its_whole_shape() -> None:
         "scale has 3 values but the input's axis 1 has 4 entries; axis was left out, so it is 1 (ONNX's default): "
         "pass axis=0, the input's axis of 3 entries (shape (3, 4))"
     )
+
+
+# ------------------------------------------------------------------ positional arguments past the signature
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: dml.round(X, 2),
+            "dml.round takes 1 positional argument (x) but 2 were given; mode, out, device and devices are "
+            "keyword-only: dml.round(x, 2) would read like np.round(x, 2), two decimals, but dml.round rounds to "
+            "integral values, in a rounding mode: pass the mode by name, dml.round(x, mode=...)",
+        ),
+        (
+            lambda: dml.quantize_linear(X, 0.5, np.uint8(1), 1, np.uint8, "ROUND_UP"),
+            "dml.quantize_linear takes at most 5 positional arguments (x, scale, zero_point, axis, dtype) but 6 "
+            "were given; block_size, mode, out, device and devices are keyword-only: the positional ones are ONNX "
+            "QuantizeLinear's inputs and attributes, in its order, so that a mode or an output is never taken for "
+            "one of them: pass the others by name, mode=...",
+        ),
+        (
+            lambda: dml.dequantize_linear(Q, 0.5, np.uint8(1), 0, np.float32),
+            "dml.dequantize_linear takes at most 4 positional arguments (x, scale, zero_point, axis) but 5 were "
+            "given; block_size, out, device and devices are keyword-only: the positional ones are ONNX "
+            "DequantizeLinear's inputs and attribute, in its order: pass the others by name, out=... (there is no "
+            "mode or dtype: dequantizing rounds nothing, and the output has the scale's type)",
+        ),
+    ],
+    ids=["round", "quantize_linear", "dequantize_linear"],
+)
+def test_a_positional_argument_past_the_signature_says_why_the_rest_are_keyword_only(call: Any, message: str) -> None:
+    with pytest.raises(dml.KeywordOnlyArgumentError) as error:
+        call()
+    assert str(error.value) == message
+    assert isinstance(error.value, TypeError) and isinstance(error.value, dml.DmlError)  # Python's kind of error
+
+
+def test_the_same_calls_by_keyword_run() -> None:
+    halves_away_from_zero = np.sign(X) * np.floor(np.abs(X) + 0.5)  # exact: X holds halves and small integers
+    assert np.array_equal(dml.round(X, mode=2), halves_away_from_zero)
+    expected = quantize_oracle.quantize(X, np.float32(0.5), np.uint8(1), 1, np.uint8, "NEAREST_TOWARD_INFINITY")
+    assert np.array_equal(dml.quantize_linear(X, 0.5, np.uint8(1), 1, np.uint8, mode="ROUND_UP"), expected)
