@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays import runner
-from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
+from dmlpy.arrays.checks import InputTypes, check_dimensions, described, unmask, with_mask
 from dmlpy.arrays.parameters import (
     axis_argument,
     block_size_argument,
@@ -38,15 +38,13 @@ from dmlpy.arrays.parameters import (
 )
 from dmlpy.arrays.quantize import (
     DEQUANTIZE_INPUTS,
-    DEQUANTIZE_TAKES,
     QUANTIZE_INPUTS,
-    QUANTIZE_TAKES,
     dequantize_call,
     dequantize_output_dtype,
     quantize_call,
     quantize_output_dtype,
 )
-from dmlpy.arrays.round import TAKES, round_call, supported
+from dmlpy.arrays.round import ROUND_INPUTS, round_call
 from dmlpy.arrays.split import check_devices
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.modes import AnyRoundingMode, resolve_mode
@@ -103,13 +101,13 @@ def _meta(ndim: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     return np.empty((0,) * ndim, dtype)
 
 
-def check_dask_input(x: Any, accepts: Any, takes: str, out: object) -> None:
+def check_dask_input(x: Any, types: InputTypes, out: object) -> None:
     """A dask ``x`` checked as the NumPy path checks an array, from its dtype and dimensions (no data), and
     ``out`` refused."""
     refuse_out(out)
     dtype = np.dtype(x.dtype)
-    if not accepts(dtype):
-        raise InvalidArgumentError(f"x is a dask array of {dtype}; {takes}")
+    if not types.accepts(dtype):
+        raise types.refusal(x, f"a dask array of {dtype}", dtype)
     check_dimensions(x)
 
 
@@ -214,7 +212,7 @@ def round_dask(x: Any, mode: object, out: object, device: object, devices: objec
     """``dml.round`` of a dask array: checked here, lazy, the same chunks."""
     if devices is not None:
         check_devices(devices, device, x)
-    check_dask_input(x, supported, TAKES, out)
+    check_dask_input(x, ROUND_INPUTS, out)
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
     spec = device_spec(device)
@@ -224,8 +222,7 @@ def round_dask(x: Any, mode: object, out: object, device: object, devices: objec
 def _parameters(
     call: str,
     x: Any,
-    accepted: tuple[np.dtype[Any], ...],
-    takes: str,
+    types: InputTypes,
     scale: object,
     zero_point: object,
     axis: object,
@@ -236,7 +233,7 @@ def _parameters(
     """A dask ``x``'s ``call`` (a one-liner's name) checked as NumPy's is (from its dtype and shape, no data), and
     its scale and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned
     non-negative axis)."""
-    check_dask_input(x, accepted.__contains__, takes, out)
+    check_dask_input(x, types, out)
     resolved = axis_argument(axis)
     values = {"scale": scale_values(call, scale, dtypes[0])}
     if zero_point is not None:
@@ -281,7 +278,7 @@ def quantize_dask(
     x_dtype = np.dtype(getattr(x, "dtype", None))
     dtypes = (np.dtype(np.float32) if x_dtype == np.int32 else x_dtype, output_dtype)
     scales, zero_points, along = _parameters(
-        "quantize_linear", x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
+        "quantize_linear", x, QUANTIZE_INPUTS, scale, zero_point, axis, block_size, dtypes, out
     )
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
@@ -307,7 +304,7 @@ def dequantize_dask(
     output_dtype = dequantize_output_dtype(scale)
     dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
     scales, zero_points, along = _parameters(
-        "dequantize_linear", x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
+        "dequantize_linear", x, DEQUANTIZE_INPUTS, scale, zero_point, axis, block_size, dtypes, out
     )
     da = _dask_array()
     spec = device_spec(device)

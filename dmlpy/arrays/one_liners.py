@@ -68,11 +68,12 @@ def round(
     bfloat16 and integer arrays (returned unchanged) run the extension, on ``device`` if it has extensions
     enabled (else UnsupportedError) or a default one that has.
 
-    ``x``: a NumPy array, number or nested lists, or anything NumPy views without a copy through ``__array__``
-    or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array). A masked array gives a masked array
-    with a copy of its mask and its fill value; the masked slots hold the data under the mask, rounded (as
-    ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask). Device
-    memory other than a pyopencl array, iterators, None, and torch tensors that NumPy cannot view (requiring
+    ``x``: a NumPy array, number or nested lists (read as NumPy reads them: float64, int64), or anything NumPy
+    views without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy
+    array). No one-liner converts ``x``: a dtype it does not take is refused naming the conversion. A masked
+    array gives a masked array with a copy of its mask and its fill value; the masked slots hold the data under
+    the mask, rounded (as ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask).
+    Device memory other than a pyopencl array, iterators, None, and torch tensors that NumPy cannot view (requiring
     grad, on a GPU, bfloat16) are refused, naming what was given.
 
     ``x`` may also be a ``pyopencl.array.Array`` (views and offsets included): the result is then one on ``x``'s
@@ -169,8 +170,10 @@ def quantize_linear(
     operator on ``x`` and the output viewed split, (blocks, block) per blocked axis, with the scale broadcast over
     each block by a 0 stride: nothing is materialised, up to 8 dimensions once split (dmlpy.quantization_blocks).
 
-    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    ``x`` may be a NumPy array, number or nested lists (read as NumPy reads them: float64, int64; never converted:
+    another dtype is refused naming the conversion, ``np.asarray(x, np.float32)`` here), or anything NumPy views
+    without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or
+    a pyopencl array (the
     result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
     docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
     GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the
@@ -246,8 +249,10 @@ def dequantize_linear(
     keyword-only (KeywordOnlyArgumentError, a TypeError, says so). There is no ``mode``: dequantizing rounds
     nothing but the float result. A scale that is zero, negative, infinite or NaN runs with a ScaleWarning.
 
-    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    ``x`` may be a NumPy array, number or nested lists (read as NumPy reads them: float64, int64; never converted:
+    another dtype is refused naming the conversion, ``np.asarray(x, np.uint8)`` here), or anything NumPy views
+    without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or
+    a pyopencl array (the
     result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
     docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
     GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from dmlpy import nibbles
 from dmlpy.arrays import runner
 from dmlpy.arrays.blocked import BlockedRun, apart_from, blocked_runs, is_blocked, split_parameter, split_view
-from dmlpy.arrays.checks import Mask, check_device, check_out, input_array, out_data, unmask, with_mask
+from dmlpy.arrays.checks import InputTypes, Mask, check_device, check_out, input_array, out_data, unmask, with_mask
 from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.parameters import (
     axis_argument,
@@ -170,12 +170,20 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     return zero_point_dtype
 
 
-QUANTIZE_INPUTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
-QUANTIZE_TAKES = "quantize_linear takes float32, float16 or int32 input"
-DEQUANTIZE_INPUTS = tuple(
-    np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
+QUANTIZE_INPUTS = InputTypes(
+    (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)).__contains__,
+    "quantize_linear takes float32, float16 or int32 input",
+    converts_to=dict.fromkeys("fiub", "np.float32"),
 )
-DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4"
+DEQUANTIZE_INPUTS = InputTypes(
+    tuple(
+        np.dtype(t)
+        for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
+    ).__contains__,
+    "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4",
+    converts_to=dict.fromkeys("fiub", "np.uint8"),
+    note=", or the integer type x was quantized to",
+)
 
 
 def quantize_array(
@@ -192,7 +200,7 @@ def quantize_array(
 ) -> Any:
     """dml.quantize_linear of anything but a dask array; see ``one_liners.quantize_linear``."""
     data, mask = unmask(x)
-    array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
+    array = input_array(data, QUANTIZE_INPUTS)
     output_dtype = quantize_output_dtype(dtype, zero_point)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     values = _values("quantize_linear", scale, zero_point, (scale_dtype, output_dtype))
@@ -219,7 +227,7 @@ def dequantize_array(
     """dml.dequantize_linear of anything but a dask array; see ``one_liners.dequantize_linear``."""
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
-    array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    array = input_array(data, DEQUANTIZE_INPUTS)
     values = _values("dequantize_linear", scale, zero_point, (output_dtype, array.dtype))
     return _checked_run(dequantize_call, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 

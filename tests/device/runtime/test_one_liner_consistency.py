@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pyopencl.array as cl_array
 import pytest
 
 import dmlpy as dml
@@ -198,3 +199,90 @@ def test_the_same_calls_by_keyword_run() -> None:
     assert np.array_equal(dml.round(X, mode=2), halves_away_from_zero)
     expected = quantize_oracle.quantize(X, np.float32(0.5), np.uint8(1), 1, np.uint8, "NEAREST_TOWARD_INFINITY")
     assert np.array_equal(dml.quantize_linear(X, 0.5, np.uint8(1), 1, np.uint8, mode="ROUND_UP"), expected)
+
+
+# ------------------------------------------------------- one input rule: x in its own dtype, the fix named
+
+NEVER_CONVERTED = "(dmlpy never converts x itself: a conversion may change its values)"
+QUANTIZE_TAKES = "quantize_linear takes float32, float16 or int32 input"
+DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: dml.quantize_linear([1.5, 2.5], 0.5),
+            f"x is a list that NumPy reads as float64; {QUANTIZE_TAKES}: pass np.asarray(x, np.float32) "
+            f"{NEVER_CONVERTED}",
+        ),
+        (
+            lambda: dml.quantize_linear(np.array([1.5, 2.5]), 0.5),
+            f"x is a float64 array; {QUANTIZE_TAKES}: pass x.astype(np.float32) {NEVER_CONVERTED}",
+        ),
+        (
+            lambda: dml.quantize_linear(np.ma.masked_array(np.array([1.5, 2.5]), [True, False]), 0.5),
+            f"x is a float64 array; {QUANTIZE_TAKES}: pass x.astype(np.float32) {NEVER_CONVERTED}",
+        ),
+        (
+            lambda: dml.quantize_linear(3, 0.5),
+            f"x is an int that NumPy reads as int64; {QUANTIZE_TAKES}: pass np.asarray(x, np.float32) "
+            f"{NEVER_CONVERTED}",
+        ),
+        (
+            lambda: dml.dequantize_linear([0, 128, 255], 0.5),
+            f"x is a list that NumPy reads as int64; {DEQUANTIZE_TAKES}: pass np.asarray(x, np.uint8), or the "
+            f"integer type x was quantized to {NEVER_CONVERTED}",
+        ),
+        (
+            lambda: dml.dequantize_linear(np.zeros(2, np.float32), 0.5),
+            f"x is a float32 array; {DEQUANTIZE_TAKES}: pass x.astype(np.uint8), or the integer type x was "
+            f"quantized to {NEVER_CONVERTED}",
+        ),
+        (  # what no conversion makes roundable stays as it was
+            lambda: dml.round([0.5j]),
+            "x is a list that NumPy reads as complex128; dml.round takes float32 or float16 arrays (DirectML's "
+            "FLOAT32, FLOAT16), or float64, bfloat16 and integer arrays (dmlpy extensions)",
+        ),
+    ],
+    ids=[
+        "quantize-list",
+        "quantize-float64",
+        "quantize-masked",
+        "quantize-int",
+        "dequantize-list",
+        "dequantize-float32",
+        "round-complex",
+    ],
+)
+def test_a_dtype_not_taken_is_refused_naming_the_conversion(call: Any, message: str) -> None:
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        call()
+    assert str(error.value) == message
+
+
+def test_the_named_conversions_run() -> None:
+    given = [1.5, 2.5, -0.25]
+    expected = quantize_oracle.quantize(np.asarray(given, np.float32), np.float32(0.5), np.int8(0))
+    assert np.array_equal(dml.quantize_linear(np.asarray(given, np.float32), 0.5, np.int8(0)), expected)
+    levels = [0, 128, 255]
+    expected = quantize_oracle.dequantize(np.asarray(levels, np.uint8), np.float32(0.5), np.uint8(128))
+    assert np.array_equal(dml.dequantize_linear(np.asarray(levels, np.uint8), 0.5, np.uint8(128)), expected)
+    # dml.round takes the same list as it is: NumPy reads it as float64, which its extension rounds exactly.
+    assert dml.round(given).dtype == np.float64
+
+
+def test_dask_and_pyopencl_arrays_are_told_the_same(device: Any) -> None:
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.quantize_linear(da.from_array(np.zeros(4)), 0.5)
+    assert str(error.value) == (
+        f"x is a dask array of float64; {QUANTIZE_TAKES}: pass x.astype(np.float32) {NEVER_CONVERTED}"
+    )
+    on_device = cl_array.to_device(device.queue, np.zeros(4, np.int64))
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        dml.dequantize_linear(on_device, np.float32(0.5))
+    assert str(error.value) == (
+        f"x is a pyopencl array of int64; {DEQUANTIZE_TAKES}: pass x.astype(np.uint8), or the integer type x was "
+        f"quantized to {NEVER_CONVERTED}"
+    )
