@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dmlpy.enums import FeatureLevel
-from dmlpy.problems import visible
+from dmlpy.errors import DmlError
+from dmlpy.modes import MODE_NAMES, AnyRoundingMode, resolve_mode
+from dmlpy.ops._base import directml_mode_hint
+from dmlpy.problems import did_you_mean, visible
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -86,6 +89,21 @@ def feature_level(args: argparse.Namespace) -> FeatureLevel:
         ) from None
 
 
+def rounding_mode(text: str) -> AnyRoundingMode:
+    """--mode as resolve_mode reads it; CliError adding what a refused name may have meant: the closest name, or
+    for ceil and floor the DirectML operator that does it (and the extension mode that does it here)."""
+    try:
+        return resolve_mode(text)
+    except DmlError as error:
+        hint = directml_mode_hint(text)
+        if hint:
+            direction = "UP" if "no ceil mode" in hint else "DOWN"
+            hint += f"; --mode ROUND_{direction} does it here (nGraph's, a dmlpy extension)"
+        else:
+            hint = did_you_mean(text.strip(), MODE_NAMES)
+        raise CliError(f"--mode: {error}{' ' + hint.strip() if hint else ''}") from None
+
+
 # ---------------------------------------------------------------------------------- commands that convert .npy files
 
 
@@ -136,12 +154,13 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_force_argument(parser: argparse.ArgumentParser, output: str) -> None:
-    """--force: replace an output whose permissions make it read-only, which is refused otherwise."""
+    """--force (-f): replace an existing output, which is refused otherwise (a read-only one too)."""
     parser.add_argument(
+        "-f",
         "--force",
         action="store_true",
-        help=f"replace {output} even where its permissions make it read-only (refused otherwise, as the shell's > "
-        "refuses it); it keeps its mode",
+        help=f"replace {output} if it exists, even where its permissions make it read-only (refused otherwise, "
+        "with nothing written); it keeps its mode",
     )
 
 

@@ -21,11 +21,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
+from dmlpy.cli.common import (
+    EXIT_OK,
+    CliError,
+    add_file_arguments,
+    file_paths,
+    pick_device,
+    progress_choice,
+    rounding_mode,
+    say,
+)
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
-from dmlpy.errors import DmlError
-from dmlpy.modes import AnyRoundingMode, resolve_mode
 
 QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32"))
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
@@ -203,7 +210,7 @@ class _Quantize:
     def run(self, args: argparse.Namespace) -> int:
         output = QUANTIZED[args.dtype]
         source_path, target = file_paths(args, changes_dtype=f"{output} data")
-        mode = _parse_mode(args.mode)
+        mode = rounding_mode(args.mode)
         takes = "quantize takes float32, float16 or int32 data"
         with open_npy(source_path, QUANTIZE_INPUTS, takes) as source:
             native = source.dtype.newbyteorder("=")
@@ -260,13 +267,6 @@ def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--axis", type=int, metavar="A", help="the axis per-axis values run along (default 1, as ONNX's)"
     )
-
-
-def _parse_mode(text: str) -> AnyRoundingMode:
-    try:
-        return resolve_mode(text)
-    except DmlError as error:
-        raise CliError(f"--mode: {error}") from None
 
 
 QUANTIZE = _Quantize()
