@@ -8,8 +8,11 @@ import argparse
 import os
 import signal
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from dmlpy.enums import FeatureLevel
 from dmlpy.errors import DmlError
@@ -64,6 +67,27 @@ def say(*lines: str, stream: SupportsWrite[str] | None = None, end: str = "\n") 
     if encoding:
         text = text.encode(encoding, "backslashreplace").decode(encoding)
     out.write(text)
+
+
+@contextmanager
+def printed_warnings(prefix: str) -> Iterator[None]:
+    """Within the block, a Python warning (a one-liner's, or the command's own) is printed at once as one line,
+    ``PREFIX: warning: MESSAGE``, on stderr; Python's filters still decide which are shown (a message repeated
+    from one place, once)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        say(f"{prefix}: warning: {message}", stream=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 # ------------------------------------------------------------------------------------------------------ options

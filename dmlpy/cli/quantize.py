@@ -27,12 +27,14 @@ from dmlpy.cli.common import (
     add_file_arguments,
     file_paths,
     pick_device,
+    printed_warnings,
     progress_choice,
     rounding_mode,
     say,
 )
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
+from dmlpy.cli.saturation import Saturation, scale_warning
 
 QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32"))
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
@@ -156,13 +158,13 @@ def _chunks(source: NpyFile, parameters: Parameters, chunk_bytes: int) -> tuple[
 
 
 def _summary(
-    verb: str, source: NpyFile, output: np.dtype[Any], parameters: Parameters, paths: tuple[Path, Path]
+    verb: str, source: NpyFile, output: np.dtype[Any], parameters: Parameters, paths: tuple[Path, Path], note: str
 ) -> None:
     count = source.size
     plural = "" if count == 1 else "s"
     say(
         f"{verb} {count} element{plural} ({dtype_words(source.dtype)} to {output}, {parameters.describe()}) from "
-        f"{paths[0]} into {paths[1]}",
+        f"{paths[0]} into {paths[1]}{note}",
         stream=sys.stderr,
     )
 
@@ -175,22 +177,31 @@ def _convert(
     parameters: Parameters,
     operation: Callable[..., None],
     words: tuple[str, str],
+    saturation: Saturation | None = None,
 ) -> None:
     """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
     out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
-    ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized")."""
+    ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized"), which says what
+    ``saturation`` counted. Warnings (a scale that is not a finite positive number) are printed as they come."""
     plan_output(paths[1], force=args.force)  # checked before a device is created; convert_file checks again
     device = pick_device(args.device)
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
         scale, zero_point, axis = parameters.for_chunk(where)
         operation(chunk, scale, zero_point, axis, out, device)
+        if saturation is not None:
+            saturation.count(chunk, out, scale, zero_point, axis, device)
 
     chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
     progress = progress_choice(args)
-    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force)
+    with printed_warnings(f"dmlpy {args.command}"):
+        scale_warning(parameters.scale)
+        convert_file(
+            source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force
+        )
     if not args.quiet:
-        _summary(words[1], source, output, parameters, paths)
+        note = "" if saturation is None else f"; {saturation.summary()}"
+        _summary(words[1], source, output, parameters, paths, note)
 
 
 class _Quantize:
@@ -221,7 +232,8 @@ class _Quantize:
             def quantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 quantize_linear(chunk, scale, zero_point, axis, output, mode=mode, out=out, device=device)
 
-            _convert(args, source, (source_path, target), output, parameters, quantize, ("quantizing", "quantized"))
+            words = ("quantizing", "quantized")
+            _convert(args, source, (source_path, target), output, parameters, quantize, words, Saturation(output, mode))
         return EXIT_OK
 
 
