@@ -6,7 +6,8 @@ change the dtype).
 ``--scale`` and ``--zero-point`` take a number, comma-separated numbers (one per entry of ``--axis``, ONNX's
 per-axis form) or a .npy file of a scalar or 1-D array. A per-axis conversion reads the file in chunks that
 each hold whole blocks of the axis where they fit and otherwise a slice of it, with the matching slice of the
-scales: chunking never changes the result.
+scales: chunking never changes the result. The summary of ``quantize`` counts the elements that saturated, and
+both warn of a scale that is not a finite positive number (``saturation``).
 """
 
 from __future__ import annotations

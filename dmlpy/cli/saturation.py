@@ -25,10 +25,9 @@ if TYPE_CHECKING:
 
 
 def scale_warning(scale: npt.NDArray[Any]) -> None:
-    """Warn (a UserWarning) of a --scale value that is not a finite positive number.
-
-    The check the one-liners make too once ``dml.quantize_linear`` and ``dequantize_linear`` warn of such a scale
-    themselves; the command prints whichever warning is raised (``printed_warnings``)."""
+    """Warn (a UserWarning) of a --scale value that is not a finite positive number: the command's one check.
+    Once ``dml.quantize_linear`` and ``dequantize_linear`` warn of such a scale themselves, this goes, and
+    ``printed_warnings`` prints theirs in its place."""
     bad = scale[~(np.isfinite(scale) & (scale > 0))]
     if bad.size:
         which = f"{bad.size} of its {scale.size} values are" if scale.size > 1 else "it is"
