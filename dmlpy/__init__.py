@@ -40,6 +40,7 @@ from dmlpy.enums import (
     TensorType,
 )
 from dmlpy.errors import (
+    DescriptorProblems,
     DeviceRemovedError,
     DmlError,
     InvalidArgumentError,
@@ -122,6 +123,7 @@ __all__ = [
     "BufferTensorDesc",
     "ConstantDataGraphNodeDesc",
     "CreateDeviceFlags",
+    "DescriptorProblems",
     "DeviceRemovedError",
     "DmlError",
     "ExecutionFlags",

@@ -7,6 +7,7 @@ given, the rule, and the feature level where the rule changes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 E_INVALIDARG = 0x80070057
@@ -35,6 +36,26 @@ class InvalidArgumentError(DmlError, ValueError):
     """E_INVALIDARG: a descriptor, binding or argument breaks a DirectML rule."""
 
     hresult = E_INVALIDARG
+
+
+class DescriptorProblems(InvalidArgumentError):
+    """E_INVALIDARG for a descriptor or binding built with wrong fields: a field name misspelt or missing, a
+    value of the wrong type or range, a field given twice. ``problems`` holds one teaching line per problem in C
+    field paths (``ELEMENT_WISE_ROUND.InputTensor.Sizes[3] is -4; ...``, a misspelt name with "did you mean"),
+    and the message is the line, or the lines one per row when there are several. The constructors,
+    ``model_validate`` and the JSON reader raise it; catch ``InvalidArgumentError`` (or ``ValueError``) to catch it
+    with the rule violations ``validate`` finds."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            message = self.problems[0]
+        else:
+            message = f"{len(self.problems)} problems:\n" + "\n".join(f"  {line}" for line in self.problems)
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type[DescriptorProblems], tuple[list[str]]]:
+        return type(self), (self.problems,)
 
 
 class UnsupportedError(DmlError):

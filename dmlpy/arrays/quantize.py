@@ -27,6 +27,7 @@ from dmlpy.arrays.checks import (
     check_out,
     described,
     input_array,
+    is_device_array,
     out_data,
     unmask,
     with_mask,
@@ -235,6 +236,17 @@ def _devices_or_device(device: object, devices: object, array: object) -> Device
     return device  # type: ignore[return-value]  # checked: a Device or None
 
 
+def refuse_device_nibbles(dtype: np.dtype[Any], x: object, out: object) -> None:
+    """4-bit values come and go as NumPy arrays, packed two a byte at the boundary (``dmlpy.nibbles``); a
+    pyopencl array holds one a byte, which the kernels would misread: refused."""
+    if dtype in nibbles.DTYPES and (is_device_array(x) or is_device_array(out)):
+        raise InvalidArgumentError(
+            f"{dtype} values on the device: a pyopencl array holds one a byte, and DirectML's 4-bit tensors hold "
+            "two; pass NumPy arrays (packed and unpacked on the way), or bind packed buffers through the object "
+            "model (Device.upload and Buffer.read pack and unpack ml_dtypes arrays)"
+        )
+
+
 def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     """quantize_linear's output dtype: ``dtype``, else a NumPy zero point's dtype (ONNX's rule), else uint8. A
     plain Python int zero point leaves it to ``dtype``."""
@@ -287,6 +299,7 @@ def quantize_array(
     data, mask = unmask(x)
     array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
     output_dtype = quantize_output_dtype(dtype, zero_point)
+    refuse_device_nibbles(output_dtype, array, out)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
     values = _values(scale, zero_point, (scale_dtype, output_dtype))
     plan = partial(quantize_call, mode=resolve_mode(mode))  # type: ignore[arg-type]  # resolve_mode refuses junk
@@ -313,6 +326,7 @@ def dequantize_array(
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
     array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    refuse_device_nibbles(array.dtype, array, out)
     values = _values(scale, zero_point, (output_dtype, array.dtype))
     return _checked_run(dequantize_call, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 

@@ -1,14 +1,17 @@
 """The picture of a DML_GRAPH_DESC: graph inputs on the left, nodes in columns by how many nodes lie before
-them, graph outputs on the right; every edge drawn with its tensor's data type and sizes; the kernels a compiled
-graph runs outlined (a fused group around all its nodes); for a refused graph, the nodes and edges its message
-names drawn red, with the message.
+them, graph outputs on the right; every edge drawn with its tensor's data type and sizes, the label over the
+level run the edge ends in, where no other line passes (dmlpy.drawing.routing) and clear of every kernel's
+outline; the kernels a compiled graph runs outlined (a fused group around all its nodes); for a refused graph,
+the nodes and edges its message names drawn red, with the message.
 
 Classes: ``graph-input``, ``graph-output``, ``node``, ``node constant``, ``edge input``, ``edge intermediate``,
-``edge output``, ``edge-label``, ``kernel fused``, ``kernel single``, ``flagged``, ``problem``.
+``edge output``, ``edge-label``, ``kernel fused``, ``kernel single``, ``kernel-caption``, ``flagged``,
+``problem``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -21,9 +24,20 @@ CONSTANT_WIDTH = 150
 PORT_ZONE = 66
 """Left part of a node box, where its input fields are named at the heights their edges arrive."""
 PILL_WIDTH = 90
-COLUMN_PITCH = 420
-"""Node width plus room for the tensor labels that sit at the arriving end of each edge."""
-ROW_GAP = 30
+PORT_PITCH = 16
+"""Between the heights where a node's inputs arrive: room for a tensor label over each arriving edge."""
+CURVE = 80
+"""The width of the gap between columns where edges curve, left of the tensor labels."""
+LABEL_SIZE = 9
+LABEL_EM = 0.65
+"""The most a label's character is wide, in ems: more than DejaVu Sans's (the widest common sans-serif) digits,
+capitals but M and W, brackets, commas and spaces, of which a label ("FLOAT32 [1, 3, 4, 4]") is made."""
+LABEL_END = 16
+"""From a label's right end to the node its edge arrives at: room for the arrowhead and the outline of the
+node's kernel (12 px out), so a label never meets it."""
+ROW_GAP = 44
+"""Between nodes stacked in a column: room for two kernel outlines, 10 px below the one and 24 px above the
+other (its caption), apart."""
 LEFT = 20
 TOP = 46
 
@@ -45,7 +59,7 @@ class DrawnNode:
 
     @property
     def height(self) -> int:
-        return max(52, 14 * len(self.inputs) + 18)
+        return max(52, PORT_PITCH * len(self.inputs) + 18)
 
 
 @dataclass(frozen=True)
@@ -132,8 +146,16 @@ def _drawn_ports(count: int, named: Sequence[int]) -> list[int]:
     return sorted(dict.fromkeys(wanted[:MAX_PORTS]))
 
 
-def _x(column: int) -> float:
-    return LEFT if column == 0 else LEFT + PILL_WIDTH + 150 + (column - 1) * COLUMN_PITCH
+def _label_run(edges: Sequence[DrawnEdge]) -> float:
+    """The level run each edge ends in, under its label: as long as the longest label needs."""
+    longest = max((len(edge.label) for edge in edges), default=0)
+    return LABEL_END + math.ceil(LABEL_EM * LABEL_SIZE * longest) + 6
+
+
+def _x(column: int, gap: float) -> float:
+    """The left side of a column: the graph inputs' and the constants under them, then operator nodes, ``gap``
+    (the curves and the labels) apart."""
+    return LEFT if column == 0 else LEFT + CONSTANT_WIDTH + gap + (column - 1) * (NODE_WIDTH + gap)
 
 
 def graph_picture(
@@ -149,6 +171,8 @@ def graph_picture(
     """The picture of a graph (see the module docstring). Operator nodes stand in rows by column, constant nodes
     in a band beneath them, graph inputs left and graph outputs right."""
     column = _columns(nodes, edges)
+    run = _label_run(edges)
+    gap = CURVE + run
     position: dict[tuple[str, int], tuple[float, float]] = {}
     heights: dict[int, float] = {}
     for index, node in enumerate(nodes):
@@ -156,7 +180,7 @@ def graph_picture(
             continue
         y = TOP + 20 + heights.get(column[index], 0)
         heights[column[index]] = heights.get(column[index], 0) + node.height + ROW_GAP
-        position["node", index] = (_x(column[index]), y)
+        position["node", index] = (_x(column[index], gap), y)
     inputs = _drawn_ports(input_count, [e.source for e in edges if e.kind == "input"])
     outputs = _drawn_ports(output_count, [e.target for e in edges if e.kind == "output"])
     for rank, index in enumerate(inputs):
@@ -167,11 +191,11 @@ def graph_picture(
         if node.constant:
             shift = constants_below.get(column[index], 0)
             constants_below[column[index]] = shift + node.height + ROW_GAP
-            position["node", index] = (_x(column[index]), band + shift)
+            position["node", index] = (_x(column[index], gap), band + shift)
     last = max(column, default=0) + 1
     for rank, index in enumerate(outputs):
-        position["output", index] = (_x(last), TOP + 20 + rank * (52 + ROW_GAP))
-    width = _x(last) + PILL_WIDTH + 30
+        position["output", index] = (_x(last, gap), TOP + 20 + rank * (52 + ROW_GAP))
+    width = _x(last, gap) + PILL_WIDTH + 30
     bottom = max(
         [y + (nodes[i].height if kind == "node" else 52) for (kind, i), (_, y) in position.items()], default=TOP
     )
@@ -195,7 +219,7 @@ def graph_picture(
             f'width="{x1 - x0:g}" height="{y1 - y0:g}" rx="10" fill="{"#fff6e0" if kernel.fused else "none"}" '
             f'stroke="#d08c00" stroke-width="{1.6 if kernel.fused else 0.8}" stroke-dasharray="6 4"/>'
         )
-        parts.append(text(x0 + 8, y0 + 14, what, size=10, colour="#8a5a00"))
+        parts.append(text(x0 + 8, y0 + 14, what, cls="kernel-caption", size=10, colour="#8a5a00"))
     for index in inputs:
         x, y = position["input", index]
         parts.append(_pill(x, y, f"graph input {index}", "graph-input", COLOURS["input"]))
@@ -205,7 +229,8 @@ def graph_picture(
     obstacles = Boxes(
         [(i, x, y, nodes[i].width, nodes[i].height) for (kind, i), (x, y) in position.items() if kind == "node"]
     )
-    lanes = Lanes(obstacles.lane_ends(), outlines)
+    path_run = run - 6  # a path ends at its arrowhead, 6 px before the node
+    lanes = Lanes(obstacles.lane_ends(path_run), outlines)
     labels = []
     for edge in edges:
         start_key = ("input", edge.source) if edge.kind == "input" else ("node", edge.source)
@@ -216,18 +241,19 @@ def graph_picture(
         source_width = PILL_WIDTH if edge.kind == "input" else nodes[edge.source].width
         source_height = 52 if edge.kind == "input" else nodes[edge.source].height
         x1, y1 = sx + source_width, sy + source_height / 2
-        x2, y2 = ex, ey + (26 if edge.kind == "output" else 16 + 14 * edge.port)
+        x2, y2 = ex, ey + (26 if edge.kind == "output" else 16 + PORT_PITCH * edge.port)
         colour = COLOURS["problem"] if edge.flagged else COLOURS[edge.kind]
-        path = route(x1, y1, x2 - 6, y2, obstacles.without(end_key[1] if end_key[0] == "node" else None), lanes)
+        ends_at = obstacles.without(end_key[1] if end_key[0] == "node" else None)
+        path = route(x1, y1, x2 - 6, y2, ends_at, lanes, path_run)
         parts.append(
             f'<path class="edge {edge.kind}{" flagged" if edge.flagged else ""}" d="{path}" fill="none" '
             f'stroke="{colour}" stroke-width="{2.4 if edge.flagged else 1.4}"/>'
             f'<polygon points="{x2:g},{y2:g} {x2 - 7:g},{y2 - 4:g} {x2 - 7:g},{y2 + 4:g}" fill="{colour}"/>'
         )
-        # The label ends left of a kernel's outline (12 px before the node), so it never straddles it.
+        # Over the edge's level run, clear of the edge arriving a port above (PORT_PITCH up).
         labels.append(
-            f'<text class="edge-label" x="{x2 - 16:g}" y="{y2 - 3:g}" text-anchor="end" font-size="9" '
-            f'fill="{colour}">{escape(edge.label)}</text>'
+            f'<text class="edge-label" x="{x2 - LABEL_END:g}" y="{y2 - 4:g}" text-anchor="end" '
+            f'font-size="{LABEL_SIZE}" fill="{colour}">{escape(edge.label)}</text>'
         )
     parts += [_node(*position["node", index], node) for index, node in enumerate(nodes)]
     parts += labels
@@ -266,7 +292,7 @@ def graph_picture(
 def _node(x: float, y: float, node: DrawnNode) -> str:
     stroke = COLOURS["problem"] if node.flagged else "#555"
     fields = "".join(
-        text(x + 4, y + 19 + 14 * k, name.removesuffix("Tensor"), size=8, colour="#555")
+        text(x + 4, y + 19 + PORT_PITCH * k, name.removesuffix("Tensor"), size=8, colour="#555")
         for k, name in enumerate(node.inputs)
     )
     centre = x + (node.width + (PORT_ZONE if node.inputs else 0)) / 2

@@ -18,27 +18,28 @@ LANE_MARGIN = 12
 """Distance from the lowest box an edge passes to its lane."""
 LANE_OVERHANG = 10
 """How far a lane runs on beyond the first and last box it passes."""
-LABEL_RUN = 90
-"""Level run before a node at the end of a routed edge: the width of a tensor label."""
 
 
-def route(x1: float, y1: float, x2: float, y2: float, boxes: Obstacles, lanes: Lanes) -> str:
-    """The SVG path of an edge from (x1, y1) to (x2, y2) past the other nodes' boxes. It first runs level past
+def route(x1: float, y1: float, x2: float, y2: float, boxes: Obstacles, lanes: Lanes, run: float) -> str:
+    """The SVG path of an edge from (x1, y1) to (x2, y2) past the other nodes' boxes, ending in a level ``run``
+    (where the tensor labels of the edges into a column sit: no other edge passes there). It first runs level past
     any box its start lies over (a constant or operator node wider than the edge's source in the same column),
     then makes one S-curve where no box stands between; otherwise it runs beneath those boxes on a lane of its
     own, kept LANE_GAP from the lanes and the kernel outlines' borders it runs beside, so an edge that skips
-    columns never passes under a node or along a border."""
+    columns never passes under a node or along a border. Its curves keep out of every column's labels: the lane
+    is reached before the labels of the first column it passes (a lane starts ``run`` + LANE_OVERHANG before a
+    box), runs beneath the labels of the columns it passes (they sit beside their nodes, above the lowest
+    bottom), and is left before the end's run."""
     clear = boxes.clear_of(x1)
     level = f"M{x1:g},{y1:g} L{clear:g},{y1:g}" if clear > x1 else f"M{x1:g},{y1:g}"
+    arrive = x2 - run
     between = boxes.between(clear, x2)
     if between is None:
-        middle = (clear + x2) / 2
-        return f"{level} C{middle:g},{y1:g} {middle:g},{y2:g} {x2:g},{y2:g}"
+        middle = (clear + arrive) / 2
+        return f"{level} C{middle:g},{y1:g} {middle:g},{y2:g} {arrive:g},{y2:g} L{x2:g},{y2:g}"
     first_left, last_right, lowest = between
-    down_at, up_at = first_left - LANE_OVERHANG, last_right + LANE_OVERHANG
+    down_at, up_at = first_left - run - LANE_OVERHANG, last_right + LANE_OVERHANG
     lane = lanes.place(max(y1, lowest + LANE_MARGIN), down_at, up_at)
-    # The climb ends LABEL_RUN before the node where there is room, so the tensor label sits over a level run.
-    arrive = max(up_at + (x2 - up_at) / 3, x2 - LABEL_RUN)
     down, up = (clear + down_at) / 2, (up_at + arrive) / 2
     return (
         f"{level} C{down:g},{y1:g} {down:g},{lane:g} {down_at:g},{lane:g} L{up_at:g},{lane:g} "
@@ -65,13 +66,14 @@ class Boxes:
         """The boxes an edge ending at ``node`` (None: at a graph output) is routed past: all but its own ends."""
         return Obstacles(self, node)
 
-    def lane_ends(self) -> list[float]:
-        """Where a lane may start and end: LANE_OVERHANG beyond a box's left or right side."""
+    def lane_ends(self, run: float) -> list[float]:
+        """Where a lane may start and end: ``run`` (the labels' level run) and LANE_OVERHANG before a box's left
+        side, LANE_OVERHANG beyond its right."""
         return [
             end
             for width in self.widths
             for left, right in zip(width.lefts, width.rights, strict=True)
-            for end in (left - LANE_OVERHANG, right + LANE_OVERHANG)
+            for end in (left - run - LANE_OVERHANG, right + LANE_OVERHANG)
         ]
 
 

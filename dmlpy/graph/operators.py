@@ -246,7 +246,13 @@ def _quantization_node(
     constant nodes for numbers, all of them taken back if the operator refuses."""
     with x.graph._all_or_nothing():
         scale_expression = parameter(scale[0], x, scale[1], where, "scale")
-        zero = None if zero_point[0] is None else parameter(zero_point[0], x, zero_point[1], where, "zero_point")
+        # A number zero point takes the scale's Sizes (the zero point must have them; for the element-wise
+        # operators they are x's anyway).
+        zero = (
+            None
+            if zero_point[0] is None
+            else parameter(zero_point[0], scale_expression, zero_point[1], where, "zero_point")
+        )
         op = desc_class.from_slots(
             {
                 "input_tensor": x.desc,
@@ -314,8 +320,9 @@ def dequantize_linear(
 
 def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
     """A quantization tensor of FL 6_3's QUANTIZE and DEQUANTIZE, which keeps its own Sizes (each dimension 1,
-    x's, or a divisor of it: DirectML splits the blocks itself): an expression as it is, a number a constant of
-    one element, a NumPy array of x's rank a constant of its shape."""
+    x's, or a divisor of it: DirectML splits the blocks itself): an expression as it is, a number one value
+    broadcast over ``like``'s Sizes (x's for the scale, the scale's for the zero point), a NumPy array of x's rank
+    a constant of its shape."""
     if isinstance(value, Expression):
         return value
     if isinstance(value, np.ndarray) and value.ndim:
@@ -327,7 +334,7 @@ def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType
         return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=value.shape))
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
         raise argument_error(where, name, value, "an expression, a number or a NumPy array of x's rank")
-    return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
+    return like.graph.constant(value, _broadcast(like.sizes, data_type))
 
 
 def quantize(

@@ -158,7 +158,8 @@ def elementwise_kernel(
     pairs = any(tensors[k].nibble for k, _ in stores)
     if pairs:
         defines += [("NIBBLE_PAIRS", "1")]
-    if (packed or rows) and _pairs_align(tensors, layout):
+    paired = (packed or rows) and _pairs_align(tensors, layout)
+    if paired:
         defines += [("PAIRED", "1")]
         nibble_outputs = [k for k, _ in stores if tensors[k].nibble]
         lines.append(_macro("PAIR_BEGIN", [f"uchar nibbles{k} = 0;" for k in nibble_outputs]))
@@ -171,7 +172,8 @@ def elementwise_kernel(
         "\n".join(lines) + "\n",
     )
     run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs
-    return profile.lowered(kernel, layout, run_length, vector_width=2 if pairs else 1)
+    # Under the "gpu" shape a work-item takes a pair per step where stores are paired or loops count pairs.
+    return profile.lowered(kernel, layout, run_length, vector_width=2 if pairs or paired else 1)
 
 
 def _pairs_align(tensors: Sequence[ValueType], layout: ElementwiseLayout) -> bool:

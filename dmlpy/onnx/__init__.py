@@ -9,9 +9,10 @@ It lowers graphs of the ONNX operators whose semantics DirectML expresses exactl
 operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them). A unary operator
 lowers through one generic path (Round is DirectML's HALVES_TO_NEAREST_EVEN, Ceil and Floor are exact, Identity
 copies tensors); QuantizeLinear and DequantizeLinear take per-tensor, per-axis and blocked scales (opset 21's
-``block_size``: the axis read split into equal blocks, the scale broadcast over each with a 0 stride) and 8-bit
-outputs. Any other node, and any form DirectML cannot express (float8, 4- and 2-bit types, 16-bit quantized
-outputs, sequences), is refused at ``prepare``, and a blocked form one DirectML graph cannot express (a partial
+``block_size``: the axis read split into equal blocks, the scale broadcast over each with a 0 stride), 8-bit
+outputs, and INT4 and UINT4 through FL 6_3's QUANTIZE and DEQUANTIZE (a missing zero point is ONNX's 0). Any
+other node, and any form DirectML cannot express (float8 and 2-bit types, 16-bit quantized outputs, sequences),
+is refused at ``prepare``, and a blocked form one DirectML graph cannot express (a partial
 last block, a split output read another way, which would need a Reshape node) at the first ``run`` of those
 shapes, with a message naming the node, its operator and
 opset, and why; so is a model that contradicts itself (an output declared of a type its node does not compute,
@@ -47,9 +48,18 @@ from dmlpy.onnx.lowering import MAX_DIMENSIONS as MAX_DIMENSIONS
 from dmlpy.onnx.lowering import SUPPORTED_OPS as SUPPORTED_OPS
 
 prepare = DmlBackend.prepare
+"""``prepare(model, device="CPU", **options)``: ``DmlBackend.prepare``, onnx.backend's entry point (not DirectML).
+Checks and lowers ``model`` (a ModelProto, a .onnx path or its bytes) and uploads its initializers; the
+``DmlBackendRep`` it returns runs the model with ``rep.run([x, ...])``. Options: ``base_dir``, ``dml_device``."""
 run_model = DmlBackend.run_model
+"""``run_model(model, inputs, device="CPU", **options)``: onnx.backend's one-shot run (not DirectML),
+``prepare(model, device, **options).run(inputs)``; the outputs as a tuple of NumPy arrays."""
 run_node = DmlBackend.run_node
+"""``run_node(node, inputs, device="CPU", **options)``: ``DmlBackend.run_node`` (not DirectML), one ONNX node run
+on NumPy arrays in the node's input order, as a model of that node alone."""
 supports_device = DmlBackend.supports_device
+"""``supports_device(device)``: ``DmlBackend.supports_device`` (not DirectML), True for ``"CPU"`` only, which runs on
+dmlpy's default OpenCL device (``prepare(model, dml_device=...)`` picks another)."""
 
 __all__ = [
     "MAX_COMPILED_GRAPHS",

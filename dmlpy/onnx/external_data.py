@@ -187,7 +187,7 @@ def upload_external(
     folder, location, offset, length = _external_location(tensor, base_dir, where)
     if tensor.HasField("raw_data"):
         raise InvalidArgumentError(f"{where} holds raw_data and names external data; a tensor holds its data in one")
-    need = int(np.prod(dims, dtype=object)) * DATA_TYPES[data_type].bits // 8
+    need = (int(np.prod(dims, dtype=object)) * DATA_TYPES[data_type].bits + 7) // 8  # 4-bit: a half-filled last byte
     if length is not None and length != need:
         raise InvalidArgumentError(
             f"{where}: its external data has length {length}; its dims {list(dims)} of {onnx_name(data_type)} "

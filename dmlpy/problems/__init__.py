@@ -10,7 +10,7 @@ package sits below the model layer and imports none of it. ``translation`` reads
 the values they hold.
 """
 
-from dmlpy.problems.translation import DescriptorProblems as DescriptorProblems
+from dmlpy.errors import DescriptorProblems as DescriptorProblems
 from dmlpy.problems.translation import Expect as Expect
 from dmlpy.problems.translation import validation_problems as validation_problems
 from dmlpy.problems.values import QUOTED_LENGTH as QUOTED_LENGTH

@@ -15,7 +15,6 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from dmlpy.enums import EXTENSION_BASE, DmlEnum, DmlFlag
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.problems.values import did_you_mean, is_dml_model, show
 
 
@@ -25,22 +24,6 @@ class Expect:
     1")]``. The innermost annotation's last Expect speaks (a sequence's items have their own)."""
 
     text: str
-
-
-class DescriptorProblems(InvalidArgumentError):
-    """A descriptor (or binding) that breaks DirectML's rules; ``problems`` holds one teaching line per problem,
-    and the message is the line, or the lines one per row when there are several."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        if len(self.problems) == 1:
-            message = self.problems[0]
-        else:
-            message = f"{len(self.problems)} problems:\n" + "\n".join(f"  {line}" for line in self.problems)
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[type[DescriptorProblems], tuple[list[str]]]:
-        return type(self), (self.problems,)
 
 
 def _members(annotation: Any) -> list[Any]:

@@ -110,7 +110,8 @@ class Buffer:
 
     def write(self, array: npt.ArrayLike, offset: int = 0) -> None:
         """Copy an array's bytes (C order) into the buffer at byte ``offset``; returns when done. A 4-bit array
-        (ml_dtypes' int4, uint4) is written as DirectML lays it out, two elements a byte (``dmlpy.nibbles``)."""
+        (ml_dtypes' int4, uint4) is written as DirectML lays it out, two elements a byte (``dmlpy.nibbles``), in
+        whole bytes: an odd count's last byte gets a high nibble of 0."""
         check_process()
         data = device_bytes(host_array("Buffer.write", "array", array))
         memory = self.memory  # held until the copy is done, whatever another thread releases
@@ -155,6 +156,11 @@ class Buffer:
         order), or wait for the events."""
         check_process()
         resolved, dims, memory, start, _ = self._check_view("as_array", dtype, shape, offset)
+        if resolved in nibbles.DTYPES:
+            raise InvalidArgumentError(
+                f"Buffer.as_array: {resolved} elements lie two a byte in the buffer, and a pyopencl array holds one a "
+                "byte; read them with Buffer.read (which unpacks them), or view the bytes as uint8"
+            )
         if start % resolved.itemsize:
             raise InvalidArgumentError(
                 f"Buffer.as_array: offset {start} is not a multiple of {resolved}'s {resolved.itemsize}-byte "

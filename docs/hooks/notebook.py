@@ -1,4 +1,4 @@
-"""MkDocs hook: where mkdocs-jupyter's notebook pages go. docs/tour.ipynb and docs/tour.md (the README's tour)
+"""MkDocs hook: where mkdocs-jupyter's notebook pages go. docs/tour.ipynb and docs/tour.md (the tour)
 would both become tour/index.html, and MkDocs would silently keep one; the notebook's page is notebook-tour/."""
 
 from __future__ import annotations

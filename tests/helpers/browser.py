@@ -15,8 +15,9 @@ own pages). So ``page`` starts with a script that prefixes what ``console.error`
 
 The layout: ``page`` ends with a script that measures every picture's ``<text>`` with the browser's own font
 metrics (``getBBox``) and writes a ``console.error`` starting ``layout:`` for a text that runs out of its picture,
-overlaps another text, or straddles the edge of a rectangle (a text is either inside a rectangle, as a cell's
-label, or clear of it).
+overlaps another text, straddles the edge of a rectangle (a text is either inside a rectangle, as a cell's
+label, or clear of it) or is crossed by a line, a path or an arrowhead (a point of it, taken a pixel apart along
+it, inside the text's box).
 """
 
 from __future__ import annotations
@@ -63,6 +64,15 @@ for (const [n, svg] of [...document.querySelectorAll("body > div > svg")].entrie
     return { x0, y0, x1: x0 + b.width * m.a, y1: y0 + b.height * m.d };
   };
   const texts = [...svg.querySelectorAll("text")].map((e) => [e.textContent, box(e)]);
+  // Every line, path and arrowhead as points a pixel apart along it, in the picture's space.
+  const strokes = [...svg.querySelectorAll("line, path, polygon")].map((e) => {
+    const m = e.getCTM(), length = e.getTotalLength(), points = [];
+    for (let at = 0; at <= length; at += 1) {
+      const p = e.getPointAtLength(at);
+      points.push([p.x * m.a + m.e, p.y * m.d + m.f]);
+    }
+    return [e.tagName, points];
+  });
   const rects = [...svg.querySelectorAll("rect")].map(box)
     .filter((r) => !(r.x0 <= 0 && r.y0 <= 0 && r.x1 >= size.width && r.y1 >= size.height));  // the background
   const meet = (a, b) => a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5;
@@ -77,6 +87,13 @@ for (const [n, svg] of [...document.querySelectorAll("body > div > svg")].entrie
     for (const r of rects) {
       if (meet(t, r) && !inside(t, r)) {
         console.error(`layout: ${name}: text "${words}" ${where(t)} straddles the rectangle ${where(r)}`);
+      }
+    }
+    for (const [tag, points] of strokes) {
+      const hit = points.find(([x, y]) => x > t.x0 + 0.5 && x < t.x1 - 0.5 && y > t.y0 + 0.5 && y < t.y1 - 0.5);
+      if (hit) {
+        console.error(`layout: ${name}: text "${words}" ${where(t)} is crossed by a <${tag}> at ` +
+          `(${hit[0].toFixed(1)}, ${hit[1].toFixed(1)})`);
       }
     }
   }

@@ -7,6 +7,7 @@ importing pyopencl.
 from __future__ import annotations
 
 import ast
+import html
 import importlib.util
 import inspect
 import itertools
@@ -83,13 +84,18 @@ def test_every_public_name_has_a_docstring_naming_what_it_mirrors() -> None:
     )
 
 
-def test_every_public_name_is_in_the_api_reference() -> None:
-    documented = {
+def api_entries() -> set[str]:
+    """The names the API reference pages give an entry (``::: dmlpy.X``)."""
+    return {
         line.removeprefix("::: ").strip()
         for page in API_PAGES
         for line in page.read_text(encoding="utf-8").splitlines()
         if line.startswith("::: ")
     }
+
+
+def test_every_public_name_is_in_the_api_reference() -> None:
+    documented = api_entries()
     absent = [
         name
         for name in public_names()
@@ -100,6 +106,26 @@ def test_every_public_name_is_in_the_api_reference() -> None:
     # The graph builder's functions come from the operator table: each has its entry too.
     undocumented = [name for name in BUILDERS if f"dmlpy.graph.{name}" not in documented]
     assert not undocumented, f"dml.graph functions with no ::: entry in docs/api/: {undocumented}"
+    # The subpackages a user imports by name: every name their __all__ offers.
+    import dmlpy.onnx
+
+    for package in (dmlpy.graph, dmlpy.onnx):
+        missing = [
+            name
+            for name in package.__all__
+            if f"{package.__name__}.{name}" not in documented
+            and not (f"dmlpy.{name}" in documented and getattr(dmlpy, name, None) is getattr(package, name))
+        ]
+        assert not missing, f"{package.__name__} names with no ::: entry in docs/api/: {missing}"
+
+
+def test_a_field_typo_raises_a_documented_class() -> None:
+    with pytest.raises(dmlpy.DmlError) as raised:
+        dmlpy.BufferTensorDesc(data_typ="FLOAT32", sizes=(1, 2))
+    assert "did you mean DataType?" in str(raised.value)
+    name = type(raised.value).__name__
+    assert getattr(dmlpy, name) is type(raised.value) and name in dmlpy.__all__
+    assert f"dmlpy.{name}" in api_entries()
 
 
 # ------------------------------------------------------------------------------ dir() and help() without OpenCL
@@ -197,6 +223,24 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
     assert 'id="dmlpy.arrays.quantize_linear"' in one_liners
     tour = (site / "tour" / "index.html").read_text(encoding="utf-8")
     assert "DMLCalcBufferTensorSize" in tour and "DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC" in tour
+    # Every ::: entry rendered: its heading's id is on its page.
+    for page in API_PAGES:
+        html = (site / "api" / ("" if page.stem == "index" else page.stem) / "index.html").read_text(encoding="utf-8")
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.startswith("::: "):
+                assert f'id="{line.removeprefix("::: ").strip()}"' in html, (page.name, line)
+    # A descriptor's signature lists its fields (docs/hooks/griffe_builders.py), not pydantic's **data.
+    graphs = html_text((site / "api" / "graphs" / "index.html").read_text(encoding="utf-8"))
+    assert "GraphDesc(**data" not in graphs
+    assert re.search(r"GraphDesc\(\s*\*,\s*input_count: UInt32 = 0,\s*output_count: UInt32 = 0,", graphs), graphs[:2000]
+    descriptors = html_text((site / "api" / "descriptors" / "index.html").read_text(encoding="utf-8"))
+    assert re.search(r"BufferTensorDesc\(\s*\*,\s*data_type: TensorDataType \| ExtTensorDataType,", descriptors)
+    assert "rounding_mode: RoundingMode = RoundingMode.HALVES_TO_NEAREST_EVEN" in descriptors
+
+
+def html_text(page: str) -> str:
+    """A page's text as a reader sees it: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 # ------------------------------------------------------------------------------------------ the operator list
@@ -240,5 +284,11 @@ def test_version_license_and_changelog_agree_with_pyproject() -> None:
 
     changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "Keep a Changelog" in changelog
-    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
-    assert releases and releases[0] == version, f"CHANGELOG.md's newest release is {releases[:1]}, not {version}"
+    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", changelog, flags=re.MULTILINE)
+    assert releases and releases[0][0] == version, f"CHANGELOG.md's newest release is {releases[:1]}, not {version}"
+    # Keep a Changelog's order: what is not released yet on top, then each release, newest first.
+    headings = re.findall(r"^## (.+)$", changelog, flags=re.MULTILINE)
+    assert headings[0] == "[Unreleased]" and len(headings) == len(releases) + 1, headings
+    numbers = [tuple(int(part) for part in number.split(".")) for number, _ in releases]
+    dates = [date for _, date in releases]
+    assert numbers == sorted(numbers, reverse=True) and dates == sorted(dates, reverse=True), releases

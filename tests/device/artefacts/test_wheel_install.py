@@ -96,6 +96,12 @@ def test_wheel_carries_py_typed_license_and_version(wheel: Path) -> None:
     assert PROJECT["license"] == "MIT" and "\nLicense-Expression: MIT\n" in metadata
     assert license_text == (REPO / "LICENSE").read_text(encoding="utf-8")
     assert license_text.startswith("MIT License")
+    # What an index shows beside the name: who wrote it, where it lives, what it is for.
+    assert "\nAuthor: the dmlpy contributors\n" in metadata
+    urls = {line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Project-URL: ")}
+    assert urls == {f"{label}, {url}" for label, url in PROJECT["urls"].items()} and len(urls) >= 3
+    classifiers = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Classifier: ")]
+    assert classifiers == PROJECT["classifiers"] and "Typing :: Typed" in classifiers
 
 
 # A user's script, written as the README writes dmlpy. It must type-check under --strict: every name resolves

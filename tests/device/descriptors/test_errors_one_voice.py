@@ -66,7 +66,19 @@ def _valid(cls: type[DmlModel]) -> dict[str, Any]:
         return {"type": "BUFFER", "desc": TENSOR}
     if cls is ScaleBias:
         return {"scale": 2.0, "bias": 1.0}
-    return {name: TENSOR for name, info in cls.model_fields.items() if info.is_required()}
+    return {name: _valid_value(info.annotation) for name, info in cls.model_fields.items() if info.is_required()}
+
+
+def _valid_value(annotation: Any) -> Any:
+    """A valid value of a required operator field: a tensor, a list of one tensor (QUANTIZE's
+    QuantizationTensors), or an enum's member (QuantizationType)."""
+    members = _members(annotation)
+    enums = [m for m in members if isinstance(m, type) and issubclass(m, DmlEnum)]
+    if enums:
+        return list(enums[0])[-1].name
+    if any(typing.get_origin(m) is tuple for m in members):
+        return [TENSOR]
+    return TENSOR
 
 
 def _members(annotation: Any) -> list[Any]:
@@ -241,7 +253,7 @@ def test_an_unknown_operator_type_is_the_only_problem_reported() -> None:
             parse_descriptor(document)
         (line,) = cli.value.problems
         assert line.startswith('DML_OPERATOR_DESC.Type is "ELEMENT_WISE_ROUNDX"; it must be one of ')
-        assert "ELEMENT_WISE_ROUND (99)" in line and "INVALID" not in line and "QUANTIZE (173)" not in line
+        assert "ELEMENT_WISE_ROUND (99)" in line and "QUANTIZE (173)" in line and "INVALID" not in line
         assert problems_of(lambda document=document: dml.OperatorDesc.model_validate(document)) == [line]
     round_desc = dml.ElementWiseRoundOperatorDesc(input_tensor=TENSOR, output_tensor=TENSOR)
     line = one_problem(lambda: dml.OperatorDesc(type="ROUNDX", desc=round_desc))

@@ -43,9 +43,10 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "identity_sequence": "sequence",
     "identity_opt": "optional",
 }
-"""ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types
-(no DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the blocked symmetric case's output_dtype is INT16)
-(ELEMENT_WISE_QUANTIZE_LINEAR outputs 8-bit integers), and sequences and optionals (DirectML has tensors only)."""
+"""ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
+DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
+blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers), and
+sequences and optionals (DirectML has tensors only)."""
 
 
 def _backend_test() -> Any:

@@ -15,6 +15,14 @@ import pytest
 import dmlpy as dml
 from dmlpy.graph.desc import GraphDesc
 from tests.helpers.cli import EXAMPLES, run_dmlpy
+from tests.helpers.svg_geometry import (
+    border_segments,
+    grown,
+    path_points,
+    polyline_enters,
+    segment_enters,
+    text_rect,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 F32 = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 4))
@@ -118,23 +126,6 @@ def test_a_graph_desc_draws_every_node_and_edge() -> None:
     # x, the zero point twice and the output are INT8; the scale twice and the two intermediates FLOAT32.
     assert Counter(texts(svg, "edge-label")) == {"FLOAT32 [1, 3, 2, 2]": 4, "INT8 [1, 3, 2, 2]": 4}
     assert desc._repr_svg_() == svg
-
-
-def path_points(d: str, steps: int = 40) -> list[tuple[float, float]]:
-    """Points along an SVG path of absolute M, L and C commands, each segment sampled ``steps`` times."""
-    points: list[tuple[float, float]] = []
-    for command, numbers in re.findall(r"([MLC])([^MLC]*)", d):
-        values = [float(v) for v in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", numbers)]
-        xy = list(zip(values[0::2], values[1::2], strict=True))
-        if command == "M":
-            points += xy
-            continue
-        controls = [points[-1], *xy] if command == "C" else [points[-1], points[-1], xy[0], xy[0]]
-        for t in (i / steps for i in range(1, steps + 1)):
-            weights = ((1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3)
-            x, y = (sum(w * c[axis] for w, c in zip(weights, controls, strict=True)) for axis in (0, 1))
-            points.append((x, y))
-    return points
 
 
 def boxes_of(root: ET.Element, cls: str) -> list[tuple[float, float, float, float]]:
@@ -373,3 +364,64 @@ def test_svg_never_overwrites_the_descriptor(tmp_path: Path) -> None:
         done = run_dmlpy(command, str(mine), "--svg", str(mine))
         assert done.returncode == 2 and "refusing to overwrite it" in done.stderr
         assert mine.read_text() == (EXAMPLES / "round.json").read_text()
+
+
+# ------------------------------------------------------------------------------------ labels a line never strikes
+def labels_and_lines(
+    svg: str,
+) -> tuple[list[tuple[str, tuple[float, float, float, float]]], list[list[tuple[float, float]]]]:
+    """The edge labels and kernel captions, each with its box; every edge and arrowhead as the points along it."""
+    root = ET.fromstring(svg)
+    labels = [
+        (t.text or "", text_rect(t, root))
+        for t in root.iter(f"{SVG}text")
+        if t.get("class") in ("edge-label", "kernel-caption")
+    ]
+    lines = [path_points(p.get("d", "")) for p in root.iter(f"{SVG}path")]
+    for polygon in root.iter(f"{SVG}polygon"):
+        corners = [(float(x), float(y)) for x, y in (c.split(",") for c in polygon.get("points", "").split())]
+        lines.append([*corners, corners[0]])
+    return labels, lines
+
+
+def assert_labels_clear(svg: str) -> int:
+    """No edge or arrowhead passes within a pixel of an edge label or a kernel's caption, and no label comes within
+    two pixels of a kernel outline's border (a label lies inside an outline or outside it); how many labels."""
+    labels, lines = labels_and_lines(svg)
+    outlines = boxes_of(ET.fromstring(svg), "kernel fused") + boxes_of(ET.fromstring(svg), "kernel single")
+    for words, box in labels:
+        struck = [points[0] for points in lines if polyline_enters(points, grown(box, 1))]
+        assert not struck, f"label {words!r} {box} is crossed by the lines starting at {struck}"
+        for outline in outlines:
+            for a, b in border_segments(outline):
+                assert not segment_enters(a, b, grown(box, 2)), f"label {words!r} {box} meets the outline {outline}"
+    return len(labels)
+
+
+def test_no_line_strikes_a_label_of_the_readme_and_cli_graphs(default_device: dml.Device, tmp_path: Path) -> None:
+    """docs/images/qdq_graph.svg (compiled: one fused kernel), the same graph node by node (three kernels), its
+    descriptor, and what `dmlpy validate examples/descriptors/qdq_graph.json --svg` writes."""
+    desc = readme_graph()
+    assert assert_labels_clear(default_device.compile_graph(desc).picture().svg) == 9  # 8 edges, 1 kernel
+    assert assert_labels_clear(default_device.compile_graph(desc, fuse=False).picture().svg) == 11
+    assert assert_labels_clear(desc.picture().svg) == 8
+    done = run_dmlpy("validate", str(EXAMPLES / "qdq_graph.json"), "--svg", str(tmp_path / "qdq.svg"))
+    assert done.returncode == 0, done.stderr
+    assert assert_labels_clear((tmp_path / "qdq.svg").read_text()) == 9
+
+
+def test_no_line_strikes_a_label_of_graphs_with_lanes_and_constants(default_device: dml.Device) -> None:
+    """Edges skipping columns on lanes beneath the nodes, constants in their band, outputs read from several
+    nodes, compiled and as descriptors."""
+    shape = (1, 3, 2, 2)
+    g = dml.Graph(default_device)
+    x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape))
+    s = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=shape, strides=(0, 1, 0, 0)))
+    z = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=shape, strides=(0, 1, 0, 0)))
+    dequantized = dml.graph.dequantize_linear(x, s, z)
+    middle = dml.graph.round(dml.graph.identity(dml.graph.round(dequantized), (2.0, 0.0)))
+    outputs = [dml.graph.quantize_linear(middle, s, z), dml.graph.quantize_linear(dequantized, 0.25, 1), middle]
+    desc = g.desc_for(outputs)
+    assert assert_labels_clear(desc.picture().svg) > 10
+    assert assert_labels_clear(default_device.compile_graph(desc).picture().svg) > 10
+    assert assert_labels_clear(default_device.compile_graph(desc, fuse=False).picture().svg) > 10

@@ -9,10 +9,9 @@ from collections import Counter
 from itertools import product
 
 import dmlpy as dml
+from dmlpy.drawing.slots import ReadCounts
 from dmlpy.drawing.svg import escape
-from dmlpy.drawing.tensor import ReadCounts
-
-SVG = "{http://www.w3.org/2000/svg}"
+from tests.helpers.svg_geometry import SVG, Point, Rect, crossings, path_points, polyline_enters, rect_of
 
 
 def parts(desc: dml.BufferTensorDesc) -> dict[str, list[ET.Element]]:
@@ -160,12 +159,17 @@ def test_four_bit_slots_are_the_halves_of_their_byte_low_nibble_first() -> None:
 
 def test_four_bit_links_end_on_their_nibble() -> None:
     """A 4-bit row that starts mid-byte: Sizes [2, 3] packed puts element [1, 0] in the high nibble of byte 1; each
-    element's link ends at the top middle of the half-byte slot its offset names."""
+    element's link ends at the bottom middle of the half-byte slot its offset names."""
     desc = dml.BufferTensorDesc(data_type="INT4", sizes=(2, 3))
     found = parts(desc)
-    slot_tops = {_label(g): (x + width / 2, y) for g in found["slot used"] for x, y, width in [_rect(g)]}
-    ends = [(float(line.get("x2", "0")), float(line.get("y2", "0"))) for line in found["link"]]
-    assert ends == [slot_tops[offset] for offset in range(6)]
+    slot_bottoms = {}
+    for g in found["slot used"]:
+        rect = g.find(f"{SVG}rect")
+        assert rect is not None
+        x0, _, x1, y1 = rect_of(rect)
+        slot_bottoms[_label(g)] = ((x0 + x1) / 2, y1)
+    ends = [path_points(link.get("d", ""))[-1] for link in found["link"]]
+    assert ends == [slot_bottoms[offset] for offset in range(6)]
     titles = [g.find(f"{SVG}title") for g in found["element"]]
     assert [t.text for t in titles if t is not None][3] == "element [1, 0] reads nibble 3 (byte 1, high)"
 
@@ -182,3 +186,104 @@ def test_a_long_four_bit_tensor_elides_whole_bytes() -> None:
     assert _rect(gap)[2] == 2 * _rect(found["slot used"][0])[2]
     (note,) = found["elided"]
     assert note.text is not None and f"of {desc.total_tensor_size_in_bytes * 2} slots" in note.text
+
+
+# ---------------------------------------------------------------------------------------- links a person can follow
+def _links(root: ET.Element) -> list[list[Point]]:
+    """Each element-to-slot link as the points along it (a path, or a straight line as earlier pictures drew)."""
+    found = []
+    for element in root.iter():
+        if not (element.get("class") or "").startswith("link"):
+            continue
+        if element.tag == f"{SVG}path":
+            found.append(path_points(element.get("d", "")))
+        elif element.tag == f"{SVG}line":
+            found.append([(float(element.get(f"x{k}", "0")), float(element.get(f"y{k}", "0"))) for k in (1, 2)])
+    return found
+
+
+def _cells(root: ET.Element, prefix: str) -> list[tuple[Rect, str]]:
+    """(box, label) of each cell whose class starts with ``prefix`` ("element", "slot")."""
+    found = []
+    for group in root.iter(f"{SVG}g"):
+        if (group.get("class") or "").split(" ")[0] == prefix:
+            rect, label = group.find(f"{SVG}rect"), group.find(f"{SVG}text")
+            assert rect is not None and label is not None
+            found.append((rect_of(rect), label.text or ""))
+    return found
+
+
+def _on_edge(point: Point, box: Rect) -> bool:
+    (x, y), (x0, y0, x1, y1) = point, box
+    inside = x0 - 0.5 <= x <= x1 + 0.5 and y0 - 0.5 <= y <= y1 + 0.5
+    return inside and min(abs(x - x0), abs(x - x1), abs(y - y0), abs(y - y1)) <= 0.5
+
+
+def assert_links_followable(desc: dml.BufferTensorDesc) -> list[tuple[int, int, list[Point]]]:
+    """Each link starts on the edge of one element's cell and ends, under an arrowhead, on the edge of the slot
+    that element's offset names, and between them enters no cell, slot or byte: it can be followed by eye. The
+    links as (element number in row-major order, slot, points)."""
+    root = ET.fromstring(desc._repr_svg_())
+    elements, slots = _cells(root, "element"), _cells(root, "slot")
+    slot_boxes = {int(label): box for box, label in slots if label != "..."}
+    frames = [rect_of(r) for r in root.iter(f"{SVG}rect") if r.get("class") == "byte"]
+    obstacles = [box for box, _ in elements + slots + _cells(root, "gap")] + frames
+    heads = [
+        [tuple(map(float, corner.split(","))) for corner in polygon.get("points", "").split()]
+        for polygon in root.iter(f"{SVG}polygon")
+        if (polygon.get("class") or "").startswith("arrow")
+    ]
+    found = []
+    links = _links(root)
+    assert links
+    for points in links:
+        start, end = points[0], points[-1]
+        (number,) = [k for k, (box, _) in enumerate(elements) if _on_edge(start, box)]
+        slot = int(elements[number][1])
+        assert _on_edge(end, slot_boxes[slot]), f"the link from element {number} ends at {end}, not on slot {slot}"
+        assert any(end in head for head in heads), f"no arrowhead at {end}"
+        entered = [box for box in obstacles if polyline_enters(points, box)]
+        assert not entered, f"the link from element {number} to slot {slot} runs through the cells at {entered}"
+        found.append((number, slot, points))
+    return found
+
+
+def assert_no_needless_crossing(desc: dml.BufferTensorDesc) -> int:
+    """Two links to different slots cross only where their elements' row-major order is the reverse of their
+    slots' order, and then once; how many such crossings the picture has."""
+    links = assert_links_followable(desc)
+    forced = 0
+    for k, (first, first_slot, first_points) in enumerate(links):
+        for second, second_slot, second_points in links[k + 1 :]:
+            if first_slot == second_slot:
+                continue  # links to one slot join: they share their last stretch
+            where = crossings(first_points, second_points)
+            reversed_order = (first < second) != (first_slot < second_slot)
+            assert len(where) <= int(reversed_order), (first, first_slot, second, second_slot, where)
+            forced += len(where)
+    return forced
+
+
+def test_links_of_the_readme_tensors_can_be_followed() -> None:
+    """The padded rows (read in order: no link crosses another), the broadcast (each of the three pairs of
+    elements whose order the slots reverse crosses once), 4-bit elements two a byte, and a transposed view."""
+    padded = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1))
+    assert assert_no_needless_crossing(padded) == 0
+    broadcast = dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(0, 0, 0, 1))
+    assert assert_no_needless_crossing(broadcast) == 3
+    assert assert_no_needless_crossing(dml.BufferTensorDesc(data_type="INT4", sizes=(3, 3))) == 0
+    transposed = dml.BufferTensorDesc(data_type="UINT8", sizes=(3, 4), strides=(1, 3))
+    assert assert_no_needless_crossing(transposed) > 0
+
+
+def test_links_of_elided_and_refused_tensors_can_be_followed() -> None:
+    """Elided rows and columns, slots past TotalTensorSizeInBytes, several rows of slots, several rows of bytes."""
+    assert_links_followable(dml.BufferTensorDesc(data_type="UINT8", sizes=(3, 40, 50), strides=(4000, 100, 2)))
+    assert_links_followable(
+        dml.BufferTensorDesc(
+            data_type="FLOAT32", sizes=(1, 1, 2, 3), strides=(8, 8, 4, 1), total_tensor_size_in_bytes=20
+        )
+    )
+    assert_links_followable(dml.BufferTensorDesc(data_type="FLOAT16", sizes=(5, 9)))
+    assert_links_followable(dml.BufferTensorDesc(data_type="UINT4", sizes=(4, 11), strides=(12, 1)))
+    assert_links_followable(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(8, 6), strides=(0, 1)))

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 import dmlpy as dml
+from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.pictures import descriptor_picture
 from tests.helpers.browser import (
     PAGE_BACKGROUND,
     SVG,
@@ -227,7 +229,16 @@ def binding_and_graph_rows() -> list[Row]:
     ]
 
 
-ROWS = readme_rows() + binding_and_graph_rows()
+def cli_rows() -> list[Row]:
+    """What `dmlpy validate examples/descriptors/qdq_graph.json --svg` draws (issue 30: its edges struck through
+    their labels): the layout script's reports of a text crossed by a line are the check, with the picture's
+    extent."""
+    desc = read_descriptor(str(IMAGES.parent.parent / "examples" / "descriptors" / "qdq_graph.json"))
+    graph = descriptor_picture(desc, dml.FeatureLevel.FL_6_4).svg
+    return [Row("cli_qdq_graph", graph, extent(graph))]
+
+
+ROWS = readme_rows() + binding_and_graph_rows() + cli_rows()
 pytestmark = pytest.mark.usefixtures("chromium")
 
 
@@ -276,22 +287,24 @@ def test_the_harness_sees_console_errors(tmp_path: Path) -> None:
 
 
 def test_the_layout_script_sees_text_out_of_place(tmp_path: Path) -> None:
-    """Negative control: overlapping words, a label running into a swatch and a text past the picture's edge are
-    reported; a label inside its cell is not."""
+    """Negative control: overlapping words, a label running into a swatch, a text past the picture's edge and a
+    text struck through by a line are reported; a label inside its cell is not."""
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60" font-family="sans-serif" font-size="11">'
         '<rect width="120" height="60" fill="#ffffff"/>'
         '<text x="4" y="14">overlapping</text><text x="30" y="16">words</text>'
         '<rect x="60" y="30" width="12" height="12" fill="#e6e6e6"/><text x="20" y="40">into the swatch</text>'
         '<text x="100" y="56">out of the picture</text>'
+        '<text x="78" y="26">struck</text><line x1="76" y1="22" x2="118" y2="22" stroke="#000"/>'
         '<rect x="2" y="44" width="40" height="14" fill="#cfe3ff"/><text x="4" y="55">inside</text></svg>'
     )
     run = render("layout", stack([("layout", svg)]), tmp_path)
     reports = [m.text for m in run.errors]
-    assert len(reports) == 3 and all(r.startswith("layout: layout: text ") for r in reports), reports
+    assert len(reports) == 4 and all(r.startswith("layout: layout: text ") for r in reports), reports
     assert '"overlapping"' in reports[0] and 'overlaps "words"' in reports[0], reports
     assert '"into the swatch"' in reports[1] and "straddles the rectangle (60.0, 30.0)-(72.0, 42.0)" in reports[1]
     assert '"out of the picture"' in reports[2] and "runs out of the picture" in reports[2], reports
+    assert '"struck"' in reports[3] and "is crossed by a <line> at (" in reports[3], reports
 
 
 def test_the_checks_fail_on_a_blank_page(tmp_path: Path) -> None:
