@@ -45,7 +45,9 @@ from dmlpy.errors import (
     DmlError,
     InvalidArgumentError,
     KernelBuildError,
+    KeywordOnlyArgumentError,
     OutOfMemoryError,
+    ScaleWarning,
     UnsupportedError,
 )
 from dmlpy.graph import Graph
@@ -139,6 +141,7 @@ __all__ = [
     "IntermediateGraphEdgeDesc",
     "InvalidArgumentError",
     "KernelBuildError",
+    "KeywordOnlyArgumentError",
     "OperatorGraphNodeDesc",
     "OperatorType",
     "OutOfMemoryError",
@@ -146,6 +149,7 @@ __all__ = [
     "Picture",
     "QuantizationType",
     "RoundingMode",
+    "ScaleWarning",
     "TensorDataType",
     "TensorDesc",
     "TensorFlags",

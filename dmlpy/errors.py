@@ -90,6 +90,22 @@ class KernelBuildError(DmlError):
         self.build_log = build_log
 
 
+class KeywordOnlyArgumentError(DmlError, TypeError):
+    """A one-liner called with more positional arguments than it takes (dmlpy's, not DirectML's: DirectML has no
+    one-liners): a TypeError, as Python's own, whose message says why the rest are keyword-only (``dml.round(x,
+    2)`` reads like ``np.round(x, 2)``, two decimals, which it is not) and how to pass them. Its ``hresult`` is
+    E_INVALIDARG."""
+
+    hresult = E_INVALIDARG
+
+
+class ScaleWarning(UserWarning):
+    """dmlpy's warning (not DirectML's: neither DirectML nor ONNX checks scale values) that ``dml.quantize_linear``
+    or ``dml.dequantize_linear`` was given a scale that is zero, negative, infinite or NaN (as the input's float
+    type holds it). The call still runs, as DirectML's would; its results are not a quantization of the input.
+    Silence it with ``warnings.filterwarnings("ignore", category=dml.ScaleWarning)``."""
+
+
 def argument_error(where: str, name: str, value: object, expected: str) -> InvalidArgumentError:
     """The InvalidArgumentError for an ill-typed argument of a public call: ``where``'s argument ``name`` is
     ``value``, and it must be ``expected``. The message names the argument, whatever ``value`` is."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
@@ -163,6 +163,40 @@ class DmlModel(BaseModel):
     def describe(self) -> str:
         """The struct in a few words, for messages (never pydantic's repr)."""
         return self.struct_name()
+
+    # ------------------------------------------------------------------------------ immutable, and said so
+    if not TYPE_CHECKING:  # as pydantic's own: type checkers keep reporting assignments to a frozen model
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            with self._frozen_in_c_terms(name, "assigned"):
+                super().__setattr__(name, value)
+
+        def __delattr__(self, name: str) -> None:
+            with self._frozen_in_c_terms(name, "deleted"):
+                super().__delattr__(name)
+
+    @contextmanager
+    def _frozen_in_c_terms(self, name: str, done: str) -> Iterator[None]:
+        """Re-raise pydantic's "Instance is frozen" from the block as DescriptorProblems naming the field (C path),
+        why descriptors are immutable, and how to get a changed one."""
+        try:
+            yield
+        except ValidationError as error:
+            if error.errors()[0]["type"] != "frozen_instance":
+                raise
+            model = type(self)
+            info = model.model_fields.get(name)
+            path = f"{model.struct_name()}.{info.alias or name if info is not None else name}"
+            if info is None:
+                fields = ", ".join(model.model_fields)
+                problem = f"{path} cannot be {done}: {model.__name__} has no such field (its fields: {fields})"
+            else:
+                problem = (
+                    f"{path} cannot be {done}: descriptors are immutable (frozen, so that they hash and can key "
+                    f"caches); build a new one, {model.__name__}(..., {name}=...), or copy this one with "
+                    f"desc.model_copy(update={{'{name}': ...}}), which pydantic does not validate"
+                )
+            raise DescriptorProblems([problem]) from error
 
     # ------------------------------------------------------------------------------- validation in one voice
     def __init__(self, /, **data: Any) -> None:

@@ -10,22 +10,61 @@ what was given: None, iterators and generators (NumPy would wrap them as one obj
 view (one that requires grad, one on a GPU, a bfloat16 one), and anything NumPy can only hold as Python
 objects. A masked ``x`` keeps its mask (``unmask`` / ``with_mask``); a masked scale or zero point with masked
 entries is refused.
+
+One rule for ``x``'s dtype, in every one-liner (``InputTypes``): ``x`` runs in its own dtype, a list's or
+number's being NumPy's reading of it (float64, int64), and is never converted, since a conversion may change its
+values unseen; a dtype the one-liner does not take is refused naming the conversion (``np.asarray(x,
+np.float32)``). A one-liner's arguments past its positional ones are keyword-only, and saying so
+(``keyword_only_explained``).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 import pyopencl.array as cl_array
 
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError, KeywordOnlyArgumentError
 from dmlpy.runtime.device import Device
 
 MAX_DIMENSIONS = 8
+
+Parameters = ParamSpec("Parameters")
+Result = TypeVar("Result")
+
+
+def keyword_only_explained(
+    call: str, why: str
+) -> Callable[[Callable[Parameters, Result]], Callable[Parameters, Result]]:
+    """A one-liner (named ``call``) that refuses more positional arguments than it takes with
+    KeywordOnlyArgumentError saying ``why`` the rest are keyword-only, where Python's TypeError says only how many
+    it takes. The signature stays the function's own (``inspect.signature``, the docs)."""
+
+    def explained(function: Callable[Parameters, Result]) -> Callable[Parameters, Result]:
+        parameters = inspect.signature(function).parameters.values()
+        positional = [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        keywords = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        limit = "at most " if len(positional) > 1 else ""
+        takes = f"{call} takes {limit}{len(positional)} positional argument{'s' if len(positional) > 1 else ''}"
+        rest = f"{', '.join(keywords[:-1])} and {keywords[-1]} are keyword-only"
+
+        @functools.wraps(function)
+        def checked(*args: Parameters.args, **kwargs: Parameters.kwargs) -> Result:
+            if len(args) > len(positional):
+                raise KeywordOnlyArgumentError(
+                    f"{takes} ({', '.join(positional)}) but {len(args)} were given; {rest}: {why}"
+                )
+            return function(*args, **kwargs)
+
+        return checked
+
+    return explained
 
 
 def is_device_array(value: object) -> bool:
@@ -166,15 +205,42 @@ def got(value: object, array: npt.NDArray[Any]) -> str:
     return f"{_a(type_name(value))} that NumPy reads as {array.dtype}"
 
 
-def input_array(value: object, accepts: Callable[[np.dtype[Any]], bool], takes: str) -> Any:
-    """A one-liner's ``x``: an array whose dtype (in native byte order) ``accepts`` takes, of at most 8
-    dimensions, returned in native byte order (big-endian data is converted); InvalidArgumentError saying what
-    it got and, in ``takes``, what the one-liner takes. A pyopencl array comes back as it is (device in, device
-    out)."""
+@dataclass(frozen=True)
+class InputTypes:
+    """What a one-liner takes as ``x``, for the one rule all of them apply: ``x`` runs in its own dtype (a list's
+    or number's is NumPy's reading of it: float64, int64) and is never converted, since a conversion may change
+    its values unseen (float64 to float32 rounds); a dtype not taken is refused naming the conversion."""
+
+    accepts: Callable[[np.dtype[Any]], bool]
+    """Whether a dtype (in native byte order) is taken."""
+    takes: str
+    """Which are, in words: "quantize_linear takes float32, float16 or int32 input"."""
+    converts_to: dict[str, str]
+    """For a refused dtype's NumPy kind letter, the dtype a conversion gives ("np.float32"); a kind not here
+    (complex, bool, text) gets no suggestion."""
+    note: str = ""
+    """Said after the conversion: ", or the integer type x was quantized to"."""
+
+    def refusal(self, x: object, given: str, dtype: np.dtype[Any]) -> InvalidArgumentError:
+        """The refusal of ``x``, described as ``given`` ("a float64 array"), whose dtype is ``dtype``."""
+        target = self.converts_to.get(dtype.kind)
+        if target is None:
+            return InvalidArgumentError(f"x is {given}; {self.takes}")
+        conversion = f"x.astype({target})" if hasattr(x, "astype") else f"np.asarray(x, {target})"
+        return InvalidArgumentError(
+            f"x is {given}; {self.takes}: pass {conversion}{self.note} (dmlpy never converts x itself: a "
+            "conversion may change its values)"
+        )
+
+
+def input_array(value: object, types: InputTypes) -> Any:
+    """A one-liner's ``x``: an array whose dtype ``types`` takes, of at most 8 dimensions, returned in native
+    byte order (big-endian data is converted); InvalidArgumentError saying what it got, what the one-liner takes,
+    and the conversion to a dtype it takes. A pyopencl array comes back as it is (device in, device out)."""
     if is_device_array(value):
         device_array = cast("cl_array.Array", value)
-        if not accepts(device_array.dtype):
-            raise InvalidArgumentError(f"x is a pyopencl array of {device_array.dtype}; {takes}")
+        if not types.accepts(device_array.dtype):
+            raise types.refusal(value, f"a pyopencl array of {device_array.dtype}", device_array.dtype)
         if device_array.queue is None:
             raise InvalidArgumentError(
                 "x is a pyopencl array without a queue; dmlpy enqueues on x's queue: pass x.with_queue(queue)"
@@ -182,8 +248,8 @@ def input_array(value: object, accepts: Callable[[np.dtype[Any]], bool], takes: 
         check_dimensions(device_array)
         return device_array
     array = as_array("x", value)
-    if not accepts(array.dtype.newbyteorder("=")):
-        raise InvalidArgumentError(f"x is {got(value, array)}; {takes}")
+    if not types.accepts(array.dtype.newbyteorder("=")):
+        raise types.refusal(value, got(value, array), array.dtype)
     check_dimensions(array)
     return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 

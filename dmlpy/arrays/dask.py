@@ -26,23 +26,25 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays import runner
-from dmlpy.arrays.checks import check_dimensions, described, unmask, with_mask
-from dmlpy.arrays.quantize import (
-    DEQUANTIZE_INPUTS,
-    DEQUANTIZE_TAKES,
-    QUANTIZE_INPUTS,
-    QUANTIZE_TAKES,
+from dmlpy.arrays.checks import InputTypes, check_dimensions, described, unmask, with_mask
+from dmlpy.arrays.parameters import (
     axis_argument,
     block_size_argument,
-    dequantize_call,
-    dequantize_output_dtype,
+    check_axis_length,
     parameter_values,
     parameter_view,
-    quantize_call,
-    quantize_output_dtype,
+    scale_values,
     values_view,
 )
-from dmlpy.arrays.round import TAKES, round_call, supported
+from dmlpy.arrays.quantize import (
+    DEQUANTIZE_INPUTS,
+    QUANTIZE_INPUTS,
+    dequantize_call,
+    dequantize_output_dtype,
+    quantize_call,
+    quantize_output_dtype,
+)
+from dmlpy.arrays.round import ROUND_INPUTS, round_call
 from dmlpy.arrays.split import check_devices
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.modes import AnyRoundingMode, resolve_mode
@@ -99,13 +101,13 @@ def _meta(ndim: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     return np.empty((0,) * ndim, dtype)
 
 
-def check_dask_input(x: Any, accepts: Any, takes: str, out: object) -> None:
+def check_dask_input(x: Any, types: InputTypes, out: object) -> None:
     """A dask ``x`` checked as the NumPy path checks an array, from its dtype and dimensions (no data), and
     ``out`` refused."""
     refuse_out(out)
     dtype = np.dtype(x.dtype)
-    if not accepts(dtype):
-        raise InvalidArgumentError(f"x is a dask array of {dtype}; {takes}")
+    if not types.accepts(dtype):
+        raise types.refusal(x, f"a dask array of {dtype}", dtype)
     check_dimensions(x)
 
 
@@ -210,7 +212,7 @@ def round_dask(x: Any, mode: object, out: object, device: object, devices: objec
     """``dml.round`` of a dask array: checked here, lazy, the same chunks."""
     if devices is not None:
         check_devices(devices, device, x)
-    check_dask_input(x, supported, TAKES, out)
+    check_dask_input(x, ROUND_INPUTS, out)
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
     spec = device_spec(device)
@@ -218,9 +220,9 @@ def round_dask(x: Any, mode: object, out: object, device: object, devices: objec
 
 
 def _parameters(
+    call: str,
     x: Any,
-    accepted: tuple[np.dtype[Any], ...],
-    takes: str,
+    types: InputTypes,
     scale: object,
     zero_point: object,
     axis: object,
@@ -228,17 +230,19 @@ def _parameters(
     dtypes: tuple[np.dtype[Any], np.dtype[Any]],
     out: object,
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
-    """A dask ``x``'s call checked as the NumPy one checks it (from its dtype and shape, no data), and its scale
-    and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned non-negative
-    axis)."""
-    check_dask_input(x, accepted.__contains__, takes, out)
+    """A dask ``x``'s ``call`` (a one-liner's name) checked as NumPy's is (from its dtype and shape, no data), and
+    its scale and zero point as the block tasks take them (as_task_value: a scalar, or 1-D along the returned
+    non-negative axis)."""
+    check_dask_input(x, types, out)
     resolved = axis_argument(axis)
-    given = {"scale": scale} if zero_point is None else {"scale": scale, "zero_point": zero_point}
-    values = {
-        name: parameter_values(name, value, dtype) for (name, value), dtype in zip(given.items(), dtypes, strict=False)
-    }
+    values = {"scale": scale_values(call, scale, dtypes[0])}
+    if zero_point is not None:
+        values["zero_point"] = parameter_values("zero_point", zero_point, dtypes[1])
     refuse_blocks(values, block_size_argument(block_size))
     along = axis_of_per_axis_values(x, resolved, {name: value.size for name, value in values.items()})
+    for name, value in values.items():
+        if along is not None and value.size != 1:  # checked against the whole shape, for the suggestion
+            check_axis_length(name, value.size, x.shape, resolved)
     shape = parameter_shape(x, along)
     scale_view = parameter_view("scale", values["scale"], shape, resolved)
     zero_view = None if zero_point is None else parameter_view("zero_point", values["zero_point"], shape, resolved)
@@ -272,9 +276,9 @@ def quantize_dask(
     along the axis, cut to each block's chunk of that axis."""
     output_dtype = quantize_output_dtype(dtype, zero_point)
     x_dtype = np.dtype(getattr(x, "dtype", None))
-    scale_dtype = np.dtype(np.float32) if x_dtype == np.int32 else x_dtype
+    dtypes = (np.dtype(np.float32) if x_dtype == np.int32 else x_dtype, output_dtype)
     scales, zero_points, along = _parameters(
-        x, QUANTIZE_INPUTS, QUANTIZE_TAKES, scale, zero_point, axis, block_size, (scale_dtype, output_dtype), out
+        "quantize_linear", x, QUANTIZE_INPUTS, scale, zero_point, axis, block_size, dtypes, out
     )
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     da = _dask_array()
@@ -300,7 +304,7 @@ def dequantize_dask(
     output_dtype = dequantize_output_dtype(scale)
     dtypes = (output_dtype, np.dtype(getattr(x, "dtype", None)))
     scales, zero_points, along = _parameters(
-        x, DEQUANTIZE_INPUTS, DEQUANTIZE_TAKES, scale, zero_point, axis, block_size, dtypes, out
+        "dequantize_linear", x, DEQUANTIZE_INPUTS, scale, zero_point, axis, block_size, dtypes, out
     )
     da = _dask_array()
     spec = device_spec(device)

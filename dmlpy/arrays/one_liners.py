@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy.typing as npt
 
-from dmlpy.arrays.checks import is_dask_array
+from dmlpy.arrays.checks import is_dask_array, keyword_only_explained
 from dmlpy.arrays.dask import dequantize_dask, quantize_dask, round_dask
 from dmlpy.arrays.quantize import dequantize_array, quantize_array
 from dmlpy.arrays.round import round_array
@@ -44,6 +44,11 @@ def round(
 ) -> npt.NDArray[Any]: ...
 
 
+@keyword_only_explained(
+    "dml.round",
+    "dml.round(x, 2) would read like np.round(x, 2), two decimals, but dml.round rounds to integral values, in a "
+    "rounding mode: pass the mode by name, dml.round(x, mode=...)",
+)
 def round(
     x: npt.ArrayLike | cl_array.Array,
     *,
@@ -56,18 +61,19 @@ def round(
     Returns ``out`` (a new array when None). It runs DML_OPERATOR_ELEMENT_WISE_ROUND (or its extension).
 
     ``mode`` is keyword-only: ``dml.round(x, 2)`` reads like ``np.round(x, 2)`` (two decimals), which this is
-    not, so it is Python's TypeError. ``mode``: a RoundingMode, its C or short name or number; "half_to_even"
-    (ONNX, OpenVINO), "half_away_from_zero" (OpenVINO; DirectML's TOWARD_INFINITY) or "toward_zero"; or one of
-    nGraph's nine names ("ROUND_NEAREST_UPWARD", ..., see ``dmlpy.modes``). float32 and float16 in DirectML's
-    three modes run DirectML's Round; other modes and float64, bfloat16 and integer arrays (returned unchanged)
-    run the extension, on ``device`` if it has extensions enabled (else UnsupportedError) or a default one that
-    has.
+    not, so it raises KeywordOnlyArgumentError (a TypeError) saying so. ``mode``: a RoundingMode, its C or short
+    name or number; "half_to_even" (ONNX, OpenVINO), "half_away_from_zero" (OpenVINO; DirectML's
+    TOWARD_INFINITY) or "toward_zero"; or one of nGraph's nine names ("ROUND_NEAREST_UPWARD", ..., see
+    ``dmlpy.modes``). float32 and float16 in DirectML's three modes run DirectML's Round; other modes and float64,
+    bfloat16 and integer arrays (returned unchanged) run the extension, on ``device`` if it has extensions
+    enabled (else UnsupportedError) or a default one that has.
 
-    ``x``: a NumPy array, number or nested lists, or anything NumPy views without a copy through ``__array__``
-    or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array). A masked array gives a masked array
-    with a copy of its mask and its fill value; the masked slots hold the data under the mask, rounded (as
-    ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask). Device
-    memory other than a pyopencl array, iterators, None, and torch tensors that NumPy cannot view (requiring
+    ``x``: a NumPy array, number or nested lists (read as NumPy reads them: float64, int64), or anything NumPy
+    views without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy
+    array). No one-liner converts ``x``: a dtype it does not take is refused naming the conversion. A masked
+    array gives a masked array with a copy of its mask and its fill value; the masked slots hold the data under
+    the mask, rounded (as ``np.round`` does); ``out`` for a masked ``x`` must be masked too (it gets the mask).
+    Device memory other than a pyopencl array, iterators, None, and torch tensors that NumPy cannot view (requiring
     grad, on a GPU, bfloat16) are refused, naming what was given.
 
     ``x`` may also be a ``pyopencl.array.Array`` (views and offsets included): the result is then one on ``x``'s
@@ -123,6 +129,11 @@ def quantize_linear(
 ) -> npt.NDArray[Any]: ...
 
 
+@keyword_only_explained(
+    "dml.quantize_linear",
+    "the positional ones are ONNX QuantizeLinear's inputs and attributes, in its order, so that a mode or an "
+    "output is never taken for one of them: pass the others by name, mode=...",
+)
 def quantize_linear(
     x: npt.ArrayLike | cl_array.Array,
     scale: npt.ArrayLike,
@@ -140,14 +151,17 @@ def quantize_linear(
 
     ``x``, ``scale``, ``zero_point``, ``axis`` and ``dtype`` may be positional, in ONNX's order (its inputs,
     then its ``axis`` and ``output_dtype`` attributes); ``mode``, ``out`` and ``device`` are keyword-only, so a
-    mode is never taken for one of those (``quantize_linear(x, s, z, 1, np.uint8, "ROUND_UP")`` is a TypeError).
+    mode is never taken for one of those (``quantize_linear(x, s, z, 1, np.uint8, "ROUND_UP")`` raises
+    KeywordOnlyArgumentError, a TypeError, saying so).
 
     ``mode`` other than halves to even (nGraph's "ROUND_NEAREST_UPWARD", ... see ``dmlpy.modes``) runs the
     QuantizeLinear extension (not DirectML) on a device with extensions enabled.
 
-    ``x``: float32, float16 or int32. ``scale``: a scalar, or 1-D along ``axis`` (default 1), float32 (or
-    float16 for a float16 ``x``). ``zero_point``: same shape as ``scale`` (or one number); its dtype is the
-    output's, else ``dtype`` (default uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
+    ``x``: float32, float16 or int32. ``scale``: a scalar, or 1-D along ``axis`` (default 1, ONNX's: a length
+    that does not match is refused naming the axes that match), float32 (or float16 for a float16 ``x``); one
+    that is zero, negative, infinite or NaN runs, as in DirectML and ONNX, with a ScaleWarning.
+    ``zero_point``: same shape as ``scale`` (or one number); its dtype is the output's, else ``dtype`` (default
+    uint8). ``axis``: an int or None. NaN quantizes to 0, +inf and -inf saturate.
 
     A scale per block of elements, two ways: ONNX's, ``axis`` with ``block_size`` (the scale of ``x``'s rank,
     ``ceil(x.shape[axis] / block_size)`` along ``axis``, ``x``'s elsewhere; a partial last block takes its own
@@ -156,8 +170,10 @@ def quantize_linear(
     operator on ``x`` and the output viewed split, (blocks, block) per blocked axis, with the scale broadcast over
     each block by a 0 stride: nothing is materialised, up to 8 dimensions once split (dmlpy.quantization_blocks).
 
-    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    ``x`` may be a NumPy array, number or nested lists (read as NumPy reads them: float64, int64; never converted:
+    another dtype is refused naming the conversion, ``np.asarray(x, np.float32)`` here), or anything NumPy views
+    without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or
+    a pyopencl array (the
     result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
     docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
     GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the
@@ -207,6 +223,11 @@ def dequantize_linear(
 ) -> npt.NDArray[Any]: ...
 
 
+@keyword_only_explained(
+    "dml.dequantize_linear",
+    "the positional ones are ONNX DequantizeLinear's inputs and attribute, in its order: pass the others by "
+    "name, out=... (there is no mode or dtype: dequantizing rounds nothing, and the output has the scale's type)",
+)
 def dequantize_linear(
     x: npt.ArrayLike | cl_array.Array,
     scale: npt.ArrayLike,
@@ -225,10 +246,13 @@ def dequantize_linear(
     a scale of ``x``'s rank, WebNN's).
 
     ``x``, ``scale``, ``zero_point`` and ``axis`` may be positional, in ONNX's order; ``out`` and ``device`` are
-    keyword-only. There is no ``mode``: dequantizing rounds nothing but the float result.
+    keyword-only (KeywordOnlyArgumentError, a TypeError, says so). There is no ``mode``: dequantizing rounds
+    nothing but the float result. A scale that is zero, negative, infinite or NaN runs with a ScaleWarning.
 
-    ``x`` may be a NumPy array, number or nested lists, or anything NumPy views without a copy through
-    ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or a pyopencl array (the
+    ``x`` may be a NumPy array, number or nested lists (read as NumPy reads them: float64, int64; never converted:
+    another dtype is refused naming the conversion, ``np.asarray(x, np.uint8)`` here), or anything NumPy views
+    without a copy through ``__array__`` or ``__dlpack__`` (a torch CPU tensor; the result is a NumPy array), or
+    a pyopencl array (the
     result is one on ``x``'s queue, enqueued without waiting; scale and zero point stay host values; see
     docs/gpu.md); other device memory, iterators, None and torch tensors NumPy cannot view (requiring grad, on a
     GPU) are refused, naming what was given. A masked ``x`` gives a masked array with a copy of its mask (and the

@@ -21,11 +21,10 @@ from dmlpy import nibbles
 from dmlpy.arrays import runner
 from dmlpy.arrays.blocked import BlockedRun, apart_from, blocked_runs, is_blocked, split_parameter, split_view
 from dmlpy.arrays.checks import (
+    InputTypes,
     Mask,
-    as_array,
     check_device,
     check_out,
-    described,
     input_array,
     is_device_array,
     out_data,
@@ -33,6 +32,14 @@ from dmlpy.arrays.checks import (
     with_mask,
 )
 from dmlpy.arrays.dispatch import ArrayCall
+from dmlpy.arrays.parameters import (
+    axis_argument,
+    block_size_argument,
+    numbers,
+    parameter_values,
+    parameter_view,
+    scale_values,
+)
 from dmlpy.arrays.split import Piece, check_devices, run_split
 from dmlpy.enums import ExtRoundingMode, RoundingMode
 from dmlpy.errors import InvalidArgumentError
@@ -53,97 +60,6 @@ PRODUCES = (
     "quantize_linear produces uint8 or int8 (ELEMENT_WISE_QUANTIZE_LINEAR), or ml_dtypes.uint4 or ml_dtypes.int4 "
     "(DML_OPERATOR_QUANTIZE, DML_FEATURE_LEVEL_6_3)"
 )
-
-
-def integral(dtype: np.dtype[Any]) -> bool:
-    """Whether ``dtype`` holds integers: NumPy's, and ml_dtypes' 4-bit ones (which NumPy counts as kind V)."""
-    return dtype.kind in "iu" or dtype in nibbles.DTYPES
-
-
-def axis_argument(axis: object) -> int | None:
-    """``axis`` as an int: None, a Python or NumPy integer (a bool is neither here)."""
-    if axis is None:
-        return None
-    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
-        raise InvalidArgumentError(f"axis must be an int or None, not {described(axis)}")
-    return int(axis)
-
-
-def numbers(name: str, value: object) -> npt.NDArray[Any]:
-    """A scale or zero point as an array of numbers (a scalar, 1-D, or of the input's rank for a blocked call);
-    InvalidArgumentError for anything else."""
-    if value is None:
-        raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
-    given = as_array(name, value)
-    if given.dtype.kind != "f" and not integral(given.dtype):
-        raise InvalidArgumentError(
-            f"{name} must be a number or a 1-D array of numbers (integer or float); got {described(value)} "
-            f"(NumPy dtype {given.dtype})"
-        )
-    return given
-
-
-def block_size_argument(block_size: object) -> int | None:
-    """``block_size`` as an int: None, or a positive Python or NumPy integer (a bool is neither here)."""
-    if block_size is None:
-        return None
-    if isinstance(block_size, bool | np.bool_) or not isinstance(block_size, int | np.integer) or block_size < 1:
-        raise InvalidArgumentError(
-            "block_size must be a positive int (the elements per scale along axis) or None, not "
-            f"{described(block_size)}"
-        )
-    return int(block_size)
-
-
-def parameter_values(name: str, value: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
-    """A scale or zero point's values as ``dtype``, of the shape given, checked.
-
-    A zero point given as a NumPy integer must already have ``dtype`` (as ONNX requires); a plain Python int
-    is converted when it fits, never wrapped."""
-    given = numbers(name, value)
-    if integral(dtype):
-        if integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype:
-            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
-        limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
-        whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
-        if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
-            raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
-    return given.astype(dtype, copy=False)
-
-
-def parameter_view(name: str, values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
-    """A scale or zero point's checked ``values`` (parameter_values), a scalar or per-axis 1-D array, as a view of
-    the input's shape, broadcast with 0-strides, never materialised."""
-    array = np.ascontiguousarray(values.reshape(-1))
-    rank = max(1, len(shape))  # a 0-d input runs as one element
-    resolved = 1 if axis is None else axis
-    if axis is not None and not -rank <= axis < rank:
-        raise InvalidArgumentError(f"axis {axis} is out of range for an input of {len(shape)} dimensions")
-    if array.size == 1:
-        return values_view(array, shape, None)
-    if not -rank <= resolved < rank:
-        raise InvalidArgumentError(
-            f"{name} has {array.size} values, one per index of an axis, and axis was left out, so it is 1 (ONNX's "
-            f"default), which an input of {len(shape)} dimension{'s' if len(shape) != 1 else ''} does not have: give "
-            "axis=0 for a 1-D input, or a single value"
-        )
-    resolved %= rank
-    axis_length = shape[resolved] if shape else 1
-    if array.size != axis_length:
-        raise InvalidArgumentError(
-            f"{name} has {array.size} values but the input's axis {resolved} has {axis_length} entries"
-        )
-    return values_view(array, shape, resolved)
-
-
-def values_view(values: npt.NDArray[Any], shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
-    """Checked scale or zero point ``values`` (one value, or 1-D: one per index of the non-negative ``axis``) as a
-    view of ``shape``, with 0-strides; ``axis`` is not read for one value."""
-    if values.size == 1 or axis is None:
-        return np.broadcast_to(values.reshape(()), shape)
-    along_axis = [1] * len(shape)
-    along_axis[axis] = values.size
-    return np.broadcast_to(values.reshape(along_axis), shape)
 
 
 def quantize_call(
@@ -275,12 +191,20 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     return zero_point_dtype
 
 
-QUANTIZE_INPUTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32))
-QUANTIZE_TAKES = "quantize_linear takes float32, float16 or int32 input"
-DEQUANTIZE_INPUTS = tuple(
-    np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
+QUANTIZE_INPUTS = InputTypes(
+    (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32)).__contains__,
+    "quantize_linear takes float32, float16 or int32 input",
+    converts_to=dict.fromkeys("fiub", "np.float32"),
 )
-DEQUANTIZE_TAKES = "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4"
+DEQUANTIZE_INPUTS = InputTypes(
+    tuple(
+        np.dtype(t)
+        for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
+    ).__contains__,
+    "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4",
+    converts_to=dict.fromkeys("fiub", "np.uint8"),
+    note=", or the integer type x was quantized to",
+)
 
 
 def quantize_array(
@@ -297,11 +221,11 @@ def quantize_array(
 ) -> Any:
     """dml.quantize_linear of anything but a dask array; see ``one_liners.quantize_linear``."""
     data, mask = unmask(x)
-    array = input_array(data, QUANTIZE_INPUTS.__contains__, QUANTIZE_TAKES)
+    array = input_array(data, QUANTIZE_INPUTS)
     output_dtype = quantize_output_dtype(dtype, zero_point)
     refuse_device_nibbles(output_dtype, array, out)
     scale_dtype = np.dtype(np.float32) if array.dtype == np.int32 else array.dtype
-    values = _values(scale, zero_point, (scale_dtype, output_dtype))
+    values = _values("quantize_linear", scale, zero_point, (scale_dtype, output_dtype))
     plan = partial(quantize_call, mode=resolve_mode(mode))  # type: ignore[arg-type]  # resolve_mode refuses junk
     return _checked_run(plan, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 
@@ -325,17 +249,18 @@ def dequantize_array(
     """dml.dequantize_linear of anything but a dask array; see ``one_liners.dequantize_linear``."""
     output_dtype = dequantize_output_dtype(scale)
     data, mask = unmask(x)
-    array = input_array(data, DEQUANTIZE_INPUTS.__contains__, DEQUANTIZE_TAKES)
+    array = input_array(data, DEQUANTIZE_INPUTS)
     refuse_device_nibbles(array.dtype, array, out)
-    values = _values(scale, zero_point, (output_dtype, array.dtype))
+    values = _values("dequantize_linear", scale, zero_point, (output_dtype, array.dtype))
     return _checked_run(dequantize_call, array, values, axis, block_size, out, mask, output_dtype, device, devices)
 
 
 def _values(
-    scale: object, zero_point: object, dtypes: tuple[np.dtype[Any], np.dtype[Any]]
+    call: str, scale: object, zero_point: object, dtypes: tuple[np.dtype[Any], np.dtype[Any]]
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None]:
-    """The scale's and zero point's (or None's) checked values as the scale's and zero point's ``dtypes``."""
-    scales = parameter_values("scale", scale, dtypes[0])
+    """The scale's and zero point's (or None's) checked values as the scale's and zero point's ``dtypes``, for
+    ``call`` (a one-liner's name, which a ScaleWarning names)."""
+    scales = scale_values(call, scale, dtypes[0])
     return scales, None if zero_point is None else parameter_values("zero_point", zero_point, dtypes[1])
 
 

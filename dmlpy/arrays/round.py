@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays import runner
-from dmlpy.arrays.checks import check_device, check_out, input_array, out_data, unmask, with_mask
+from dmlpy.arrays.checks import InputTypes, check_device, check_out, input_array, out_data, unmask, with_mask
 from dmlpy.arrays.dispatch import ArrayCall
 from dmlpy.arrays.split import Piece, check_devices, run_split
 from dmlpy.dtypes import data_type_of
@@ -34,9 +34,11 @@ def supported(dtype: np.dtype[Any]) -> bool:
         return False
 
 
-TAKES = (
+ROUND_INPUTS = InputTypes(
+    supported,
     "dml.round takes float32 or float16 arrays (DirectML's FLOAT32, FLOAT16), or float64, bfloat16 and integer "
-    "arrays (dmlpy extensions)"
+    "arrays (dmlpy extensions)",
+    converts_to={},  # what it refuses (complex, bool, text) has no rounding to convert to
 )
 
 
@@ -56,7 +58,7 @@ def round_call(array: Any, mode: AnyRoundingMode, out: Any) -> ArrayCall:
 def round_array(x: object, mode: object, out: object, device: object, devices: object) -> Any:
     """dml.round of anything but a dask array; see ``one_liners.round``."""
     data, mask = unmask(x)
-    array = input_array(data, supported, TAKES)
+    array = input_array(data, ROUND_INPUTS)
     rounding_mode = resolve_mode(mode)  # type: ignore[arg-type]  # resolve_mode refuses junk
     target = out_data(out, mask)
     check_out(target, array.shape, array.dtype, what="the input's", x=array)

@@ -7,8 +7,8 @@ from dmlpy.graph.builder import Expression as Expression
 from dmlpy.graph.builder import Graph as Graph
 from dmlpy.graph.operators import BUILDERS as _BUILDERS
 from dmlpy.graph.operators import Builder as _Builder
-from dmlpy.graph.operators import dequantize_linear as dequantize_linear
-from dmlpy.graph.operators import quantize_linear as quantize_linear
+from dmlpy.graph.quantization import dequantize_linear as dequantize_linear
+from dmlpy.graph.quantization import quantize_linear as quantize_linear
 
 
 def __getattr__(name: str) -> _Builder:

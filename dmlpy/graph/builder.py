@@ -7,6 +7,7 @@ DML_GRAPH_DESC out, output descs inferred.
     y = dml.graph.quantize_linear(dml.graph.round(dml.graph.dequantize_linear(x, s), mode="toward_zero"), s)
     g.desc_for([y])                          # the DML_GRAPH_DESC (g.desc: for the expressions nothing reads)
     compiled = g.compile([y])                # device.compile_graph(...)
+    out = compiled(x_array, s_array)         # run: NumPy (or pyopencl) arrays in binding order, arrays out
 
 Each call builds its node's descriptor and validates it at the graph's feature level at once, so a mistake
 raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``).
@@ -128,7 +129,7 @@ class Graph:
                 f"Graph.constant: constant data nodes arrived at {CONSTANT_LEVEL.c_name}; this graph is at "
                 f"{self.feature_level.c_name}. Make the value a graph input (g.input) instead"
             )
-        data = _constant_bytes(values, tensor)
+        data = tensor_bytes(values, tensor)
         self._nodes.append(_Node(ConstantDataGraphNodeDesc(data=data, name=name)))
         return Expression(self, tensor, node=len(self._nodes) - 1)
 
@@ -258,7 +259,8 @@ class Graph:
             return None
 
     def compile(self, outputs: Sequence[Expression], flags: ExecutionFlags | int = ExecutionFlags.NONE) -> Any:
-        """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph."""
+        """``device.compile_graph(self.desc_for(outputs), flags)``: the compiled graph, which runs on arrays in
+        one call, ``compiled(x, s)``: the graph inputs in the order ``input`` made them, the outputs as arrays."""
         if self.device is None:
             raise InvalidArgumentError(
                 f"this dml.Graph was made for {self.feature_level.c_name}, without a device; make it with "
@@ -289,6 +291,18 @@ class Graph:
         return f"<dmlpy.Graph of {len(self._inputs)} inputs and {len(self._nodes)} nodes, {where}>"
 
 
+def operand(x: Any, where: str, name: str) -> Expression:
+    """``x`` when it is an expression; InvalidArgumentError naming the builder function's argument otherwise."""
+    if not isinstance(x, Expression):
+        raise argument_error(where, name, x, "an expression of a dml.Graph (g.input(...), or another node's result)")
+    return x
+
+
+def packed_like(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:
+    """A node's output tensor as DirectMLX's default policy makes it: ``like``'s Sizes, packed (no Strides)."""
+    return BufferTensorDesc(data_type=data_type, sizes=like.sizes)
+
+
 def _ordinal(index: int) -> str:
     number = index + 1
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
@@ -303,8 +317,10 @@ def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:
     raise argument_error(where, name, desc, "a dml.BufferTensorDesc (or dml.TensorDesc)")
 
 
-def _constant_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
-    """``values`` laid out as ``desc`` reads them: its elements at their strided places, up to the last one."""
+def tensor_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
+    """``values`` (broadcast to ``desc``'s Sizes) laid out as ``desc`` reads them: its elements at their strided
+    places, up to the last one; what a constant node holds, and what a compiled graph's call writes for an input
+    array of a strided desc."""
     numpy_type = DATA_TYPES[desc.data_type].numpy
     strides = desc.effective_strides
     array = np.broadcast_to(np.asarray(values, dtype=numpy_type), desc.sizes)

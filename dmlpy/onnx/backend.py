@@ -12,17 +12,25 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep
 
-from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
 from dmlpy.graph import Graph
 from dmlpy.lru import LruCache
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.onnx.elements import (
+    ELEMENT_TYPES,
+    NodeRefused,
+    element_type,
+    input_shape_error,
+    onnx_name,
+    shown_shape,
+    type_name,
+)
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
 from dmlpy.onnx.lowering import lower, node_attributes, node_name
 from dmlpy.runtime import Device, default_device
+from dmlpy.tensor import BufferTensorDesc
 
 MAX_COMPILED_GRAPHS = 64
 """How many compiled graphs (one per set of input shapes) a prepared model keeps by default (each takes tens of
@@ -155,10 +163,6 @@ class DmlBackendRep(BackendRep):
         return arrays
 
 
-def _shown(declared: list[int | str | None]) -> str:
-    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
-
-
 def _shape_differs(shape: tuple[int, ...], declared: list[int | str | None] | None) -> str | None:
     """How ``shape`` differs from a declared one (symbols and unknown dimensions match any size); None if not."""
     if declared is None:
@@ -175,11 +179,7 @@ def _check_shape(name: str, shape: tuple[int, ...], declared: list[int | str | N
     """InvalidArgumentError unless ``shape`` is one the graph input ``name`` declares (symbols match any size)."""
     why = _shape_differs(shape, declared)
     if why is not None:
-        assert declared is not None  # nothing differs from no declaration
-        raise InvalidArgumentError(
-            f"the model's input {name!r} has shape {shape}; the model declares {_shown(declared)} ({why}): give an "
-            "array of the declared shape"
-        )
+        raise input_shape_error(name, shape, declared, f" ({why}): give an array of the declared shape")
 
 
 def _check_initializer_declaration(
@@ -197,7 +197,7 @@ def _check_initializer_declaration(
         else _shape_differs(dims, declared)
     )
     if why is not None:
-        shape = "" if declared is None else f" of shape {_shown(declared)}"
+        shape = "" if declared is None else f" of shape {shown_shape(declared)}"
         raise InvalidArgumentError(
             f"ONNX graph input {name!r} is declared {onnx_name(data_type)}{shape}; the initializer {name!r} is "
             f"{onnx_name(initializer_type)} of dims {list(dims)} ({why}): make the input's declaration agree with "
@@ -218,43 +218,28 @@ class _Compiled:
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
         graph = Graph(rep.device)
         lowered = lower(rep, graph, shapes)
-        compiled = graph.compile(lowered.expressions)
-        device = rep.device
-        initializer = device.create_operator_initializer([compiled])
-        recorder = device.create_command_recorder()
-        recorder.record_dispatch(device.queue, initializer, device.create_binding_table(initializer))
-        return cls(rep, compiled, lowered.bound_names, lowered.outputs)
+        return cls(rep, graph.compile(lowered.expressions), lowered.bound_names, lowered.outputs)
 
     def run(self, arrays: Mapping[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], ...]:
-        device = self.rep.device
-        table = device.create_binding_table(self.compiled)
-        buffers = []
-        uploaded = dict(self.rep._uploaded)
-        for name in self.bound_names:
-            if name not in uploaded:
-                uploaded[name] = device.upload(np.ascontiguousarray(arrays[name]))
-                buffers.append(uploaded[name])
-        bindings = [BufferBinding(uploaded[name]) for name in self.bound_names]
-        table.bind_inputs(bindings)
-        outputs = [
-            device.create_buffer(max(4, desc.total_tensor_size_in_bytes)) for desc in self.compiled.output_descs()
+        """The compiled graph called on the initializers' buffers and ``arrays``, each graph input given the
+        elements it reads (``_as_read``), the outputs in the model's shapes."""
+        uploaded = self.rep._uploaded
+        inputs = [
+            uploaded[name] if name in uploaded else _as_read(arrays[name], desc)
+            for name, desc in zip(self.bound_names, self.compiled.input_descs(), strict=True)
         ]
-        buffers += outputs
-        table.bind_outputs([BufferBinding(buffer) for buffer in outputs])
-        size = self.compiled.get_binding_properties().temporary_resource_size
-        if size:
-            temporary = device.create_buffer(size)
-            buffers.append(temporary)
-            table.bind_temporary_resource(BufferBinding(temporary))
-        device.create_command_recorder().record_dispatch(device.queue, self.compiled, table).wait()
-        results = []
-        for (_, data_type, shape), buffer in zip(self.outputs, outputs, strict=True):
-            numpy_type = DATA_TYPES[data_type].numpy
-            assert numpy_type is not None
-            results.append(buffer.read(numpy_type, int(np.prod(shape)) if shape else 1).reshape(shape))
-        for buffer in buffers:
-            buffer.release()
-        return tuple(results)
+        results = self.compiled(*inputs)
+        if not isinstance(results, tuple):
+            results = (results,)
+        return tuple(result.reshape(shape) for result, (_, _, shape) in zip(results, self.outputs, strict=True))
+
+
+def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[Any, Any]:
+    """``array``, whose elements in C order are the bytes the lowering binds, shaped as a call on a compiled graph
+    takes them: ``desc``'s Sizes, 1 where it broadcasts (Strides 0)."""
+    return array.reshape(
+        [size if stride else 1 for size, stride in zip(desc.sizes, desc.effective_strides, strict=True)]
+    )
 
 
 class DmlBackend(Backend):

@@ -1,12 +1,14 @@
-"""ONNX element types as DirectML tensor data types, their names in messages, and NodeRefused: the vocabulary
-the other modules of dmlpy.onnx share."""
+"""ONNX element types as DirectML tensor data types, their names in messages, declared shapes in messages, and
+NodeRefused: the vocabulary the other modules of dmlpy.onnx share."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import onnx
 
 from dmlpy.enums import TensorDataType
-from dmlpy.errors import UnsupportedError
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
 
 T = TensorDataType
 ELEMENT_TYPES: dict[int, TensorDataType] = {
@@ -48,3 +50,17 @@ def element_type(elem_type: int, where: str) -> TensorDataType:
     if data_type is None:
         raise NodeRefused(f"{where} is {type_name(elem_type)}, which DirectML has no tensor data type for")
     return data_type
+
+
+def shown_shape(declared: Sequence[int | str | None]) -> str:
+    """A declared ONNX shape as the model says it: ``[3, 'N']`` as ``[3, N]``, an unknown dimension as ``?``."""
+    return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
+
+
+def input_shape_error(
+    name: str, shape: tuple[int, ...], declared: Sequence[int | str | None] | None, why: str
+) -> InvalidArgumentError:
+    """The array given for the model's input ``name`` has a ``shape`` the model cannot run: the message names the
+    input, its shape and the declared one (or that none is), then ``why`` and the fix."""
+    said = "declares no shape for it" if declared is None else f"declares {shown_shape(declared)}"
+    return InvalidArgumentError(f"the model's input {name!r} has shape {shape}; the model {said}{why}")

@@ -18,8 +18,9 @@ import onnx
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
-from dmlpy.graph.operators import BUILDERS, Builder, dequantize, dequantize_linear, quantize, quantize_linear
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, onnx_name, type_name
+from dmlpy.graph.operators import BUILDERS, Builder
+from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
+from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, input_shape_error, onnx_name, type_name
 from dmlpy.ops import OPERATORS
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
@@ -67,6 +68,7 @@ class PreparedModel(Protocol):
     initializer_types: dict[str, tuple[tuple[int, ...], TensorDataType]]
     output_names: list[str]
     output_types: dict[str, int]
+    input_shapes: dict[str, list[int | str | None] | None]
 
 
 @dataclass
@@ -121,15 +123,26 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if name not in pending:
             raise NodeRefused(f"{where}: {what} {name!r} is no graph input or initializer")
 
-    def parameter(name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
+    def parameter(name: str, data_name: str, like: tuple[int, ...], axis: int, where: str, what: str) -> Expression:
         """A scale or zero point: one value (per tensor; ``axis`` is then ignored, as ONNX says) or one per
-        index of ``axis`` (per axis), described with the input's Sizes and 0-strides elsewhere."""
+        index of ``axis`` (per axis) of ``data_name``'s ``like``, described with its Sizes and 0-strides elsewhere.
+        A per-axis value that the array given for a graph input does not match blames the array (the model's
+        scale is the model's; the array is the caller's)."""
         source(name, where, what)
         shape, data_type = pending[name]
+
         sizes = like or (1,)
         if (int(np.prod(shape)) if shape else 1) == 1:
             return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(0,) * len(sizes)))
         along = axis + len(like) if axis < 0 else axis
+        fits = 0 <= along < len(like) and shape == (like[along],)
+        if not fits and len(shape) == 1 and data_name in rep.input_names:
+            reader = f"{where} reads it with {what} {name!r} of shape {list(shape)}, one value per index of axis {axis}"
+            rank = axis + 1 if axis >= 0 else -axis
+            fix = f"whose dimension {along} is {shape[0]}" if len(like) >= rank else f"of {rank} dimensions or more"
+            raise input_shape_error(
+                data_name, like, rep.input_shapes.get(data_name), f", and {reader}: give an array {fix}"
+            )
         if not 0 <= along < len(like):
             raise NodeRefused(f"{where}: axis {axis} is out of range for an input of rank {len(like)}")
         if len(shape) != 1 or shape[0] != like[along]:
@@ -193,8 +206,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
                 "a Reshape node between the two, which dmlpy does not build"
             )
-        scale = parameter(node.input[1], shape, axis, where, "scale")
-        return x, shape, scale, parameter(zero_name, shape, axis, where, "zero point") if zero_name else None
+        scale = parameter(node.input[1], node.input[0], shape, axis, where, "scale")
+        zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
+        return x, shape, scale, zero
 
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)

@@ -40,6 +40,7 @@ from dmlpy.runtime.dispatchables import (
     OperatorInitializer,
 )
 from dmlpy.runtime.fork import check_process, note_opencl_use
+from dmlpy.runtime.graph_calls import GraphCalls
 from dmlpy.runtime.platforms import preferred_device
 from dmlpy.runtime.programs import LAUNCH_PROFILE_CHOICES, Launchable, ProgramCache
 from dmlpy.runtime.programs import launch_profile as launch_profile_for
@@ -211,6 +212,7 @@ class Device(DeviceBase):
             launchables,
             self._constant_data(graph_desc),
             self.programs.device_options,
+            GraphCalls(),
         )
 
     def _constant_data(self, graph_desc: GraphDesc) -> tuple[cl.Buffer | None, dict[int, int]]:

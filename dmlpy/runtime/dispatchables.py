@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import pyopencl as cl
 
@@ -143,7 +144,9 @@ class CompiledGraph:
     and single nodes. Values passed between kernels live in the temporary resource, whose size
     ``get_binding_properties`` reports and the caller binds with ``bind_temporary_resource``; constant nodes'
     data lives in a buffer of the compiled graph's own. A graph never runs in place: each kernel would have to
-    read an input after an earlier one wrote an output over it."""
+    read an input after an earlier one wrote an output over it. Calling it, ``compiled(x, s)``, runs it on arrays
+    in one call (``calls``: the device's ``dmlpy.runtime.graph_calls.GraphCalls``, which sits above the binding
+    table and the recorder it uses)."""
 
     def __init__(
         self,
@@ -155,6 +158,7 @@ class CompiledGraph:
         launchables: Sequence[Launchable],
         constants: tuple[cl.Buffer | None, dict[int, int]],
         device_options: tuple[str, ...],
+        calls: Callable[[CompiledGraph, Sequence[Any]], Any],
     ) -> None:
         self.device = device
         self.graph = desc
@@ -165,11 +169,19 @@ class CompiledGraph:
         self.initialized = False
         self._launchables = list(launchables)
         self._constants, self._constant_offsets = constants
+        self._calls = calls
         self.input_names = [f"graph input {k}" for k in range(desc.input_count)]
         self.output_names = [f"graph output {k}" for k in range(desc.output_count)]
 
     name = "DML_GRAPH_DESC"
     supports_in_place = False
+
+    def __call__(self, *inputs: Any) -> Any:
+        """The graph run on arrays in one call: ``compiled(x, s)`` takes the graph inputs in binding order (the
+        order of ``g.input``) as NumPy arrays, pyopencl arrays or dmlpy Buffers, and returns the outputs as
+        arrays (a tuple for several). The initializer, the bindings, the temporary resource and the device
+        buffers, kept across calls, are handled inside (``dmlpy.runtime.graph_calls``)."""
+        return self._calls(self, inputs)
 
     @property
     def kernel_count(self) -> int:

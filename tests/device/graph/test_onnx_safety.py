@@ -497,6 +497,38 @@ def test_an_input_of_another_shape_is_refused_naming_the_input(shape: tuple[int,
     assert rep.compiled_graphs == []
 
 
+@pytest.mark.parametrize(
+    ("declared", "shape", "words"),
+    [
+        (
+            ["N", 4],
+            (2, 4),
+            "the model's input 'x' has shape (2, 4); the model declares [N, 4], and ONNX node (QuantizeLinear, opset "
+            "21) reads it with scale 's' of shape [3], one value per index of axis 0: give an array whose dimension 0 "
+            "is 3",
+        ),
+        (
+            ["N"],
+            (5,),
+            "the model's input 'x' has shape (5,); the model declares [N], and ONNX node (QuantizeLinear, opset 21) "
+            "reads it with scale 's' of shape [3], one value per index of axis 0: give an array whose dimension 0 is 3",
+        ),
+    ],
+)
+def test_an_input_a_per_axis_scale_cannot_read_is_blamed_not_the_scale(
+    declared: list[Any], shape: tuple[int, ...], words: str
+) -> None:
+    """Before: NodeRefused "ONNX node (QuantizeLinear, opset 21): scale 's' has shape [3]; DirectML takes one value
+    per tensor, or one per index of the axis (axis 0: 2 values); ..." blamed the model's scale for the caller's
+    array, where a symbolic dimension lets the shape check pass."""
+    rep = dmlpy.onnx.prepare(per_axis_model(declared))
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        rep.run([np.ones(shape, np.float32)])
+    assert not isinstance(refused.value, dmlpy.onnx.NodeRefused)
+    assert str(refused.value) == words
+    assert rep.compiled_graphs == []
+
+
 def test_an_input_matching_a_symbolic_dimension_runs() -> None:
     model = per_axis_model([3, "N"])
     x = np.linspace(-3, 300, 3 * 7, dtype=np.float32).reshape(3, 7)

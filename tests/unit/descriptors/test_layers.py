@@ -24,7 +24,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
     ("model",),
     ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one
-    ("tensor", "quantization_blocks"),  # quantization_blocks: blocked quantization's split shapes (ints only)
+    ("tensor", "quantization_blocks", "quantization_values"),  # blocked quantization's split shapes (ints only);
+    # quantization_values: a scale's or zero point's values checked as their type holds them
     ("support",),
     ("kernels",),  # the package: KernelSpec, coalescing, launch profiles, the element-wise source generator
     ("binding",),

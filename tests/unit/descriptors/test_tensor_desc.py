@@ -114,9 +114,32 @@ def test_frozen(cls: type[pydantic.BaseModel]) -> None:
     instance = _instances()[cls]
     first_field = next(iter(C_FIELDS[cls]))
     before = getattr(instance, first_field)
-    with pytest.raises(pydantic.ValidationError, match="frozen"):
+    with pytest.raises(dml.InvalidArgumentError, match="frozen") as error:
         setattr(instance, first_field, before)
     assert getattr(instance, first_field) is before
+    assert isinstance(error.value.__cause__, pydantic.ValidationError)  # pydantic's words stay reachable
+
+
+def test_assigning_a_field_says_which_why_and_how_to_get_a_changed_one() -> None:
+    desc = round_op(rounding_mode=dml.RoundingMode.TOWARD_ZERO)
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        desc.rounding_mode = dml.RoundingMode.TOWARD_INFINITY  # type: ignore[misc]
+    assert str(error.value) == (
+        "ELEMENT_WISE_ROUND.RoundingMode cannot be assigned: descriptors are immutable (frozen, so that they hash "
+        "and can key caches); build a new one, ElementWiseRoundOperatorDesc(..., rounding_mode=...), or copy this "
+        "one with desc.model_copy(update={'rounding_mode': ...}), which pydantic does not validate"
+    )
+    with pytest.raises(dml.InvalidArgumentError, match=r"^ELEMENT_WISE_ROUND\.RoundingMode cannot be deleted: "):
+        del desc.rounding_mode
+    with pytest.raises(dml.InvalidArgumentError) as error:
+        desc.mode = 1  # type: ignore[attr-defined]
+    assert str(error.value) == (
+        "ELEMENT_WISE_ROUND.mode cannot be assigned: ElementWiseRoundOperatorDesc has no such field (its fields: "
+        "input_tensor, output_tensor, rounding_mode)"
+    )
+    assert desc.rounding_mode is dml.RoundingMode.TOWARD_ZERO
+    changed = desc.model_copy(update={"rounding_mode": dml.RoundingMode.TOWARD_INFINITY})
+    assert changed == round_op(rounding_mode=dml.RoundingMode.TOWARD_INFINITY)
 
 
 def test_frozen_sizes_are_tuples() -> None:

@@ -4,6 +4,8 @@ was (no constant node of a number it was given, no node at all)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,126 @@ def test_an_array_that_blocks_x_is_refused_naming_the_split_sizes() -> None:
             g.input(dml.BufferTensorDesc(data_type="UINT8", sizes=(4, 8))), 0.5, np.ones((4, 3), np.uint8)
         )
     assert repr(g).replace("2 inputs", "1 inputs") == before  # no constant node was left behind
+
+
+# ------------------------------------------------------------------ number zero points, as dml.quantize_linear
+FIX_INT8 = "pass dtype='INT8', whose range holds it (the zero point has the output's type)"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda x, q: dml.graph.quantize_linear(x, 0.5, -3),
+            f"dml.graph.quantize_linear: zero_point -3 is not a whole number from 0 to 255, as UINT8 holds them; "
+            f"{FIX_INT8}",
+        ),
+        (
+            lambda x, q: dml.graph.quantize_linear(x, 0.5, 300),
+            "dml.graph.quantize_linear: zero_point 300 is not a whole number from 0 to 255, as UINT8 holds them; give "
+            "a whole number that UINT8 or INT8 holds",
+        ),
+        (
+            lambda x, q: dml.graph.quantize_linear(x, 0.5, 200, dtype="INT8"),
+            "dml.graph.quantize_linear: zero_point 200 is not a whole number from -128 to 127, as INT8 holds them; "
+            "pass dtype='UINT8', whose range holds it (the zero point has the output's type)",
+        ),
+        (
+            lambda x, q: dml.graph.quantize_linear(x, 0.5, 1.5),
+            "dml.graph.quantize_linear: zero_point 1.5 is not a whole number from 0 to 255, as UINT8 holds them; give "
+            "a whole number that UINT8 or INT8 holds",
+        ),
+        (
+            lambda x, q: dml.graph.dequantize_linear(q, 0.5, 1000),
+            "dml.graph.dequantize_linear: zero_point 1000 is not a whole number from 0 to 255, as UINT8 holds them; "
+            "the zero point has x's type, UINT8: give one it holds",
+        ),
+        (
+            lambda x, q: dml.graph.quantize(x, 0.5, -3),
+            f"dml.graph.quantize: zero_point -3 is not a whole number from 0 to 255, as UINT8 holds them; {FIX_INT8}",
+        ),
+        (
+            lambda x, q: dml.graph.quantize(x, 0.5, 9, dtype="INT4"),
+            "dml.graph.quantize: zero_point 9 is not a whole number from -8 to 7, as INT4 holds them; pass "
+            "dtype='UINT8', whose range holds it (the zero point has the output's type)",
+        ),
+        (
+            lambda x, q: dml.graph.dequantize(q, 0.5, -1),
+            "dml.graph.dequantize: zero_point -1 is not a whole number from 0 to 255, as UINT8 holds them; the zero "
+            "point has x's type, UINT8: give one it holds",
+        ),
+    ],
+    ids=["negative", "300", "200-int8", "1.5", "dequantize-1000", "quantize-negative", "quantize-int4", "dequantize"],
+)
+def test_a_number_zero_point_its_type_cannot_hold_is_refused_leaving_the_graph_unchanged(
+    call: Any, message: str
+) -> None:
+    """Before: NumPy's OverflowError ("Python integer -3 out of bounds for uint8"), and 1.5 silently truncated."""
+    g = dml.Graph(FL.FL_6_3)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES))
+    q = g.input(dml.BufferTensorDesc(data_type="UINT8", sizes=SIZES))
+    before = repr(g)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        call(x, q)
+    assert str(refused.value) == message
+    assert repr(g) == before
+
+
+def test_a_zero_point_picks_the_output_type_as_dml_quantize_linear_does() -> None:
+    g = dml.Graph(FL.FL_6_3)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=SIZES))
+    # A Python int leaves the type to dtype (UINT8 when left out); a NumPy integer has its own.
+    assert dml.graph.quantize_linear(x, 0.5, 3).data_type == dml.TensorDataType.UINT8
+    assert dml.graph.quantize_linear(x, 0.5, -3, dtype="INT8").data_type == dml.TensorDataType.INT8
+    assert dml.graph.quantize_linear(x, 0.5, np.int8(-3)).data_type == dml.TensorDataType.INT8
+    assert dml.graph.quantize_linear(x, 0.5, 2.0).data_type == dml.TensorDataType.UINT8  # a whole float is whole
+    y = dml.graph.quantize_linear(x, 0.5, -128, dtype="INT8")
+    (constant,) = [
+        n.desc for n in g.desc_for([y]).nodes[1:2] if isinstance(n.desc, dml.ConstantDataGraphNodeDesc)
+    ]  # the zero point's, after the scale's
+    assert constant.data == np.int8(-128).tobytes()
+
+
+def test_axis_takes_a_1d_scale_and_zero_point_along_it() -> None:
+    g = dml.Graph(FL.FL_6_2)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(3, 2, 4)))
+    scale = np.array([0.5, 1.0, 2.0], np.float32)
+    for axis in (0, -3):
+        y = dml.graph.quantize_linear(x, scale, np.array([1, 2, 3], np.uint8), axis=axis)
+        (node,) = [n.desc for n in g.desc_for([y]).nodes if isinstance(n.desc, dml.OperatorGraphNodeDesc)]
+        assert node.op.scale_tensor.desc.strides == (1, 0, 0)
+        assert node.op.zero_point_tensor.desc.strides == (1, 0, 0)
+    z = dml.graph.dequantize_linear(g.input(dml.BufferTensorDesc(data_type="INT8", sizes=(3, 2, 4))), 0.5, axis=2)
+    assert z.data_type == dml.TensorDataType.FLOAT32  # a number applies to the whole tensor, whatever the axis
+
+
+@pytest.mark.parametrize(
+    ("scale", "axis", "message"),
+    [
+        (
+            np.ones(4, np.float32),
+            0,
+            "dml.graph.quantize_linear: scale has shape (4,); with axis=0 it is 1-D, one value per index of axis 0 of "
+            "x (Sizes [3, 2, 4]: 3 values) or one value: give such an array, or leave axis out to give an array of "
+            "x's rank",
+        ),
+        (
+            np.ones((3, 1, 1), np.float32),
+            0,
+            "dml.graph.quantize_linear: scale has shape (3, 1, 1); with axis=0 it is 1-D, one value per index of axis "
+            "0 of x (Sizes [3, 2, 4]: 3 values) or one value: give such an array, or leave axis out to give an array "
+            "of x's rank",
+        ),
+        (np.ones(3, np.float32), 3, "dml.graph.quantize_linear: axis is 3; it must be an int from -3 to 2"),
+        (np.ones(3, np.float32), True, "dml.graph.quantize_linear: axis is True; it must be an int from -3 to 2"),
+    ],
+    ids=["length", "rank", "range", "bool"],
+)
+def test_axis_refusals_leave_the_graph_unchanged(scale: Any, axis: Any, message: str) -> None:
+    g = dml.Graph(FL.FL_6_2)
+    x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(3, 2, 4)))
+    before = repr(g)
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dml.graph.quantize_linear(x, scale, axis=axis)
+    assert str(refused.value).startswith(message)
+    assert repr(g) == before

@@ -1,0 +1,39 @@
+"""A scale's or zero point's values as the tensor type that holds them, checked the one way the one-liners
+(``dml.quantize_linear``, ``dmlpy.arrays.quantize``) and the graph builder (``dml.graph.quantize_linear``, its
+constant nodes) both check them: a zero point is a whole number its type holds, never wrapped or truncated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from dmlpy import nibbles
+from dmlpy.errors import InvalidArgumentError
+
+
+def integral(dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` holds integers: NumPy's, and ml_dtypes' 4-bit ones (which NumPy counts as kind V)."""
+    return dtype.kind in "iu" or dtype in nibbles.DTYPES
+
+
+def checked_values(name: str, value: object, given: npt.NDArray[Any], dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """``given`` (the numbers ``value`` holds) as ``dtype``. A zero point given as a NumPy integer must already
+    have ``dtype`` (as ONNX requires); a plain Python int (or float) is converted when it is a whole number
+    ``dtype`` holds, never wrapped or truncated: InvalidArgumentError otherwise."""
+    if integral(dtype):
+        if integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype:
+            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
+        limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+        whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
+        if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
+            raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
+    return given.astype(dtype, copy=False)
+
+
+def holds(value: float, dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` (an integer type) holds the number ``value``: a whole number in its range."""
+    limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+    return float(value).is_integer() and limits.min <= value <= limits.max

@@ -1,0 +1,240 @@
+"""A compiled graph run on arrays in one call: ``compiled(x, s)``. The call binds each argument as the graph input
+of its position, dispatches the initializer the first time, binds the temporary resource, dispatches the graph,
+and returns its outputs as arrays (a tuple for several).
+
+An argument is a NumPy array (ml_dtypes' int4 and uint4 for 4-bit inputs), a ``pyopencl.array.Array`` of the
+device's context, or a dmlpy Buffer bound as it is. An array has the input's data type and its Sizes (leading
+1s aside); a dimension of 1 broadcasts where the input's Strides are 0 there. With NumPy arguments only, the
+outputs are new NumPy arrays and the call returns when they are read; with a pyopencl argument they are new
+pyopencl arrays on the device's queue, returned without waiting (as the one-liners' device arrays are).
+
+Device memory is made once per compiled graph and kept: a buffer per NumPy input and per output, and the
+temporary resource; a call with the same shapes again allocates nothing on the device (pyopencl outputs are new
+arrays each call: they are the caller's). Every argument is checked, and bound, before anything is written or
+dispatched, so a call that fails writes no output; one call at a time runs per compiled graph (the kept buffers
+are shared)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dmlpy.binding import BufferBinding
+from dmlpy.dtypes import DATA_TYPES, is_nibble
+from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.graph.builder import tensor_bytes
+from dmlpy.runtime.binding_table import BindingTable
+from dmlpy.runtime.buffer import Buffer, allocate, wrappable_memory
+from dmlpy.runtime.device_base import DeviceBase
+from dmlpy.runtime.dispatchables import CompiledGraph, OperatorInitializer
+from dmlpy.runtime.recorder import CommandRecorder
+from dmlpy.tensor import BufferTensorDesc, packed_strides
+
+if TYPE_CHECKING:
+    from pyopencl import array as cl_array
+
+
+def _is_device_array(value: object) -> bool:
+    # pyopencl.array loads pyopencl's kernel machinery: test by type name before importing it.
+    return type(value).__module__.startswith("pyopencl") and type(value).__name__ == "Array"
+
+
+def _numpy_type(desc: BufferTensorDesc) -> np.dtype[Any]:
+    numpy_type = DATA_TYPES[desc.data_type].numpy
+    assert numpy_type is not None, "graphs hold DirectML's data types, each of which has a NumPy dtype"
+    return np.dtype(numpy_type)
+
+
+def _fits(shape: tuple[int, ...], desc: BufferTensorDesc) -> bool:
+    """Whether an array of ``shape`` holds the elements of ``desc``: its Sizes, leading 1s aside, with 1 where
+    ``desc`` broadcasts (Strides 0: one value there, never several of which only one would be read)."""
+    sizes, strides = desc.sizes, desc.effective_strides
+    while len(shape) > len(sizes) and shape[0] == 1:
+        shape = shape[1:]
+    if len(shape) > len(sizes):
+        return False
+    shape = (1,) * (len(sizes) - len(shape)) + shape
+    return all(given == (size if stride else 1) for given, size, stride in zip(shape, sizes, strides, strict=True))
+
+
+def _given(value: object) -> str:
+    if isinstance(value, Buffer):
+        return f"a dmlpy Buffer of {value.size} bytes" if not value.released else "a released dmlpy Buffer"
+    if isinstance(value, np.ndarray | np.generic) or _is_device_array(value):
+        kind = "pyopencl" if _is_device_array(value) else "NumPy"
+        return f"a {kind} array of {value.dtype} and shape {tuple(value.shape)}"  # type: ignore[attr-defined]
+    return f"{type(value).__name__} {value!r:.40}"
+
+
+class GraphCalls:
+    """The device memory one compiled graph keeps for its calls on arrays, and the call itself."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._table: BindingTable | None = None
+        self._inputs: dict[int, Buffer] = {}
+        self._outputs: list[Buffer] = []
+        self._temporary: Buffer | None = None
+
+    def __call__(self, compiled: CompiledGraph, arguments: Sequence[Any]) -> Any:
+        """``compiled``'s outputs for ``arguments`` (graph inputs in binding order): an array, or a tuple of
+        arrays for several outputs."""
+        descs = [desc for desc in compiled.input_descs() if desc is not None]
+        output_descs = [desc for desc in compiled.output_descs() if desc is not None]
+        _check(compiled, descs, arguments)
+        on_device = any(_is_device_array(value) for value in arguments)
+        if on_device:
+            _refuse_4_bit_device_outputs(compiled, output_descs)
+        device = compiled.device
+        results: list[Any]
+        with self._lock:
+            if self._table is None:
+                self._table = self._prepare(compiled)
+            inputs = [
+                self._binding(device, index, value, desc)
+                for index, (value, desc) in enumerate(zip(arguments, descs, strict=True))
+            ]
+            if on_device:
+                results = [_new_device_array(device, desc) for desc in output_descs]
+                outputs = [_wrapped(device, array) for array in results]
+            else:
+                outputs = [BufferBinding(buffer) for buffer in self._outputs]
+            # Bound (and so checked) before any NumPy argument is written into its kept buffer.
+            self._table.bind_inputs(inputs)
+            self._table.bind_outputs(outputs)
+            self._table.bind_temporary_resource(None if self._temporary is None else BufferBinding(self._temporary))
+            for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
+                if index in self._inputs and isinstance(value, np.ndarray | np.generic):
+                    _write(self._inputs[index], value, desc)
+            # A pyopencl argument may still be computed on another queue of the context.
+            pending = [event for value in arguments if _is_device_array(value) for event in value.events]
+            event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
+            if not on_device:
+                event.wait()
+                results = [
+                    buffer.read(_numpy_type(desc), desc.sizes)
+                    for buffer, desc in zip(self._outputs, output_descs, strict=True)
+                ]
+        if on_device:
+            for array in results:
+                array.add_event(event)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _prepare(self, compiled: CompiledGraph) -> BindingTable:
+        """At the first call: the initializer dispatched (unless the caller did), the outputs' buffers and the
+        temporary resource made, and the binding table they are bound through."""
+        device = compiled.device
+        if not compiled.initialized:
+            initializer = OperatorInitializer(device, [compiled])
+            CommandRecorder(device).record_dispatch(device.queue, initializer, BindingTable(device, initializer))
+        self._outputs = [
+            allocate(device, max(4, desc.total_tensor_size_in_bytes))
+            for desc in compiled.output_descs()
+            if desc is not None
+        ]
+        size = compiled.get_binding_properties().temporary_resource_size
+        self._temporary = allocate(device, size) if size else None
+        return BindingTable(device, compiled)
+
+    def _binding(self, device: DeviceBase, index: int, value: Any, desc: BufferTensorDesc) -> BufferBinding:
+        """Graph input ``index`` bound to ``value``: a Buffer as it is, a pyopencl array where it lies, a NumPy
+        array through the buffer kept for the input (made at its first NumPy argument)."""
+        if isinstance(value, Buffer):
+            return BufferBinding(value)
+        if _is_device_array(value):
+            return _wrapped(device, value)
+        buffer = self._inputs.get(index)
+        if buffer is None:
+            buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
+        return BufferBinding(buffer)
+
+
+def _write(buffer: Buffer, value: npt.NDArray[Any] | np.generic, desc: BufferTensorDesc) -> None:
+    """A NumPy argument into its kept buffer, as ``desc`` reads it."""
+    if desc.effective_strides == packed_strides(desc.sizes):
+        buffer.write(np.ascontiguousarray(value))  # the same elements in the same order, whatever the shape
+    else:
+        buffer.write(np.frombuffer(tensor_bytes(value, desc), np.uint8))
+
+
+def _check(compiled: CompiledGraph, descs: list[BufferTensorDesc], arguments: Sequence[Any]) -> None:
+    """InvalidArgumentError, explaining the binding order, unless each argument fits its graph input."""
+    wrong = (
+        None
+        if len(arguments) == len(descs)
+        else f"{len(arguments)} {'argument was' if len(arguments) == 1 else 'arguments were'} given"
+    )
+    for index, (value, desc) in enumerate(zip(arguments, descs, strict=False)):
+        if wrong is not None:
+            break
+        wrong = _misfit(value, desc, compiled)
+        if wrong is not None:
+            wrong = f"argument {index} is {_given(value)}: {wrong}"
+    if wrong is None:
+        return
+    order = "; ".join(
+        f"{index}: {_described(desc)} (given: {_given(arguments[index]) if index < len(arguments) else 'nothing'})"
+        for index, desc in enumerate(descs)
+    )
+    raise InvalidArgumentError(
+        f"{compiled.describe()}: {wrong}. It takes its {len(descs)} graph inputs in binding order (the order "
+        f"of g.input): {order}. Give a NumPy array (ml_dtypes' int4 or uint4 for 4-bit inputs), a pyopencl "
+        "array or a dmlpy Buffer per input, of its data type and Sizes (leading 1s aside; 1 where its Strides "
+        "are 0)"
+    )
+
+
+def _refuse_4_bit_device_outputs(compiled: CompiledGraph, output_descs: list[BufferTensorDesc]) -> None:
+    for index, desc in enumerate(output_descs):
+        if is_nibble(desc.data_type):
+            raise UnsupportedError(
+                f"{compiled.describe()}: graph output {index} is {desc.data_type.name}, which a pyopencl array "
+                "cannot hold (two elements a byte); call it with NumPy arrays to get an ml_dtypes array"
+            )
+
+
+def _described(desc: BufferTensorDesc) -> str:
+    strides = "" if desc.strides is None else f", Strides {list(desc.strides)}"
+    return f"{desc.data_type.name} of Sizes {list(desc.sizes)}{strides}"
+
+
+def _misfit(value: object, desc: BufferTensorDesc, compiled: CompiledGraph) -> str | None:
+    """Why ``value`` cannot be bound as a graph input of ``desc``; None when it can."""
+    wanted = f"the input is {_described(desc)}"
+    if isinstance(value, Buffer):
+        return "it was released" if value.released else None  # the binding table checks its size and device
+    if _is_device_array(value):
+        if is_nibble(desc.data_type):
+            return (
+                f"{wanted}; a pyopencl array holds one element a byte, and the input two: give a NumPy array of "
+                "ml_dtypes' 4-bit type"
+            )
+        if value.context != compiled.device.context:  # type: ignore[attr-defined]
+            return "it lives in another OpenCL context than the graph's device; make it on device.queue"
+        if desc.effective_strides != packed_strides(desc.sizes) or not value.flags.c_contiguous:  # type: ignore[attr-defined]
+            return (
+                f"{wanted}; a pyopencl array is bound where it lies, so it must be C-contiguous and the input "
+                "packed (no Strides): give a NumPy array instead"
+            )
+    elif not isinstance(value, np.ndarray | np.generic):
+        return f"{wanted}; give an array"
+    if value.dtype != _numpy_type(desc):  # type: ignore[attr-defined]
+        return f"{wanted}, whose NumPy dtype is {_numpy_type(desc)}; convert it (x.astype(np.{_numpy_type(desc)}))"
+    if not _fits(tuple(value.shape), desc):  # type: ignore[attr-defined]
+        return f"{wanted}; give an array of that shape"
+    return None
+
+
+def _new_device_array(device: DeviceBase, desc: BufferTensorDesc) -> cl_array.Array:
+    from pyopencl import array as cl_array  # only when used: it loads pyopencl's kernel machinery
+
+    return cl_array.empty(device.queue, desc.sizes, _numpy_type(desc))
+
+
+def _wrapped(device: DeviceBase, array: cl_array.Array) -> BufferBinding:
+    memory = wrappable_memory(array.base_data, device.context)
+    return BufferBinding(Buffer(device, memory, memory.size), offset=array.offset)
