@@ -7,13 +7,14 @@ change the dtype).
 per-axis form) or a .npy file of a scalar or 1-D array. A per-axis conversion reads the file in chunks that
 each hold whole blocks of the axis where they fit and otherwise a slice of it, with the matching slice of the
 scales: chunking never changes the result. The summary of ``quantize`` counts the elements that saturated, and
-both warn of a scale that is not a finite positive number (``saturation``).
+both print the one-liners' ScaleWarning, once, for a scale that is not a finite positive number.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,8 @@ from dmlpy.cli.common import (
 )
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
-from dmlpy.cli.saturation import Saturation, scale_warning
+from dmlpy.cli.saturation import Saturation
+from dmlpy.errors import ScaleWarning
 
 QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32"))
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
@@ -177,13 +179,17 @@ def _convert(
     output: np.dtype[Any],
     parameters: Parameters,
     operation: Callable[..., None],
+    call: str,
     words: tuple[str, str],
     saturation: Saturation | None = None,
 ) -> None:
     """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
     out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
     ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized"), which says what
-    ``saturation`` counted. Warnings (a scale that is not a finite positive number) are printed as they come."""
+    ``saturation`` counted. A scale that is not a finite positive number gets the ScaleWarning of ``call`` (the
+    one-liner: ``quantize_linear``), printed once, for the whole scale."""
+    from dmlpy.arrays.parameters import scale_values
+
     plan_output(paths[1], force=args.force)  # checked before a device is created; convert_file checks again
     device = pick_device(args.device)
 
@@ -196,7 +202,8 @@ def _convert(
     chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
     progress = progress_choice(args)
     with printed_warnings(f"dmlpy {args.command}"):
-        scale_warning(parameters.scale)
+        scale_values(call, parameters.scale, parameters.scale.dtype)
+        warnings.filterwarnings("ignore", category=ScaleWarning)  # each chunk's call would repeat it for its slice
         convert_file(
             source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force
         )
@@ -233,8 +240,9 @@ class _Quantize:
             def quantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 quantize_linear(chunk, scale, zero_point, axis, output, mode=mode, out=out, device=device)
 
-            words = ("quantizing", "quantized")
-            _convert(args, source, (source_path, target), output, parameters, quantize, words, Saturation(output, mode))
+            paths, words = (source_path, target), ("quantizing", "quantized")
+            saturation = Saturation(output, mode)
+            _convert(args, source, paths, output, parameters, quantize, "quantize_linear", words, saturation)
         return EXIT_OK
 
 
@@ -259,9 +267,8 @@ class _Dequantize:
             def dequantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 dequantize_linear(chunk, scale, zero_point, axis, out=out, device=device)
 
-            _convert(
-                args, source, (source_path, target), output, parameters, dequantize, ("dequantizing", "dequantized")
-            )
+            paths, words = (source_path, target), ("dequantizing", "dequantized")
+            _convert(args, source, paths, output, parameters, dequantize, "dequantize_linear", words)
         return EXIT_OK
 
 

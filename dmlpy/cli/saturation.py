@@ -1,5 +1,4 @@
-"""What ``dmlpy quantize`` says beyond the result: how many elements saturated, and a warning for a scale that
-is not a finite positive number (neither ONNX nor DirectML refuses one; the result then means nothing).
+"""How many elements ``dmlpy quantize`` saturated, for its summary line.
 
 An element saturated when ``round(x / scale) + zero_point`` lay outside the output type's range, so that the
 clamp changed it. Only an element at one of the type's two extremes can have been; for those the count
@@ -11,7 +10,6 @@ A NaN quotient (which becomes 0) is not counted: nothing was clamped.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,21 +20,6 @@ from dmlpy.modes import AnyRoundingMode
 
 if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
-
-
-def scale_warning(scale: npt.NDArray[Any]) -> None:
-    """Warn (a UserWarning) of a --scale value that is not a finite positive number: the command's one check.
-    Once ``dml.quantize_linear`` and ``dequantize_linear`` warn of such a scale themselves, this goes, and
-    ``printed_warnings`` prints theirs in its place."""
-    bad = scale[~(np.isfinite(scale) & (scale > 0))]
-    if bad.size:
-        which = f"{bad.size} of its {scale.size} values are" if scale.size > 1 else "it is"
-        warnings.warn(
-            f"--scale {bad.flat[0]}: {which} not a finite positive number; ONNX and DirectML accept it, but the "
-            "results then mean nothing",
-            UserWarning,
-            stacklevel=2,
-        )
 
 
 @dataclass
