@@ -66,8 +66,16 @@ def _resolve_remembered(mode: str | int) -> AnyRoundingMode:
     return _resolve(mode)
 
 
+MODE_NAMES: tuple[str, ...] = (
+    *MODE_ALIASES,
+    *(mode.name for mode in RoundingMode),
+    *(mode.ngraph_name for mode in ExtRoundingMode),
+)
+"""The names resolve_mode lists when it refuses a mode (it takes more spellings: C names, numbers, any case)."""
+
+
 def _resolve(mode: object) -> AnyRoundingMode:
-    names = ", ".join([*MODE_ALIASES, *(m.name for m in RoundingMode), *(m.ngraph_name for m in ExtRoundingMode)])
+    names = ", ".join(MODE_NAMES)
     # A bool is an int to Python and 1.0 equals 1, but neither names a mode: only names, numbers and members do.
     if isinstance(mode, bool) or not isinstance(mode, str | numbers.Integral):
         given = repr(mode) if len(repr(mode)) <= 60 else repr(mode)[:57] + "..."

@@ -1,11 +1,12 @@
 """The ``dmlpy`` command (also ``python -m dmlpy``): one module per command, each with ``add_arguments(parser)``
 and ``run(args) -> int``; this module builds the parser from the table below and turns errors into statuses.
 
-Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``.
+Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``;
+a bare ``dmlpy`` prints the help and exits 0, as pip does (git exits 1).
 Everything printed goes through ``common.say``, which shows control characters and escape sequences from
 Names, file names and arguments escaped (``\\x1b``). Errors are one line on stderr and a non-zero status, never
 a traceback: 1 for a descriptor that breaks a rule, 2 for input that cannot be read (missing file, bad JSON, bad
-option value, unknown device, a read-only output without --force), 128 + N when signal N stopped the command
+option value, unknown device, an existing output without --force), 128 + N when signal N stopped the command
 (130 for Ctrl-C, 143 for SIGTERM). Set ``DMLPY_TRACEBACK=1`` to see the traceback of an unexpected error (3).
 
 Descriptor work (``validate``, ``explain``, ``schema``) imports no OpenCL; ``demo``, ``devices`` and the file
@@ -52,7 +53,7 @@ class Command(Protocol):
 COMMANDS: dict[str, tuple[Command, str]] = {
     "demo": (demo, "run the seed example in every rounding mode on the default device"),
     "devices": (devices, "list OpenCL devices, the default, and what dmlpy supports on each"),
-    "validate": (validate, "validate a descriptor (JSON) and show its memory layout and sizes"),
+    "validate": (validate, "validate descriptors (JSON): one in full (layout, sizes), several one line each"),
     "explain": (explain, "show the OpenCL kernel source and build options for a descriptor"),
     "round": (round_command, "round a .npy file (float, bfloat16 or integer) on an OpenCL device"),
     "quantize": (quantize.QUANTIZE, "quantize a float32/float16/int32 .npy file to uint8 or int8 (QuantizeLinear)"),
@@ -85,21 +86,41 @@ class _VersionAction(argparse.Action):
         parser.exit(EXIT_OK)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``dmlpy`` parser, and each command's own (which reports the usage errors of its arguments)."""
     parser = _Parser(
         prog="dmlpy",
         description="DirectML's operator-descriptor model on OpenCL. Exit status: 0 ok, 1 invalid descriptor, "
         "2 unreadable input or bad arguments.",
     )
     parser.add_argument("--version", action=_VersionAction)
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands: dict[str, argparse.ArgumentParser] = {}
     for name, (command, help_text) in COMMANDS.items():
-        command.add_arguments(subparsers.add_parser(name, help=help_text, description=help_text))
-    return parser
+        commands[name] = subparsers.add_parser(name, help=help_text, description=help_text)
+        command.add_arguments(commands[name])
+    return parser, commands
+
+
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """The arguments, or None for a bare ``dmlpy`` (after printing the help on stdout, as pip does). A usage
+    error exits 2 naming the command it belongs to: ``dmlpy validate: unrecognized arguments: ...``."""
+    parser, commands = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        (parser if args.command is None else commands[args.command]).error(
+            f"unrecognized arguments: {' '.join(extras)}"
+        )
+    if args.command is None:
+        parser.print_help(sys.stdout)
+        return None
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
+    if args is None:
+        return EXIT_OK
     command, _ = COMMANDS[args.command]
     prefix = f"dmlpy {args.command}"
     try:

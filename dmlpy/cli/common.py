@@ -8,11 +8,17 @@ import argparse
 import os
 import signal
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from dmlpy.enums import FeatureLevel
-from dmlpy.problems import visible
+from dmlpy.errors import DmlError
+from dmlpy.modes import MODE_NAMES, AnyRoundingMode, resolve_mode
+from dmlpy.ops._base import directml_mode_hint
+from dmlpy.problems import did_you_mean, visible
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -63,6 +69,27 @@ def say(*lines: str, stream: SupportsWrite[str] | None = None, end: str = "\n") 
     out.write(text)
 
 
+@contextmanager
+def printed_warnings(prefix: str) -> Iterator[None]:
+    """Within the block, a Python warning (a one-liner's, or the command's own) is printed at once as one line,
+    ``PREFIX: warning: MESSAGE``, on stderr; Python's filters still decide which are shown (a message repeated
+    from one place, once)."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        say(f"{prefix}: warning: {message}", stream=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 # ------------------------------------------------------------------------------------------------------ options
 
 
@@ -84,6 +111,21 @@ def feature_level(args: argparse.Namespace) -> FeatureLevel:
         raise CliError(
             f"--feature-level {args.feature_level!r} is not a DML_FEATURE_LEVEL; use one of {known}"
         ) from None
+
+
+def rounding_mode(text: str) -> AnyRoundingMode:
+    """--mode as resolve_mode reads it; CliError adding what a refused name may have meant: the closest name, or
+    for ceil and floor the DirectML operator that does it (and the extension mode that does it here)."""
+    try:
+        return resolve_mode(text)
+    except DmlError as error:
+        hint = directml_mode_hint(text)
+        if hint:
+            direction = "UP" if "no ceil mode" in hint else "DOWN"
+            hint += f"; --mode ROUND_{direction} does it here (nGraph's, a dmlpy extension)"
+        else:
+            hint = did_you_mean(text.strip(), MODE_NAMES)
+        raise CliError(f"--mode: {error}{' ' + hint.strip() if hint else ''}") from None
 
 
 # ---------------------------------------------------------------------------------- commands that convert .npy files
@@ -136,12 +178,13 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_force_argument(parser: argparse.ArgumentParser, output: str) -> None:
-    """--force: replace an output whose permissions make it read-only, which is refused otherwise."""
+    """--force (-f): replace an existing output, which is refused otherwise (a read-only one too)."""
     parser.add_argument(
+        "-f",
         "--force",
         action="store_true",
-        help=f"replace {output} even where its permissions make it read-only (refused otherwise, as the shell's > "
-        "refuses it); it keeps its mode",
+        help=f"replace {output} if it exists, even where its permissions make it read-only (refused otherwise, "
+        "with nothing written); it keeps its mode",
     )
 
 

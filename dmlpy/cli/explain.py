@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the OpenCL kernel source and build options a descriptor lowers to."""
-    target = svg_target(args)
+    target = svg_target(args, args.descriptor)
     try:
         desc, level, lines = explain(args)
     except DescriptorProblems as refused:

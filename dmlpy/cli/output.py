@@ -4,9 +4,10 @@
 
 The temporary is created with ``mkstemp`` (O_CREAT|O_EXCL, a random name) and written only through the
 descriptor that call returns, so a symlink or file planted in the output's directory is never opened.
-Replacing keeps what the user expects of writing: the existing file's mode (and owner, where allowed), a
-symlink left in place with its target replaced, no replacing of FIFOs or devices, and no replacing of a file
-whose permission bits forbid the user to write it (the shell's ``>`` refuses it) unless ``--force`` is given.
+An existing file is replaced only with ``--force`` (or ``--in-place``, which names the input to be replaced),
+and then as the user expects of writing: the existing file's mode (and owner, where allowed) kept, a symlink
+left in place with its target replaced, no replacing of FIFOs or devices, and no replacing of a file whose
+permission bits forbid the user to write it (the shell's ``>`` refuses it) unless ``--force`` is given.
 SIGTERM, SIGHUP and the other signals that would kill the process unannounced raise ``Terminated`` meanwhile,
 so the temporary is removed on every signal that can be caught.
 """
@@ -66,9 +67,10 @@ def write_protected(existing: os.stat_result) -> bool:
     return not existing.st_mode & stat.S_IWOTH
 
 
-def plan_output(target: Path, *, force: bool = False) -> OutputPlan:
-    """The file that writing ``target`` replaces; CliError for a target that cannot be replaced by a file, and
-    for a file its permissions make read-only to this user unless ``force``."""
+def plan_output(target: Path, *, force: bool = False, in_place: bool = False) -> OutputPlan:
+    """The file that writing ``target`` replaces; CliError for a target that cannot be replaced by a file, for
+    an existing file unless ``force`` (--force) or ``in_place`` (--in-place: the user named it to be replaced),
+    and for a file its permissions make read-only to this user unless ``force``."""
     if str(target) == "-":
         # "-" reads standard input where dmlpy takes a descriptor; as an output it would make a file named "-".
         raise CliError(
@@ -93,6 +95,8 @@ def plan_output(target: Path, *, force: bool = False) -> OutputPlan:
             f"{target}: is read-only (mode {stat.S_IMODE(existing.st_mode):04o}); refusing to replace it: make it "
             "writable, or give --force to replace it anyway"
         )
+    if existing is not None and not (force or in_place):
+        raise CliError(f"{target}: exists; refusing to replace it: give --force (or -f) to replace it")
     if not real.parent.is_dir():
         raise CliError(f"{real.parent}: no such directory for the output")
     if not os.access(real.parent, os.W_OK):
@@ -315,14 +319,15 @@ def convert_file(
     label: str,
     progress: bool | None = None,
     force: bool = False,
+    in_place: bool = False,
 ) -> None:
     """Write ``target`` (atomically: it appears only when complete) as ``source`` converted chunk by chunk:
     the header (``output_dtype``, the source's shape and order), then each chunk of ``chunks`` (in file order,
     at most ``largest`` elements) read, converted by ``convert`` and written. Only chunk-sized buffers are
     allocated, whatever the file's size. ``output_dtype`` equal to the source's (byte order included) converts
-    in place in one buffer; a non-native dtype is byte-swapped around ``convert``. ``force`` replaces a read-only
-    ``target`` (plan_output)."""
-    plan = plan_output(target, force=force)
+    in place in one buffer; a non-native dtype is byte-swapped around ``convert``. ``force`` replaces an existing
+    ``target``, a read-only one too, and ``in_place`` a writable one (plan_output)."""
+    plan = plan_output(target, force=force, in_place=in_place)
     show = progress if progress is not None else source.nbytes > PROGRESS_THRESHOLD_BYTES
     bar = Progress(source.nbytes, show, label)
     in_size, out_size = source.dtype.itemsize, output_dtype.itemsize

@@ -36,13 +36,13 @@ def descriptor_picture(desc: Descriptor, level: FeatureLevel, problem: str | Non
     return desc.picture(problem)
 
 
-def svg_target(args: argparse.Namespace) -> OutputPlan | None:
-    """Where --svg writes, checked before any work, so a bad path costs no verdict: CliError for the
-    descriptor's own file, a path that cannot be written, or a read-only file without --force; None without
-    --svg."""
+def svg_target(args: argparse.Namespace, descriptor: str) -> OutputPlan | None:
+    """Where --svg writes the picture of the file ``descriptor``, checked before any work, so a bad path costs
+    no verdict: CliError for the descriptor's own file, a path that cannot be written, or an existing file
+    without --force; None without --svg."""
     if args.svg is None:
         return None
-    if args.descriptor != "-" and same_file(Path(args.descriptor), args.svg):
+    if descriptor != "-" and same_file(Path(descriptor), args.svg):
         raise CliError(f"--svg {args.svg} is the descriptor file itself; refusing to overwrite it with its picture")
     return plan_output(args.svg, force=args.force)
 

@@ -6,13 +6,15 @@ change the dtype).
 ``--scale`` and ``--zero-point`` take a number, comma-separated numbers (one per entry of ``--axis``, ONNX's
 per-axis form) or a .npy file of a scalar or 1-D array. A per-axis conversion reads the file in chunks that
 each hold whole blocks of the axis where they fit and otherwise a slice of it, with the matching slice of the
-scales: chunking never changes the result.
+scales: chunking never changes the result. The summary of ``quantize`` counts the elements that saturated, and
+both print the one-liners' ScaleWarning, once, for a scale that is not a finite positive number.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +23,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
+from dmlpy.cli.common import (
+    EXIT_OK,
+    CliError,
+    add_file_arguments,
+    file_paths,
+    pick_device,
+    printed_warnings,
+    progress_choice,
+    rounding_mode,
+    say,
+)
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
-from dmlpy.errors import DmlError
-from dmlpy.modes import AnyRoundingMode, resolve_mode
+from dmlpy.cli.saturation import Saturation
+from dmlpy.errors import ScaleWarning
 
 QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32"))
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
@@ -149,13 +161,13 @@ def _chunks(source: NpyFile, parameters: Parameters, chunk_bytes: int) -> tuple[
 
 
 def _summary(
-    verb: str, source: NpyFile, output: np.dtype[Any], parameters: Parameters, paths: tuple[Path, Path]
+    verb: str, source: NpyFile, output: np.dtype[Any], parameters: Parameters, paths: tuple[Path, Path], note: str
 ) -> None:
     count = source.size
     plural = "" if count == 1 else "s"
     say(
         f"{verb} {count} element{plural} ({dtype_words(source.dtype)} to {output}, {parameters.describe()}) from "
-        f"{paths[0]} into {paths[1]}",
+        f"{paths[0]} into {paths[1]}{note}",
         stream=sys.stderr,
     )
 
@@ -167,23 +179,37 @@ def _convert(
     output: np.dtype[Any],
     parameters: Parameters,
     operation: Callable[..., None],
+    call: str,
     words: tuple[str, str],
+    saturation: Saturation | None = None,
 ) -> None:
     """What quantize and dequantize share once the input is open: ``operation(chunk, scale, zero_point, axis,
     out, device)`` over the file chunk by chunk into an atomic output, with the chunk's slice of the parameters;
-    ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized")."""
+    ``words`` name the work in the progress bar and in the summary ("quantizing", "quantized"), which says what
+    ``saturation`` counted. A scale that is not a finite positive number gets the ScaleWarning of ``call`` (the
+    one-liner: ``quantize_linear``), printed once, for the whole scale."""
+    from dmlpy.arrays.parameters import scale_values
+
     plan_output(paths[1], force=args.force)  # checked before a device is created; convert_file checks again
     device = pick_device(args.device)
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
         scale, zero_point, axis = parameters.for_chunk(where)
         operation(chunk, scale, zero_point, axis, out, device)
+        if saturation is not None:
+            saturation.count(chunk, out, scale, zero_point, axis, device)
 
     chunks, step = _chunks(source, parameters, args.chunk_bytes or CHUNK_BYTES)
     progress = progress_choice(args)
-    convert_file(source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force)
+    with printed_warnings(f"dmlpy {args.command}"):
+        scale_values(call, parameters.scale, parameters.scale.dtype)
+        warnings.filterwarnings("ignore", category=ScaleWarning)  # each chunk's call would repeat it for its slice
+        convert_file(
+            source, paths[1], output, chunks, step, convert, label=words[0], progress=progress, force=args.force
+        )
     if not args.quiet:
-        _summary(words[1], source, output, parameters, paths)
+        note = "" if saturation is None else f"; {saturation.summary()}"
+        _summary(words[1], source, output, parameters, paths, note)
 
 
 class _Quantize:
@@ -203,7 +229,7 @@ class _Quantize:
     def run(self, args: argparse.Namespace) -> int:
         output = QUANTIZED[args.dtype]
         source_path, target = file_paths(args, changes_dtype=f"{output} data")
-        mode = _parse_mode(args.mode)
+        mode = rounding_mode(args.mode)
         takes = "quantize takes float32, float16 or int32 data"
         with open_npy(source_path, QUANTIZE_INPUTS, takes) as source:
             native = source.dtype.newbyteorder("=")
@@ -214,7 +240,9 @@ class _Quantize:
             def quantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 quantize_linear(chunk, scale, zero_point, axis, output, mode=mode, out=out, device=device)
 
-            _convert(args, source, (source_path, target), output, parameters, quantize, ("quantizing", "quantized"))
+            paths, words = (source_path, target), ("quantizing", "quantized")
+            saturation = Saturation(output, mode)
+            _convert(args, source, paths, output, parameters, quantize, "quantize_linear", words, saturation)
         return EXIT_OK
 
 
@@ -239,9 +267,8 @@ class _Dequantize:
             def dequantize(chunk: Any, scale: Any, zero_point: Any, axis: Any, out: Any, device: Any) -> None:
                 dequantize_linear(chunk, scale, zero_point, axis, out=out, device=device)
 
-            _convert(
-                args, source, (source_path, target), output, parameters, dequantize, ("dequantizing", "dequantized")
-            )
+            paths, words = (source_path, target), ("dequantizing", "dequantized")
+            _convert(args, source, paths, output, parameters, dequantize, "dequantize_linear", words)
         return EXIT_OK
 
 
@@ -260,13 +287,6 @@ def _add_parameter_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--axis", type=int, metavar="A", help="the axis per-axis values run along (default 1, as ONNX's)"
     )
-
-
-def _parse_mode(text: str) -> AnyRoundingMode:
-    try:
-        return resolve_mode(text)
-    except DmlError as error:
-        raise CliError(f"--mode: {error}") from None
 
 
 QUANTIZE = _Quantize()

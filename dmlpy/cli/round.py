@@ -10,12 +10,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from dmlpy.cli.common import EXIT_OK, CliError, add_file_arguments, file_paths, pick_device, progress_choice, say
+from dmlpy.cli.common import (
+    EXIT_OK,
+    add_file_arguments,
+    file_paths,
+    pick_device,
+    progress_choice,
+    rounding_mode,
+    say,
+)
 from dmlpy.cli.files import BFLOAT16, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, convert_file, flat_chunks, plan_output
 from dmlpy.dtypes import data_type_of
-from dmlpy.errors import DmlError
-from dmlpy.modes import AnyRoundingMode, resolve_mode
+from dmlpy.modes import AnyRoundingMode
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES
 
 if TYPE_CHECKING:
@@ -35,13 +42,6 @@ ROUNDABLE = _roundable()
 TAKES = "round takes " + ", ".join(dtype_words(dtype) for dtype in ROUNDABLE)
 
 
-def _parse_mode(text: str) -> AnyRoundingMode:
-    try:
-        return resolve_mode(text)
-    except DmlError as error:
-        raise CliError(f"--mode: {error}") from None
-
-
 def round_file(
     source_path: Path,
     target_path: Path,
@@ -51,11 +51,12 @@ def round_file(
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool | None = None,
     force: bool = False,
+    in_place: bool = False,
 ) -> tuple[int, np.dtype[Any]]:
     """Round ``source_path`` into ``target_path`` chunk by chunk; the target appears only when complete, with
     the input's dtype, byte order, shape and order. The data goes through in file order (C or Fortran, as the
-    header says), so each chunk is a contiguous run of elements in both files. ``force`` replaces a read-only
-    target. Returns the number of elements rounded and the dtype."""
+    header says), so each chunk is a contiguous run of elements in both files. ``force`` replaces an existing
+    target (a read-only one too), ``in_place`` a writable one. Returns the number of elements rounded and the dtype."""
     from dmlpy.arrays import round as dml_round
 
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
@@ -65,7 +66,16 @@ def round_file(
         step = max(1, chunk_bytes // source.dtype.itemsize)
         chunks = flat_chunks(source.size, step)
         convert_file(
-            source, target_path, source.dtype, chunks, step, convert, label="rounding", progress=progress, force=force
+            source,
+            target_path,
+            source.dtype,
+            chunks,
+            step,
+            convert,
+            label="rounding",
+            progress=progress,
+            force=force,
+            in_place=in_place,
         )
     return source.size, source.dtype
 
@@ -82,10 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Round a .npy file (every dtype and mode dml.round takes); refuse to overwrite the input unless
-    --in-place."""
+    --in-place, and any other existing file unless --force."""
     source, target = file_paths(args)
-    mode = _parse_mode(args.mode)
-    plan_output(target, force=args.force)  # checked before a device is created; convert_file checks again as it writes
+    mode = rounding_mode(args.mode)
+    # Checked before a device is created; convert_file checks again as it writes.
+    plan_output(target, force=args.force, in_place=args.in_place)
     device = pick_device(args.device)
     count, dtype = round_file(
         source,
@@ -95,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         chunk_bytes=args.chunk_bytes or CHUNK_BYTES,
         progress=progress_choice(args),
         force=args.force,
+        in_place=args.in_place,
     )
     if not args.quiet:
         plural = "" if count == 1 else "s"

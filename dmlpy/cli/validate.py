@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import sys
 from typing import Any
 
 from dmlpy.binding import same_layout
-from dmlpy.cli.common import EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
+from dmlpy.cli.common import EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK, HIGHEST_LEVEL, CliError, feature_level, say
 from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.output import OutputPlan
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import DmlEnum, DmlFlag, FeatureLevel
@@ -25,8 +27,22 @@ from dmlpy.tensor import BufferTensorDesc, TensorDesc, check_buffer_tensor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_descriptor_arguments(
-        parser, f"2_1, 2.1 or DML_FEATURE_LEVEL_2_1 (default: the highest, {HIGHEST_LEVEL.c_name})"
+    parser.add_argument(
+        "descriptors",
+        metavar="DESC.json",
+        nargs="+",
+        help="descriptors as JSON, C or snake_case names ('-': stdin); several get one verdict line each",
+    )
+    parser.add_argument(
+        "--feature-level",
+        metavar="LEVEL",
+        help=f"2_1, 2.1 or DML_FEATURE_LEVEL_2_1 (default: the highest, {HIGHEST_LEVEL.c_name})",
+    )
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="print only the descriptors that are refused or unreadable, one verdict each",
     )
     add_svg_argument(parser, "its layout, or where a refused one breaks,")
 
@@ -152,28 +168,54 @@ def graph_report(desc: GraphDesc, level: FeatureLevel) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate a descriptor given as JSON at a feature level; print the problems or the normalised form."""
+    """Validate descriptors given as JSON at a feature level. One file: its problems, or its normalised form,
+    layout and binding. Several (or --quiet): one verdict line each, linter style; the status is the worst."""
     level = feature_level(args)
-    target = svg_target(args)
+    paths: list[str] = args.descriptors
+    if args.svg is not None and (len(paths) > 1 or args.quiet):
+        raise CliError(
+            f"--svg draws one descriptor beside its report; give one DESC.json without --quiet (given: "
+            f"{len(paths)} file{'s' if len(paths) != 1 else ''}{', --quiet' if args.quiet else ''})"
+        )
+    if len(paths) == 1 and not args.quiet:
+        return report_one(paths[0], level, svg_target(args, paths[0]))
+    return max(verdict(path, level, quiet=args.quiet) for path in paths)
+
+
+def _problem_lines(problems: DescriptorProblems) -> list[str]:
+    count = len(problems.problems)
+    return [
+        f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON",
+        *(f"  {line}" for line in problems.problems),
+    ]
+
+
+def _refusal(desc: Descriptor, level: FeatureLevel, error: DmlError) -> list[str]:
+    """What a descriptor refused at ``level`` prints: the verdict with the error, and the level that takes it."""
+    lines = [f"invalid at {level.c_name}", f"  {type(error).__name__} (HRESULT {error.hresult:#010x}): {error}"]
+    later = [candidate for candidate in valid_levels(desc) if candidate > level]
+    if later:
+        lines.append(
+            f"  it is valid from {later[0].c_name}: create the device with "
+            f"minimum_feature_level={later[0].name} (DMLCreateDevice1's minimumFeatureLevel)"
+        )
+    return lines
+
+
+def report_one(path: str, level: FeatureLevel, target: OutputPlan | None) -> int:
+    """One descriptor in full: its problems, or its normalised form, layout and binding; its picture to
+    ``target``."""
     try:
-        desc = read_descriptor(args.descriptor)
+        desc = read_descriptor(path)
     except DescriptorProblems as problems:
-        count = len(problems.problems)
-        say(f"invalid: {count} problem{'s' if count != 1 else ''} in the JSON")
-        say(*(f"  {line}" for line in problems.problems))
+        say(*_problem_lines(problems))
         if target is not None:
-            say(f"no picture written to {args.svg}: the JSON does not make a descriptor to draw")
+            say(f"no picture written to {target.path}: the JSON does not make a descriptor to draw")
         return EXIT_INVALID
     try:
         check_descriptor(desc, level)
     except DmlError as error:
-        lines = [f"invalid at {level.c_name}", f"  {type(error).__name__} (HRESULT {error.hresult:#010x}): {error}"]
-        later = [candidate for candidate in valid_levels(desc) if candidate > level]
-        if later:
-            lines.append(
-                f"  it is valid from {later[0].c_name}: create the device with "
-                f"minimum_feature_level={later[0].name} (DMLCreateDevice1's minimumFeatureLevel)"
-            )
+        lines = _refusal(desc, level, error)
         if target is not None:
             lines.append(write_picture(target, descriptor_picture(desc, level, str(error))))
         say(*lines)
@@ -182,4 +224,27 @@ def run(args: argparse.Namespace) -> int:
     if target is not None:
         lines += ["", write_picture(target, descriptor_picture(desc, level))]
     say(*lines)
+    return EXIT_OK
+
+
+def verdict(path: str, level: FeatureLevel, *, quiet: bool) -> int:
+    """One descriptor among several: ``PATH: valid at ...`` (left out when ``quiet``), or ``PATH: invalid ...``
+    with the problems indented below it; an unreadable file is reported on stderr and the next one checked."""
+    try:
+        desc = read_descriptor(path)
+    except CliError as error:
+        say(f"dmlpy validate: {error}", stream=sys.stderr)
+        return EXIT_BAD_INPUT
+    except DescriptorProblems as problems:
+        first, *rest = _problem_lines(problems)
+        say(f"{path}: {first}", *rest)
+        return EXIT_INVALID
+    try:
+        check_descriptor(desc, level)
+    except DmlError as error:
+        first, *rest = _refusal(desc, level, error)
+        say(f"{path}: {first}", *rest)
+        return EXIT_INVALID
+    if not quiet:
+        say(f"{path}: valid at {level.c_name}")
     return EXIT_OK

@@ -14,6 +14,7 @@ from dmlpy.errors import DescriptorProblems as DescriptorProblems
 from dmlpy.problems.translation import Expect as Expect
 from dmlpy.problems.translation import validation_problems as validation_problems
 from dmlpy.problems.values import QUOTED_LENGTH as QUOTED_LENGTH
+from dmlpy.problems.values import did_you_mean as did_you_mean
 from dmlpy.problems.values import quoted as quoted
 from dmlpy.problems.values import show as show
 from dmlpy.problems.values import visible as visible

@@ -4,7 +4,6 @@ the whole story)."""
 
 from __future__ import annotations
 
-import difflib
 import sys
 import types
 from collections.abc import Sequence
@@ -16,7 +15,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from dmlpy.enums import EXTENSION_BASE, DmlEnum, DmlFlag
-from dmlpy.problems.values import is_dml_model, show
+from dmlpy.problems.values import did_you_mean, is_dml_model, show
 
 
 @dataclass(frozen=True)
@@ -263,8 +262,7 @@ def _problem_line(model: type[BaseModel], problem: ErrorDetails) -> tuple[_Place
         fields = _fields_of(place.owner)
         if place.owner is not None and _field(place.owner, place.c_name) is not None:
             return place, f"{path} is given twice (as its C name and in snake_case); give it once"
-        close = difflib.get_close_matches(place.c_name, fields, n=1, cutoff=0.6)
-        suggestion = f" (did you mean {close[0]}?)" if close else ""
+        suggestion = did_you_mean(place.c_name, fields)
         known = f"; the fields are {', '.join(fields)}" if fields else ""
         return place, f"{path} is not a field here (given {show(given)}){suggestion}; check its spelling{known}"
     if kind == "less_than_equal":

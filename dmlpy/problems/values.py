@@ -3,8 +3,10 @@ outside (a Name, a file name) quoted, cut and with every character a terminal wo
 
 from __future__ import annotations
 
+import difflib
 import enum
 import json
+from collections.abc import Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -71,6 +73,14 @@ def quoted(text: str) -> str:
     shown = text[:QUOTED_LENGTH]
     body = visible(shown.replace("\\", "\\\\").replace('"', '\\"'))
     return f'"{body}"' if shown == text else f'"{body}..." ({len(text)} characters)'
+
+
+def did_you_mean(given: str, choices: Sequence[str]) -> str:
+    """`` (did you mean X?)`` naming the choice closest to a misspelt ``given``, case aside (difflib's ratio at
+    least 0.6), or "" when none is close: the one suggestion for field and rounding-mode typos."""
+    spelled = {choice.casefold(): choice for choice in reversed(choices)}  # the first of equal folds wins
+    close = difflib.get_close_matches(given.casefold(), list(spelled), n=1, cutoff=0.6)
+    return f" (did you mean {spelled[close[0]]}?)" if close else ""
 
 
 def _brief(value: Any) -> str:

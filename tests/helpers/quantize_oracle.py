@@ -129,24 +129,32 @@ def _mode_round(value: Fraction, mode: str) -> int:
     raise ValueError(f"unknown mode {mode}")
 
 
-def quantize_scalar(
-    x: Any, scale: Any, zero_point: int, out_dtype: npt.DTypeLike, mode: str = "NEAREST_TOWARD_EVEN"
-) -> int:
-    """One element of QuantizeLinear."""
+def unclamped_scalar(x: Any, scale: Any, zero_point: int, mode: str = "NEAREST_TOWARD_EVEN") -> int | float:
+    """One element of QuantizeLinear before saturation: the rounded quotient plus the zero point, an exact
+    integer; NaN or an infinity where the quotient is one."""
     x_dtype = np.asarray(x).dtype
     if x_dtype == np.int32:
         x = round_to_float(Fraction(int(x)), np.float32)  # the FLOAT32 computation converts the input first
         quotient_dtype = np.dtype(np.float32)
     else:
         quotient_dtype = np.dtype(np.float16) if x_dtype == np.float16 else np.dtype(np.float32)
-    low, high = INTEGER_RANGES[np.dtype(out_dtype)]
     q = float_quotient(x, scale, quotient_dtype)
-    if math.isnan(q):
+    if math.isnan(q) or math.isinf(q):
+        return q
+    return _mode_round(Fraction(q), mode) + int(zero_point)
+
+
+def quantize_scalar(
+    x: Any, scale: Any, zero_point: int, out_dtype: npt.DTypeLike, mode: str = "NEAREST_TOWARD_EVEN"
+) -> int:
+    """One element of QuantizeLinear."""
+    low, high = INTEGER_RANGES[np.dtype(out_dtype)]
+    unclamped = unclamped_scalar(x, scale, zero_point, mode)
+    if isinstance(unclamped, float) and math.isnan(unclamped):
         return 0
-    if math.isinf(q):
-        return high if q > 0 else low
-    rounded = _mode_round(Fraction(q), mode) + int(zero_point)
-    return min(max(rounded, low), high)
+    if isinstance(unclamped, float):
+        return high if unclamped > 0 else low
+    return min(max(unclamped, low), high)
 
 
 def _broadcast(parameter: Any, shape: tuple[int, ...], axis: int | None) -> npt.NDArray[Any]:
@@ -186,6 +194,26 @@ def quantize(
         lambda a, s, z: quantize_scalar(a, s, int(z), out_dtype, mode), shape, xs, scales, zero_points
     )
     return np.array(values, dtype=np.int64).astype(out_dtype).reshape(x.shape)
+
+
+def saturated(
+    x: npt.ArrayLike,
+    scale: npt.ArrayLike,
+    zero_point: npt.ArrayLike | None = None,
+    axis: int | None = None,
+    out_dtype: npt.DTypeLike = np.uint8,
+    mode: str = "NEAREST_TOWARD_EVEN",
+) -> tuple[int, int]:
+    """How many elements of ``quantize(...)`` saturation clamped: (to the lowest value, to the highest)."""
+    x = np.asarray(x)
+    shape = x.shape or (1,)
+    scales = _broadcast(scale, shape, axis)
+    zero_points = _broadcast(0 if zero_point is None else zero_point, shape, axis)
+    values = _elementwise(
+        lambda a, s, z: unclamped_scalar(a, s, int(z), mode), shape, x.reshape(shape), scales, zero_points
+    )
+    low, high = INTEGER_RANGES[np.dtype(out_dtype)]
+    return sum(1 for value in values if value < low), sum(1 for value in values if value > high)
 
 
 def dequantize_scalar(x: Any, scale: Any, zero_point: int, out_dtype: npt.DTypeLike) -> float:

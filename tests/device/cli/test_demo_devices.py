@@ -61,13 +61,6 @@ def test_devices_tell_two_implementations_of_one_platform_apart(run: Run) -> Non
         assert line.split(" | ")[2] == runtime, (line, platform.version)
 
 
-def test_no_command_is_a_one_line_usage_error(run: Run) -> None:
-    result = run()
-    assert result.returncode == 2
-    assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-
-
 def test_unknown_command_is_a_one_line_error(run: Run) -> None:
     result = run("frobnicate")
     assert result.returncode == 2

@@ -89,7 +89,7 @@ def test_modes_are_kept_and_new_files_get_the_umask_default(run: Run, tmp_path: 
     assert run("round", str(source), "--in-place", "--quiet").returncode == 0
     assert stat.S_IMODE(source.stat().st_mode) == 0o600
     assert np.load(source).tolist() == ROUNDED
-    assert run("round", str(source), str(target), "--quiet").returncode == 0
+    assert run("round", str(source), str(target), "--quiet", "--force").returncode == 0
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert run("round", str(source), str(fresh), "--quiet").returncode == 0
     umask = os.umask(0o022)
@@ -108,7 +108,7 @@ def test_symlinks_are_written_through_and_left_in_place(run: Run, tmp_path: Path
     link_out.symlink_to(real_out)
     dangling.symlink_to(Path("data") / "made-real.npy")
 
-    assert run("round", str(link_in), str(link_out), "--quiet").returncode == 0
+    assert run("round", str(link_in), str(link_out), "--quiet", "--force").returncode == 0
     assert link_out.is_symlink() and os.readlink(link_out) == str(real_out)
     assert np.load(real_out).tolist() == ROUNDED
 

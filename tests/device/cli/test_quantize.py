@@ -23,7 +23,8 @@ DEQUANTIZE_INPUTS = [np.dtype(name) for name in ("int8", "uint8", "int16", "uint
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *arguments: str) -> str:
-    status = main(list(arguments))
+    """The command's stderr; --force, as a test writes one OUT.npy again and again."""
+    status = main([*arguments, "--force"])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     return captured.err
@@ -313,3 +314,105 @@ def test_scale_file_that_is_not_one_dimensional(run: Run, tmp_path: Path) -> Non
     result = run("quantize", str(source), str(target), "--scale", str(tmp_path / "scales.npy"))
     assert_one_line_error(result, 2, "scales.npy: holds float32 data of shape (2, 3)")
     assert not target.exists()
+
+
+# ------------------------------------------------------------------ saturation and scales that mean nothing
+
+
+def _saturation(low: int, high: int, dtype: np.dtype) -> str:
+    info = np.iinfo(dtype)
+    if not low + high:
+        return "; no element saturated"
+    ends = [f"{count} to {limit}" for count, limit in ((low, info.min), (high, info.max)) if count]
+    return f"; {low + high} element{'' if low + high == 1 else 's'} saturated ({', '.join(ends)})"
+
+
+@pytest.mark.parametrize(
+    ("mode", "oracle_mode"),
+    [("half_to_even", "NEAREST_TOWARD_EVEN"), ("ROUND_UP", "UP"), ("toward_zero", "TOWARD_ZERO")],
+)
+@pytest.mark.parametrize("output", QUANTIZED, ids=lambda d: d.name)
+@pytest.mark.parametrize("source_dtype", QUANTIZE_INPUTS, ids=lambda d: d.name)
+def test_the_summary_counts_the_saturated_elements_exactly(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    source_dtype: np.dtype,
+    output: np.dtype,
+    mode: str,
+    oracle_mode: str,
+) -> None:
+    # Issue 30: the summary says how many elements the clamp changed. Values on both sides of each end, ties at
+    # the ends (127.5, 255.5, -128.5, -0.5 at scale 1), NaN (0, never counted) and infinities; per axis, chunked.
+    info = np.iinfo(output)
+    edges = [info.max + 0.5, info.max + 0.25, info.max + 1, info.max, info.min - 0.5, info.min - 0.75, info.min - 1]
+    data = _quantizable(source_dtype, (4, 3, 5), seed=8)
+    if source_dtype != np.int32:  # along axis 1's first entry: scale 1, zero point 0
+        data[1, 0, :], data[2, 0, :2] = edges[:5], edges[5:]
+    scales = np.array([1.0, 0.5, 4.0], np.float16 if source_dtype == np.float16 else np.float32)
+    zero_points = np.array([0, info.min, info.max], output) if output == np.int8 else np.array([0, 3, 255], output)
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, data)
+    arguments = ["quantize", str(source), str(target), "--scale", _scale_text(scales), "--axis", "1"]
+    arguments += [f"--zero-point{_zero_point_text(zero_points)}", "--dtype", output.name, "--mode", mode]
+    err = _cli(capsys, *arguments, "--chunk-bytes", "24")
+    np.testing.assert_array_equal(np.load(target), oracle.quantize(data, scales, zero_points, 1, output, oracle_mode))
+    low, high = oracle.saturated(data, scales, zero_points, 1, output, oracle_mode)
+    assert low and high  # the data reaches both ends
+    assert err.rstrip("\n").endswith(f"from {source} into {target}{_saturation(low, high, output)}"), err
+
+
+EFFECTS = {
+    "quantize": "quantizing divides by it: x / scale is then infinite or NaN (saturated or zero results), or of the "
+    "opposite sign",
+    "dequantize": "dequantizing multiplies by it: the results are then 0, infinite, NaN, or of the opposite sign",
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "scale", "given"),
+    [
+        ("quantize", "nan", "quantize_linear: scale is nan (as float32)"),
+        ("quantize", "0", "quantize_linear: scale is 0.0 (as float32)"),
+        ("quantize", "-1", "quantize_linear: scale is -1.0 (as float32)"),
+        ("quantize", "inf", "quantize_linear: scale is inf (as float32)"),
+        (
+            "quantize",
+            "0.5,-2,nan",
+            "quantize_linear: 2 of the scale's 3 values are zero, negative, infinite or NaN (as float32), the first "
+            "-2.0 at index 1",
+        ),
+        ("dequantize", "0", "dequantize_linear: scale is 0.0 (as float32)"),
+        ("dequantize", "-inf", "dequantize_linear: scale is -inf (as float32)"),
+    ],
+)
+def test_a_scale_that_is_not_finite_and_positive_is_warned_of_once(
+    run: Run, tmp_path: Path, command: str, scale: str, given: str
+) -> None:
+    # Issue 30: `--scale nan`, `0` and `-1` quantized and exited 0 with no word. They still run (ONNX and DirectML
+    # accept them), with the one-liners' ScaleWarning as one line on stderr, for the whole scale however many
+    # chunks the file is cut into (one element a chunk here), and --quiet keeps it.
+    data = np.array([[-4.5, 0.0, 300.0], [np.nan, 2.5, -300.0]], np.float32)
+    if command == "dequantize":
+        data = np.array([[-128, 0, 5], [127, 1, -3]], np.int8)
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, data)
+    axis = ["--axis", "1"] if "," in scale else []
+    result = run(command, str(source), str(target), f"--scale={scale}", *axis, "--chunk-bytes", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"dmlpy {command}: warning: {given}; neither DirectML nor ONNX checks scale values, so the call runs, but "
+        f"{EFFECTS[command]}: pass a positive, finite scale\n"
+    )
+    assert target.exists()
+
+
+def test_zero_scale_saturates_every_nonzero_number(run: Run, tmp_path: Path) -> None:
+    # x / 0 is an infinity for every x but 0 and NaN (0 / 0 is NaN, which becomes 0): all the rest saturate.
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, np.array([-4.5, 0.0, 0.25, 300.0, np.nan, -1e-30, np.inf], np.float32))
+    result = run("quantize", str(source), str(target), "--scale", "0", "--dtype", "int8")
+    assert result.returncode == 0, result.stderr
+    assert np.load(target).tolist() == [-128, 0, 127, 127, 0, -128, 127]
+    warning, summary = result.stderr.splitlines()
+    assert warning.startswith("dmlpy quantize: warning: quantize_linear: scale is 0.0 (as float32)")
+    assert summary.endswith("; 5 elements saturated (2 to -128, 3 to 127)")

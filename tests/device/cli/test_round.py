@@ -192,7 +192,8 @@ def _integers(dtype: np.dtype, count: int = 96) -> np.ndarray:
 
 
 def _round_in_process(capsys: pytest.CaptureFixture[str], *arguments: str) -> str:
-    status = main(["round", *arguments])
+    """The command's stderr; --force, as a test writes one OUT.npy again and again."""
+    status = main(["round", *arguments, "--force"])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     return captured.err

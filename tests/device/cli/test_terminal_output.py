@@ -98,10 +98,10 @@ def test_a_file_name_with_escape_sequences_is_shown_escaped(tmp_path: Path, enco
 
 
 def test_an_unknown_argument_with_escape_sequences_is_shown_escaped() -> None:
-    result = _run("validate", str(EXAMPLES / "round.json"), "\x1b[2J\x9b", encoding="ascii")
+    result = _run("explain", str(EXAMPLES / "round.json"), "\x1b[2J\x9b", encoding="ascii")
     _decoded(result, "ascii")
     assert_one_line_error(
         subprocess.CompletedProcess(result.args, result.returncode, "", result.stderr.decode("ascii")),
         2,
-        "unrecognized arguments: \\x1b[2J\\x9b",
+        "dmlpy explain: unrecognized arguments: \\x1b[2J\\x9b",
     )

@@ -208,3 +208,69 @@ def test_an_odd_four_bit_stride_is_half_a_byte_more(run: Run, write_json: WriteJ
     assert "padded: spans 8 element slots for 6 elements (2 of padding)" in result.stdout
     assert "spans 8 elements = 4 bytes" in result.stdout
     assert "[1,:] -> 5 6 7" in result.stdout
+
+
+# ------------------------------------------------------------------------------ several files, linter style
+
+ALL_EXAMPLES = sorted(str(path) for path in EXAMPLES.glob("*.json"))
+REFUSED = {"round_broken.json", "round_refused.json"}
+
+
+def test_several_files_get_one_verdict_line_each_and_the_worst_status(run: Run) -> None:
+    # Issue 30: `dmlpy validate examples/descriptors/*.json` failed with "unrecognized arguments".
+    result = run("validate", *ALL_EXAMPLES)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""
+    verdicts = [line for line in result.stdout.splitlines() if not line.startswith("  ")]
+    assert [line.partition(": ")[0] for line in verdicts] == ALL_EXAMPLES  # in the order given, one each
+    for path, line in zip(ALL_EXAMPLES, verdicts, strict=True):
+        if Path(path).name in REFUSED:
+            assert line.partition(": ")[2].startswith("invalid"), line
+        else:
+            assert line == f"{path}: valid at DML_FEATURE_LEVEL_6_4"
+    broken = str(EXAMPLES / "round_broken.json")
+    assert (
+        f"{broken}: invalid: 3 problems in the JSON\n  ELEMENT_WISE_ROUND.InputTensor.Sizes[3] is -4" in result.stdout
+    )
+    refused = str(EXAMPLES / "round_refused.json")
+    assert (
+        f"{refused}: invalid at DML_FEATURE_LEVEL_6_4\n  InvalidArgumentError (HRESULT 0x80070057): "
+        "ELEMENT_WISE_ROUND.InputTensor.TotalTensorSizeInBytes is 20" in result.stdout
+    )
+
+
+def test_quiet_prints_only_the_refused_and_a_level_applies_to_each(run: Run) -> None:
+    result = run("validate", "--quiet", "--feature-level", "2_1", *ALL_EXAMPLES)
+    assert result.returncode == 1, result.stderr
+    verdicts = [line for line in result.stdout.splitlines() if not line.startswith("  ")]
+    # At 2_1 the 5-D Round and the 4-bit QUANTIZE are refused too; the 4-D Rounds and the graph pass.
+    refused = {"round_broken.json", "round_refused.json", "round_5d.json", "quantize_int4_blocked.json"}
+    assert [line.partition(": ")[0] for line in verdicts] == [p for p in ALL_EXAMPLES if Path(p).name in refused]
+    assert "valid at" not in result.stdout.replace("invalid at", "")
+    five_d = str(EXAMPLES / "round_5d.json")
+    assert f"{five_d}: invalid at DML_FEATURE_LEVEL_2_1\n" in result.stdout
+    assert "  it is valid from DML_FEATURE_LEVEL_3_0: create the device with minimum_feature_level=FL_3_0" in (
+        result.stdout
+    )
+
+
+def test_quiet_prints_nothing_when_every_file_is_valid(run: Run) -> None:
+    result = run("validate", "-q", str(EXAMPLES / "round.json"), str(EXAMPLES / "round_padded.json"))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_an_unreadable_file_among_several_is_reported_and_the_rest_checked(run: Run, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    result = run("validate", str(missing), str(EXAMPLES / "round_refused.json"), str(EXAMPLES / "round.json"))
+    assert result.returncode == 2  # the worst: unreadable (2) over refused (1)
+    assert result.stderr == f"dmlpy validate: {missing}: no such file\n"
+    assert result.stdout.splitlines()[0].endswith("round_refused.json: invalid at DML_FEATURE_LEVEL_6_4")
+    assert result.stdout.splitlines()[-1] == f"{EXAMPLES / 'round.json'}: valid at DML_FEATURE_LEVEL_6_4"
+
+
+def test_svg_takes_one_file_only(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "out.svg"
+    for extra in (["-q"], [str(EXAMPLES / "round_padded.json")]):
+        result = run("validate", str(EXAMPLES / "round.json"), *extra, "--svg", str(target))
+        assert_one_line_error(result, 2, "dmlpy validate: --svg draws one descriptor beside its report")
+        assert not target.exists()

@@ -1,6 +1,7 @@
-"""A read-only output is refused as the shell's `>` refuses it, in every command that writes a file (issue 26,
-item 8): `round`, `quantize`, `dequantize` (OUT.npy, and IN.npy under --in-place) and `validate`/`explain --svg`.
-The refusal names the file and --force, exits 2 and writes nothing; --force replaces the file, keeping its mode.
+"""An existing output is refused without --force in every command that writes a file (issue 30), a read-only
+one as the shell's `>` refuses it (issue 26, item 8): `round`, `quantize`, `dequantize` (OUT.npy, and IN.npy
+under --in-place, which needs --force only when IN is read-only) and `validate`/`explain --svg`. The refusal
+names the file and --force, exits 2 and writes nothing; --force (-f) replaces the file, keeping its mode.
 
 The permission bits decide, not os.access: as root os.access says every file is writable, and tests may run as
 root."""
@@ -92,20 +93,42 @@ def test_a_read_only_input_is_not_replaced_in_place_without_force(run: Run, tmp_
     assert stat.S_IMODE(source.stat().st_mode) == 0o444
 
 
-def test_a_writable_output_needs_no_force(run: Run, tmp_path: Path) -> None:
-    target = tmp_path / "out.svg"
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_existing_output_is_replaced_only_with_force(run: Run, tmp_path: Path, command: str) -> None:
+    # Issue 30: `round IN OUT` replaced an existing OUT silently (a 40 MB result became 4 elements). A writable
+    # file now needs --force (or -f) as a read-only one does; nothing is written, no verdict or summary printed.
+    target = tmp_path / ("out.svg" if "svg" in command else "out.npy")
     target.write_bytes(OLD)
     target.chmod(0o644)
-    result = run("validate", str(EXAMPLES / "round.json"), "--svg", str(target))
-    assert result.returncode == 0, result.stderr
-    assert target.read_text(encoding="utf-8").startswith("<svg")
+    refused = run(*_commands(tmp_path, target)[command])
+    assert_one_line_error(refused, 2, f"{target}: exists; refusing to replace it: give --force (or -f)")
+    assert refused.stdout == ""
+    assert target.read_bytes() == OLD
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")) == []
+    replaced = run(*_commands(tmp_path, target)[command], "-f")
+    assert replaced.returncode == 0, replaced.stderr
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    expected = _expected(command, tmp_path)
+    if expected is None:
+        assert target.read_text(encoding="utf-8").startswith("<svg")
+    else:
+        np.testing.assert_array_equal(np.load(target), expected, strict=True)
+
+
+def test_in_place_replaces_a_writable_input_without_force(run: Run, tmp_path: Path) -> None:
+    # --in-place names IN as the file to replace: it needs no --force (a read-only IN still does, above).
+    source = tmp_path / "in.npy"
+    np.save(source, SEED)
+    assert run("round", str(source), "--in-place", "--quiet").returncode == 0
+    np.testing.assert_array_equal(np.load(source), np.rint(SEED))
 
 
 @pytest.mark.parametrize("command", ["round", "quantize", "dequantize", "validate", "explain"])
 def test_every_writing_command_documents_force(run: Run, command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0
-    assert "--force" in result.stdout and "read-only" in result.stdout
+    assert "-f, --force" in result.stdout and "read-only" in result.stdout
+    assert "if it exists" in " ".join(result.stdout.split())  # as wrapped to the terminal's width
 
 
 def test_a_read_only_svg_refusal_writes_no_verdict_for_a_refused_descriptor(run: Run, tmp_path: Path) -> None:
