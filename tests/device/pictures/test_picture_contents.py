@@ -262,7 +262,7 @@ def test_validate_svg_writes_the_picture_of_a_valid_or_refused_descriptor(tmp_pa
 def test_validate_svg_writes_nothing_for_json_that_makes_no_descriptor(tmp_path: Path) -> None:
     target = tmp_path / "kept.svg"
     target.write_text("an earlier picture")
-    broken = run_dmlpy("validate", str(EXAMPLES / "round_broken.json"), "--svg", str(target))
+    broken = run_dmlpy("validate", str(EXAMPLES / "round_broken.json"), "--svg", str(target), "--force")
     assert broken.returncode == 1 and f"no picture written to {target}" in broken.stdout
     assert target.read_text() == "an earlier picture"
     assert [p.name for p in tmp_path.iterdir()] == ["kept.svg"]
