@@ -13,7 +13,7 @@ QUANTIZE and DEQUANTIZE (``dmlpy.ops.quantize``) compute the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from pydantic import Field
@@ -32,9 +32,29 @@ SATURATE = {T.UINT8: "saturate_uchar", T.INT8: "saturate_char", T.UINT4: "satura
 """elementwise_ops.h's clamp of a quantized value into each output type's range."""
 
 
-def quantize_expression(quantized: str, output_type: TensorDataType) -> str:
-    """A quantized value (``quantize(...)``, rounded with its zero point added) saturated to ``output_type``."""
-    return f"{SATURATE[output_type]}({quantized})"
+def halves_to_even(value: str, scale: str, zero_point: str, half_input: str) -> str:
+    """``round(value / scale) + zero_point`` before saturation, halves to even as ONNX and WebNN specify
+    (elementwise_ops.h's quantize)."""
+    return f"quantize({value}, {scale}, {zero_point}, {half_input})"
+
+
+Rounded = Callable[[str, str, str, str], str]
+"""(value, scale, zero point, half input) -> ``round(value / scale) + zero_point``, in some rounding mode."""
+
+
+def quantize_expression(
+    value: str,
+    scale: str,
+    zero_point: str | None,
+    input_type: TensorDataType,
+    output_type: TensorDataType,
+    rounded: Rounded = halves_to_even,
+) -> str:
+    """``saturate(round(value / scale) + zero_point)`` into ``output_type`` for an input of ``input_type``; no
+    zero point means 0; ``rounded`` rounds the quotient (halves to even unless an extension says otherwise)."""
+    zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
+    half_input = "true" if input_type == TensorDataType.FLOAT16 else "false"
+    return f"{SATURATE[output_type]}({rounded(f'(float){value}', scale, zero, half_input)})"
 
 
 def dequantize_expression(value: str, scale: str, zero_point: str | None, input_type: TensorDataType) -> str:
@@ -107,16 +127,13 @@ class _LinearQuantizationDesc(OperatorDescBase):
         assert value is not None and scale is not None and isinstance(input_type, TensorDataType)
         if self.DEQUANTIZE:
             return dequantize_expression(value, scale, zero_point, input_type)
-        zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
-        half_input = "true" if input_type == TensorDataType.FLOAT16 else "false"
         output_type = self.output_tensor.desc.data_type
         assert isinstance(output_type, TensorDataType)
-        return quantize_expression(self.quantized(f"(float){value}", scale, zero, half_input), output_type)
+        return quantize_expression(value, scale, zero_point, input_type, output_type, self.quantized)
 
     def quantized(self, value: str, scale: str, zero_point: str, half_input: str) -> str:
-        """``round(value / scale) + zero_point`` before saturation: QuantizeLinear rounds halves to even
-        (elementwise_ops.h's quantize)."""
-        return f"quantize({value}, {scale}, {zero_point}, {half_input})"
+        """``round(value / scale) + zero_point`` before saturation: QuantizeLinear rounds halves to even."""
+        return halves_to_even(value, scale, zero_point, half_input)
 
 
 class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):

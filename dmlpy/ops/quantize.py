@@ -207,12 +207,11 @@ class QuantizeOperatorDesc(_QuantizationDesc):
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         value, scale, *rest = inputs
+        input_type, output_type = self.input_tensor.desc.data_type, self.output_tensor.desc.data_type
+        assert value is not None and scale is not None
+        assert isinstance(input_type, TensorDataType) and isinstance(output_type, TensorDataType)
         zero_point = self.zero_point_value(rest[0] if rest else None)
-        zero = f"(float){zero_point}" if zero_point is not None else "0.0f"
-        half_input = "true" if self.input_tensor.desc.data_type == T.FLOAT16 else "false"
-        output_type = self.output_tensor.desc.data_type
-        assert isinstance(output_type, TensorDataType)
-        return quantize_expression(f"quantize((float){value}, {scale}, {zero}, {half_input})", output_type)
+        return quantize_expression(value, scale, zero_point, input_type, output_type)
 
 
 class DequantizeOperatorDesc(_QuantizationDesc):
