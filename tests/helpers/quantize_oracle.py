@@ -176,6 +176,18 @@ def _elementwise(function: Callable[..., Any], shape: tuple[int, ...], *arrays: 
     return [function(*values) for values in zip(*flat, strict=True)]
 
 
+def _per_element(
+    scalar: Callable[[Any, Any, int], Any], x: npt.ArrayLike, scale: Any, zero_point: Any, axis: int | None
+) -> list[Any]:
+    """``scalar(element, scale, zero point)`` for every element of ``x`` in C order, the scale and zero point
+    (None: 0) read as ONNX reads them (``_broadcast``)."""
+    array = np.asarray(x)
+    shape = array.shape or (1,)
+    scales = _broadcast(scale, shape, axis)
+    zero_points = _broadcast(0 if zero_point is None else zero_point, shape, axis)
+    return _elementwise(lambda a, s, z: scalar(a, s, int(z)), shape, array.reshape(shape), scales, zero_points)
+
+
 def quantize(
     x: npt.ArrayLike,
     scale: npt.ArrayLike,
@@ -185,15 +197,8 @@ def quantize(
     mode: str = "NEAREST_TOWARD_EVEN",
 ) -> npt.NDArray[Any]:
     """QuantizeLinear over arrays; ``scale`` and ``zero_point`` scalars or 1-D along ``axis``."""
-    x = np.asarray(x)
-    shape = x.shape or (1,)
-    xs = x.reshape(shape)
-    scales = _broadcast(scale, shape, axis)
-    zero_points = _broadcast(0 if zero_point is None else zero_point, shape, axis)
-    values = _elementwise(
-        lambda a, s, z: quantize_scalar(a, s, int(z), out_dtype, mode), shape, xs, scales, zero_points
-    )
-    return np.array(values, dtype=np.int64).astype(out_dtype).reshape(x.shape)
+    values = _per_element(lambda a, s, z: quantize_scalar(a, s, z, out_dtype, mode), x, scale, zero_point, axis)
+    return np.array(values, dtype=np.int64).astype(out_dtype).reshape(np.shape(x))
 
 
 def saturated(
@@ -205,13 +210,7 @@ def saturated(
     mode: str = "NEAREST_TOWARD_EVEN",
 ) -> tuple[int, int]:
     """How many elements of ``quantize(...)`` saturation clamped: (to the lowest value, to the highest)."""
-    x = np.asarray(x)
-    shape = x.shape or (1,)
-    scales = _broadcast(scale, shape, axis)
-    zero_points = _broadcast(0 if zero_point is None else zero_point, shape, axis)
-    values = _elementwise(
-        lambda a, s, z: unclamped_scalar(a, s, int(z), mode), shape, x.reshape(shape), scales, zero_points
-    )
+    values = _per_element(lambda a, s, z: unclamped_scalar(a, s, z, mode), x, scale, zero_point, axis)
     low, high = INTEGER_RANGES[np.dtype(out_dtype)]
     return sum(1 for value in values if value < low), sum(1 for value in values if value > high)
 
