@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
 
 
+PIECE = 2**18  # elements counted at once: 1 MiB of float32, a few MiB of temporaries
+
+
 @dataclass
 class Saturation:
     """The elements a quantization to ``dtype`` clamped to its lowest and highest values, counted chunk by chunk
@@ -46,23 +49,42 @@ class Saturation:
         device: Device | None,
     ) -> None:
         """Add the saturated elements of one chunk: ``out`` quantized on ``device`` from ``x`` with ``scale``
-        and ``zero_point`` (along ``axis`` of ``x``, or one for all)."""
+        and ``zero_point`` (along ``axis`` of ``x``, or one for all).
+
+        The chunk is counted in slices of its first dimension of about ``PIECE`` elements, so that the count's
+        temporaries stay small beside the chunk itself: the streaming commands run in bounded memory
+        (tests/device/scale/test_cli_bounded_memory.py limits the process to less than the file)."""
+        if x.ndim == 0:
+            x, out = x.reshape(1), out.reshape(1)
+        shape = (-1,) + (1,) * (x.ndim - 1 - axis) if axis is not None else ()
+        zero = np.zeros((), np.int64) if zero_point is None else zero_point.astype(np.int64)
+        scales = np.broadcast_to(scale.reshape(shape) if scale.ndim else scale, x.shape)
+        zeros = np.broadcast_to(zero.reshape(shape) if zero.ndim else zero, x.shape)
+        rows = max(1, PIECE // max(1, x[:1].size))
+        for start in range(0, x.shape[0], rows):
+            piece = slice(start, start + rows)
+            self._count_piece(x[piece], out[piece], scales[piece], zeros[piece], device)
+
+    def _count_piece(
+        self,
+        x: npt.NDArray[Any],
+        out: npt.NDArray[Any],
+        scales: npt.NDArray[Any],
+        zeros: npt.NDArray[Any],
+        device: Device | None,
+    ) -> None:
         from dmlpy.arrays import round as dml_round
 
         lowest, highest = self.limits
         extreme = (out == lowest) | (out == highest)
         if not extreme.any():
             return
-        shape = (-1,) + (1,) * (x.ndim - 1 - axis) if axis is not None else ()
-        scales = np.broadcast_to(scale.reshape(shape) if scale.ndim else scale, x.shape)[extreme]
-        zero = np.zeros((), np.int64) if zero_point is None else zero_point.astype(np.int64)
-        zeros = np.broadcast_to(zero.reshape(shape) if zero.ndim else zero, x.shape)[extreme]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # as the kernel: infinities, NaN
-            quotient = x[extreme].astype(np.float32) / scales.astype(np.float32)
+            quotient = x[extreme].astype(np.float32) / scales[extreme].astype(np.float32)
             if x.dtype == np.float16:
                 quotient = quotient.astype(np.float16).astype(np.float32)
         with np.errstate(invalid="ignore"):  # NaN compares False: not saturated
-            unclamped = dml_round(quotient, mode=self.mode, device=device).astype(np.float64) + zeros
+            unclamped = dml_round(quotient, mode=self.mode, device=device).astype(np.float64) + zeros[extreme]
             self.low += int(np.count_nonzero(unclamped < lowest))
             self.high += int(np.count_nonzero(unclamped > highest))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dmlpy.cli import main
+from dmlpy.cli import main, saturation
 from dmlpy.cli.output import axis_chunks, flat_chunks
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.cli import Run, assert_one_line_error
@@ -333,16 +333,20 @@ def _saturation(low: int, high: int, dtype: np.dtype) -> str:
 )
 @pytest.mark.parametrize("output", QUANTIZED, ids=lambda d: d.name)
 @pytest.mark.parametrize("source_dtype", QUANTIZE_INPUTS, ids=lambda d: d.name)
+@pytest.mark.parametrize("split", ["chunks", "pieces"])
 def test_the_summary_counts_the_saturated_elements_exactly(
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
+    split: str,
     source_dtype: np.dtype,
     output: np.dtype,
     mode: str,
     oracle_mode: str,
 ) -> None:
     # Issue 30: the summary says how many elements the clamp changed. Values on both sides of each end, ties at
-    # the ends (127.5, 255.5, -128.5, -0.5 at scale 1), NaN (0, never counted) and infinities; per axis, chunked.
+    # the ends (127.5, 255.5, -128.5, -0.5 at scale 1), NaN (0, never counted) and infinities; per axis, in
+    # chunks of one row, or in one chunk that the count splits into pieces of one row (its bounded memory).
     info = np.iinfo(output)
     edges = [info.max + 0.5, info.max + 0.25, info.max + 1, info.max, info.min - 0.5, info.min - 0.75, info.min - 1]
     data = _quantizable(source_dtype, (4, 3, 5), seed=8)
@@ -354,7 +358,9 @@ def test_the_summary_counts_the_saturated_elements_exactly(
     np.save(source, data)
     arguments = ["quantize", str(source), str(target), "--scale", _scale_text(scales), "--axis", "1"]
     arguments += [f"--zero-point{_zero_point_text(zero_points)}", "--dtype", output.name, "--mode", mode]
-    err = _cli(capsys, *arguments, "--chunk-bytes", "24")
+    if split == "pieces":
+        monkeypatch.setattr(saturation, "PIECE", 15)
+    err = _cli(capsys, *arguments, *(["--chunk-bytes", "24"] if split == "chunks" else []))
     np.testing.assert_array_equal(np.load(target), oracle.quantize(data, scales, zero_points, 1, output, oracle_mode))
     low, high = oracle.saturated(data, scales, zero_points, 1, output, oracle_mode)
     assert low and high  # the data reaches both ends
