@@ -150,6 +150,33 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define CEIL(x) KEEP_NAN((x), CEIL_OF(x))
 #define FLOOR(x) KEEP_NAN((x), FLOOR_OF(x))
 
+// ---------------------------------------------------------------------------------------------- unary math
+// ELEMENT_WISE_SQRT, RECIP, EXP, LOG, the trigonometric and hyperbolic functions, their inverses and ERF
+// (dmlpy/ops/element_wise_math.py): OpenCL's built-ins in float, overloaded for a kernel's vector types too. A
+// FLOAT16 value is computed in float and rounded once to half at the store.
+// SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and a
+// half result of a correctly rounded float quotient or root is the correctly rounded half (24 >= 2 * 11 + 2 bits,
+// so the double rounding is innocuous). The others keep the OpenCL specification's bound for the built-in (3 to
+// 16 float32 ULPs: the operators' FLOAT32_ULPS); docs/operators/element_wise_math.md lists the errors measured.
+// A NaN comes back a NaN, its payload as the built-in leaves it (IEEE 754 fixes none for arithmetic).
+#define SQRT(x) sqrt(x)
+#define RECIP(x) (1.0f / (x))
+#define EXP(x) exp(x)
+#define LOG(x) log(x)
+#define SIN(x) sin(x)
+#define COS(x) cos(x)
+#define TAN(x) tan(x)
+#define ASIN(x) asin(x)
+#define ACOS(x) acos(x)
+#define ATAN(x) atan(x)
+#define SINH(x) sinh(x)
+#define COSH(x) cosh(x)
+#define TANH(x) tanh(x)
+#define ASINH(x) asinh(x)
+#define ACOSH(x) acosh(x)
+#define ATANH(x) atanh(x)
+#define ERF(x) erf(x)
+
 #ifdef ROUND_MODE
 #ifndef ROUND_REAL_T
 #define ROUND_REAL_T float
