@@ -1,9 +1,9 @@
 """Run every row of the operator test table (tests/helpers/operators.py) on Oclgrind's simulated device: each
 case of each row in a few small layouts (packed, padded, broadcast, transposed, in place where the operator's
-SUPPORTS_IN_PLACE allows it; ``--every-layout``: every layout class of helpers.layouts but the large one)
-through the object model, each buffer exactly as large as its binding needs and the output left unwritten
-(tests/helpers/oclgrind_driver.py), and for a DirectML operator the fused chain (neighbour -> operator ->
-neighbour, tests/helpers/row_runs.py) against the operator alone.
+SUPPORTS_IN_PLACE allows it; one of them for a sampled row; ``--every-layout``: every layout class of
+helpers.layouts but the large one) through the object model, each buffer exactly as large as its binding needs
+and the output left unwritten (tests/helpers/oclgrind_driver.py), and for a DirectML operator the fused chain
+(neighbour -> operator -> neighbour, tests/helpers/row_runs.py) against the operator alone.
 
 Results are compared with the row's reference as tests/device/test_operator_rows.py compares them (the value
 sets are the same, drawn by the same seeds: NaNs, infinities, subnormals, every integer).
@@ -31,7 +31,7 @@ import dmlpy as dml
 from tests.helpers.layouts import LAYOUTS, padded, permuted
 from tests.helpers.object_model import run_operator
 from tests.helpers.oclgrind_driver import Tally, main
-from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor
+from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, sampled_layout
 from tests.helpers.row_runs import (
     assert_fused_equals_alone,
     assert_same,
@@ -70,6 +70,8 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
         for name, layout in layouts(every_layout).items()
         if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
     ]
+    if not every_layout:
+        names = sampled_layout(row, case, names)
     chain = [] if row.desc.is_extension() else ["fused_chain"]
     return [f"{row.name} {case.id} {name}" for name in [*names, *chain]]
 
@@ -111,7 +113,7 @@ def run_case(
         )  # fmt: skip
         flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in run.inputs.items()}
         want = row.reference(flat, case).reshape(run.got.shape)
-        check(tally, run.kernel, label, assert_same, run.got, want, run.inputs["input_tensor"], case)
+        check(tally, run.kernel, label, assert_same, row, run.got, want, run.inputs["input_tensor"], case)
         ran.append(label)
     if not row.desc.is_extension() and UNINITIALIZED_PLUGIN and keeps_its_own_kernel(row, case):
         skipped.append(labels[-1])

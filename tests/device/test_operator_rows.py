@@ -5,7 +5,8 @@
   aside);
 - layouts: every layout class of helpers.layouts (packed, padded, broadcast, transposed with the tiled paths,
   offsets, rank 1 to 8, and in place for the operators whose SUPPORTS_IN_PLACE is True), the scale and zero
-  point broadcast along axis 1, and no byte of the output buffer outside the tensor written;
+  point broadcast along axis 1, and no byte of the output buffer outside the tensor written (a sampled row, one
+  of a family that lowers alike, one layout per case unless --run-slow);
 - alone against graphs: the operator as a one-node graph, and between two Identity nodes (at FLOAT16 with
   ScaleBias(1, -0), which fuses where a FLOAT16 copy does not), equals the operator alone bit for bit (a NaN
   through a FLOAT16 neighbour as a NaN; DirectML operators only, as a DML_GRAPH holds no extension); the chain
@@ -28,7 +29,7 @@ import pytest
 import dmlpy as dml
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
-from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values
+from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values, sampled_layout
 from tests.helpers.row_runs import (
     assert_fused_equals_alone,
     assert_same,
@@ -75,17 +76,27 @@ def test_values_match_the_reference(
     desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
     run = run_operator(device_for(row, request), desc, fills(row, case))
     assert run.changed_outside == []
-    assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
+    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
     tally["operator-table values compared"] += run.got.size
 
 
-LAYOUT_CASES = [
-    pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}")
-    for row in ROWS
-    for case in row.cases
-    for name, layout in LAYOUTS.items()
-    if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
-]
+def layout_cases(row: OperatorRow, case: Case) -> list[Any]:
+    """The case in each layout it runs in (in place where the operator allows it); those a sampled row leaves
+    to --run-slow marked slow."""
+    names = [
+        name
+        for name, layout in LAYOUTS.items()
+        if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
+    ]
+    default = sampled_layout(row, case, names)
+    return [
+        pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}", marks=() if name in default else SLOW)
+        for name in names
+    ]
+
+
+SLOW = pytest.mark.slow
+LAYOUT_CASES = [param for row in ROWS for case in row.cases for param in layout_cases(row, case)]
 
 
 @pytest.mark.parametrize(("row", "case", "layout_name"), LAYOUT_CASES)
@@ -101,7 +112,7 @@ def test_layouts_match_the_reference(
     in_place = bool(layout.get("in_place"))
     run = run_operator(device_for(row, request), desc, fills(row, case), offsets=offsets, in_place=in_place)
     assert run.changed_outside == [], f"bytes outside the output tensor changed: {run.changed_outside[:8]}"
-    assert_same(run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
+    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
     tally["operator-table layout elements compared"] += run.got.size
 
 

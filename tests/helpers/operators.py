@@ -15,6 +15,7 @@ gives one.)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,22 @@ class OperatorRow:
     slow_layouts: tuple[str, ...] = ()
     """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them;
     the value tests cover what they would (a large packed tensor)."""
+    sampled: bool = False
+    """Whether the layout tests sample this row: one layout per case by default, rotating through the layouts
+    across the sampled rows, every layout with --run-slow. For a family that lowers as another row does (the
+    unary math operators are CEIL's kernel with another function): its values and graphs are tested in full."""
+    nan: str = "payload"
+    """How a NaN result is compared (ext_oracle.mismatches): "payload" for operators that pass a NaN through,
+    "any" for those whose NaN is arithmetic's (IEEE 754 fixes no sign or payload)."""
+
+    def ulps(self, dtype: np.dtype[Any]) -> int:
+        """How far from the reference a result of ``dtype`` may lie, in its ULPs: the operator's FLOAT32_ULPS
+        at FLOAT32; at FLOAT16, 0 where that is 0, else 1 (a float result within a few float ULPs, rounded once
+        to half, lies within one half ULP of the correctly rounded half); 0 for the rest."""
+        float32_ulps = int(getattr(self.desc, "FLOAT32_ULPS", 0))
+        if np.dtype(dtype) == F32:
+            return float32_ulps
+        return min(float32_ulps, 1) if np.dtype(dtype) == F16 else 0
 
     @property
     def name(self) -> str:
@@ -177,6 +194,21 @@ def unary_reference(function: Callable[[Array], Array]) -> Reference:
     return reference
 
 
+def math_reference(function: Callable[[Array], Array]) -> Reference:
+    """A unary math operator's reference: ``x * Scale + Bias`` in float32 as ``unary_reference`` computes it,
+    then ``function`` in float64, rounded to float32 (the correctly rounded float result: 53 >= 2 * 24 + 2 bits
+    make the double rounding innocuous for a root or quotient of floats), then to the output's type as the kernel
+    stores a float. An operator with FLOAT32_ULPS 0 matches it bit for bit, the others within their bound. (A
+    FLOAT16 result is the correctly rounded half only without ScaleBias: 1 / 15455.75, a float quotient, rounds
+    to a float halfway between two halves, which the store rounds to even, away from the exact quotient's half.)"""
+    return unary_reference(lambda x: function(x.astype(np.float64)).astype(F32))
+
+
+def erf(x: Array) -> Array:
+    """The Gauss error function of float64 values (NumPy has none): C's erf through Python's math.erf."""
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
 def _round(inputs: Mapping[str, Array], case: Case) -> Array:
     return round_reference(inputs["input_tensor"], case.options["rounding_mode"])
 
@@ -222,6 +254,38 @@ def float_cases() -> tuple[Case, ...]:
     return unary_cases((F32, F16), "scale_bias", (None, dml.ScaleBias(scale=1.5, bias=-0.25)))
 
 
+def math_row(desc: type[OperatorDescBase], function: Callable[[Array], Array]) -> OperatorRow:
+    """A unary math operator's row: FLOAT32 without and FLOAT16 with a ScaleBias (CEIL's row runs all four
+    combinations of the shared lowering), against ``function`` in float64, sampled layouts, any NaN."""
+    cases = (
+        Case({"input_tensor": F32, "output_tensor": F32}, {"scale_bias": None}),
+        Case({"input_tensor": F16, "output_tensor": F16}, {"scale_bias": dml.ScaleBias(scale=1.5, bias=-0.25)}),
+    )
+    return OperatorRow(desc, cases, math_reference(function), sampled=True, nan="any")
+
+
+MATH_FUNCTIONS: Mapping[type[OperatorDescBase], Callable[[Array], Array]] = {
+    dml.ElementWiseSqrtOperatorDesc: np.sqrt,
+    dml.ElementWiseRecipOperatorDesc: np.reciprocal,
+    dml.ElementWiseExpOperatorDesc: np.exp,
+    dml.ElementWiseLogOperatorDesc: np.log,
+    dml.ElementWiseSinOperatorDesc: np.sin,
+    dml.ElementWiseCosOperatorDesc: np.cos,
+    dml.ElementWiseTanOperatorDesc: np.tan,
+    dml.ElementWiseAsinOperatorDesc: np.arcsin,
+    dml.ElementWiseAcosOperatorDesc: np.arccos,
+    dml.ElementWiseAtanOperatorDesc: np.arctan,
+    dml.ElementWiseSinhOperatorDesc: np.sinh,
+    dml.ElementWiseCoshOperatorDesc: np.cosh,
+    dml.ElementWiseTanhOperatorDesc: np.tanh,
+    dml.ElementWiseAsinhOperatorDesc: np.arcsinh,
+    dml.ElementWiseAcoshOperatorDesc: np.arccosh,
+    dml.ElementWiseAtanhOperatorDesc: np.arctanh,
+    dml.ElementWiseErfOperatorDesc: erf,
+}
+"""The unary math operators' independent references: NumPy's float64 functions (C's libm), Python's erf."""
+
+
 def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
     dtypes = {"input_tensor": x, "scale_tensor": scale}
     if zero:
@@ -255,6 +319,7 @@ ROWS: tuple[OperatorRow, ...] = (
     OperatorRow(
         dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
     ),
+    *(math_row(desc, function) for desc, function in MATH_FUNCTIONS.items()),
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),
@@ -293,3 +358,14 @@ ROWS: tuple[OperatorRow, ...] = (
 
 def row_of(desc: type[OperatorDescBase]) -> OperatorRow:
     return next(row for row in ROWS if row.desc is desc)
+
+
+SAMPLED_CASES = [(row.name, case.id) for row in ROWS if row.sampled for case in row.cases]
+
+
+def sampled_layout(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
+    """The layouts of ``names`` a default run gives ``case``: all of them, or for a sampled row the one its turn
+    in the rotation picks (so that the sampled rows together cover every layout)."""
+    if not row.sampled:
+        return names
+    return [names[SAMPLED_CASES.index((row.name, case.id)) % len(names)]]

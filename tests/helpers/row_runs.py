@@ -17,6 +17,7 @@ from dmlpy.ops._base import OperatorDescBase
 from .ext_oracle import describe, mismatches
 from .object_model import run_graph
 from .operators import Case, OperatorRow, input_values
+from .ulps import within_ulps
 
 Array = npt.NDArray[Any]
 F16 = np.dtype(np.float16)
@@ -47,11 +48,12 @@ def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> d
     return strides
 
 
-def assert_same(got: Array, want: Array, inputs: Array, case: Case) -> None:
-    """Bit for bit; where ``want`` is NaN, a NaN of the same sign and payload (the quiet bit aside), or any NaN
-    where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN
-    that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as
-    docs/operators/element_wise_identity.md says of ScaleBias."""
+def assert_same(row: OperatorRow, got: Array, want: Array, inputs: Array, case: Case) -> None:
+    """Bit for bit, or within the row's ULPs of the output type (``OperatorRow.ulps``); where ``want`` is NaN, a
+    NaN, by the row's NaN rule (the same sign and payload, the quiet bit aside, for an operator that passes a NaN
+    through), and any NaN where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor
+    the payload of a NaN that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's),
+    as docs/operators/element_wise_identity.md says of ScaleBias."""
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
     if want.dtype.kind in "iu":
         wrong = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
@@ -59,7 +61,12 @@ def assert_same(got: Array, want: Array, inputs: Array, case: Case) -> None:
             f"{wrong.size} of {want.size} differ, first at {wrong[:8]}: {got.reshape(-1)[wrong[:8]]}"
         )
         return
-    wrong = mismatches(got, want, nan="any" if case.options.get("scale_bias") is not None else "payload")
+    bound = row.ulps(want.dtype)
+    if bound:
+        wrong = within_ulps(got, want, bound)
+        assert wrong.size == 0, f"more than {bound} ULPs off: " + describe(wrong, inputs, got, want)
+        return
+    wrong = mismatches(got, want, nan="any" if case.options.get("scale_bias") is not None else row.nan)
     assert wrong.size == 0, describe(wrong, inputs, got, want)
 
 
