@@ -53,6 +53,17 @@ def tally() -> Counter[str]:
     return COUNTS
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: the controller adds its counts to its own
+        workeroutput["counts"] = dict(COUNTS)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on the controller
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    COUNTS.update(getattr(node, "workeroutput", {}).get("counts", {}))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if COUNTS:
         terminalreporter.section("counts (cases compared, fuzz examples, threads x calls, Oclgrind variants)")

@@ -64,22 +64,20 @@ from dmlpy.problems import show
 
 AnyOperatorType = OperatorType | ExtOperatorType
 
-OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {
-    desc.OPERATOR_TYPE: desc
-    for desc in (  # in the order messages and lists name them
-        ElementWiseRoundOperatorDesc,
-        ElementWiseQuantizeLinearOperatorDesc,
-        ElementWiseDequantizeLinearOperatorDesc,
-        ElementWiseIdentityOperatorDesc,
-        ElementWiseCeilOperatorDesc,
-        ElementWiseFloorOperatorDesc,
-        *MATH_OPERATORS,
-        QuantizeOperatorDesc,
-        DequantizeOperatorDesc,
-        ExtElementWiseRoundOperatorDesc,
-        ExtElementWiseQuantizeLinearOperatorDesc,
-    )
-}
+_IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and lists name them
+    ElementWiseRoundOperatorDesc,
+    ElementWiseQuantizeLinearOperatorDesc,
+    ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseIdentityOperatorDesc,
+    ElementWiseCeilOperatorDesc,
+    ElementWiseFloorOperatorDesc,
+    *MATH_OPERATORS,
+    QuantizeOperatorDesc,
+    DequantizeOperatorDesc,
+    ExtElementWiseRoundOperatorDesc,
+    ExtElementWiseQuantizeLinearOperatorDesc,
+)
+OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {desc.OPERATOR_TYPE: desc for desc in _IN_ORDER}
 """Every operator dmlpy implements, DirectML's and the extensions (not DirectML), by operator type."""
 DIRECTML_OPERATORS = {t: desc for t, desc in OPERATORS.items() if not desc.is_extension()}
 """The DirectML operators: what DML_OPERATOR_DESC (``OperatorDesc``) holds."""

@@ -1,16 +1,25 @@
-"""Run the ``dmlpy`` command as a subprocess, as a user would."""
+"""Run the ``dmlpy`` command: in this process through ``dmlpy.cli.main`` (the ``run`` fixture: what the command
+prints and returns, without a Python start-up and ``import dmlpy`` per call, which cost about a second each), or as
+a subprocess, as a user would (``run_dmlpy``: for what only a process shows, such as ``python -m dmlpy``'s exit
+status, signals, a closed standard input, the terminal's encoding, a command that opens an OpenCL device from
+tests/unit)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from dmlpy.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "descriptors"
@@ -33,6 +42,42 @@ def run_dmlpy(
     )
 
 
+def run_in_process(
+    *args: str, cwd: Path = REPO, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``dmlpy ARGS`` as ``dmlpy.cli.main`` runs it here, in ``cwd``, with ``stdin`` (empty when None) as standard
+    input and standard output and error captured, as ``run_dmlpy`` gives them (``timeout`` is ``run_dmlpy``'s,
+    unused here)."""
+    out, err = io.StringIO(), io.StringIO()
+    redirected = contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)
+    with _working_directory(cwd), _standard_input(stdin or ""), redirected[0], redirected[1]:
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:  # argparse's usage errors and --help
+            status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+    return subprocess.CompletedProcess(["dmlpy", *args], status, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    previous = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+@contextlib.contextmanager
+def _standard_input(text: str) -> Iterator[None]:
+    previous = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+    try:
+        yield
+    finally:
+        sys.stdin = previous
+
+
 def assert_one_line_error(result: subprocess.CompletedProcess[str], status: int, *fragments: str) -> None:
     """A failure reported as one line on stderr, no traceback, with the expected status and words."""
     assert result.returncode == status, (result.returncode, result.stdout, result.stderr)
@@ -51,7 +96,8 @@ def hidden_characters(text: str) -> list[str]:
 
 @pytest.fixture
 def run() -> Run:
-    return run_dmlpy
+    """``run(*args)``: the command in this process (run_in_process)."""
+    return run_in_process
 
 
 @pytest.fixture
