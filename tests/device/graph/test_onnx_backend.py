@@ -25,6 +25,8 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.lowering import LOWERED_TO  # noqa: E402
+from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
+from tests.helpers.row_runs import assert_same  # noqa: E402
 
 OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
@@ -180,6 +182,30 @@ def _node_case(name: str) -> Any:
     return _node_cases()[f"test_{name}"]
 
 
+MATH_ROWS = {op_type: row for row in ROWS if row.desc in MATH_FUNCTIONS for op_type in row.desc.ONNX_OPS}
+"""The unary math op types (Sqrt, Exp, ...) -> their operators' rows in the operator table (tests/helpers/
+operators.py): the float64 reference and the ULP bound the operator tests hold them to."""
+MATH_NODE_TESTS = sorted(
+    name for name, case in _node_cases().items() if re.match(OPS, f"{name}_cpu") and _op_types(case) <= set(MATH_ROWS)
+)
+
+
+@pytest.mark.parametrize("name", MATH_NODE_TESTS)
+def test_math_node_tests_lie_within_their_operators_bound_of_float64(device: Any, name: str) -> None:
+    """The runner judges against ONNX's expected outputs, NumPy's float32 results, so only within both errors;
+    judged against the operator table's reference (the float64 function rounded to float32) the same inputs hold
+    the operator's own bound, FLOAT32_ULPS: bit for bit for Sqrt and Reciprocal."""
+    case = _node_cases()[name]
+    (op_type,) = _op_types(case)
+    row = MATH_ROWS[op_type]
+    (float32,) = [c for c in row.cases if c.dtypes["input_tensor"] == np.float32 and not c.options.get("scale_bias")]
+    rep = DmlBackend.prepare(case.model, dml_device=device)
+    for (x,), _ in case.data_sets:
+        (got,) = rep.run([x])
+        x, got = x.reshape(-1), got.reshape(-1)
+        assert_same(row, got, row.reference({"input_tensor": x}, float32), x, float32)
+
+
 @pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))
 def test_inexpressible_cases_are_refused_at_prepare_saying_why(name: str) -> None:
     # At prepare, as the module says, not at the first run (the 16-bit outputs were refused only then).
@@ -250,3 +276,30 @@ def test_models_dmlpy_rewrites_into_graphs_directml_accepts() -> None:
     assert len(got) == 4
     for result, want in zip(got, expected, strict=True):
         assert result.dtype == want.dtype and result.tobytes() == want.tobytes()
+
+
+def test_a_tree_of_math_nodes_runs_as_one_kernel_each_node_within_its_bound_of_onnx_reference(device: Any) -> None:
+    """x -> Exp -> Log -> Sqrt -> Reciprocal -> Tanh, and Ceil of the Log, every node's output a graph output:
+    one fused kernel, bit-identical to the nodes run one by one (each a kernel of its own), and each node's
+    output within its op type's ``rtol_of`` of onnx.reference's node run on dmlpy's input of that node (so that
+    one node's error is not charged to the next). The inputs reach the domains' edges: Sqrt of a negative (NaN),
+    Log(0) = -inf (Exp(-104) is 0), infinities, -0, NaN, and Exp up to 5.5e34."""
+    F, shape = onnx.TensorProto.FLOAT, [2, 3, 40]
+    edges = [("Exp", "x", "e"), ("Log", "e", "l"), ("Ceil", "l", "c"), ("Sqrt", "l", "s")]
+    edges += [("Reciprocal", "s", "r"), ("Tanh", "r", "t")]
+    nodes = [onnx.helper.make_node(op, [source], [target]) for op, source, target in edges]
+    model = _model(nodes, [_tensor("x", F, shape)], [_tensor(target, F, shape) for _, _, target in edges])
+    x = np.random.default_rng(31).uniform(-10, 80, shape).astype(np.float32)
+    x.reshape(-1)[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, -104.0]
+    rep = DmlBackend.prepare(model, dml_device=device)
+    values = {"x": x} | dict(zip([target for _, _, target in edges], rep.run([x]), strict=True))
+    assert [graph.kernel_count for graph in rep.compiled_graphs] == [1]
+    for node in nodes:
+        (source,), (target,) = node.input, node.output
+        (alone,) = DmlBackend.run_node(node, [values[source]], dml_device=device)
+        assert values[target].tobytes() == alone.tobytes(), node.op_type
+        one_node = _model([node], [_tensor(source, F, shape)], [_tensor(target, F, shape)])
+        with np.errstate(all="ignore"):  # onnx.reference's NumPy on Log(0), Sqrt(-1), ...
+            (want,) = _reference(one_node, {source: values[source]})
+        rtol = rtol_of([node.op_type])
+        np.testing.assert_allclose(values[target], want, rtol=rtol, atol=0, err_msg=node.op_type)
