@@ -27,6 +27,7 @@ from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.lowering import LOWERED_TO  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
+from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
 
 OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
@@ -56,21 +57,15 @@ blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 
 sequences and optionals (DirectML has tensors only)."""
 
 
-NUMPY_FLOAT32_ULPS = 4
-"""How far NumPy's float32 functions may lie from the exact result, in ULPs: the largest ``ulperrortol`` of the
-float32 rows in NumPy's own accuracy tests (numpy/_core/tests/data/umath-validation-set-*.csv: 4 for arcsin, log,
-log10 and tan, 2 or 3 for the others). ONNX's expected outputs of Exp, Sin, ... are those functions' float32
-results, computed by the installed NumPy when the loader builds the cases."""
-
-
 def rtol_of(op_types: Iterable[str]) -> float:
     """The relative tolerance that compares dmlpy's result of nodes of ``op_types`` with NumPy's float32 result.
 
     0 where every operator they lower to is exact (``FLOAT32_ULPS`` 0: Sqrt, Reciprocal, Round, ...). Otherwise
     dmlpy's result lies within its operator's ``FLOAT32_ULPS`` of the exact value and NumPy's within
-    ``NUMPY_FLOAT32_ULPS``, so the two lie within their sum of each other; one ULP of a normal float32 y is at
-    most 2**-23 * |y|, hence rtol = (FLOAT32_ULPS + NUMPY_FLOAT32_ULPS) * 2**-23, atol staying 0 (a 0 or an
-    infinity must match exactly, and NaN matches NaN only)."""
+    ``NUMPY_FLOAT32_ULPS`` (ONNX's expected outputs are NumPy's float32 results, computed by the installed
+    NumPy when the loader builds the cases), so the two lie within their sum of each other; one ULP of a normal
+    float32 y is at most 2**-23 * |y|, hence rtol = (FLOAT32_ULPS + NUMPY_FLOAT32_ULPS) * 2**-23, atol staying 0
+    (a 0 or an infinity must match exactly, and NaN matches NaN only)."""
     ulps = max((int(getattr(LOWERED_TO[op], "FLOAT32_ULPS", 0)) for op in op_types if op in LOWERED_TO), default=0)
     return (ulps + NUMPY_FLOAT32_ULPS) * 2.0**-23 if ulps else 0.0
 
