@@ -5,7 +5,7 @@ rather than with the runner's default tolerance (rtol 1e-3), which would let a f
 pass, except the op types whose operator is bounded rather than exact (Exp, Sin, Erf, ...: ``rtol_of``). Every
 other test is dropped; the forms DirectML cannot express are excluded by name, each with the reason, and checked
 to be refused with that reason. The runner runs on dmlpy's default device (``DMLPY_DEVICE`` picks another); the
-tests below it take the ``device`` fixture (``DMLPY_TEST_DEVICES``)."""
+math node tests' float64 check and the fused tree take the ``device`` fixture (``DMLPY_TEST_DEVICES``)."""
 
 from __future__ import annotations
 
