@@ -13,6 +13,12 @@ import numpy as np
 import numpy.typing as npt
 
 Array = npt.NDArray[Any]
+NUMPY_FLOAT32_ULPS = 4
+"""How far NumPy's float32 functions (onnx.reference's, and ONNX's expected outputs of Exp, Sin, ...) may lie
+from the exact result: the largest ``ulperrortol`` of the float32 rows of NumPy's own accuracy tests
+(numpy/_core/tests/data/umath-validation-set-*.csv: 4 for arcsin, log, log10 and tan, 2 or 3 for the others),
+which hold its SVML and libm paths alike. A result of an operator with a ULP bound lies within that bound plus
+this of NumPy's."""
 _BITS = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
 
 

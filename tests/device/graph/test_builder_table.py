@@ -19,12 +19,10 @@ import dmlpy as dml
 from dmlpy.graph.operators import BUILDERS, builders, unary_builder
 from dmlpy.ops import OPERATORS, ElementWiseIdentityOperatorDesc
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.ulps import within_ulps
+from tests.helpers.ulps import NUMPY_FLOAT32_ULPS, within_ulps
 
 SIZES = (1, 1, 2, 4)
 VALUES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.2, -0.7], dtype=np.float32).reshape(SIZES)
-NUMPY_FLOAT32_ULPS = 4
-"""How far NumPy's float32 functions (onnx.reference's) may lie from the exact result: SVML's documented 4 ULPs."""
 
 
 class ThrowawayScaledDesc(ElementWiseIdentityOperatorDesc):

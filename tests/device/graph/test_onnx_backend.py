@@ -1,14 +1,18 @@
 """ONNX's own backend test runner (onnx.backend.test.BackendTest) with dmlpy's backend, for the node tests of
-every ONNX op type dmlpy runs (``SUPPORTED_OPS``, from the operator table: Round, QuantizeLinear, DequantizeLinear,
-Identity, ...): the cases come from the installed onnx, built in memory by its loader, and are compared exactly
-(rtol 0, atol 0) rather than with the runner's default tolerance, which would let an integer off by one pass.
-Every other test is dropped; the forms DirectML cannot express are excluded by name, each with the reason, and
-checked to be refused with that reason."""
+every ONNX op type dmlpy runs (``SUPPORTED_OPS``, from the operator table: Round, QuantizeLinear, Sqrt, Exp, ...):
+the cases come from the installed onnx, built in memory by its loader, and are compared exactly (rtol 0, atol 0)
+rather than with the runner's default tolerance (rtol 1e-3), which would let a float off by thousands of ULPs
+pass, except the op types whose operator is bounded rather than exact (Exp, Sin, Erf, ...: ``rtol_of``). Every
+other test is dropped; the forms DirectML cannot express are excluded by name, each with the reason, and checked
+to be refused with that reason. The runner runs on dmlpy's default device (``DMLPY_DEVICE`` picks another); the
+math node tests' float64 check and the fused tree take the ``device`` fixture (``DMLPY_TEST_DEVICES``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -20,6 +24,10 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
+from dmlpy.onnx.lowering import LOWERED_TO  # noqa: E402
+from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
+from tests.helpers.row_runs import assert_same  # noqa: E402
+from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
 
 OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
@@ -49,12 +57,40 @@ blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 
 sequences and optionals (DirectML has tensors only)."""
 
 
-def _backend_test() -> Any:
+def rtol_of(op_types: Iterable[str]) -> float:
+    """The relative tolerance that compares dmlpy's result of nodes of ``op_types`` with NumPy's float32 result.
+
+    0 where every operator they lower to is exact (``FLOAT32_ULPS`` 0: Sqrt, Reciprocal, Round, ...). Otherwise
+    dmlpy's result lies within its operator's ``FLOAT32_ULPS`` of the exact value and NumPy's within
+    ``NUMPY_FLOAT32_ULPS`` (ONNX's expected outputs are NumPy's float32 results, computed by the installed
+    NumPy when the loader builds the cases), so the two lie within their sum of each other; one ULP of a normal
+    float32 y is at most 2**-23 * |y|, hence rtol = (FLOAT32_ULPS + NUMPY_FLOAT32_ULPS) * 2**-23, atol staying 0
+    (a 0 or an infinity must match exactly, and NaN matches NaN only)."""
+    ulps = max((int(getattr(LOWERED_TO[op], "FLOAT32_ULPS", 0)) for op in op_types if op in LOWERED_TO), default=0)
+    return (ulps + NUMPY_FLOAT32_ULPS) * 2.0**-23 if ulps else 0.0
+
+
+@functools.cache
+def _node_cases() -> dict[str, Any]:
+    """The installed onnx's node test cases by name (``test_round``, ...), built once by its loader."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # loading every operator's cases warns about their NumPy arithmetic
-        cases = load_model_tests(kind="node")
-        exact = {case.name.removeprefix("test_"): {"rtol": 0, "atol": 0} for case in cases}
-        backend_test = BackendTest(DmlBackend, __name__, test_kwargs=exact)
+        return {case.name: case for case in load_model_tests(kind="node")}
+
+
+def _op_types(case: Any) -> set[str]:
+    return {node.op_type for node in case.model.graph.node}
+
+
+TOLERANCES = {name: {"rtol": rtol_of(_op_types(case)), "atol": 0} for name, case in _node_cases().items()}
+"""Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
+arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
+
+
+def _backend_test() -> Any:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # the runner builds every operator's cases again, warning the same
+        backend_test = BackendTest(DmlBackend, __name__, test_kwargs=TOLERANCES)
     backend_test.include(OPS)
     for name in NOT_EXPRESSIBLE:
         backend_test.exclude(rf"^test_{name}_(cpu|cuda)$")
@@ -73,32 +109,96 @@ OnnxBackendNodeModelTest = _NODE_TESTS  # pytest collects a TestCase under each 
 del _NODE_TESTS
 
 
+MATH_OPS_WITH_EXAMPLES = (
+    *("sqrt", "reciprocal", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan"),
+    *("sinh", "cosh", "tanh", "asinh", "acosh", "atanh"),
+)
+"""The unary math op types whose node tests come as a random case and an example (Erf has a random case only)."""
+
+
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
-    # Round, Identity, QuantizeLinear (per tensor, per axis, blocked) and DequantizeLinear (per tensor, per axis,
-    # blocked, 16-bit inputs): what the installed onnx ships for these operators, less the excluded forms.
+    # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
+    # (per tensor, per axis, blocked, 4- and 16-bit inputs), and the unary math operators (a random case and an
+    # example each, Erf a random case only): what the installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
+        "test_ceil_cpu",
+        "test_ceil_example_cpu",
+        "test_floor_cpu",
+        "test_floor_example_cpu",
         "test_quantizelinear_cpu",
         "test_quantizelinear_axis_cpu",
+        "test_quantizelinear_int4_cpu",
+        "test_quantizelinear_uint4_cpu",
         "test_dequantizelinear_cpu",
         "test_dequantizelinear_axis_cpu",
+        "test_dequantizelinear_int4_cpu",
+        "test_dequantizelinear_uint4_cpu",
         "test_dequantizelinear_int16_cpu",
         "test_dequantizelinear_uint16_cpu",
         "test_quantizelinear_blocked_asymmetric_cpu",
         "test_dequantizelinear_blocked_cpu",
+        "test_erf_cpu",
+        *(f"test_{op}{form}_cpu" for op in MATH_OPS_WITH_EXAMPLES for form in ("", "_example")),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
+    assert all(name.removesuffix("_cpu") in TOLERANCES for name in names)
+
+
+def test_exact_operators_are_compared_exactly_and_bounded_ones_within_their_bound() -> None:
+    """The runner's comparison of a Sqrt case fails a result one ULP off; that of an Exp case passes one
+    FLOAT32_ULPS + NUMPY_FLOAT32_ULPS off and fails one a ULP further, or a 0 that is not 0 (the values are
+    powers of two, where one ULP is 2**-23 times the value)."""
+    exp_ulps = dml.ElementWiseExpOperatorDesc.FLOAT32_ULPS + NUMPY_FLOAT32_ULPS
+    assert TOLERANCES["test_sqrt"] == TOLERANCES["test_round"] == {"rtol": 0.0, "atol": 0}
+    assert TOLERANCES["test_exp"] == {"rtol": exp_ulps * 2.0**-23, "atol": 0}
+    want = np.array([1.0, 0.5, 2.0**-100, 2.0**100, np.inf, -np.inf, 0.0, np.nan], np.float32)
+    finite = np.isfinite(want) & (want != 0)
+
+    def similar(name: str, got: Any) -> bool:
+        try:
+            BackendTest.assert_similar_outputs([want], [got.astype(np.float32)], **TOLERANCES[name])
+        except AssertionError:
+            return False
+        return True
+
+    def off(ulps: int) -> Any:
+        return np.where(finite, (want.view(np.int32) + ulps).view(np.float32), want)
+
+    assert similar("test_sqrt", off(0)) and not similar("test_sqrt", off(1))
+    assert similar("test_exp", off(exp_ulps)) and not similar("test_exp", off(exp_ulps + 1))
+    assert not similar("test_exp", np.where(want == 0, 2.0**-149, want))
 
 
 def _node_case(name: str) -> Any:
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        cases = [case for case in load_model_tests(kind="node") if case.name == f"test_{name}"]
-    assert len(cases) == 1, name
-    return cases[0]
+    return _node_cases()[f"test_{name}"]
+
+
+MATH_ROWS = {op_type: row for row in ROWS if row.desc in MATH_FUNCTIONS for op_type in row.desc.ONNX_OPS}
+"""The unary math op types (Sqrt, Exp, ...) -> their operators' rows in the operator table (tests/helpers/
+operators.py): the float64 reference and the ULP bound the operator tests hold them to."""
+MATH_NODE_TESTS = sorted(
+    name for name, case in _node_cases().items() if re.match(OPS, f"{name}_cpu") and _op_types(case) <= set(MATH_ROWS)
+)
+
+
+@pytest.mark.parametrize("name", MATH_NODE_TESTS)
+def test_math_node_tests_lie_within_their_operators_bound_of_float64(device: Any, name: str) -> None:
+    """The runner judges against ONNX's expected outputs, NumPy's float32 results, so only within both errors;
+    judged against the operator table's reference (the float64 function rounded to float32) the same inputs hold
+    the operator's own bound, FLOAT32_ULPS: bit for bit for Sqrt and Reciprocal."""
+    case = _node_cases()[name]
+    (op_type,) = _op_types(case)
+    row = MATH_ROWS[op_type]
+    (float32,) = [c for c in row.cases if c.dtypes["input_tensor"] == np.float32 and not c.options.get("scale_bias")]
+    rep = DmlBackend.prepare(case.model, dml_device=device)
+    for (x,), _ in case.data_sets:
+        (got,) = rep.run([x])
+        x, got = x.reshape(-1), got.reshape(-1)
+        assert_same(row, got, row.reference({"input_tensor": x}, float32), x, float32)
 
 
 @pytest.mark.parametrize("name", sorted(NOT_EXPRESSIBLE))
@@ -171,3 +271,30 @@ def test_models_dmlpy_rewrites_into_graphs_directml_accepts() -> None:
     assert len(got) == 4
     for result, want in zip(got, expected, strict=True):
         assert result.dtype == want.dtype and result.tobytes() == want.tobytes()
+
+
+def test_a_tree_of_math_nodes_runs_as_one_kernel_each_node_within_its_bound_of_onnx_reference(device: Any) -> None:
+    """x -> Exp -> Log -> Sqrt -> Reciprocal -> Tanh, and Ceil of the Log, every node's output a graph output:
+    one fused kernel, bit-identical to the nodes run one by one (each a kernel of its own), and each node's
+    output within its op type's ``rtol_of`` of onnx.reference's node run on dmlpy's input of that node (so that
+    one node's error is not charged to the next). The inputs reach the domains' edges: Sqrt of a negative (NaN),
+    Log(0) = -inf (Exp(-104) is 0), infinities, -0, NaN, and Exp up to 5.5e34."""
+    F, shape = onnx.TensorProto.FLOAT, [2, 3, 40]
+    edges = [("Exp", "x", "e"), ("Log", "e", "l"), ("Ceil", "l", "c"), ("Sqrt", "l", "s")]
+    edges += [("Reciprocal", "s", "r"), ("Tanh", "r", "t")]
+    nodes = [onnx.helper.make_node(op, [source], [target]) for op, source, target in edges]
+    model = _model(nodes, [_tensor("x", F, shape)], [_tensor(target, F, shape) for _, _, target in edges])
+    x = np.random.default_rng(31).uniform(-10, 80, shape).astype(np.float32)
+    x.reshape(-1)[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, -104.0]
+    rep = DmlBackend.prepare(model, dml_device=device)
+    values = {"x": x} | dict(zip([target for _, _, target in edges], rep.run([x]), strict=True))
+    assert [graph.kernel_count for graph in rep.compiled_graphs] == [1]
+    for node in nodes:
+        (source,), (target,) = node.input, node.output
+        (alone,) = DmlBackend.run_node(node, [values[source]], dml_device=device)
+        assert values[target].tobytes() == alone.tobytes(), node.op_type
+        one_node = _model([node], [_tensor(source, F, shape)], [_tensor(target, F, shape)])
+        with np.errstate(all="ignore"):  # onnx.reference's NumPy on Log(0), Sqrt(-1), ...
+            (want,) = _reference(one_node, {source: values[source]})
+        rtol = rtol_of([node.op_type])
+        np.testing.assert_allclose(values[target], want, rtol=rtol, atol=0, err_msg=node.op_type)
