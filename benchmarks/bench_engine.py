@@ -85,13 +85,14 @@ def operators(dml: Any, dtype: str, n: int) -> dict[tuple[str, str], tuple[Any, 
 
 
 class Bound:
-    """A compiled operator or graph bound to device buffers, on the timed and the profiled queue."""
+    """A compiled operator or graph bound to device buffers, on the timed and the profiled queue (a graph fused, or
+    with ``fuse=False`` node by node)."""
 
-    def __init__(self, dml_: Dml, desc: Any, inputs: list[np.ndarray | None]) -> None:
+    def __init__(self, dml_: Dml, desc: Any, inputs: list[np.ndarray | None], fuse: bool = True) -> None:
         self.calls = []
         for device in (dml_.device, dml_.profiled):
             if isinstance(desc, dml_.dml.GraphDesc):
-                compiled = device.compile_graph(desc)
+                compiled = device.compile_graph(desc, fuse=fuse)
                 outputs = compiled.output_descs()
             else:
                 compiled = device.compile_operator(device.create_operator(desc))

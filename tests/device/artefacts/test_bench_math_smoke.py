@@ -1,0 +1,37 @@
+"""benchmarks/bench_math.py runs end to end on a tiny size and writes its JSON. Timings are never asserted; the
+script itself checks that each chain gives the same bytes fused and node by node."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from dmlpy.ops.element_wise_math import MATH_OPERATORS
+
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_math.py"
+
+
+def test_quick_run_writes_every_operator_and_both_chains(tmp_path: Path) -> None:
+    out = tmp_path / "math.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    names = [desc.OPERATOR_TYPE.name for desc in MATH_OPERATORS]
+    rows = report["operators"]
+    assert [(r["dtype"], r["operator"]) for r in rows] == [(d, name) for d in ("float32", "float16") for name in names]
+    for row in rows:
+        assert row["elements"] == 1 << 16
+        assert row["kernel_s"] > 0 and row["copy_s"] > 0 and row["dispatch_s"] > 0
+        assert row["copy_over_kernel"] == row["copy_s"] / row["kernel_s"]
+        assert (row["numpy_s"] is None) == (row["operator"] == "ELEMENT_WISE_ERF")  # NumPy has no erf
+    chains = {r["chain"]: r for r in report["chains"]}
+    assert sorted(chains) == ["qdq_exp", "sqrt_round"]
+    assert [chains["qdq_exp"]["dtype"], chains["sqrt_round"]["dtype"]] == ["int8", "float32"]
+    for chain in chains.values():
+        assert (chain["kernels_fused"], chain["kernels_separate"]) == (1, 3)
+        assert chain["fused_s"] > 0 and chain["separate_s"] > 0 and chain["numpy_s"] > 0
+    assert report["meta"]["launch_profile"] in ("cpu", "gpu")
