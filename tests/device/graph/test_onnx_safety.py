@@ -1027,6 +1027,16 @@ def test_a_model_of_mutated_bytes_is_refused_or_answers_as_onnx_reference_long(t
 
 
 ELEMENT_TYPES = st.sampled_from([-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 21, 22, 999])
+OPERATOR_OF = {op_type: desc for desc in dml.ops.OPERATORS.values() for op_type in desc.ONNX_OPS}
+FUZZED_OPS = [
+    op_type
+    for op_type in dmlpy.onnx.SUPPORTED_OPS
+    if not getattr(OPERATOR_OF[op_type], "FLOAT32_ULPS", 0) and op_type != "Reciprocal"
+]
+"""The op types a node may become: those whose results are exact and stay finite on X's values. A bounded one (Exp,
+Sin: test_onnx_backend compares them within their bounds) would not equal onnx.reference bit for bit, and an
+infinite or huge value (Reciprocal of 0, exp(65)) before a QuantizeLinear meets onnx.reference's cast to int32,
+which wraps it (255 becomes 0) where ONNX and dmlpy saturate."""
 NAMES = st.sampled_from(["x", "s", "z", "r", "t", "y", ""])
 FIELD_EDITS = st.one_of(
     st.tuples(st.just("input type"), ELEMENT_TYPES),
@@ -1042,7 +1052,7 @@ FIELD_EDITS = st.one_of(
     ),
     st.tuples(st.just("node input"), st.integers(0, 2), st.integers(0, 3), NAMES),
     st.tuples(st.just("node output"), st.integers(0, 2), NAMES),
-    st.tuples(st.just("operator"), st.integers(0, 2), st.sampled_from(dmlpy.onnx.SUPPORTED_OPS)),
+    st.tuples(st.just("operator"), st.integers(0, 2), st.sampled_from(FUZZED_OPS)),
     st.tuples(st.just("opset"), st.integers(0, 30)),
 )
 
