@@ -2,13 +2,13 @@
 on every OpenCL device whose compiler builds dmlpy's kernels, and print it as the Markdown table of
 docs/operators/element_wise_math.md.
 
-    PYTHONPATH=. .venv/bin/python scripts/measure_ulps.py              # 2^22 float32 values per operator
-    PYTHONPATH=. .venv/bin/python scripts/measure_ulps.py --count 65536
+    .venv/bin/python scripts/measure_ulps.py                 # 2^22 float32 values per operator
+    .venv/bin/python scripts/measure_ulps.py --count 65536
 
 Each operator runs as a one-node graph built with its builder function (``dml.graph.sqrt``, ...) under the
 device's own launch profile, on
 
-* FLOAT32: the sweep of tests/device/math/sweeps.py (half random bit patterns, half the function's ranges),
+* FLOAT32: the sweep of tests/device/unary_math/sweeps.py (half random bit patterns, half the function's ranges),
   against the float64 reference of the operator test table (tests/helpers/operators.py's MATH_FUNCTIONS: NumPy's
   libm functions, Python's math.erf) rounded to float32;
 * FLOAT16: all 65,536 patterns, against the same float64 reference rounded once to half (the correctly rounded
@@ -16,8 +16,8 @@ device's own launch profile, on
 
 Distances are tests/helpers/ulps.py's: the number of representable values between the result and the
 reference, plus one; 0 where both are NaN; a NaN on one side only is reported as "NaN" (never seen so far).
-PYTHONPATH=. makes the test helpers importable; the references are theirs, so the docs' figures and the tests'
-bounds come from one oracle."""
+The references and the sweep are the test helpers' (imported from this repository), so the docs' figures and the
+tests' bounds come from one oracle."""
 
 from __future__ import annotations
 
@@ -25,15 +25,17 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.ops._unary import UnaryMathDesc
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
-from tests.device.math.sweeps import float32_sweep
+from tests.device.unary_math.sweeps import float32_sweep
 from tests.helpers.operators import MATH_FUNCTIONS
 from tests.helpers.ulps import ulp_distance
 

@@ -1,7 +1,7 @@
-"""The float32 inputs of the unary math operators' accuracy sweeps (tests/device/math/test_unary_math.py and
+"""The float32 inputs of the unary math operators' accuracy sweeps (tests/device/unary_math/test_unary_math.py and
 scripts/measure_ulps.py): half random bit patterns (every exponent, subnormals, infinities and NaNs as often as
 their patterns occur) and half uniform values over the ranges where each function does its work, where a random
-pattern rarely lands (a float32 pattern is within [-1, 1] about half the time, but within [1, 100] only 1.5% of
+pattern rarely lands (a float32 pattern is within [-1, 1] about half the time, but within [1, 100] only 1.3% of
 the time)."""
 
 from __future__ import annotations

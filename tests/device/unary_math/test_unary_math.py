@@ -20,7 +20,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.ops._unary import UnaryMathDesc
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
-from tests.device.math.sweeps import float32_sweep
+from tests.device.unary_math.sweeps import float32_sweep
 from tests.helpers.object_model import run_unary
 from tests.helpers.operators import row_of, unary_descriptor
 from tests.helpers.ulps import ulp_distance
