@@ -15,14 +15,20 @@ import sys
 from pathlib import Path
 
 from dmlpy.ops import OPERATORS
+from dmlpy.ops.element_wise_math import MATH_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
 BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
 END = "<!-- end of the operator list -->"
 
 
-SHARED_PAGES = {"DML_OPERATOR_QUANTIZE": "../quantization.md", "DML_OPERATOR_DEQUANTIZE": "../quantization.md"}
-"""Operators documented on a page of their own outside docs/operators/: FL 6_3's pair share the 4-bit page."""
+SHARED_PAGES = {
+    "DML_OPERATOR_QUANTIZE": "../quantization.md",
+    "DML_OPERATOR_DEQUANTIZE": "../quantization.md",
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_math.md" for desc in MATH_OPERATORS},
+}
+"""Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, the unary
+math operators on one page of docs/operators/."""
 
 
 def _page_link(c_name: str, text: str) -> str:
