@@ -154,9 +154,10 @@ DEFINE_ROUND_HALF_AWAY(float)
 // ELEMENT_WISE_SQRT, RECIP, EXP, LOG, the trigonometric and hyperbolic functions, their inverses and ERF
 // (dmlpy/ops/element_wise_math.py): OpenCL's built-ins in float, overloaded for a kernel's vector types too. A
 // FLOAT16 value is computed in float and rounded once to half at the store.
-// SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and a
-// half result of a correctly rounded float quotient or root is the correctly rounded half (24 >= 2 * 11 + 2 bits,
-// so the double rounding is innocuous). The others keep the OpenCL specification's bound for the built-in (3 to
+// SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and the
+// half of a correctly rounded float root or quotient of a half is the correctly rounded half (24 >= 2 * 11 + 2
+// bits, so the double rounding is innocuous; after a ScaleBias the operand is a float, and the half is that of
+// the correctly rounded float). The others keep the OpenCL specification's bound for the built-in (3 to
 // 16 float32 ULPs: the operators' FLOAT32_ULPS); docs/operators/element_wise_math.md lists the errors measured.
 // A NaN comes back a NaN, its payload as the built-in leaves it (IEEE 754 fixes none for arithmetic).
 #define SQRT(x) sqrt(x)

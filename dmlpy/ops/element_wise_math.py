@@ -5,7 +5,7 @@ ScaleBias, FLOAT32 and FLOAT16 only, in place allowed, with the support table Mi
 
 SQRT and RECIP are correctly rounded (built with -cl-fp32-correctly-rounded-divide-sqrt); the others are
 OpenCL's built-ins, within ``FLOAT32_ULPS`` (the OpenCL specification's bound for the built-in) of the exact
-result, and a FLOAT16 result within one half ULP of the correctly rounded half."""
+result, and a FLOAT16 result within one ULP of half precision of the correctly rounded half."""
 
 from __future__ import annotations
 
