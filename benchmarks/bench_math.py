@@ -57,6 +57,7 @@ from bench_engine import Bound
 from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size, size_label
 
 from dmlpy.kernels import opencl_source_dir
+from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 
 DOMAINS: dict[str, tuple[float, float]] = {
@@ -134,7 +135,7 @@ class Lanes8:
         half = x.dtype == np.float16
         options = ["-I", str(opencl_source_dir()), "-D", f"FUNCTION={desc_class.FUNCTION}", "-D", f"RUN={RUN}"]
         options += ["-D", f"ELEMENT_T={'half' if half else 'float'}", "-D", f"HALF_TENSORS={int(half)}"]
-        self.kernel = cl.Program(context, LANES8).build(options=[*options, *desc_class.KERNEL_OPTIONS]).lanes8
+        self.kernel = cl.Program(context, LANES8).build(options=[*options, *TEMPLATE_OPTIONS]).lanes8
         self.source = cl.Buffer(context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
         self.target = cl.Buffer(context, cl.mem_flags.READ_WRITE, x.nbytes)
         self.kernel.set_args(self.source, self.target)

@@ -10,12 +10,12 @@ device's own launch profile, on
 
 * FLOAT32: the sweep of tests/device/unary_math/sweeps.py (half random bit patterns, half the function's ranges),
   against the float64 reference of the operator test table (tests/helpers/operators.py's MATH_FUNCTIONS: NumPy's
-  libm functions, Python's math.erf) rounded to float32;
-* FLOAT16: all 65,536 patterns, against the same float64 reference rounded once to half (the correctly rounded
-  half, which the kernel's float result rounded to half may miss by one).
+  libm functions, Python's math.erf);
+* FLOAT16: all 65,536 patterns, against the same float64 reference.
 
-Distances are tests/helpers/ulps.py's: the number of representable values between the result and the
-reference, plus one; 0 where both are NaN; a NaN on one side only is reported as "NaN" (never seen so far).
+Errors are tests/helpers/ulps.py's ulp_error, as the OpenCL specification measures them: |result - exact| in ULPs
+of the result's type at the exact value (an overflow counted in floats up to the infinity); 0 where both are
+NaN; "inf" for a NaN on one side only or a zero of the wrong sign (never seen so far).
 The references and the sweep are the test helpers' (imported from this repository), so the docs' figures and the
 tests' bounds come from one oracle."""
 
@@ -37,7 +37,7 @@ from dmlpy.ops._unary import UnaryMathDesc
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from tests.device.unary_math.sweeps import float32_sweep
 from tests.helpers.operators import MATH_FUNCTIONS
-from tests.helpers.ulps import ulp_distance
+from tests.helpers.ulps import ulp_error
 
 Array = npt.NDArray[Any]
 ALL_FLOAT16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
@@ -53,16 +53,16 @@ def run_operator(device: dml.Device, desc: type[UnaryMathDesc], x: Array) -> Arr
     return result.reshape(-1)
 
 
-def worst(got: Array, want: Array) -> str:
-    """The largest distance in ULPs, or "NaN" where a NaN stands against a number."""
-    largest = int(ulp_distance(got, want).max())
-    return "NaN" if largest == np.iinfo(np.int64).max else str(largest)
+def worst(got: Array, exact: Array) -> str:
+    """The largest error in ULPs (ulps.ulp_error), to a tenth, or "inf" where a NaN stands against a number or a
+    zero has the wrong sign."""
+    return f"{float(ulp_error(got, exact).max()):.1f}"
 
 
 def reference(desc: type[UnaryMathDesc], x: Array) -> Array:
-    """The operator's float64 reference on ``x``, rounded once to x's type."""
+    """The operator's exact result on ``x``: its float64 reference."""
     with np.errstate(all="ignore"):
-        result: Array = MATH_FUNCTIONS[desc](x.astype(np.float64)).astype(x.dtype)
+        result: Array = MATH_FUNCTIONS[desc](x.astype(np.float64))
     return result
 
 

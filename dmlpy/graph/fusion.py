@@ -291,7 +291,6 @@ def _fused_step(
     loads: dict[tuple[Source, BufferTensorDesc], int] = {}
     values: dict[tuple[int, int], str] = {}
     statements: list[Statement] = []
-    options: list[str] = []
     for position, node in enumerate(group):
         op = _op(graph, node)
         names: list[str | None] = []
@@ -313,7 +312,6 @@ def _fused_step(
         assert expression is not None and output_type is not None
         statements.append(Statement(expression, output_type, op.operator_name()))
         values[(node, 0)] = value_name(position)
-        options += op.KERNEL_OPTIONS
     stores: list[tuple[int, int]] = []
     for position, node in enumerate(group):
         ref = stored_in(node, 0)
@@ -333,6 +331,5 @@ def _fused_step(
         profile,
         fused=True,
         may_alias=False,
-        options=options,
     )
     return Step(tuple(group), lowered, tuple(arguments))

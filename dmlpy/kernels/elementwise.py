@@ -108,6 +108,13 @@ class Statement:
     operator: str
 
 
+TEMPLATE_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
+"""Every template program's build options: OpenCL's float division and sqrt are otherwise allowed 2.5 and 3 ULPs of
+error, and QuantizeLinear's true division, SQRT and RECIP must be correctly rounded. Every program has them, not only
+those that divide, so that an operator alone and in any fused group is built alike: a built-in may divide inside
+(NVIDIA inlines its math library into the module), and its bits must not depend on its neighbours."""
+
+
 def elementwise_kernel(
     tensors: Sequence[ValueType],
     loads: Sequence[int],
@@ -118,7 +125,6 @@ def elementwise_kernel(
     *,
     fused: bool,
     may_alias: bool,
-    options: Sequence[str] = (),
 ) -> LoweredOperator:
     """The template specialised: ``tensors`` bound in binding order, ``loads`` (tensor positions) read into
     ``load_name`` values, ``statements`` computed in order, ``stores`` (tensor, statement) written, over
@@ -168,7 +174,7 @@ def elementwise_kernel(
         "elementwise.cl",
         "fused_elementwise" if fused else "elementwise",
         tuple(defines),
-        tuple(sorted(set(options))),
+        TEMPLATE_OPTIONS,
         "\n".join(lines) + "\n",
     )
     run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs

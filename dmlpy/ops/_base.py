@@ -122,9 +122,6 @@ class OperatorDescBase(DmlModel):
     BARE_FORM: ClassVar[bool] = True
     """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
     for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
-    KERNEL_OPTIONS: ClassVar[tuple[str, ...]] = ()
-    """Build options the operator's arithmetic needs, e.g. -cl-fp32-correctly-rounded-divide-sqrt for a true
-    division (QuantizeLinear)."""
 
     @classmethod
     def is_extension(cls) -> bool:
@@ -312,7 +309,6 @@ class OperatorDescBase(DmlModel):
             profile,
             fused=False,
             may_alias=self.SUPPORTS_IN_PLACE,
-            options=self.KERNEL_OPTIONS,
         )
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:

@@ -3,7 +3,7 @@ their inverses, ERF (docs/operators/element_wise_math.md). Each is ``f(x * Scale
 ScaleBias, FLOAT32 and FLOAT16 only, in place allowed, with the support table Microsoft's pages give CEIL: exactly
 4 dimensions from the level that introduced it, 1 to 8 from DML_FEATURE_LEVEL_3_0.
 
-SQRT and RECIP are correctly rounded (built with -cl-fp32-correctly-rounded-divide-sqrt); the others are
+SQRT and RECIP are correctly rounded (the template builds with -cl-fp32-correctly-rounded-divide-sqrt); the others are
 OpenCL's built-ins, within ``FLOAT32_ULPS`` (the OpenCL specification's bound for the built-in) of the exact
 result, and a FLOAT16 result within one ULP of half precision of the correctly rounded half."""
 
@@ -13,7 +13,6 @@ from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.ops._unary import UnaryMathDesc, float_math_support
 
 FL_1_0, FL_2_0 = FeatureLevel.FL_1_0, FeatureLevel.FL_2_0
-CORRECTLY_ROUNDED = ("-cl-fp32-correctly-rounded-divide-sqrt",)
 
 
 class ElementWiseSqrtOperatorDesc(UnaryMathDesc):
@@ -21,7 +20,7 @@ class ElementWiseSqrtOperatorDesc(UnaryMathDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_SQRT
     SUPPORT = float_math_support(OPERATOR_TYPE, FL_1_0)
-    FUNCTION, FLOAT32_ULPS, KERNEL_OPTIONS = "SQRT", 0, CORRECTLY_ROUNDED
+    FUNCTION, FLOAT32_ULPS = "SQRT", 0
     BUILDER_NAME, ONNX_OPS = "sqrt", ("Sqrt",)
 
 
@@ -31,7 +30,7 @@ class ElementWiseRecipOperatorDesc(UnaryMathDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_RECIP
     SUPPORT = float_math_support(OPERATOR_TYPE, FL_1_0)
-    FUNCTION, FLOAT32_ULPS, KERNEL_OPTIONS = "RECIP", 0, CORRECTLY_ROUNDED
+    FUNCTION, FLOAT32_ULPS = "RECIP", 0
     BUILDER_NAME, ONNX_OPS = "recip", ("Reciprocal",)
 
 

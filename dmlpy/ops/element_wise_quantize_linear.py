@@ -154,7 +154,6 @@ class ElementWiseQuantizeLinearOperatorDesc(_LinearQuantizationDesc):
         ),
     )
     DEQUANTIZE = False
-    KERNEL_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
     SAME_TYPE = (("output_tensor", "zero_point_tensor"),)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:

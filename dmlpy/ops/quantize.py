@@ -201,7 +201,6 @@ class QuantizeOperatorDesc(_QuantizationDesc):
     OPERATOR_TYPE = OperatorType.QUANTIZE
     BUILDER_NAME = "quantize"
     SUPPORT = _table(OperatorType.QUANTIZE, _FLOATS, _QUANTIZED)
-    KERNEL_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
     QUANTIZED_FIELD = "output_tensor"
     REAL_FIELD = "input_tensor"
 

@@ -126,7 +126,7 @@ def run_case(
         def compare() -> None:
             if not keeps_its_own_kernel(row, case):
                 assert compiled.kernel_count == 1, f"the chain ran {compiled.kernel_count} kernels, not 1"
-            assert_fused_equals_alone(fused, alone.got, case)
+            assert_fused_equals_alone(row, fused, alone.got, case)
 
         step = compiled.plan.steps[len(compiled.plan.steps) // 2]
         check(tally, step.lowered.kernel, labels[-1], compare)

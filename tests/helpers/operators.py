@@ -81,7 +81,7 @@ class OperatorRow:
     def ulps(self, dtype: np.dtype[Any]) -> int:
         """How far from the reference a result of ``dtype`` may lie, in its ULPs: the operator's FLOAT32_ULPS
         at FLOAT32; at FLOAT16, 0 where that is 0, else 1 (a float result within a few float ULPs, rounded once
-        to half, lies within one half ULP of the correctly rounded half); 0 for the rest."""
+        to half, lies within 0.5 + 2^-13 times those of the exact value); 0 for the rest."""
         float32_ulps = int(getattr(self.desc, "FLOAT32_ULPS", 0))
         if np.dtype(dtype) == F32:
             return float32_ulps
@@ -177,11 +177,12 @@ def zero_points(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> A
 # ------------------------------------------------------------------------------------------------- references
 
 
-def unary_reference(function: Callable[[Array], Array]) -> Reference:
+def unary_reference(function: Callable[[Array], Array], *, rounded: bool = True) -> Reference:
     """A unary operator's reference: ``function`` on the input, after ``scale_bias`` when the case gives one
     (DirectML's pages apply it before the function): ``x * Scale + Bias`` in float32, each step rounded, the
     function on that float32 value and the result rounded once to the output's type, as dmlpy computes a FLOAT16
-    operator (in float, one rounding to half at the store; docs/operators/element_wise_ceil.md)."""
+    operator (in float, one rounding to half at the store; docs/operators/element_wise_ceil.md). Not ``rounded``:
+    the function's result as it is (a bounded operator's exact float64 value)."""
 
     def reference(inputs: Mapping[str, Array], case: Case) -> Array:
         x = inputs["input_tensor"]
@@ -189,19 +190,23 @@ def unary_reference(function: Callable[[Array], Array]) -> Reference:
         with np.errstate(all="ignore"):  # NaN and infinities are inputs here; a float16 result may overflow
             if scale_bias is not None:
                 x = x.astype(F32) * F32.type(scale_bias.scale) + F32.type(scale_bias.bias)
-            return function(x).astype(case.dtypes["output_tensor"])
+            result = function(x)
+            return result.astype(case.dtypes["output_tensor"]) if rounded else result
 
     return reference
 
 
-def math_reference(function: Callable[[Array], Array]) -> Reference:
+def math_reference(function: Callable[[Array], Array], exact: bool) -> Reference:
     """A unary math operator's reference: ``x * Scale + Bias`` in float32 as ``unary_reference`` computes it,
-    then ``function`` in float64, rounded to float32 (the correctly rounded float result: 53 >= 2 * 24 + 2 bits
-    make the double rounding innocuous for a root or quotient of floats), then to the output's type as the kernel
-    stores a float. An operator with FLOAT32_ULPS 0 matches it bit for bit, the others within their bound. (A
-    FLOAT16 result is the correctly rounded half only without ScaleBias: 1 / 15455.75, a float quotient, rounds
-    to a float halfway between two halves, which the store rounds to even, away from the exact quotient's half.)"""
-    return unary_reference(lambda x: function(x.astype(np.float64)).astype(F32))
+    then ``function`` in float64. For an ``exact`` operator (FLOAT32_ULPS 0), rounded to float32 (the correctly
+    rounded float result: 53 >= 2 * 24 + 2 bits make the double rounding innocuous for a root or quotient of
+    floats), then to the output's type as the kernel stores a float, to be matched bit for bit. (A FLOAT16 result
+    is the correctly rounded half only without ScaleBias: 1 / 15455.75, a float quotient, rounds to a float
+    halfway between two halves, which the store rounds to even, away from the exact quotient's half.) For a
+    bounded one, the float64 value itself, which a result must lie within its bound of (ulps.ulp_error)."""
+    if exact:
+        return unary_reference(lambda x: function(x.astype(np.float64)).astype(F32))
+    return unary_reference(lambda x: function(x.astype(np.float64)), rounded=False)
 
 
 def erf(x: Array) -> Array:
@@ -261,7 +266,8 @@ def math_row(desc: type[OperatorDescBase], function: Callable[[Array], Array]) -
         Case({"input_tensor": F32, "output_tensor": F32}, {"scale_bias": None}),
         Case({"input_tensor": F16, "output_tensor": F16}, {"scale_bias": dml.ScaleBias(scale=1.5, bias=-0.25)}),
     )
-    return OperatorRow(desc, cases, math_reference(function), sampled=True, nan="any")
+    exact = not getattr(desc, "FLOAT32_ULPS", 0)
+    return OperatorRow(desc, cases, math_reference(function, exact), sampled=True, nan="any")
 
 
 MATH_FUNCTIONS: Mapping[type[OperatorDescBase], Callable[[Array], Array]] = {

@@ -23,7 +23,7 @@ from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from tests.device.unary_math.sweeps import float32_sweep
 from tests.helpers.object_model import run_unary
 from tests.helpers.operators import row_of, unary_descriptor
-from tests.helpers.ulps import ulp_distance
+from tests.helpers.ulps import ulp_error
 
 T = dml.TensorDataType
 INF, NAN, HALF_PI = math.inf, math.nan, math.pi / 2
@@ -101,15 +101,15 @@ def test_special_values_apply_to_the_scaled_value(device: Any, data_type: T) -> 
 
 def sweep_within_bound(device: Any, desc: type[UnaryMathDesc], count: int, tally: Counter[str]) -> None:
     """Run ``desc`` on ``count`` float32 inputs of its sweep; assert each result within FLOAT32_ULPS of the float64
-    reference rounded to float32 (a NaN where the reference is NaN), and tally the sweep under its largest
-    distance."""
+    reference (ulps.ulp_error; a NaN where the reference is NaN), and tally the sweep under its largest error,
+    rounded up to a whole ULP."""
     row = row_of(desc)
     (case,) = [case for case in row.cases if case.dtypes["input_tensor"] == np.float32]
     x = float32_sweep(desc, count)
     run = run_unary(device, unary_descriptor(desc, (x.size,), T.FLOAT32), x.dtype, lambda n: x[:n], slack=0)
     want = row.reference({"input_tensor": run.logical_input}, case)
-    distance = ulp_distance(run.got, want)
-    name, worst = desc.OPERATOR_TYPE.name, int(distance.max())
+    distance = ulp_error(run.got, want)
+    name, worst = desc.OPERATOR_TYPE.name, math.ceil(distance.max())
     # Counts, not a maximum: pytest-xdist's workers' tallies are summed. Each sweep counts under its largest error.
     tally["unary math float32 values compared"] += x.size
     tally[f"unary math {count}-value sweeps of {name} (bound {desc.FLOAT32_ULPS}): largest error {worst} ULPs"] += 1

@@ -405,8 +405,9 @@ def test_linear_quantization_kernel_spec(dequantize: bool, types: tuple[T, T, T 
     # rank 1, 60 elements. Not a packed layout (the parameters' stride is 0), but the template's PACKED case:
     # one plain loop of up to 2048 elements per work-item -> 1 work-item, the scale and zero point read once.
     layout = ElementwiseLayout(60, (60,), ((1,), (0,), (0,), (1,)))
-    # QuantizeLinear divides: it asks for a correctly rounded float division; DequantizeLinear multiplies.
-    options = () if dequantize else ("-cl-fp32-correctly-rounded-divide-sqrt",)
+    # Every template program asks for a correctly rounded float division (QuantizeLinear's), DequantizeLinear's
+    # too, so that an operator is built alike alone and fused.
+    options = ("-cl-fp32-correctly-rounded-divide-sqrt",)
     filled = (types[0], types[1], zero_point_type, types[3])
     prelude = linear_prelude(dequantize, filled, types[2] is not None, (1, 0, 0, 1))
     expected = KernelSpec("elementwise.cl", "elementwise", template_defines(packed=True, rank=1), options, prelude)
