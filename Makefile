@@ -46,8 +46,9 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
+# Both cores (pytest-xdist), each test file on one worker (module fixtures and the Oclgrind suites stay whole).
 unit: $(STAMP) $(OCLGRIND)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
 
 test: lint typecheck docs unit
 

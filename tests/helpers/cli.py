@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import unicodedata
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,16 +47,38 @@ def run_in_process(
     *args: str, cwd: Path = REPO, stdin: str | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """``dmlpy ARGS`` as ``dmlpy.cli.main`` runs it here, in ``cwd``, with ``stdin`` (empty when None) as standard
-    input and standard output and error captured, as ``run_dmlpy`` gives them (``timeout`` is ``run_dmlpy``'s,
-    unused here)."""
-    out, err = io.StringIO(), io.StringIO()
+    input, standard output and error captured as UTF-8 text streams (as a process's, so the commands escape what
+    the encoding cannot hold) and Python's default warning filters (pytest's show deprecations a command would
+    not), returned as ``run_dmlpy`` returns them (``timeout`` is ``run_dmlpy``'s, unused here). What native code
+    writes to file descriptors 1 and 2 is not captured: test_process.py runs each command as a process too."""
+    out, err = _text_stream(), _text_stream()
     redirected = contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)
-    with _working_directory(cwd), _standard_input(stdin or ""), redirected[0], redirected[1]:
+    with _working_directory(cwd), _standard_input(stdin or ""), redirected[0], redirected[1], _default_warnings():
         try:
             status = main(list(args))
         except SystemExit as exit_:  # argparse's usage errors and --help
             status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
-    return subprocess.CompletedProcess(["dmlpy", *args], status, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(["dmlpy", *args], status, _text_of(out), _text_of(err))
+
+
+def _text_stream() -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="\n")
+
+
+def _text_of(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8")
+
+
+@contextlib.contextmanager
+def _default_warnings() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", category)
+        yield
 
 
 @contextlib.contextmanager
