@@ -53,12 +53,14 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers
 from bench_engine import Bound
 from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size, size_label
 
 from dmlpy.kernels import opencl_source_dir
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
+from tests.helpers.operators import MATH_FUNCTIONS
 
 DOMAINS: dict[str, tuple[float, float]] = {
     "SQRT": (0.0, 1000.0),
@@ -82,26 +84,8 @@ DOMAINS: dict[str, tuple[float, float]] = {
 """Each operator's inputs: uniform over where its result is finite in FLOAT16 too, so that no row times the
 special cases (NaN, infinity) instead of the function."""
 
-NUMPY: dict[str, Callable[..., Any] | None] = {
-    "SQRT": np.sqrt,
-    "RECIP": np.reciprocal,
-    "EXP": np.exp,
-    "LOG": np.log,
-    "SIN": np.sin,
-    "COS": np.cos,
-    "TAN": np.tan,
-    "ASIN": np.arcsin,
-    "ACOS": np.arccos,
-    "ATAN": np.arctan,
-    "SINH": np.sinh,
-    "COSH": np.cosh,
-    "TANH": np.tanh,
-    "ASINH": np.arcsinh,
-    "ACOSH": np.arccosh,
-    "ATANH": np.arctanh,
-    "ERF": None,
-}
-"""NumPy's ufunc of each operator's FUNCTION (NumPy has no erf)."""
+NUMPY: dict[Any, Callable[..., Any]] = {desc: f for desc, f in MATH_FUNCTIONS.items() if isinstance(f, np.ufunc)}
+"""NumPy's ufunc of each operator: the test table's references (MATH_FUNCTIONS), less ERF's (NumPy has no erf)."""
 
 RUN = 2048
 """Elements a work-item of the lanes8 probe computes: the "cpu" launch profile's run for these operators."""
@@ -161,7 +145,7 @@ def operator_row(dml_: Dml, desc_class: Any, x: np.ndarray[Any, Any], copy_event
     events = event_timings({"kernel": bound.events, "copy": copy_events, "lanes8": lanes8.events}, quick)
     kernel, copy, vector = (events[name].seconds for name in ("kernel", "copy", "lanes8"))
     differing = int(np.count_nonzero(bound.buffers[0].read(x.dtype, n) != lanes8.result(x.dtype)))
-    ufunc, out = NUMPY[desc_class.FUNCTION], np.empty_like(x)
+    ufunc, out = NUMPY.get(desc_class), np.empty_like(x)
     walls: dict[str, Callable[[], object]] = {"dispatch": bound.wall}
     if ufunc is not None:
         walls["numpy"] = lambda: ufunc(x, out=out)

@@ -25,6 +25,7 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.lowering import LOWERED_TO  # noqa: E402
+from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
 from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
@@ -109,9 +110,8 @@ OnnxBackendNodeModelTest = _NODE_TESTS  # pytest collects a TestCase under each 
 del _NODE_TESTS
 
 
-MATH_OPS_WITH_EXAMPLES = (
-    *("sqrt", "reciprocal", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan"),
-    *("sinh", "cosh", "tanh", "asinh", "acosh", "atanh"),
+MATH_OPS_WITH_EXAMPLES = tuple(
+    op_type.lower() for desc in MATH_OPERATORS for op_type in desc.ONNX_OPS if op_type != "Erf"
 )
 """The unary math op types whose node tests come as a random case and an example (Erf has a random case only)."""
 
