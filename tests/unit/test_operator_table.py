@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import dmlpy as dml
+from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops import OPERATORS
 from tests.helpers.operators import ROWS, OperatorRow, descriptor
 
@@ -116,3 +117,15 @@ def test_the_support_check_catches_a_wrong_table() -> None:
     _, bad = checker.run(spec, wrong, cap=QUICK_CAP, ops={row.directml_name}, out=report)
     assert bad == 1, report.getvalue()
     assert report.getvalue().count("DISAGREE ELEMENT_WISE_ROUND level=6_2 dims=4") == 1
+
+
+@pytest.mark.parametrize("row", [row for row in ROWS if not row.desc.is_extension()], ids=lambda row: row.name)
+def test_every_case_round_trips_through_json_as_dmlpy_validate_reads_it(row: OperatorRow) -> None:
+    """Each DirectML case, dumped in C field names inside its DML_OPERATOR_DESC, is read back by the JSON reader
+    of `dmlpy validate` (descriptors_json.parse_descriptor) as an equal descriptor of the same class."""
+    for case in row.cases:
+        desc = descriptor(row, (2, 3, 4), case.dtypes, **case.options)
+        dumped = dml.OperatorDesc(type=desc.OPERATOR_TYPE, desc=desc).model_dump(mode="json", by_alias=True)
+        read = parse_descriptor(json.loads(json.dumps(dumped)))
+        back = read.desc if isinstance(read, dml.OperatorDesc) else read
+        assert type(back) is row.desc and back == desc
