@@ -21,6 +21,8 @@ import dmlpy as dml
 from dmlpy.ops._unary import UnaryMathDesc
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from tests.device.unary_math.sweeps import float32_sweep
+from tests.helpers.dtypes import DATA_TYPE
+from tests.helpers.ext_oracle import describe, mismatches
 from tests.helpers.object_model import run_unary
 from tests.helpers.operators import row_of, unary_descriptor
 from tests.helpers.ulps import ulp_error
@@ -51,8 +53,7 @@ SPECIAL_VALUES: dict[str, tuple[tuple[float, float], ...]] = {
     "ATANH": ((0.0, 0.0), (-0.0, -0.0), (1.0, INF), (-1.0, -INF), (1.5, NAN), (-2.0, NAN), (INF, NAN)),  # F.9.2.3
     "ERF": ((0.0, 0.0), (-0.0, -0.0), (INF, 1.0), (-INF, -1.0)),  # F.9.5.1
 }
-NUMPY = {T.FLOAT32: np.dtype(np.float32), T.FLOAT16: np.dtype(np.float16)}
-UNSIGNED = {np.dtype(np.float32): np.uint32, np.dtype(np.float16): np.uint16}
+NUMPY = {data_type: dtype for dtype, data_type in DATA_TYPE.items() if data_type in (T.FLOAT32, T.FLOAT16)}
 
 
 def function_id(desc: type[UnaryMathDesc]) -> str:
@@ -61,10 +62,8 @@ def function_id(desc: type[UnaryMathDesc]) -> str:
 
 def assert_exactly(got: np.ndarray, want: np.ndarray, x: np.ndarray) -> None:
     """Each result bit for bit (the sign of a zero too), a NaN as any NaN (IEEE 754 fixes no payload)."""
-    nan = np.isnan(want)
-    unsigned = UNSIGNED[want.dtype]
-    wrong = np.flatnonzero((np.isnan(got) != nan) | (~nan & (got.view(unsigned) != want.view(unsigned))))
-    assert wrong.size == 0, [(float(x[i]), float(got[i]), float(want[i])) for i in wrong]
+    wrong = mismatches(got, want, nan="any")
+    assert wrong.size == 0, describe(wrong, x, got, want)
 
 
 def test_every_operator_has_special_values() -> None:
