@@ -26,7 +26,6 @@ def test_quick_run_writes_every_operator_and_both_chains(tmp_path: Path) -> None
     for row in rows:
         assert row["elements"] == 1 << 16
         assert row["kernel_s"] > 0 and row["copy_s"] > 0 and row["dispatch_s"] > 0
-        assert row["copy_over_kernel"] == row["copy_s"] / row["kernel_s"]
         assert (row["numpy_s"] is None) == (row["operator"] == "ELEMENT_WISE_ERF")  # NumPy has no erf
     chains = {r["chain"]: r for r in report["chains"]}
     assert sorted(chains) == ["qdq_exp", "sqrt_round"]
