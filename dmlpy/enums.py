@@ -187,6 +187,17 @@ class RoundingMode(DmlEnum, c_prefix="DML_ROUNDING_MODE_"):
     """Nearest; halves away from zero (C round), not ceil. 2.5 -> 3, -2.5 -> -3, 1.25 -> 1."""
 
 
+class IsInfinityMode(DmlEnum, c_prefix="DML_IS_INFINITY_MODE_"):
+    """DML_IS_INFINITY_MODE: which infinities ELEMENT_WISE_IS_INFINITY reports."""
+
+    EITHER = 0
+    """+infinity or -infinity."""
+    POSITIVE = 1
+    """+infinity only."""
+    NEGATIVE = 2
+    """-infinity only."""
+
+
 class FeatureLevel(DmlEnum, c_prefix="DML_FEATURE_LEVEL_"):
     """DML_FEATURE_LEVEL; ordered, each level a strict superset of the ones below it."""
 
@@ -239,6 +250,7 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ELEMENT_WISE_TAN = 31
     ELEMENT_WISE_QUANTIZE_LINEAR = 33
     ELEMENT_WISE_DEQUANTIZE_LINEAR = 34
+    ELEMENT_WISE_IS_NAN = 80
     ELEMENT_WISE_ERF = 81
     ELEMENT_WISE_SINH = 82
     ELEMENT_WISE_COSH = 83
@@ -247,6 +259,7 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ELEMENT_WISE_ACOSH = 86
     ELEMENT_WISE_ATANH = 87
     ELEMENT_WISE_ROUND = 99
+    ELEMENT_WISE_IS_INFINITY = 100
     QUANTIZE = 173
     DEQUANTIZE = 174
 

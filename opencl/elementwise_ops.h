@@ -181,6 +181,19 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define ATANH(x) atanh(x)
 #define ERF(x) erf(x)
 
+// ------------------------------------------------------------------------------------- special-value tests
+// ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
+// passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every
+// input: IEEE 754 orders a NaN with nothing, itself included, so x != x holds for a NaN of any sign and payload,
+// quiet or signalling (a half's NaN loads as a float NaN, half_bits.h), and for no number; no template program
+// builds with -cl-finite-math-only or -cl-fast-relaxed-math, which would let the compiler fold it away. isnan
+// and isinf are not used: on PoCL they are library calls that stop the vectoriser. A NaN equals no infinity, so
+// the infinity tests give it 0. IS_INFINITY_<mode> is DML_IS_INFINITY_MODE's EITHER, POSITIVE or NEGATIVE.
+#define IS_NAN(x) ((x) != (x) ? 1 : 0)
+#define IS_INFINITY_EITHER(x) (((x) == INFINITY || (x) == -INFINITY) ? 1 : 0)
+#define IS_INFINITY_POSITIVE(x) ((x) == INFINITY ? 1 : 0)
+#define IS_INFINITY_NEGATIVE(x) ((x) == -INFINITY ? 1 : 0)
+
 #ifdef ROUND_MODE
 #ifndef ROUND_REAL_T
 #define ROUND_REAL_T float

@@ -3,7 +3,9 @@ operator that names a ``BUILDER_NAME`` (DirectMLX's function in snake_case: ``dm
 
 A standard unary operator (one InputTensor, one OutputTensor, any other fields) needs no code here: its function
 is made from its descriptor class, ``f(x, <field>=<default>, ...)``, the output packed like ``x`` (DirectMLX's
-default tensor policy: the input's Sizes, no Strides). What a keyword accepts beyond the field's own type follows
+default tensor policy: the input's Sizes, no Strides) and of ``x``'s type, or, for an operator that declares a
+``BUILDER_OUTPUT_TYPE`` (IS_NAN, IS_INFINITY), of the type a last keyword ``dtype`` names (DirectMLX's
+outputDataType, that type by default). What a keyword accepts beyond the field's own type follows
 the field's type: a rounding mode by any name ``dml.round`` takes, a struct (DML_SCALE_BIAS) as a tuple of its
 members. Operators whose builder takes more than their fields (QuantizeLinear and DequantizeLinear, QUANTIZE and
 DEQUANTIZE: the scale and zero point as expressions, numbers or arrays, the output type) have a function written
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dmlpy.enums import ExtRoundingMode, RoundingMode
+from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
 from dmlpy.graph.builder import Expression, operand, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
@@ -110,6 +112,16 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         for field, (keyword, how) in keywords.items()
         for info in (desc_class.model_fields[field],)
     ]
+    output_type = desc_class.BUILDER_OUTPUT_TYPE
+    if output_type is not None:  # DirectMLX's outputDataType, after the fields as dml::IsInfinity orders them
+        parameters.append(
+            inspect.Parameter(
+                "dtype",
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=output_type,
+                annotation=TensorDataType | str | int,
+            )
+        )
     signature = inspect.Signature(parameters, return_annotation=Expression)
 
     def build(*args: Any, **kwargs: Any) -> Expression:
@@ -119,7 +131,8 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         values = {
             field: how.convert(bound.arguments[keyword], where, keyword) for field, (keyword, how) in keywords.items()
         }
-        tensors = {"input_tensor": x.desc, "output_tensor": packed_like(x.data_type, x)}
+        data_type = x.data_type if output_type is None else TensorDataType.parse(bound.arguments["dtype"])
+        tensors = {"input_tensor": x.desc, "output_tensor": packed_like(data_type, x)}
         op = desc_class(**tensors, **values)
         return x.graph.add_operator(op, [x])
 
@@ -131,6 +144,8 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
     for field, (keyword, how) in keywords.items():
         description = (desc_class.model_fields[field].description or "").split("\n")[0].rstrip(".")
         lines.append(f"``{keyword}``: {description}{'; ' + how.note if how.note else ''}")
+    if output_type is not None:
+        lines.append(f"``dtype``: the output's DataType (DirectMLX's outputDataType), {output_type.name} by default")
     build.__name__ = build.__qualname__ = name
     build.__module__ = "dmlpy.graph"
     build.__doc__ = "\n".join(lines)

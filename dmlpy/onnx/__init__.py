@@ -45,7 +45,7 @@ from dmlpy.onnx.elements import NodeRefused
 
 # Public names that were never in __all__: importable by name, as they were from dmlpy/onnx.py.
 from dmlpy.onnx.lowering import MAX_DIMENSIONS as MAX_DIMENSIONS
-from dmlpy.onnx.lowering import SUPPORTED_OPS as SUPPORTED_OPS
+from dmlpy.onnx.nodes import SUPPORTED_OPS as SUPPORTED_OPS
 
 prepare = DmlBackend.prepare
 """``prepare(model, device="CPU", **options)``: ``DmlBackend.prepare``, onnx.backend's entry point (not DirectML).

@@ -28,7 +28,8 @@ from dmlpy.onnx.elements import (
 )
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
-from dmlpy.onnx.lowering import lower, node_attributes, node_name
+from dmlpy.onnx.lowering import lower
+from dmlpy.onnx.nodes import node_attributes, node_name
 from dmlpy.runtime import Device, default_device
 from dmlpy.tensor import BufferTensorDesc
 
@@ -212,7 +213,7 @@ class _Compiled:
     rep: DmlBackendRep
     compiled: Any
     bound_names: list[str]
-    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]]
+    outputs: list[tuple[str, int, tuple[int, ...]]]
 
     @classmethod
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
@@ -231,7 +232,15 @@ class _Compiled:
         results = self.compiled(*inputs)
         if not isinstance(results, tuple):
             results = (results,)
-        return tuple(result.reshape(shape) for result, (_, _, shape) in zip(results, self.outputs, strict=True))
+        return tuple(
+            _as_onnx(result.reshape(shape), elem_type)
+            for result, (_, elem_type, shape) in zip(results, self.outputs, strict=True)
+        )
+
+
+def _as_onnx(array: np.ndarray[Any, Any], elem_type: int) -> np.ndarray[Any, Any]:
+    """A graph output as ONNX types it: a bool value's UINT8 1s and 0s viewed as NumPy bools (the same bytes)."""
+    return array.view(np.bool_) if elem_type == onnx.TensorProto.BOOL else array
 
 
 def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[Any, Any]:

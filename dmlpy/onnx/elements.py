@@ -37,6 +37,12 @@ def type_name(elem_type: int) -> str:
         return f"data type {elem_type}"
 
 
+def onnx_element_type(data_type: TensorDataType) -> int:
+    """The ONNX element type of a DirectML tensor data type (UINT8 for UINT8: a bool value is known as one by the
+    node that computes it, dmlpy.onnx.nodes.boolean_output)."""
+    return _ONNX_TYPES[data_type]
+
+
 def onnx_name(data_type: TensorDataType) -> str:
     return type_name(_ONNX_TYPES[data_type])
 

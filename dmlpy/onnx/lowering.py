@@ -1,10 +1,12 @@
-"""ONNX nodes as nodes of a dml.Graph: which nodes and attributes dmlpy runs, read from the operator table (each
-operator's ``ONNX_OPS``), and the nodes lowered to DirectML's element-wise operators: a standard unary node
-(Round, Identity, ...) through its operator's builder function with its defaults, QuantizeLinear and
+"""ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
+dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
+builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), QuantizeLinear and
 DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
-keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too."""
+keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
+ONNX bool value (IsNaN's, IsInf's output) is a UINT8 tensor of 1s and 0s, as DirectML's operators write it, and
+a bool graph output."""
 
 from __future__ import annotations
 
@@ -20,41 +22,34 @@ from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
-from dmlpy.onnx.elements import ELEMENT_TYPES, NodeRefused, element_type, input_shape_error, onnx_name, type_name
-from dmlpy.ops import OPERATORS
+from dmlpy.onnx.elements import (
+    NodeRefused,
+    element_type,
+    input_shape_error,
+    onnx_element_type,
+    onnx_name,
+    type_name,
+)
+from dmlpy.onnx.nodes import (
+    LOWERED_TO,
+    QUANTIZATION_OPS,
+    boolean_output,
+    builder_keywords,
+    node_attributes,
+    node_name,
+)
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
 
-LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
-"""ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
 _BUILT_BY: dict[str, Builder] = {
     op_type: BUILDERS[desc.BUILDER_NAME] for op_type, desc in LOWERED_TO.items() if desc.BUILDER_NAME is not None
 }
 """ONNX op type -> the builder function making its node (an operator that lowers ONNX ops names one)."""
-SUPPORTED_OPS = tuple(LOWERED_TO)
 MAX_DIMENSIONS = 8
-
-_QUANTIZATION_ATTRIBUTES = {
-    "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
-    "DequantizeLinear": {"axis", "output_dtype", "block_size"},
-}
-"""The attributes QuantizeLinear and DequantizeLinear take (all INT), and so the ones dmlpy reads; the other
-operators take none, and one input."""
-_QUANTIZATION_INPUTS = (2, 3)
-"""QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
-
-
-def _expressed_by() -> str:
-    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in LOWERED_TO.values()))
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
     return BufferTensorDesc(data_type=data_type, sizes=tuple(shape) or (1,))
-
-
-def node_name(node: onnx.NodeProto, opset: int) -> str:
-    return f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {opset})"
 
 
 class PreparedModel(Protocol):
@@ -74,12 +69,13 @@ class PreparedModel(Protocol):
 @dataclass
 class Lowered:
     """The model as nodes of a dmlpy Graph: the graph outputs' expressions, the ONNX value each graph input
-    binds (in graph input order; one value may be bound twice, read two ways: a scale shared by nodes of
-    different shapes) and each graph output's name, data type and shape."""
+        binds (in graph input order; one value may be bound twice, read two ways: a scale shared by nodes of
+        different shapes) and each graph output's name, ONNX element type (BOOL for a bool value, held as UINT8) and
+    shape."""
 
     expressions: list[Expression]
     bound_names: list[str]
-    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]]
+    outputs: list[tuple[str, int, tuple[int, ...]]]
 
 
 def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]] | None) -> Lowered:
@@ -90,6 +86,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
     """ONNX values computed by lowered nodes."""
     leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
+    booleans: set[str] = set()
+    """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0)."""
     bound: list[str] = []
     pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
     for name in rep.input_names:
@@ -213,9 +211,12 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
-        if node.op_type not in _QUANTIZATION_ATTRIBUTES:
+        if node.op_type not in QUANTIZATION_OPS:
             x, shape, _ = data(node.input[0], where)
-            result = _expressed(where, _BUILT_BY[node.op_type], x)
+            keywords = builder_keywords(node.op_type, attributes, where)
+            result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
+            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+                booleans.add(node.output[0])
         else:
             x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
@@ -225,22 +226,23 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 result = _dequantize(x, scale, zero, attributes, where)
         computed[node.output[0]] = (result, shape, result.data_type)
 
-    outputs: list[tuple[str, TensorDataType, tuple[int, ...]]] = []
+    outputs: list[tuple[str, int, tuple[int, ...]]] = []
     expressions: list[Expression] = []
     for name in rep.output_names:
         expression, shape, data_type = data(name, f"ONNX graph output {name!r}")
+        elem_type = onnx.TensorProto.BOOL if name in booleans else onnx_element_type(data_type)
         declared = rep.output_types[name]
-        if declared and ELEMENT_TYPES.get(declared) != data_type:
+        if declared and declared != elem_type:
             raise InvalidArgumentError(
                 f"ONNX graph output {name!r} is declared {type_name(declared)}; the model computes "
-                f"{onnx_name(data_type)} there: correct the output's declared type"
+                f"{type_name(elem_type)} there: correct the output's declared type"
             )
         if expression.node is None or expression in expressions:
             # A graph input passed straight out, or one value listed twice: DirectML writes each node output
             # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
             expression = _expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
         expressions.append(expression)
-        outputs.append((name, data_type, shape))
+        outputs.append((name, elem_type, shape))
     return Lowered(expressions, bound, outputs)
 
 
@@ -298,40 +300,6 @@ def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
             needed.add(id(node))
             stack.extend(name for name in node.input if name)
     return [node for node in graph.node if id(node) in needed]
-
-
-def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
-    """The node's attributes, after checking the node is one dmlpy runs, with the inputs, outputs and INT
-    attributes its operator takes."""
-    if node.domain not in ("", "ai.onnx"):
-        raise NodeRefused(f"{where}: domain {node.domain!r} is not ONNX's; dmlpy runs {', '.join(SUPPORTED_OPS)}")
-    if node.op_type not in SUPPORTED_OPS:
-        raise NodeRefused(
-            f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
-            f"{_expressed_by()} express exactly"
-        )
-    fewest, most = _QUANTIZATION_INPUTS if node.op_type in _QUANTIZATION_ATTRIBUTES else (1, 1)
-    if not fewest <= len(node.input) <= most or not node.input[0] or (most > 1 and not node.input[1]):
-        takes = f"{fewest}" if fewest == most else f"{fewest} or {most} (the zero point is optional)"
-        raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
-    if len(node.output) != 1 or not node.output[0]:
-        raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
-    attributes: dict[str, int] = {}
-    for attribute in node.attribute:
-        if attribute.name not in _QUANTIZATION_ATTRIBUTES.get(node.op_type, set()):
-            raise NodeRefused(
-                f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"
-            )
-        if attribute.type != onnx.AttributeProto.INT:
-            try:
-                kind = onnx.AttributeProto.AttributeType.Name(attribute.type)
-            except ValueError:
-                kind = f"attribute type {attribute.type}"
-            raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is {kind}; {node.op_type} takes an INT")
-        attributes[attribute.name] = int(attribute.i)
-    if attributes.get("block_size", 0) < 0:
-        raise InvalidArgumentError(f"{where}: block_size {attributes['block_size']}; ONNX asks for 0 or more")
-    return attributes
 
 
 def _expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:

@@ -32,6 +32,11 @@ from dmlpy.ops._unary import ScaleBias
 from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
+from dmlpy.ops.element_wise_is import (
+    TEST_OPERATORS,
+    ElementWiseIsInfinityOperatorDesc,
+    ElementWiseIsNanOperatorDesc,
+)
 from dmlpy.ops.element_wise_math import (
     MATH_OPERATORS,
     ElementWiseAcoshOperatorDesc,
@@ -72,6 +77,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseCeilOperatorDesc,
     ElementWiseFloorOperatorDesc,
     *MATH_OPERATORS,
+    *TEST_OPERATORS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -258,6 +264,8 @@ __all__ = [
     "ElementWiseExpOperatorDesc",
     "ElementWiseFloorOperatorDesc",
     "ElementWiseIdentityOperatorDesc",
+    "ElementWiseIsInfinityOperatorDesc",
+    "ElementWiseIsNanOperatorDesc",
     "ElementWiseLogOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRecipOperatorDesc",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dmlpy.drawing import Picture, stacked
-from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode
+from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.kernels.elementwise import (
@@ -115,6 +115,9 @@ class OperatorDescBase(DmlModel):
     """The operator's function in the graph builder, ``dml.graph.<BUILDER_NAME>``: DirectMLX's name in snake_case
     (``round`` for ``dml::Round``); None where the builder has none (the extensions: a graph holds DirectML
     operators only)."""
+    BUILDER_OUTPUT_TYPE: ClassVar[TensorDataType | None] = None
+    """DirectMLX's default ``outputDataType`` for an operator whose OutputTensor's DataType is its own choice, not
+    the input's (UINT8 for IS_NAN); the builder function then takes a ``dtype`` keyword. None: the input's."""
     BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {}
     """Field -> the builder's keyword for it, where the builder names a field otherwise (Round's ``mode``)."""
     ONNX_OPS: ClassVar[tuple[str, ...]] = ()

@@ -34,7 +34,7 @@ from tests.helpers.ext_oracle import format_of, round_values
 from tests.helpers.references import round_reference
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
-I8, U8 = np.dtype(np.int8), np.dtype(np.uint8)
+I8, U8, U32 = np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.uint32)
 Array = npt.NDArray[Any]
 
 
@@ -292,6 +292,15 @@ MATH_FUNCTIONS: Mapping[type[OperatorDescBase], Callable[[Array], Array]] = {
 """The unary math operators' independent references: NumPy's float64 functions (C's libm), Python's erf."""
 
 
+INFINITIES = {"EITHER": np.isinf, "POSITIVE": np.isposinf, "NEGATIVE": np.isneginf}
+"""IS_INFINITY's references by mode: NumPy's own tests of the float's class and sign."""
+
+
+def _is_infinity(inputs: Mapping[str, Array], case: Case) -> Array:
+    test = INFINITIES[case.options["infinity_mode"].name]
+    return test(inputs["input_tensor"]).astype(case.dtypes["output_tensor"])
+
+
 def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
     dtypes = {"input_tensor": x, "scale_tensor": scale}
     if zero:
@@ -326,6 +335,20 @@ ROWS: tuple[OperatorRow, ...] = (
         dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
     ),
     *(math_row(desc, function) for desc, function in MATH_FUNCTIONS.items()),
+    OperatorRow(
+        dml.ElementWiseIsNanOperatorDesc,
+        tuple(Case({"input_tensor": x, "output_tensor": out}) for x in (F32, F16) for out in (U8, U32)),
+        unary_reference(np.isnan),  # True and False as the output's 1 and 0
+    ),
+    OperatorRow(
+        dml.ElementWiseIsInfinityOperatorDesc,
+        tuple(
+            Case({"input_tensor": x, "output_tensor": U8}, {"infinity_mode": mode})
+            for x in (F32, F16)
+            for mode in dml.IsInfinityMode
+        ),
+        _is_infinity,
+    ),
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

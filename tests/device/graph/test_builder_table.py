@@ -4,8 +4,8 @@ operator's ``dml.graph.<BUILDER_NAME>`` function and its ONNX lowering appear fr
 Two proofs: a throwaway operator class, declared here and registered nowhere, gets its builder function from
 ``builders``; and every operator of the table (CEIL and FLOOR too, once they are declared) is checked for its
 builder function, and each ONNX op type it declares runs a one-node model through ``dmlpy.onnx`` equal to
-``onnx.reference``'s result, bit for bit (a NaN as a NaN), or for an operator with a ULP bound (EXP, SIN, ...)
-within that bound plus NumPy's own."""
+``onnx.reference``'s result on values with a NaN, infinities and -0, bit for bit (a NaN as a NaN, a bool as a
+bool), or for an operator with a ULP bound (EXP, SIN, ...) within that bound plus NumPy's own."""
 
 from __future__ import annotations
 
@@ -21,8 +21,12 @@ from dmlpy.ops import OPERATORS, ElementWiseIdentityOperatorDesc
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers.ulps import NUMPY_FLOAT32_ULPS, within_ulps
 
-SIZES = (1, 1, 2, 4)
-VALUES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.2, -0.7], dtype=np.float32).reshape(SIZES)
+SIZES = (1, 1, 3, 4)
+VALUES = np.array(
+    [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.2, -0.7, np.nan, np.inf, -np.inf, -0.0], dtype=np.float32
+).reshape(SIZES)
+ONNX_OUTPUT_TYPES = {"IsNaN": "BOOL", "IsInf": "BOOL"}
+"""The op types whose output is not their input's type (FLOAT), by ONNX's schemas."""
 
 
 class ThrowawayScaledDesc(ElementWiseIdentityOperatorDesc):
@@ -98,12 +102,28 @@ def test_every_builder_name_of_the_table_is_a_graph_function(desc: type[Operator
         return
     fields = [f for f in desc.model_fields if f not in (*desc.INPUTS, *desc.OUTPUTS)]
     keywords = [desc.BUILDER_KEYWORDS.get(field, field) for field in fields]
-    assert list(inspect.signature(function).parameters) == ["x", *keywords]
+    output_type = desc.BUILDER_OUTPUT_TYPE  # DirectMLX's outputDataType, a last keyword, where it is its own
+    dtype = ["dtype"] if output_type is not None else []
+    assert list(inspect.signature(function).parameters) == ["x", *keywords, *dtype]
     g = dml.Graph(dml.FeatureLevel.FL_6_4)
     (node,) = g.desc_for([function(_input(g))]).nodes
     op = node.desc.op
     assert type(op) is desc
     assert all(getattr(op, field) == desc.model_fields[field].default for field in fields)
+    assert op.output_tensor.desc.data_type == (output_type or dml.TensorDataType.FLOAT32)
+
+
+def test_is_nan_and_is_infinity_take_directmlx_output_type() -> None:
+    """dml::IsNaN's and dml::IsInfinity's outputDataType: UINT8 unless ``dtype`` names another, which IS_NAN
+    takes (UINT32) and IS_INFINITY refuses (UINT8 only), saying so."""
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x = _input(g)
+    assert dml.graph.is_nan(x, dtype="UINT32").data_type == dml.TensorDataType.UINT32
+    y = dml.graph.is_infinity(x, infinity_mode="NEGATIVE")
+    (node,) = g.desc_for([y]).nodes
+    assert node.desc.op.infinity_mode == dml.IsInfinityMode.NEGATIVE and y.data_type == dml.TensorDataType.UINT8
+    with pytest.raises(dml.InvalidArgumentError, match=r"ELEMENT_WISE_IS_INFINITY\.OutputTensor\.DataType is .*UINT32"):
+        dml.graph.is_infinity(x, dtype=dml.TensorDataType.UINT32)
 
 
 def test_every_onnx_op_type_of_the_table_is_supported_once() -> None:
@@ -131,17 +151,20 @@ def test_every_unary_onnx_op_type_of_the_table_runs_as_onnx_reference_computes_i
         [helper.make_node(op_type, ["x"], ["y"])],
         op_type.lower(),
         [tensor("x", TensorProto.FLOAT, list(SIZES))],
-        [tensor("y", TensorProto.FLOAT, list(SIZES))],
+        [tensor("y", TensorProto.DataType.Value(ONNX_OUTPUT_TYPES.get(op_type, "FLOAT")), list(SIZES))],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     onnx.checker.check_model(model)
-    (expected,) = ReferenceEvaluator(model).run(None, {"x": VALUES})
+    with np.errstate(all="ignore"):  # onnx.reference's NumPy on the NaN, the infinities and arccos(-2.5)
+        (expected,) = ReferenceEvaluator(model).run(None, {"x": VALUES})
     (got,) = DmlBackend.prepare(model).run([VALUES])
     assert got.dtype == expected.dtype
     (desc,) = [desc for desc in OPERATORS.values() if op_type in desc.ONNX_OPS]
     bound = getattr(desc, "FLOAT32_ULPS", 0)
     if bound:  # onnx.reference computes with NumPy's float32 functions, themselves up to 4 ULPs off (SVML's bound)
         assert within_ulps(got, expected, bound + NUMPY_FLOAT32_ULPS).size == 0, (got, expected)
+    elif got.dtype == np.bool_:
+        np.testing.assert_array_equal(got, expected)
     else:  # exact, a NaN as any NaN (IEEE 754 fixes no payload for sqrt(-2.5))
         np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
         nan = np.isnan(expected)

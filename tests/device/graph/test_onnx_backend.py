@@ -24,7 +24,7 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
-from dmlpy.onnx.lowering import LOWERED_TO  # noqa: E402
+from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
@@ -120,7 +120,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
     # (per tensor, per axis, blocked, 4- and 16-bit inputs), and the unary math operators (a random case and an
-    # example each, Erf a random case only): what the installed onnx ships for them, less the excluded forms.
+    # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes): what the
+    # installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -142,6 +143,12 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_dequantizelinear_blocked_cpu",
         "test_erf_cpu",
         *(f"test_{op}{form}_cpu" for op in MATH_OPS_WITH_EXAMPLES for form in ("", "_example")),
+        "test_isnan_cpu",
+        "test_isnan_float16_cpu",
+        "test_isinf_cpu",
+        "test_isinf_float16_cpu",
+        "test_isinf_negative_cpu",
+        "test_isinf_positive_cpu",
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
@@ -223,6 +230,21 @@ def test_an_unsupported_operator_is_refused_naming_it() -> None:
     with pytest.raises(NodeRefused, match=r"ONNX node 'act' \(Relu, opset 21\): dmlpy runs only Round"):
         DmlBackend.prepare(model)
     assert isinstance(NodeRefused("x"), dml.UnsupportedError)
+
+
+def test_is_inf_detecting_nothing_is_refused_and_the_others_map_to_their_modes() -> None:
+    """IsInf's (detect_negative, detect_positive): (1, 1), (0, 1) and (1, 0) are DML_IS_INFINITY_MODE's EITHER,
+    POSITIVE and NEGATIVE, a bool output each time; (0, 0), all false, has no mode and is refused saying so."""
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -3e38, 65504.0], np.float32)
+    for (negative, positive), want in (((1, 1), np.isinf), ((0, 1), np.isposinf), ((1, 0), np.isneginf)):
+        node = onnx.helper.make_node("IsInf", ["x"], ["y"], detect_negative=negative, detect_positive=positive)
+        (y,) = DmlBackend.run_node(node, [x])
+        assert y.dtype == np.bool_ and np.array_equal(y, want(x)), (negative, positive, y)
+    node = onnx.helper.make_node("IsInf", ["x"], ["y"], name="none", detect_negative=0, detect_positive=0)
+    with pytest.raises(
+        NodeRefused, match=r"'none' \(IsInf, opset \d+\): detect_negative 0 and detect_positive 0 .* no such mode"
+    ):
+        DmlBackend.run_node(node, [x])
 
 
 def test_run_node_runs_one_node() -> None:

@@ -1,0 +1,106 @@
+"""Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
+inputs and INT attributes, what an attribute becomes in the operator's builder function (IsInf's detect_negative
+and detect_positive, DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import onnx
+
+from dmlpy.enums import IsInfinityMode
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.onnx.elements import NodeRefused
+from dmlpy.ops import OPERATORS
+
+LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
+"""ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
+SUPPORTED_OPS = tuple(LOWERED_TO)
+
+QUANTIZATION_OPS = ("QuantizeLinear", "DequantizeLinear")
+"""The op types with a scale and a zero point, lowered by their own path; the others take one input."""
+_ATTRIBUTES = {
+    "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
+    "DequantizeLinear": {"axis", "output_dtype", "block_size"},
+    "IsInf": {"detect_negative", "detect_positive"},
+}
+"""The attributes each op type takes (all INT), and so the ones dmlpy reads; the other op types take none."""
+_QUANTIZATION_INPUTS = (2, 3)
+"""QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
+
+INFINITY_MODES = {
+    (1, 1): IsInfinityMode.EITHER,
+    (0, 1): IsInfinityMode.POSITIVE,
+    (1, 0): IsInfinityMode.NEGATIVE,
+}
+"""IsInf's (detect_negative, detect_positive) -> DML_IS_INFINITY_MODE. (0, 0), detecting nothing, has none."""
+
+
+def _expressed_by() -> str:
+    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in LOWERED_TO.values()))
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def node_name(node: onnx.NodeProto, opset: int) -> str:
+    return f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {opset})"
+
+
+def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
+    """The node's attributes, after checking the node is one dmlpy runs, with the inputs, outputs and INT
+    attributes its operator takes."""
+    if node.domain not in ("", "ai.onnx"):
+        raise NodeRefused(f"{where}: domain {node.domain!r} is not ONNX's; dmlpy runs {', '.join(SUPPORTED_OPS)}")
+    if node.op_type not in SUPPORTED_OPS:
+        raise NodeRefused(
+            f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
+            f"{_expressed_by()} express exactly"
+        )
+    fewest, most = _QUANTIZATION_INPUTS if node.op_type in QUANTIZATION_OPS else (1, 1)
+    if not fewest <= len(node.input) <= most or not node.input[0] or (most > 1 and not node.input[1]):
+        takes = f"{fewest}" if fewest == most else f"{fewest} or {most} (the zero point is optional)"
+        raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
+    if len(node.output) != 1 or not node.output[0]:
+        raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
+    attributes: dict[str, int] = {}
+    for attribute in node.attribute:
+        if attribute.name not in _ATTRIBUTES.get(node.op_type, set()):
+            raise NodeRefused(
+                f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"
+            )
+        if attribute.type != onnx.AttributeProto.INT:
+            try:
+                kind = onnx.AttributeProto.AttributeType.Name(attribute.type)
+            except ValueError:
+                kind = f"attribute type {attribute.type}"
+            raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is {kind}; {node.op_type} takes an INT")
+        attributes[attribute.name] = int(attribute.i)
+    if attributes.get("block_size", 0) < 0:
+        raise InvalidArgumentError(f"{where}: block_size {attributes['block_size']}; ONNX asks for 0 or more")
+    return attributes
+
+
+def builder_keywords(op_type: str, attributes: dict[str, int], where: str) -> dict[str, Any]:
+    """The keywords of the builder function a one-input node's ``attributes`` give: IsInf's InfinityMode from
+    detect_negative and detect_positive (each 1 when left out, as ONNX defaults them); none for the others."""
+    if op_type != "IsInf":
+        return {}
+    detect = (attributes.get("detect_negative", 1), attributes.get("detect_positive", 1))
+    if detect not in INFINITY_MODES and all(flag in (0, 1) for flag in detect):
+        raise NodeRefused(
+            f"{where}: detect_negative 0 and detect_positive 0 detect no infinity (the output is all false); "
+            "DirectML's DML_IS_INFINITY_MODE has no such mode (EITHER, POSITIVE, NEGATIVE): leave the node out"
+        )
+    if detect not in INFINITY_MODES:
+        raise InvalidArgumentError(
+            f"{where}: detect_negative {detect[0]}, detect_positive {detect[1]}; ONNX asks for 0 or 1 for each"
+        )
+    return {"infinity_mode": INFINITY_MODES[detect]}
+
+
+def boolean_output(op_type: str, opset: int, input_is_boolean: bool) -> bool:
+    """Whether a node's output is an ONNX bool tensor (which DirectML stores as UINT8, 1 and 0): its op type's
+    schema allows only bool there (IsNaN, IsInf), or gives it the input's type and the input is bool."""
+    schema = onnx.defs.get_schema(op_type, opset)
+    output, first_input = schema.outputs[0].type_str, schema.inputs[0].type_str
+    allowed = {c.type_param_str: list(c.allowed_type_strs) for c in schema.type_constraints}
+    return allowed.get(output) == ["tensor(bool)"] or (output == first_input and input_is_boolean)
