@@ -211,6 +211,12 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
+        for name in node.input:
+            if name in booleans and node.op_type != "Identity":  # onnx.checker leaves types to the schema's users
+                raise NodeRefused(
+                    f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
+                    f"{node.op_type} takes no bool"
+                )
         if node.op_type not in QUANTIZATION_OPS:
             x, shape, _ = data(node.input[0], where)
             keywords = builder_keywords(node.op_type, attributes, where)

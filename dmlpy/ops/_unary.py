@@ -119,11 +119,15 @@ class UnaryMathDesc(ScaledUnaryDesc):
 _FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
 
 
-def float_math_support(operator: OperatorType, introduced: FeatureLevel = FeatureLevel.FL_1_0) -> SupportTable:
-    """The support table Microsoft's pages give many unary math operators (CEIL, FLOOR, ROUND, ...): FLOAT32 and
-    FLOAT16 in and out, exactly 4 dimensions from ``introduced`` (DML_FEATURE_LEVEL_1_0 for most, 2_1 for ROUND),
-    1 to 8 from DML_FEATURE_LEVEL_3_0."""
-    types = {"InputTensor": _FLOATS, "OutputTensor": _FLOATS}
+def float_math_support(
+    operator: OperatorType,
+    introduced: FeatureLevel = FeatureLevel.FL_1_0,
+    outputs: frozenset[TensorDataType] = _FLOATS,
+) -> SupportTable:
+    """The support table Microsoft's pages give many unary operators of floats (CEIL, FLOOR, ROUND, SQRT, IS_NAN,
+    ...): FLOAT32 and FLOAT16 in, ``outputs`` out (the same two by default), exactly 4 dimensions from
+    ``introduced`` (DML_FEATURE_LEVEL_1_0 for most, 2_1 for ROUND), 1 to 8 from DML_FEATURE_LEVEL_3_0."""
+    types = {"InputTensor": _FLOATS, "OutputTensor": outputs}
     return SupportTable(
         operator, rows=(SupportRow(introduced, (4, 4), types), SupportRow(FeatureLevel.FL_3_0, (1, 8), types))
     )

@@ -14,21 +14,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, IsInfinityMode, OperatorType, TensorDataType
-from dmlpy.ops._unary import UnaryElementWiseDesc
-from dmlpy.support import SupportRow, SupportTable
+from dmlpy.ops._unary import UnaryElementWiseDesc, float_math_support
 from dmlpy.tensor import TensorDesc
 
 T = TensorDataType
-_FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-
-
-def _test_support(operator: OperatorType, introduced: FeatureLevel, outputs: frozenset[T]) -> SupportTable:
-    """The pages' table: FLOAT32 and FLOAT16 in, ``outputs`` out, exactly 4 dimensions from ``introduced``, 1 to
-    8 from DML_FEATURE_LEVEL_3_0."""
-    types = {"InputTensor": _FLOATS, "OutputTensor": outputs}
-    return SupportTable(
-        operator, rows=(SupportRow(introduced, (4, 4), types), SupportRow(FeatureLevel.FL_3_0, (1, 8), types))
-    )
 
 
 class ElementWiseTestDesc(UnaryElementWiseDesc):
@@ -76,7 +65,7 @@ class ElementWiseIsNanOperatorDesc(ElementWiseTestDesc):
     quiet or signalling), else 0."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_IS_NAN
-    SUPPORT = _test_support(OPERATOR_TYPE, FeatureLevel.FL_2_0, frozenset({T.UINT32, T.UINT8}))
+    SUPPORT = float_math_support(OPERATOR_TYPE, FeatureLevel.FL_2_0, frozenset({T.UINT32, T.UINT8}))
     BUILDER_NAME, ONNX_OPS = "is_nan", ("IsNaN",)
 
     def test(self) -> str:
@@ -88,7 +77,7 @@ class ElementWiseIsInfinityOperatorDesc(ElementWiseTestDesc):
     InfinityMode names (either, +infinity only, -infinity only), else 0 (a NaN included)."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_IS_INFINITY
-    SUPPORT = _test_support(OPERATOR_TYPE, FeatureLevel.FL_2_1, frozenset({T.UINT8}))
+    SUPPORT = float_math_support(OPERATOR_TYPE, FeatureLevel.FL_2_1, frozenset({T.UINT8}))
     BUILDER_NAME, ONNX_OPS = "is_infinity", ("IsInf",)
 
     infinity_mode: IsInfinityMode = Field(default=IsInfinityMode.EITHER, alias="InfinityMode")

@@ -247,6 +247,23 @@ def test_is_inf_detecting_nothing_is_refused_and_the_others_map_to_their_modes()
         DmlBackend.run_node(node, [x])
 
 
+def test_a_bool_result_is_read_by_identity_only() -> None:
+    """IsNaN's bool (UINT8 1 and 0 in DirectML) passes through Identity as a bool, and a node that takes no bool
+    (DequantizeLinear's x, which onnx.checker does not type-check) is refused naming the value, not run on 1s and
+    0s."""
+    tensor, floats = onnx.helper.make_tensor_value_info, onnx.TensorProto.FLOAT
+    x = np.array([np.nan, 1.0, -np.nan], np.float32)
+    nodes = [onnx.helper.make_node("IsNaN", ["x"], ["t"]), onnx.helper.make_node("Identity", ["t"], ["y"])]
+    passed = _model(nodes, [tensor("x", floats, [3])], [tensor("y", onnx.TensorProto.BOOL, [3])])
+    (y,) = DmlBackend.prepare(passed).run([x])
+    assert y.dtype == np.bool_ and y.tolist() == [True, False, True]
+    nodes[1] = onnx.helper.make_node("DequantizeLinear", ["t", "s"], ["y"], name="dq")
+    scale = onnx.helper.make_tensor("s", floats, [], [2.0])
+    read = _model(nodes, [tensor("x", floats, [3])], [tensor("y", floats, [3])], [scale])
+    with pytest.raises(NodeRefused, match=r"'dq' \(DequantizeLinear, opset 21\): its input 't' is an ONNX bool"):
+        DmlBackend.prepare(read)
+
+
 def test_run_node_runs_one_node() -> None:
     node = onnx.helper.make_node("Round", ["x"], ["y"])
     x = np.array([0.5, 1.5, -2.5, 2.4999998, np.inf, -0.0], np.float32)
