@@ -124,6 +124,12 @@ def test_is_nan_and_is_infinity_take_directmlx_output_type() -> None:
     assert node.desc.op.infinity_mode == dml.IsInfinityMode.NEGATIVE and y.data_type == dml.TensorDataType.UINT8
     with pytest.raises(dml.InvalidArgumentError, match=r"ELEMENT_WISE_IS_INFINITY\.OutputTensor\.DataType is .*UINT32"):
         dml.graph.is_infinity(x, dtype=dml.TensorDataType.UINT32)
+    # bool, float and another enum's member are no data type, though TensorDataType.parse would take them as numbers
+    for wrong in (True, 3.0, dml.IsInfinityMode.POSITIVE):
+        with pytest.raises(dml.InvalidArgumentError, match=r"^dml\.graph\.is_nan: dtype is .*give a TensorDataType"):
+            dml.graph.is_nan(x, dtype=wrong)
+    with pytest.raises(dml.InvalidArgumentError, match=r"^dml\.graph\.is_nan: dtype: 'bool' is not a TensorDataType"):
+        dml.graph.is_nan(x, dtype="bool")
 
 
 def test_every_onnx_op_type_of_the_table_is_supported_once() -> None:
