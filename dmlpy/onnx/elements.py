@@ -44,7 +44,7 @@ def onnx_element_type(data_type: TensorDataType) -> int:
 
 
 def onnx_name(data_type: TensorDataType) -> str:
-    return type_name(_ONNX_TYPES[data_type])
+    return type_name(onnx_element_type(data_type))
 
 
 class NodeRefused(UnsupportedError):

@@ -37,6 +37,7 @@ from dmlpy.onnx.nodes import (
     builder_keywords,
     node_attributes,
     node_name,
+    takes_boolean,
 )
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
@@ -69,9 +70,8 @@ class PreparedModel(Protocol):
 @dataclass
 class Lowered:
     """The model as nodes of a dmlpy Graph: the graph outputs' expressions, the ONNX value each graph input
-        binds (in graph input order; one value may be bound twice, read two ways: a scale shared by nodes of
-        different shapes) and each graph output's name, ONNX element type (BOOL for a bool value, held as UINT8) and
-    shape."""
+    binds (in graph input order; one value may be bound twice, read two ways: a scale shared by nodes of different
+    shapes) and each graph output's name, ONNX element type (BOOL for a bool value, held as UINT8) and shape."""
 
     expressions: list[Expression]
     bound_names: list[str]
@@ -211,8 +211,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, where)
-        for name in node.input:
-            if name in booleans and node.op_type != "Identity":  # onnx.checker leaves types to the schema's users
+        for index, name in enumerate(node.input):
+            if name in booleans and not takes_boolean(node.op_type, rep.opset, index):
                 raise NodeRefused(
                     f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
                     f"{node.op_type} takes no bool"

@@ -85,7 +85,7 @@ def builder_keywords(op_type: str, attributes: dict[str, int], where: str) -> di
     if op_type != "IsInf":
         return {}
     detect = (attributes.get("detect_negative", 1), attributes.get("detect_positive", 1))
-    if detect not in INFINITY_MODES and all(flag in (0, 1) for flag in detect):
+    if detect == (0, 0):
         raise NodeRefused(
             f"{where}: detect_negative 0 and detect_positive 0 detect no infinity (the output is all false); "
             "DirectML's DML_IS_INFINITY_MODE has no such mode (EITHER, POSITIVE, NEGATIVE): leave the node out"
@@ -97,10 +97,23 @@ def builder_keywords(op_type: str, attributes: dict[str, int], where: str) -> di
     return {"infinity_mode": INFINITY_MODES[detect]}
 
 
+def _allowed_types(schema: onnx.defs.OpSchema, type_str: str) -> list[str]:
+    """The types an input or output of ``schema`` typed ``type_str`` (a type parameter such as "T", or a type)
+    may have."""
+    allowed = {c.type_param_str: list(c.allowed_type_strs) for c in schema.type_constraints}
+    return allowed.get(type_str, [type_str])
+
+
 def boolean_output(op_type: str, opset: int, input_is_boolean: bool) -> bool:
     """Whether a node's output is an ONNX bool tensor (which DirectML stores as UINT8, 1 and 0): its op type's
     schema allows only bool there (IsNaN, IsInf), or gives it the input's type and the input is bool."""
     schema = onnx.defs.get_schema(op_type, opset)
     output, first_input = schema.outputs[0].type_str, schema.inputs[0].type_str
-    allowed = {c.type_param_str: list(c.allowed_type_strs) for c in schema.type_constraints}
-    return allowed.get(output) == ["tensor(bool)"] or (output == first_input and input_is_boolean)
+    return _allowed_types(schema, output) == ["tensor(bool)"] or (output == first_input and input_is_boolean)
+
+
+def takes_boolean(op_type: str, opset: int, index: int) -> bool:
+    """Whether input ``index`` of ``op_type``'s schema may be an ONNX bool tensor (Identity's may; onnx.checker
+    leaves the check to the schema's users)."""
+    schema = onnx.defs.get_schema(op_type, opset)
+    return "tensor(bool)" in _allowed_types(schema, schema.inputs[min(index, len(schema.inputs) - 1)].type_str)
