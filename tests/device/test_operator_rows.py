@@ -31,7 +31,7 @@ from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
 from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values, sampled_layout
 from tests.helpers.row_runs import (
-    assert_equal_nan_as_nan,
+    assert_equals_alone,
     assert_fused_equals_alone,
     assert_same,
     fills,
@@ -130,11 +130,7 @@ def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: Op
     operands = [None if getattr(desc, n) is None else one.input(getattr(desc, n).desc) for n in desc.INPUTS]
     (single,), compiled = run_graph(device, one.desc_for([one.add_operator(desc, operands)]), arrays)
     assert compiled.kernel_count == 1
-    message = "the one-node graph differs from the operator alone"
-    if row.nan == "any":
-        assert_equal_nan_as_nan(single, alone.got, message)
-    else:
-        assert single.tobytes() == alone.got.tobytes(), message
+    assert_equals_alone(row, single, alone.got, "the one-node graph differs from the operator alone", nan_as_nan=False)
 
     fused, compiled = run_fused_chain(device, desc, arrays)
     if not keeps_its_own_kernel(row, case):

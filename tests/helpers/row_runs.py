@@ -50,11 +50,11 @@ def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> d
 
 def assert_same(row: OperatorRow, got: Array, want: Array, inputs: Array, case: Case) -> None:
     """Bit for bit, or within the row's ULPs of the output type (``OperatorRow.ulps``) of ``want``, then the exact
-    float64 value (ulps.ulp_error); where ``want`` is NaN, a
-    NaN, by the row's NaN rule (the same sign and payload, the quiet bit aside, for an operator that passes a NaN
-    through), and any NaN where the case computes ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor
-    the payload of a NaN that arithmetic returns (an NVIDIA H100 returns one canonical NaN, x86 the operand's),
-    as docs/operators/element_wise_identity.md says of ScaleBias."""
+    float64 value (ulps.ulp_error); where ``want`` is NaN, a NaN, by the row's NaN rule (the same sign and payload,
+    the quiet bit aside, for an operator that passes a NaN through), and any NaN where the case computes
+    ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN that arithmetic returns
+    (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as docs/operators/element_wise_identity.md says
+    of ScaleBias."""
     bound = row.ulps(got.dtype)
     if bound:  # want: the exact float64 value
         wrong = within_ulps(got, want, bound)
@@ -119,8 +119,15 @@ def assert_fused_equals_alone(row: OperatorRow, fused: Array, alone: Array, case
     """Bit for bit; a NaN as a NaN where a FLOAT16 neighbour computed on it (EXACT_FLOAT16_NEIGHBOUR) or where the
     operator's NaN is arithmetic's (``row.nan`` "any": Intel's compiler builds acos(281.25) as 0xffcc2000 alone
     and as 0xffc00000 between two copies, the numbers bit for bit the same)."""
+    through_half = F16 in case.dtypes.values()
     message = "fused between two neighbours differs from the operator alone"
-    if F16 in case.dtypes.values() or row.nan == "any":
-        assert_equal_nan_as_nan(fused, alone, message)
+    assert_equals_alone(row, fused, alone, message, nan_as_nan=through_half)
+
+
+def assert_equals_alone(row: OperatorRow, got: Array, alone: Array, message: str, *, nan_as_nan: bool) -> None:
+    """``got`` (a graph's result) bit for bit as the operator alone computed it; a NaN as a NaN where
+    ``nan_as_nan`` or where the operator's NaN is arithmetic's (``row.nan`` "any")."""
+    if nan_as_nan or row.nan == "any":
+        assert_equal_nan_as_nan(got, alone, message)
     else:
-        assert fused.tobytes() == alone.tobytes(), message
+        assert got.tobytes() == alone.tobytes(), message
