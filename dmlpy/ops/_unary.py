@@ -96,10 +96,6 @@ class UnaryMathDesc(ScaledUnaryDesc):
     BARE_FORM = False  # their fields are Identity's: a bare descriptor with them stays Identity's
     FUNCTION: ClassVar[str]
     """The helper of ``opencl/elementwise_ops.h`` that computes the function."""
-    FLOAT32_ULPS: ClassVar[int] = 0
-    """How far a FLOAT32 result may lie from the exact one, in float32 ULPs: 0 where it is correctly rounded
-    (CEIL, SQRT), else the OpenCL specification's bound for the built-in that computes it (docs and the tests'
-    tolerance read it). A FLOAT16 result is then correctly rounded, or within one ULP of half precision."""
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         value = inputs[0]

@@ -82,7 +82,7 @@ class OperatorRow:
         """How far from the reference a result of ``dtype`` may lie, in its ULPs: the operator's FLOAT32_ULPS
         at FLOAT32; at FLOAT16, 0 where that is 0, else 1 (a float result within a few float ULPs, rounded once
         to half, lies within 0.5 + 2^-13 times those of the exact value); 0 for the rest."""
-        float32_ulps = int(getattr(self.desc, "FLOAT32_ULPS", 0))
+        float32_ulps = self.desc.FLOAT32_ULPS
         if np.dtype(dtype) == F32:
             return float32_ulps
         return min(float32_ulps, 1) if np.dtype(dtype) == F16 else 0
@@ -266,7 +266,7 @@ def math_row(desc: type[OperatorDescBase], function: Callable[[Array], Array]) -
         Case({"input_tensor": F32, "output_tensor": F32}, {"scale_bias": None}),
         Case({"input_tensor": F16, "output_tensor": F16}, {"scale_bias": dml.ScaleBias(scale=1.5, bias=-0.25)}),
     )
-    exact = not getattr(desc, "FLOAT32_ULPS", 0)
+    exact = not desc.FLOAT32_ULPS
     return OperatorRow(desc, cases, math_reference(function, exact), sampled=True, nan="any")
 
 

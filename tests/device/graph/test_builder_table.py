@@ -166,7 +166,7 @@ def test_every_unary_onnx_op_type_of_the_table_runs_as_onnx_reference_computes_i
     (got,) = DmlBackend.prepare(model).run([VALUES])
     assert got.dtype == expected.dtype
     (desc,) = [desc for desc in OPERATORS.values() if op_type in desc.ONNX_OPS]
-    bound = getattr(desc, "FLOAT32_ULPS", 0)
+    bound = desc.FLOAT32_ULPS
     if bound:  # onnx.reference computes with NumPy's float32 functions, themselves up to 4 ULPs off (SVML's bound)
         assert within_ulps(got, expected, bound + NUMPY_FLOAT32_ULPS).size == 0, (got, expected)
     elif got.dtype == np.bool_:

@@ -67,7 +67,7 @@ def rtol_of(op_types: Iterable[str]) -> float:
     NumPy when the loader builds the cases), so the two lie within their sum of each other; one ULP of a normal
     float32 y is at most 2**-23 * |y|, hence rtol = (FLOAT32_ULPS + NUMPY_FLOAT32_ULPS) * 2**-23, atol staying 0
     (a 0 or an infinity must match exactly, and NaN matches NaN only)."""
-    ulps = max((int(getattr(LOWERED_TO[op], "FLOAT32_ULPS", 0)) for op in op_types if op in LOWERED_TO), default=0)
+    ulps = max((LOWERED_TO[op].FLOAT32_ULPS for op in op_types if op in LOWERED_TO), default=0)
     return (ulps + NUMPY_FLOAT32_ULPS) * 2.0**-23 if ulps else 0.0
 
 
