@@ -181,6 +181,77 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define ATANH(x) atanh(x)
 #define ERF(x) erf(x)
 
+// ------------------------------------------------------------------------------------ binary arithmetic
+// ADD, SUBTRACT, MULTIPLY, DIVIDE, MIN, MAX, MEAN and DIFFERENCE_SQUARE, as <name>_<T>(a, b) for each register type T
+// (a FLOAT16 value is a float). Float arithmetic is IEEE 754's, each step rounded once: a + b, a - b, a * b and a / b
+// are correctly rounded (the template builds with -cl-fp32-correctly-rounded-divide-sqrt), and so is a FLOAT16 result
+// computed in float and rounded once to half, as float's 24 bits are at least 2 * 11 + 2 (Figueroa, "When is double
+// rounding innocuous?", 1995).
+// Integers wrap modulo 2^width, as two's complement hardware computes them: each operation runs on the operands
+// converted to the unsigned type W (uint, or ulong for 64 bits), which C defines modulo 2^32 (2^64) where signed
+// overflow is undefined and a ushort product would overflow int; the low bits are then reinterpreted as T (U is T's
+// unsigned type of the same width; as_T keeps the bits, where a narrowing cast to a signed type is
+// implementation-defined).
+#define WRAPPED(T, U, W, expression) as_##T((U)(expression))
+
+// DIVIDE of integers truncates toward zero (the page: "the result is truncated"). The pages leave a zero divisor
+// undefined: the quotient has all bits set, as D3D's udiv and DXIL's UDiv define it for unsigned operands
+// (signed ones too here: -1); MIN / -1 wraps to MIN. The divisor is made 1 where the quotient is not divided, so no
+// lane ever divides by 0 or overflows (x86's idiv traps on both).
+// MIN and MAX are D3D's min and max (the sm4 instructions): a < b ? a : b and a >= b ? a : b, a NaN operand giving the
+// other operand, so min(-0, +0) is +0 and max(-0, +0) is -0; for integers the plain comparison.
+#define DEFINE_BINARY_ARITHMETIC(T, U, W, SIGNED)                                                          \
+    inline T add_##T(T a, T b) { return WRAPPED(T, U, W, (W)a + (W)b); }                                   \
+    inline T subtract_##T(T a, T b) { return WRAPPED(T, U, W, (W)a - (W)b); }                              \
+    inline T multiply_##T(T a, T b) { return WRAPPED(T, U, W, (W)a * (W)b); }                              \
+    inline T divide_##T(T a, T b)                                                                          \
+    {                                                                                                      \
+        const bool zero = b == 0, negates = SIGNED && b == (T)-1;                                          \
+        const T quotient = a / (zero || negates ? (T)1 : b);                                               \
+        return zero ? as_##T((U)~(U)0) : negates ? WRAPPED(T, U, W, (W)0 - (W)a) : quotient;                 \
+    }                                                                                                      \
+    inline T min_##T(T a, T b) { return a < b ? a : b; }                                                   \
+    inline T max_##T(T a, T b) { return a >= b ? a : b; }                                                  \
+    inline T difference_square_##T(T a, T b)                                                               \
+    {                                                                                                      \
+        const W d = (W)a - (W)b;                                                                           \
+        return WRAPPED(T, U, W, d * d);                                                                    \
+    }
+DEFINE_BINARY_ARITHMETIC(char, uchar, uint, 1)
+DEFINE_BINARY_ARITHMETIC(uchar, uchar, uint, 0)
+DEFINE_BINARY_ARITHMETIC(short, ushort, uint, 1)
+DEFINE_BINARY_ARITHMETIC(ushort, ushort, uint, 0)
+DEFINE_BINARY_ARITHMETIC(int, uint, uint, 1)
+DEFINE_BINARY_ARITHMETIC(uint, uint, uint, 0)
+DEFINE_BINARY_ARITHMETIC(long, ulong, ulong, 1)
+DEFINE_BINARY_ARITHMETIC(ulong, ulong, ulong, 0)
+
+inline float add_float(float a, float b) { return a + b; }
+inline float subtract_float(float a, float b) { return a - b; }
+inline float multiply_float(float a, float b) { return a * b; }
+inline float divide_float(float a, float b) { return a / b; }
+inline float min_float(float a, float b) { return (a < b || b != b) ? a : b; }
+inline float max_float(float a, float b) { return (a >= b || b != b) ? a : b; }
+inline float difference_square_float(float a, float b)
+{
+    const float d = a - b;
+    return d * d;
+}
+
+// MEAN, (a + b) / 2, correctly rounded: where a + b is finite, halving its correctly rounded value is exact (or, for a
+// sum below 2^-125, the sum itself is exact, as every float there is a multiple of 2^-149, and the halving rounds
+// once). Where a + b overflows two finite operands, both are at least 2^103 in magnitude, so halving each is exact and
+// their sum rounds once. An infinity or NaN operand gives what a + b gives. MEAN of integers (INT32, UINT32 only) is
+// the exact sum in 64 bits halved toward zero, as DIVIDE truncates: the pages say neither how it rounds nor whether
+// a + b may overflow first.
+inline float mean_float(float a, float b)
+{
+    const float sum = a + b;
+    return fabs(sum) == INFINITY ? a * 0.5f + b * 0.5f : sum * 0.5f;  // not isinf: a library call on PoCL
+}
+inline int mean_int(int a, int b) { return (int)(((long)a + (long)b) / 2); }
+inline uint mean_uint(uint a, uint b) { return (uint)(((ulong)a + (ulong)b) / 2); }
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

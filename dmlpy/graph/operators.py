@@ -23,6 +23,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.graph.binary import binary_builder
 from dmlpy.graph.builder import Expression, operand, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.model import DmlModel
@@ -35,6 +36,7 @@ from dmlpy.ops import (
     QuantizeOperatorDesc,
 )
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._binary import BinaryElementWiseDesc
 
 Builder = Callable[..., Expression]
 """A builder function: expressions (and the operator's fields) in, the node's output expression out."""
@@ -179,11 +181,13 @@ class."""
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:
     """``BUILDER_NAME`` -> builder function, for each of ``operators`` that names one."""
-    return {
-        desc.BUILDER_NAME: _WRITTEN.get(desc) or unary_builder(desc)
-        for desc in operators
-        if desc.BUILDER_NAME is not None
-    }
+    return {desc.BUILDER_NAME: _builder(desc) for desc in operators if desc.BUILDER_NAME is not None}
+
+
+def _builder(desc: type[OperatorDescBase]) -> Builder:
+    if desc in _WRITTEN:
+        return _WRITTEN[desc]
+    return binary_builder(desc) if issubclass(desc, BinaryElementWiseDesc) else unary_builder(desc)
 
 
 BUILDERS = builders(OPERATORS.values())

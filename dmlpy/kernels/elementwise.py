@@ -33,6 +33,8 @@ _REGISTER_TYPES: dict[AnyDataType, str] = {
     TensorDataType.INT32: "int",
     TensorDataType.INT16: "short",
     TensorDataType.INT8: "char",
+    TensorDataType.UINT64: "ulong",
+    TensorDataType.INT64: "long",
     TensorDataType.UINT4: "uchar",  # two a byte in memory (elementwise.cl's LOAD_UINT4, STORE_UINT4)
     TensorDataType.INT4: "char",
 }
@@ -74,7 +76,7 @@ ABSENT = ValueType("uchar", "uchar")
 
 def value_type(data_type: AnyDataType) -> ValueType | None:
     """``data_type``'s values as arithmetic sees them (a FLOAT16 as a float), None where the kernel has no
-    register type for them (64-bit types)."""
+    register type for them (FLOAT64: double needs cl_khr_fp64, which no DirectML operator may ask of a device)."""
     register = _REGISTER_TYPES.get(data_type)
     if register is None:
         return None

@@ -29,6 +29,17 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._unary import ScaleBias
+from dmlpy.ops.element_wise_arithmetic import (
+    ARITHMETIC_OPERATORS,
+    ElementWiseAddOperatorDesc,
+    ElementWiseDifferenceSquareOperatorDesc,
+    ElementWiseDivideOperatorDesc,
+    ElementWiseMaxOperatorDesc,
+    ElementWiseMeanOperatorDesc,
+    ElementWiseMinOperatorDesc,
+    ElementWiseMultiplyOperatorDesc,
+    ElementWiseSubtractOperatorDesc,
+)
 from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
@@ -78,6 +89,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseFloorOperatorDesc,
     *MATH_OPERATORS,
     *TEST_OPERATORS,
+    *ARITHMETIC_OPERATORS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -252,6 +264,7 @@ __all__ = [
     "DequantizeOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
+    "ElementWiseAddOperatorDesc",
     "ElementWiseAsinOperatorDesc",
     "ElementWiseAsinhOperatorDesc",
     "ElementWiseAtanOperatorDesc",
@@ -260,6 +273,8 @@ __all__ = [
     "ElementWiseCosOperatorDesc",
     "ElementWiseCoshOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseDifferenceSquareOperatorDesc",
+    "ElementWiseDivideOperatorDesc",
     "ElementWiseErfOperatorDesc",
     "ElementWiseExpOperatorDesc",
     "ElementWiseFloorOperatorDesc",
@@ -267,12 +282,17 @@ __all__ = [
     "ElementWiseIsInfinityOperatorDesc",
     "ElementWiseIsNanOperatorDesc",
     "ElementWiseLogOperatorDesc",
+    "ElementWiseMaxOperatorDesc",
+    "ElementWiseMeanOperatorDesc",
+    "ElementWiseMinOperatorDesc",
+    "ElementWiseMultiplyOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",
     "ElementWiseSinOperatorDesc",
     "ElementWiseSinhOperatorDesc",
     "ElementWiseSqrtOperatorDesc",
+    "ElementWiseSubtractOperatorDesc",
     "ElementWiseTanOperatorDesc",
     "ElementWiseTanhOperatorDesc",
     "ExtElementWiseQuantizeLinearOperatorDesc",

@@ -75,8 +75,8 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         data_type = self.input_tensor.desc.data_type
-        if data_type in _NO_SCALE_BIAS:
-            return None  # 64-bit values have no register type in a fused kernel
+        if data_type == T.FLOAT64:
+            return None  # no register type in a fused kernel (double needs cl_khr_fp64)
         value = inputs[0]
         assert value is not None, "InputTensor is required"
         if self.scale_bias is None:

@@ -106,14 +106,14 @@ def run_case(
             continue
         layout = layouts(every_layout)[name]
         desc = descriptor(row, layout["sizes"], case.dtypes, layout_strides(row, case, layout), **case.options)
-        offsets = {"input_tensor": layout.get("input_offset", 0), "output_tensor": layout.get("output_offset", 0)}
+        offsets = {row.first: layout.get("input_offset", 0), row.output: layout.get("output_offset", 0)}
         run = run_operator(
             device, desc, fills(row, case), offsets=offsets, in_place=bool(layout.get("in_place")), slack=0,
             fill_output=False,
         )  # fmt: skip
         flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in run.inputs.items()}
         want = row.reference(flat, case).reshape(run.got.shape)
-        check(tally, run.kernel, label, assert_same, row, run.got, want, run.inputs["input_tensor"], case)
+        check(tally, run.kernel, label, assert_same, row, run.got, want, run.inputs[row.first], case)
         ran.append(label)
     if not row.desc.is_extension() and UNINITIALIZED_PLUGIN and keeps_its_own_kernel(row, case):
         skipped.append(labels[-1])

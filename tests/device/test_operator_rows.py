@@ -45,8 +45,8 @@ CASES = [pytest.param(row, case, id=f"{row.name}-{case.id}") for row in ROWS for
 _EXPECTED: dict[tuple[str, str, bytes], Array] = {}
 
 
-def value_count(case: Case) -> int:
-    return int(input_values(case.dtypes["input_tensor"], np.random.default_rng(0)).size)
+def value_count(row: OperatorRow, case: Case) -> int:
+    return int(input_values(case.dtypes[row.first], np.random.default_rng(0)).size)
 
 
 def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array:
@@ -56,7 +56,7 @@ def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array
     key = (row.name, case.id, b"".join(array.tobytes() for array in flat.values()))
     if key not in _EXPECTED:
         _EXPECTED[key] = row.reference(flat, case)
-    return _EXPECTED[key].reshape(inputs["input_tensor"].shape)
+    return _EXPECTED[key].reshape(inputs[row.first].shape)
 
 
 def skip_without_fp64(device: Any, case: Case) -> None:
@@ -74,10 +74,10 @@ def test_values_match_the_reference(
     request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case, tally: Any
 ) -> None:
     skip_without_fp64(device, case)
-    desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
+    desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
     run = run_operator(device_for(row, request), desc, fills(row, case))
     assert run.changed_outside == []
-    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
+    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs[row.first], case)
     tally["operator-table values compared"] += run.got.size
 
 
@@ -109,11 +109,11 @@ def test_layouts_match_the_reference(
     skip_without_fp64(device, case)
     layout = LAYOUTS[layout_name]
     desc = descriptor(row, layout["sizes"], case.dtypes, layout_strides(row, case, layout), **case.options)
-    offsets = {"input_tensor": layout.get("input_offset", 0), "output_tensor": layout.get("output_offset", 0)}
+    offsets = {row.first: layout.get("input_offset", 0), row.output: layout.get("output_offset", 0)}
     in_place = bool(layout.get("in_place"))
     run = run_operator(device_for(row, request), desc, fills(row, case), offsets=offsets, in_place=in_place)
     assert run.changed_outside == [], f"bytes outside the output tensor changed: {run.changed_outside[:8]}"
-    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs["input_tensor"], case)
+    assert_same(row, run.got, expected(row, case, run.inputs), run.inputs[row.first], case)
     tally["operator-table layout elements compared"] += run.got.size
 
 
@@ -122,7 +122,7 @@ GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension
 
 @pytest.mark.parametrize(("row", "case"), GRAPH_CASES)
 def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: OperatorRow, case: Case) -> None:
-    desc = descriptor(row, (value_count(case),), case.dtypes, **case.options)
+    desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
     alone = run_operator(device, desc, fills(row, case))
     arrays = [alone.inputs[name] for name in desc.INPUTS if name in alone.inputs]
 

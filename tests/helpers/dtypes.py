@@ -31,3 +31,5 @@ DATA_TYPE: dict[np.dtype[Any], Any] = {
     np.dtype(np.uint64): dml.TensorDataType.UINT64,
 }
 """The tensor data type of each NumPy dtype (not dmlpy.dtypes.data_type_of, which is code under test)."""
+NUMPY_DTYPE: dict[Any, np.dtype[Any]] = {data_type: dtype for dtype, data_type in DATA_TYPE.items()}
+"""DATA_TYPE's inverse: a TensorDataType's NumPy dtype."""

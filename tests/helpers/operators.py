@@ -27,8 +27,9 @@ import numpy.typing as npt
 import dmlpy as dml
 from dmlpy.extensions import ExtRoundingMode
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from tests.helpers import quantize_oracle
-from tests.helpers.dtypes import DATA_TYPE
+from tests.helpers.dtypes import DATA_TYPE, NUMPY_DTYPE
 from tests.helpers.ext_cases import all_patterns, edge_values, random_values
 from tests.helpers.ext_oracle import format_of, round_values
 from tests.helpers.references import round_reference
@@ -99,6 +100,18 @@ class OperatorRow:
 
     def tensors(self) -> tuple[str, ...]:
         return (*self.desc.INPUTS, *self.desc.OUTPUTS)
+
+    @property
+    def first(self) -> str:
+        """The first input's field (``input_tensor``, ``a_tensor``): it takes the value set, the others the row's
+        parameters."""
+        return self.desc.INPUTS[0]
+
+    @property
+    def output(self) -> str:
+        """The output's field."""
+        (output,) = self.desc.OUTPUTS
+        return output
 
     def alias(self, name: str) -> str:
         """The C name of a tensor field (``input_tensor`` -> ``InputTensor``)."""
@@ -301,6 +314,109 @@ def _is_infinity(inputs: Mapping[str, Array], case: Case) -> Array:
     return test(inputs["input_tensor"]).astype(case.dtypes["output_tensor"])
 
 
+# ------------------------------------------------------------------------------------------ binary arithmetic
+
+
+def other_values(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
+    """BTensor's values: the value set of ``input_values`` again, in another random order, so that the pairs mix
+    every kind of value with every other."""
+    return np.resize(input_values(dtype, rng), count)
+
+
+def _float_exactly(function: Callable[[Array, Array], Array]) -> Callable[[Array, Array, np.dtype[Any]], Array]:
+    """A float operation computed exactly in float64 (a sum, difference, product, half-sum of two floats is exact
+    there; a quotient correctly rounded, which 53 >= 2 * 24 + 2 bits make as good) and rounded once to ``out``."""
+
+    def compute(a: Array, b: Array, out: np.dtype[Any]) -> Array:
+        return function(a.astype(np.float64), b.astype(np.float64)).astype(out)
+
+    return compute
+
+
+def _divide_integers(a: Array, b: Array) -> Array:
+    """Integer division truncated toward zero; a zero divisor gives all bits set, MIN / -1 wraps to MIN
+    (docs/operators/element_wise_arithmetic.md)."""
+    signed = a.dtype.kind == "i"
+    negates = (b == -1) if signed else np.zeros(b.shape, bool)
+    divisor = np.where((b == 0) | negates, np.ones_like(b), b)
+    quotient = a // divisor
+    quotient += ((a % divisor != 0) & ((a < 0) != (divisor < 0))).astype(a.dtype)  # floor to truncation
+    all_ones = np.array(-1 if signed else np.iinfo(a.dtype).max, dtype=a.dtype)
+    return np.where(b == 0, all_ones, np.where(negates, -a, quotient))
+
+
+def _mean_integers(a: Array, b: Array) -> Array:
+    """The exact sum (in Python's integers) halved toward zero."""
+    total = a.astype(object) + b.astype(object)
+    return np.array([s // 2 if s >= 0 else -((-s) // 2) for s in total], dtype=a.dtype)
+
+
+def _min_max(numpy_function: Callable[[Array, Array], Array], zero_from: str) -> Callable[..., Array]:
+    """MIN or MAX: NumPy's fmin or fmax (IEEE 754's minNum, maxNum: a NaN operand gives the other), with D3D's
+    choice between two zeros (BTensor's for MIN, ATensor's for MAX), which fmin and fmax leave open."""
+
+    def compute(a: Array, b: Array, out: np.dtype[Any]) -> Array:
+        if a.dtype.kind != "f":
+            return numpy_function(a, b)
+        zeros = (a == 0) & (b == 0)
+        return np.where(zeros, a if zero_from == "a" else b, numpy_function(a, b)).astype(out)
+
+    return compute
+
+
+def _difference_square_floats(a: Array, b: Array, out: np.dtype[Any]) -> Array:
+    """(a - b) * (a - b) as dmlpy computes a FLOAT16 operator: each step in float32, rounded once to ``out``."""
+    difference = a.astype(F32) - b.astype(F32)
+    return (difference * difference).astype(out)
+
+
+BINARY_FLOAT = {
+    "ADD": _float_exactly(np.add),
+    "SUBTRACT": _float_exactly(np.subtract),
+    "MULTIPLY": _float_exactly(np.multiply),
+    "DIVIDE": _float_exactly(np.divide),
+    "MIN": _min_max(np.fmin, "b"),
+    "MAX": _min_max(np.fmax, "a"),
+    "MEAN": _float_exactly(lambda a, b: (a + b) / 2),
+    "DIFFERENCE_SQUARE": _difference_square_floats,
+}
+"""Each binary operator's float reference, by DirectML name."""
+BINARY_INTEGER: Mapping[str, Callable[[Array, Array], Array]] = {
+    "ADD": np.add,
+    "SUBTRACT": np.subtract,
+    "MULTIPLY": np.multiply,
+    "DIVIDE": _divide_integers,
+    "MIN": np.minimum,
+    "MAX": np.maximum,
+    "MEAN": _mean_integers,
+    "DIFFERENCE_SQUARE": lambda a, b: np.subtract(a, b) * np.subtract(a, b),
+}
+"""Each binary operator's integer reference (NumPy's integers wrap, as DirectML's do here)."""
+
+
+def binary_reference(operator: str) -> Reference:
+    def reference(inputs: Mapping[str, Array], case: Case) -> Array:
+        a, b = inputs["a_tensor"], inputs["b_tensor"]
+        with np.errstate(all="ignore"):  # overflow wraps, NaN and infinities are inputs
+            if a.dtype.kind == "f":
+                return BINARY_FLOAT[operator](a, b, case.dtypes["output_tensor"])
+            return BINARY_INTEGER[operator](a, b).astype(a.dtype)
+
+    return reference
+
+
+def binary_row(desc: type[OperatorDescBase], *, sampled: bool = True) -> OperatorRow:
+    """A binary operator's row: every type of its newest support table, ATensor the value set and BTensor the same
+    set in another order (``other_values``), broadcast along axis 1 in the layouts."""
+    types = desc.SUPPORT.rows[-1].data_types["ATensor"]
+    dtypes = sorted((NUMPY_DTYPE[t] for t in types), key=lambda d: (d.kind != "f", d.itemsize, d.kind))
+    cases = tuple(Case({"a_tensor": d, "b_tensor": d, "output_tensor": d}) for d in dtypes)
+    name = desc.OPERATOR_TYPE.name.removeprefix("ELEMENT_WISE_")
+    # A NaN result is arithmetic's: IEEE 754 fixes neither which operand's payload it keeps nor its sign (x86 keeps
+    # the first NaN's, NVIDIA returns one canonical NaN), nor does D3D's min of two NaNs.
+    return OperatorRow(desc, cases, binary_reference(name), {"b_tensor": other_values}, sampled=sampled, nan="any")
+
+
 def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
     dtypes = {"input_tensor": x, "scale_tensor": scale}
     if zero:
@@ -349,6 +465,8 @@ ROWS: tuple[OperatorRow, ...] = (
         ),
         _is_infinity,
     ),
+    binary_row(dml.ElementWiseAddOperatorDesc, sampled=False),
+    *(binary_row(desc) for desc in ARITHMETIC_OPERATORS if desc is not dml.ElementWiseAddOperatorDesc),
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

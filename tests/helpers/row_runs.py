@@ -27,8 +27,8 @@ def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
     """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
     drawn from a generator seeded by the case."""
     rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
-    main = input_values(case.dtypes["input_tensor"], rng)
-    values: dict[str, Callable[[int], Array]] = {"input_tensor": lambda count: np.resize(main, count)}
+    main = input_values(case.dtypes[row.first], rng)
+    values: dict[str, Callable[[int], Array]] = {row.first: lambda count: np.resize(main, count)}
     for name, parameter in row.parameters.items():
         if name in case.dtypes:
             values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
@@ -36,10 +36,11 @@ def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
 
 
 def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:
-    """The layout's input and output strides; a scale or zero point broadcast along axis 1 (a scalar at rank 1)."""
+    """The layout's input and output strides (the first input's and the output's); the other inputs (a scale, a zero
+    point, BTensor) broadcast along axis 1 (a scalar at rank 1)."""
     strides: dict[str, tuple[int, ...] | None] = {
-        "input_tensor": layout.get("input_strides"),
-        "output_tensor": layout.get("output_strides"),
+        row.first: layout.get("input_strides"),
+        row.output: layout.get("output_strides"),
     }
     rank = len(layout["sizes"])
     for name in row.parameters:
@@ -99,7 +100,7 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
     """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
     for bit, which float registers would quieten) and any operator with a 64-bit tensor (no register type)."""
-    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes["input_tensor"] == F16
+    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes[row.first] == F16
     return half_copy or any(d.itemsize == 8 for d in case.dtypes.values())
 
 

@@ -1,0 +1,139 @@
+"""The builder functions of the binary element-wise operators, ``dml.graph.add(a, b)`` and the rest, made from
+their descriptor classes: DirectMLX's ``dml::Add(a, b)``, where ``a`` and ``b`` have one DataType and Sizes and the
+output is packed like them. One of them may be a number or a NumPy array instead of an expression (a constant
+node, DML_FEATURE_LEVEL_6_2 and up): a number is broadcast over the other's Sizes with 0-strides, an array of the
+other's rank is broadcast along its dimensions of size 1 (NumPy's rule within one rank). Two expressions of
+different Sizes are refused with what to do: DirectML broadcasts by Strides, so a graph input that repeats is
+described with the full Sizes and 0-strides (``g.input``)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dmlpy.dtypes import DATA_TYPES, data_type_of
+from dmlpy.enums import TensorDataType
+from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.graph.builder import Expression, packed_like
+from dmlpy.ops._binary import BinaryElementWiseDesc
+from dmlpy.tensor import BufferTensorDesc
+
+Builder = Callable[..., Expression]
+
+
+def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
+    """The builder function of a binary operator: ``f(a, b)``, an expression and an expression, number or array."""
+    name = desc_class.BUILDER_NAME
+    assert name is not None
+    where = f"dml.graph.{name}"
+
+    def build(a: Expression | Any, b: Expression | Any) -> Expression:
+        like = a if isinstance(a, Expression) else b
+        if not isinstance(like, Expression):
+            raise argument_error(
+                where, "a", a, "an expression of a dml.Graph (a or b; the other may be a number or a NumPy array)"
+            )
+        with like.graph._all_or_nothing():  # a constant made, then the operator refused
+            a_value = broadcast_operand(a, like, where, "a")
+            b_value = broadcast_operand(b, like, where, "b")
+            op = desc_class(
+                a_tensor=a_value.desc, b_tensor=b_value.desc, output_tensor=packed_like(like.data_type, like)
+            )
+            return like.graph.add_operator(op, [a_value, b_value])
+
+    c_name = "".join(part.capitalize() for part in name.split("_"))
+    build.__name__ = build.__qualname__ = name
+    build.__module__ = "dmlpy.graph"
+    build.__doc__ = (
+        f"``dml::{c_name}``: {desc_class.OPERATOR_TYPE.c_name} of ``a`` and ``b``, the output packed (their Sizes).\n\n"
+        "``a``, ``b``: expressions of one DataType and Sizes; one of them may be a number (broadcast) or a NumPy "
+        "array of the other's rank (broadcast along its dimensions of size 1), made a constant node (from 6_2)."
+    )
+    build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # what help() and inspect show
+        [
+            inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Expression | float | ndarray"),
+            inspect.Parameter("b", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Expression | float | ndarray"),
+        ],
+        return_annotation=Expression,
+    )
+    return build
+
+
+def broadcast_operand(value: Any, like: Expression, where: str, name: str) -> Expression:
+    """``value`` as an operand of ``like``'s DataType and Sizes: an expression of them as it is; a number or an
+    array of ``like``'s rank (each dimension 1 or ``like``'s) a constant node read with 0-strides where it repeats.
+    Refused: another expression's Sizes or DataType, an array of another dtype, a number the DataType cannot hold
+    exactly (an integer type), which would otherwise change silently."""
+    data_type = like.data_type
+    if isinstance(value, Expression):
+        for what, given, wanted in (("DataType", value.data_type, data_type), ("Sizes", value.sizes, like.sizes)):
+            if given != wanted:
+                raise InvalidArgumentError(
+                    f"{where}: {name} has {what} {_shown(given)}, the other operand {_shown(wanted)}; the operands of "
+                    "a binary operator have one DataType and Sizes. DirectML broadcasts by Strides: describe a graph "
+                    "input that repeats with the full Sizes and 0-strides along the repeated dimensions (g.input), "
+                    "or give the value as a number or a NumPy array"
+                )
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number | np.ndarray):
+        raise argument_error(where, name, value, "an expression, a number or a NumPy array of the other's rank")
+    array = np.asarray(value)
+    if array.ndim and array.dtype != DATA_TYPES[data_type].numpy:
+        raise InvalidArgumentError(
+            f"{where}: {name} is a NumPy array of {_type_name(array.dtype)}; the other operand is "
+            f"{data_type.name}: give an array of {DATA_TYPES[data_type].numpy} (the operands have one DataType)"
+        )
+    if not array.ndim:
+        _check_holds(array, data_type, where, name)
+        return like.graph.constant(array, _described(like.sizes, data_type, (0,) * len(like.sizes)))
+    ranks_agree = array.ndim == len(like.sizes)
+    fits = ranks_agree and all(n in (1, size) for n, size in zip(array.shape, like.sizes, strict=True))
+    if not fits:
+        raise InvalidArgumentError(
+            f"{where}: {name} has shape {array.shape}; an array operand has the other's rank and, along each "
+            f"dimension, 1 (broadcast) or the other's size (Sizes {list(like.sizes)})"
+        )
+    strides = _packed_strides(array.shape)
+    return like.graph.constant(array, _described(like.sizes, data_type, strides))
+
+
+def _packed_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides of ``shape``, 0 along its dimensions of size 1 (where it is broadcast)."""
+    strides, reach = [], 1
+    for size in reversed(shape):
+        strides.append(0 if size == 1 else reach)
+        reach *= size
+    return tuple(reversed(strides))
+
+
+def _described(sizes: tuple[int, ...], data_type: TensorDataType, strides: tuple[int, ...]) -> BufferTensorDesc:
+    return BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
+
+
+def _check_holds(number: np.ndarray, data_type: TensorDataType, where: str, name: str) -> None:
+    """A number for an integer operand is an integer in its range (C's conversion would truncate or wrap it);
+    for a float operand any number, rounded to the nearest as a constant's values are."""
+    numpy_type = DATA_TYPES[data_type].numpy
+    if numpy_type.kind not in "iu":
+        return
+    info = np.iinfo(np.dtype(numpy_type.str))
+    exact = number.dtype.kind in "iu" or (np.isfinite(number) and float(number) == int(number))
+    if not exact or not info.min <= int(number) <= info.max:
+        raise InvalidArgumentError(
+            f"{where}: {name} is {number.item()!r}; the other operand is {data_type.name}, which holds the integers "
+            f"{info.min} to {info.max}: give one of them"
+        )
+
+
+def _type_name(dtype: np.dtype[Any]) -> str:
+    try:
+        return TensorDataType(data_type_of(dtype)).name
+    except (ValueError, KeyError):
+        return str(dtype)
+
+
+def _shown(value: Any) -> str:
+    return value.name if isinstance(value, TensorDataType) else str(list(value))

@@ -1,0 +1,90 @@
+"""What every binary element-wise operator shares: an ATensor and a BTensor, and an OutputTensor of their DataType,
+DimensionCount and Sizes (DirectML broadcasts by Strides: a tensor with 0-strides repeats its values along those
+dimensions), in-place execution allowed (the output may alias either input).
+
+A binary arithmetic operator (ADD, MULTIPLY, ...) is a ``BinaryArithmeticDesc`` subclass that declares its
+OPERATOR_TYPE, its SUPPORT table and its FUNCTION, the name of its helpers in ``opencl/elementwise_ops.h``
+(``add_float``, ``add_int``, ...: one per register type, the arithmetic written once for each kind of number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from pydantic import Field
+
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels.elementwise import value_type
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.support import SupportRow, SupportTable
+from dmlpy.tensor import TensorDesc
+
+
+class BinaryElementWiseDesc(OperatorDescBase):
+    """Base of the DML_ELEMENT_WISE_*_OPERATOR_DESC models with inputs ATensor and BTensor and one output."""
+
+    INPUTS = ("a_tensor", "b_tensor")
+    OUTPUTS = ("output_tensor",)
+    SUPPORTS_IN_PLACE = True
+
+    a_tensor: TensorDesc = Field(alias="ATensor")
+    """ATensor."""
+    b_tensor: TensorDesc = Field(alias="BTensor")
+    """BTensor: ATensor's DataType, DimensionCount and Sizes; 0-strides broadcast it."""
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: ATensor's DataType, DimensionCount and Sizes; Strides may differ."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            "a_tensor",
+            ("b_tensor", "output_tensor"),
+            "; ATensor, BTensor and OutputTensor have one DataType, DimensionCount and Sizes (a tensor is broadcast "
+            "by 0-strides along the dimensions it repeats, never by smaller Sizes)",
+        )
+
+
+class BinaryArithmeticDesc(BinaryElementWiseDesc):
+    """Base of the binary operators whose output is ``FUNCTION(A, B)`` element by element, in the tensors' own type
+    (integers wrap; docs/operators/element_wise_arithmetic.md)."""
+
+    FUNCTION: ClassVar[str]
+    """The name of the operator's helpers in ``opencl/elementwise_ops.h``: ``<FUNCTION>_<register type>``."""
+
+    def helper(self) -> str:
+        """The helper that computes this descriptor's data type: ``add_float`` for FLOAT32 and FLOAT16."""
+        held = value_type(self.a_tensor.desc.data_type)
+        assert held is not None, "every type of a binary operator's table has a register type"
+        return f"{self.FUNCTION}_{held.register}"
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        a, b = inputs
+        assert a is not None and b is not None, "ATensor and BTensor are required"
+        return f"{self.helper()}({a}, {b})"
+
+    def explain_lines(self) -> list[str]:
+        return [f"{self.helper()}(a, b) through the element-wise template (opencl/elementwise_ops.h)"]
+
+
+T = TensorDataType
+FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
+INTEGERS_32 = frozenset({T.INT32, T.UINT32})
+INTEGERS_64 = frozenset({T.INT64, T.UINT64})
+INTEGERS_8_16 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16})
+
+
+TypesRow = tuple[FeatureLevel, tuple[int, int], frozenset[TensorDataType]]
+"""One row of a binary operator's support table: its level, its dimension counts, the tensors' one set of types."""
+
+
+def binary_support(operator: OperatorType, rows: Iterable[TypesRow]) -> SupportTable:
+    """A binary operator's support table from (level, dimension counts, types) rows: the one set of types for
+    ATensor, BTensor and OutputTensor, as every binary arithmetic page gives them."""
+    return SupportTable(
+        operator,
+        rows=tuple(
+            SupportRow(level, dimensions, {"ATensor": types, "BTensor": types, "OutputTensor": types})
+            for level, dimensions, types in rows
+        ),
+    )
