@@ -77,7 +77,9 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
 
 
 def every_planned(every_layout: bool) -> list[str]:
-    return [label for row in ROWS for case in row.cases for label in planned(row, case, every_layout)]
+    return [
+        label for row in ROWS for case in row.cases_run(every_layout) for label in planned(row, case, every_layout)
+    ]
 
 
 def check(tally: Tally, spec: Any, label: str, compare: Callable[..., None], *args: Any) -> None:
@@ -140,7 +142,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     fp64 = "cl_khr_fp64" in device.cl_device.extensions
     tally, ran, skipped = Tally(), [], []
     for row in ROWS:
-        for case in row.cases:
+        for case in row.cases_run(args.every_layout):
             if not fp64 and any(d == np.float64 for d in case.dtypes.values()):
                 skipped += planned(row, case, args.every_layout)
                 continue

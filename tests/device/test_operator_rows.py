@@ -41,7 +41,11 @@ from tests.helpers.row_runs import (
 )
 
 Array = npt.NDArray[Any]
-CASES = [pytest.param(row, case, id=f"{row.name}-{case.id}") for row in ROWS for case in row.cases]
+CASES = [
+    pytest.param(row, case, id=f"{row.name}-{case.id}", marks=pytest.mark.slow if case.id in row.slow_cases else ())
+    for row in ROWS
+    for case in row.cases
+]
 _EXPECTED: dict[tuple[str, str, bytes], Array] = {}
 
 
@@ -89,7 +93,7 @@ def layout_cases(row: OperatorRow, case: Case) -> list[Any]:
         for name, layout in LAYOUTS.items()
         if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
     ]
-    default = sampled_layout(row, case, names)
+    default = [] if case.id in row.slow_cases else sampled_layout(row, case, names)
     return [
         pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}", marks=() if name in default else SLOW)
         for name in names

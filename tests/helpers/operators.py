@@ -75,9 +75,17 @@ class OperatorRow:
     """Whether the layout tests sample this row: one layout per case by default, rotating through the layouts
     across the sampled rows, every layout with --run-slow. For a family that lowers as another row does (the
     unary math operators are CEIL's kernel with another function): its values and graphs are tested in full."""
+    slow_cases: frozenset[str] = frozenset()
+    """Cases (by id) a default run leaves to --run-slow, values, layouts and graphs alike: where a family's cases
+    are many (the binary operators at every integer width), each program costs a compile on every device, and the
+    default run keeps a rotation of them."""
     nan: str = "payload"
     """How a NaN result is compared (ext_oracle.mismatches): "payload" for operators that pass a NaN through,
     "any" for those whose NaN is arithmetic's (IEEE 754 fixes no sign or payload)."""
+
+    def cases_run(self, slow: bool) -> tuple[Case, ...]:
+        """The cases a run takes: every one with --run-slow (``slow``), else those not in ``slow_cases``."""
+        return self.cases if slow else tuple(case for case in self.cases if case.id not in self.slow_cases)
 
     def ulps(self, dtype: np.dtype[Any]) -> int:
         """How far from the reference a result of ``dtype`` may lie, in its ULPs: the operator's FLOAT32_ULPS
@@ -405,16 +413,27 @@ def binary_reference(operator: str) -> Reference:
     return reference
 
 
-def binary_row(desc: type[OperatorDescBase], *, sampled: bool = True) -> OperatorRow:
+DEFAULT_INTEGER_ROTATION = tuple(np.dtype(t) for t in ("i1", "u1", "i2", "u2", "i8", "u8", "i4", "u4"))
+"""The integer type a default run gives each binary operator, in ARITHMETIC_OPERATORS' order: every width once
+(MEAN and DIFFERENCE_SQUARE take INT32 and UINT32 only)."""
+
+
+def binary_row(desc: type[OperatorDescBase]) -> OperatorRow:
     """A binary operator's row: every type of its newest support table, ATensor the value set and BTensor the same
-    set in another order (``other_values``), broadcast along axis 1 in the layouts."""
+    set in another order (``other_values``), broadcast along axis 1 in the layouts. A default run takes the floats
+    and one integer type, another for each operator in turn (ADD INT8, SUBTRACT UINT8, ...): with --run-slow,
+    every type."""
     types = desc.SUPPORT.rows[-1].data_types["ATensor"]
     dtypes = sorted((NUMPY_DTYPE[t] for t in types), key=lambda d: (d.kind != "f", d.itemsize, d.kind))
     cases = tuple(Case({"a_tensor": d, "b_tensor": d, "output_tensor": d}) for d in dtypes)
+    turn = DEFAULT_INTEGER_ROTATION[ARITHMETIC_OPERATORS.index(desc)]  # type: ignore[arg-type]
+    default = {case.id for case in cases if case.dtypes["a_tensor"] in (F32, F16, turn)}
     name = desc.OPERATOR_TYPE.name.removeprefix("ELEMENT_WISE_")
     # A NaN result is arithmetic's: IEEE 754 fixes neither which operand's payload it keeps nor its sign (x86 keeps
     # the first NaN's, NVIDIA returns one canonical NaN), nor does D3D's min of two NaNs.
-    return OperatorRow(desc, cases, binary_reference(name), {"b_tensor": other_values}, sampled=sampled, nan="any")
+    return OperatorRow(
+        desc, cases, binary_reference(name), {"b_tensor": other_values}, sampled=True, slow_cases=frozenset(c.id for c in cases) - default, nan="any"
+    )
 
 
 def _linear(x: np.dtype[Any], scale: np.dtype[Any], out: np.dtype[Any], zero: bool, **options: Any) -> Case:
@@ -465,8 +484,7 @@ ROWS: tuple[OperatorRow, ...] = (
         ),
         _is_infinity,
     ),
-    binary_row(dml.ElementWiseAddOperatorDesc, sampled=False),
-    *(binary_row(desc) for desc in ARITHMETIC_OPERATORS if desc is not dml.ElementWiseAddOperatorDesc),
+    *(binary_row(desc) for desc in ARITHMETIC_OPERATORS),
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),
