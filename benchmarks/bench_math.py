@@ -293,9 +293,16 @@ def onnxruntime_chain(x: np.ndarray[Any, Any], onnx_graph: Any) -> Callable[[], 
     return lambda keep=(x, out): session.run_with_iobinding(binding)
 
 
-def chain_rows(dml_: Dml, n: int, quick: bool) -> list[dict[str, Any]]:
+Chain = Callable[[Any, int], tuple[Any, list[np.ndarray[Any, Any]], Callable[[], object], Any]]
+"""A chain's builder: (dmlpy, elements) -> (graph desc, its inputs, NumPy's chain, the ONNX model's nodes and
+initializers)."""
+
+
+def chain_rows(dml_: Dml, n: int, quick: bool, chains: dict[str, Chain] = CHAINS) -> list[dict[str, Any]]:
+    """Each chain fused and node by node (kernel times), against the copy kernel of its input's and output's
+    bytes, NumPy and onnxruntime (wall times)."""
     rows = []
-    for name, build in CHAINS.items():
+    for name, build in chains.items():
         desc, inputs, numpy_chain, onnx_graph = build(dml_.dml, n)
         data = inputs[0]
         fused, separate = Bound(dml_, desc, inputs), Bound(dml_, desc, inputs, fuse=False)

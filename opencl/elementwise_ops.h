@@ -247,7 +247,9 @@ inline float difference_square_float(float a, float b)
 inline float mean_float(float a, float b)
 {
     const float sum = a + b;
-    return fabs(sum) == INFINITY ? a * 0.5f + b * 0.5f : sum * 0.5f;  // not isinf: a library call on PoCL
+    // Comparisons, not isinf or fabs: on PoCL those are library calls that keep the loop scalar (16M packed floats:
+    // 37 ms, against 7 ms, the copy kernel's time, with the comparisons).
+    return (sum == INFINITY || sum == -INFINITY) ? a * 0.5f + b * 0.5f : sum * 0.5f;
 }
 inline int mean_int(int a, int b) { return (int)(((long)a + (long)b) / 2); }
 inline uint mean_uint(uint a, uint b) { return (uint)(((ulong)a + (ulong)b) / 2); }

@@ -1,0 +1,36 @@
+"""benchmarks/bench_binary.py runs end to end on a tiny size and writes its JSON. Timings are never asserted; the
+script itself checks that the chain gives the same bytes fused and node by node."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
+
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_binary.py"
+
+
+def test_quick_run_writes_every_operator_and_the_chain(tmp_path: Path) -> None:
+    out = tmp_path / "binary.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    names = [desc.OPERATOR_TYPE.name for desc in ARITHMETIC_OPERATORS]
+    rows = report["operators"]
+    assert [(r["dtype"], r["operator"]) for r in rows] == [(d, name) for d in ("float32", "int32") for name in names]
+    for row in rows:
+        assert row["elements"] == 1 << 16
+        assert row["kernel_s"] > 0 and row["copy_s"] > 0 and row["dispatch_s"] > 0
+    (chain,) = report["chains"]
+    assert (chain["chain"], chain["dtype"], chain["kernels_fused"], chain["kernels_separate"]) == (
+        "five_ops",
+        "float32",
+        1,
+        5,
+    )
+    assert chain["fused_s"] > 0 and chain["separate_s"] > 0 and chain["numpy_s"] > 0
