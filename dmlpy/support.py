@@ -36,12 +36,27 @@ def _type_list(types: frozenset[TensorDataType]) -> str:
     return ", ".join(str(t) for t in sorted(types))
 
 
+TypesRow = tuple[FeatureLevel, tuple[int, int], frozenset[TensorDataType]]
+"""One row of a table whose tensors share their types: its level, its dimension counts, the one set of types."""
+
+
 @dataclass(frozen=True)
 class SupportTable:
     """An operator's rows, lowest level first."""
 
     operator: OperatorType
     rows: tuple[SupportRow, ...]
+
+    @classmethod
+    def same_types(cls, operator: OperatorType, tensors: tuple[str, ...], rows: tuple[TypesRow, ...]) -> SupportTable:
+        """The table of an operator whose ``tensors`` (C names) take one set of types at each level, as the pages
+        of most element-wise operators give them (InputTensor and OutputTensor; ATensor, BTensor, OutputTensor)."""
+        return cls(
+            operator,
+            rows=tuple(
+                SupportRow(level, dimensions, dict.fromkeys(tensors, types)) for level, dimensions, types in rows
+            ),
+        )
 
     @property
     def introduced(self) -> FeatureLevel:

@@ -254,6 +254,49 @@ inline float mean_float(float a, float b)
 inline int mean_int(int a, int b) { return (int)(((long)a + (long)b) / 2); }
 inline uint mean_uint(uint a, uint b) { return (uint)(((ulong)a + (ulong)b) / 2); }
 
+// -------------------------------------------------------------------------------------- signs and clamps
+// ABS, NEGATE, SIGN (dmlpy/ops/element_wise_signs.py), CLIP, CLIP1, THRESHOLD (dmlpy/ops/element_wise_clip.py), as
+// <name>_<T> for each register type T they take. Float ABS and NEGATE are IEEE 754's sign-bit operations, exact for
+// every input, a NaN's payload kept: ABS clears the sign bit through as_uint rather than fabs, a library call on
+// PoCL that keeps the loop scalar; NEGATE is C's -x, which flips the sign bit. Integer NEGATE and ABS wrap as two's
+// complement does: -MIN and abs(MIN) are MIN (the pages leave them undocumented). SIGN is the page's formula:
+// -1 below 0, 1 above, 0 otherwise: -0 and NaN give 0.
+// The clamps are the pages' formulas with MIN and MAX above (D3D's min and max, a NaN operand giving the other):
+// CLIP min(high, max(low, x)), CLIP1 max(low, min(x, high)), THRESHOLD max(x, low). So a NaN input gives low for
+// CLIP and THRESHOLD and high for CLIP1 (low for CLIP1 too where low > high), and where low > high CLIP gives high
+// and CLIP1 low. Integer bounds come exact in the tensor's type (dmlpy converts CLIP's and THRESHOLD's FLOAT bounds
+// as Direct3D converts a float to an integer: toward zero, saturated).
+inline float abs_float(float x) { return as_float(as_uint(x) & 0x7fffffffu); }
+inline float negate_float(float x) { return -x; }
+inline float sign_float(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
+#define DEFINE_SIGNED(T, U, W)                                                                             \
+    inline T abs_##T(T x) { return x < 0 ? WRAPPED(T, U, W, (W)0 - (W)x) : x; }                            \
+    inline T negate_##T(T x) { return WRAPPED(T, U, W, (W)0 - (W)x); }                                     \
+    inline T sign_##T(T x) { return x > 0 ? (T)1 : x < 0 ? (T)-1 : (T)0; }
+#define DEFINE_UNSIGNED(T)                                                                                 \
+    inline T sign_##T(T x) { return x > 0 ? (T)1 : (T)0; }
+#define DEFINE_CLAMPS(T)                                                                                   \
+    inline T clip_##T(T x, T low, T high) { return min_##T(high, max_##T(low, x)); }                       \
+    inline T clip1_##T(T x, T low, T high) { return max_##T(low, min_##T(x, high)); }                      \
+    inline T threshold_##T(T x, T low) { return max_##T(x, low); }
+DEFINE_SIGNED(char, uchar, uint)
+DEFINE_SIGNED(short, ushort, uint)
+DEFINE_SIGNED(int, uint, uint)
+DEFINE_SIGNED(long, ulong, ulong)
+DEFINE_UNSIGNED(uchar)
+DEFINE_UNSIGNED(ushort)
+DEFINE_UNSIGNED(uint)
+DEFINE_UNSIGNED(ulong)
+DEFINE_CLAMPS(float)
+DEFINE_CLAMPS(char)
+DEFINE_CLAMPS(uchar)
+DEFINE_CLAMPS(short)
+DEFINE_CLAMPS(ushort)
+DEFINE_CLAMPS(int)
+DEFINE_CLAMPS(uint)
+DEFINE_CLAMPS(long)
+DEFINE_CLAMPS(ulong)
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

@@ -31,9 +31,12 @@ from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
     DequantizeOperatorDesc,
+    ElementWiseClip1OperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
+    ScalarUnion,
+    ScaleBias,
 )
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryElementWiseDesc
@@ -118,16 +121,20 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
     fields = [f for f in desc_class.model_fields if f not in (*desc_class.INPUTS, *desc_class.OUTPUTS)]
     keywords = {field: (desc_class.BUILDER_KEYWORDS.get(field, field), _keyword(desc_class, field)) for field in fields}
     parameters = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Expression)]
-    parameters += [
-        inspect.Parameter(
-            keyword,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=inspect.Parameter.empty if info.is_required() else info.default,
-            annotation=how.annotation,
-        )
-        for field, (keyword, how) in keywords.items()
-        for info in (desc_class.model_fields[field],)
-    ]
+    # The required fields first (CLIP's Min and Max before its ScaleBias), as DirectMLX's functions order them.
+    parameters += sorted(
+        (
+            inspect.Parameter(
+                keyword,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=inspect.Parameter.empty if info.is_required() else info.default,
+                annotation=how.annotation,
+            )
+            for field, (keyword, how) in keywords.items()
+            for info in (desc_class.model_fields[field],)
+        ),
+        key=lambda parameter: parameter.default is not inspect.Parameter.empty,
+    )
     output_type = desc_class.BUILDER_OUTPUT_TYPE
     if output_type is not None:  # DirectMLX's outputDataType, after the fields as dml::IsInfinity orders them
         parameters.append(
@@ -169,7 +176,30 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
     return build
 
 
+def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float, float] | None = None) -> Expression:
+    """``dml::Clip`` at DML_FEATURE_LEVEL_5_0: DML_OPERATOR_ELEMENT_WISE_CLIP1 on ``x``, its output packed (the
+    input's Sizes).
+
+    ``min``, ``max``: the bounds, numbers of x's type (MinMaxDataType is x's DataType), exact for every type
+    ``scale_bias``: applies ``x * Scale + Bias`` first; a ScaleBias, or a (scale, bias) tuple"""
+    where = "dml.graph.clip1"
+    x = operand(x, where, "x")
+    if isinstance(scale_bias, tuple):
+        scale_bias = ScaleBias(scale=scale_bias[0], bias=scale_bias[1])
+    data_type = TensorDataType(x.data_type)
+    op = ElementWiseClip1OperatorDesc(
+        input_tensor=x.desc,
+        output_tensor=packed_like(data_type, x),
+        scale_bias=scale_bias,
+        min_max_data_type=data_type,
+        min=ScalarUnion.of(min, data_type),
+        max=ScalarUnion.of(max, data_type),
+    )
+    return x.graph.add_operator(op, [x])
+
+
 _WRITTEN: dict[type[OperatorDescBase], Builder] = {
+    ElementWiseClip1OperatorDesc: clip1,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
     QuantizeOperatorDesc: quantize,

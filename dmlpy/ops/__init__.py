@@ -41,6 +41,13 @@ from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseSubtractOperatorDesc,
 )
 from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
+from dmlpy.ops.element_wise_clip import (
+    CLIP_OPERATORS,
+    ElementWiseClip1OperatorDesc,
+    ElementWiseClipOperatorDesc,
+    ElementWiseThresholdOperatorDesc,
+    ScalarUnion,
+)
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
 from dmlpy.ops.element_wise_is import (
@@ -73,6 +80,12 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseQuantizeLinearOperatorDesc,
 )
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
+from dmlpy.ops.element_wise_signs import (
+    SIGN_OPERATORS,
+    ElementWiseAbsOperatorDesc,
+    ElementWiseNegateOperatorDesc,
+    ElementWiseSignOperatorDesc,
+)
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
@@ -90,6 +103,8 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *MATH_OPERATORS,
     *TEST_OPERATORS,
     *ARITHMETIC_OPERATORS,
+    *SIGN_OPERATORS,
+    *CLIP_OPERATORS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -262,6 +277,7 @@ __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
     "DequantizeOperatorDesc",
+    "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
     "ElementWiseAddOperatorDesc",
@@ -270,6 +286,8 @@ __all__ = [
     "ElementWiseAtanOperatorDesc",
     "ElementWiseAtanhOperatorDesc",
     "ElementWiseCeilOperatorDesc",
+    "ElementWiseClip1OperatorDesc",
+    "ElementWiseClipOperatorDesc",
     "ElementWiseCosOperatorDesc",
     "ElementWiseCoshOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
@@ -286,18 +304,22 @@ __all__ = [
     "ElementWiseMeanOperatorDesc",
     "ElementWiseMinOperatorDesc",
     "ElementWiseMultiplyOperatorDesc",
+    "ElementWiseNegateOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",
+    "ElementWiseSignOperatorDesc",
     "ElementWiseSinOperatorDesc",
     "ElementWiseSinhOperatorDesc",
     "ElementWiseSqrtOperatorDesc",
     "ElementWiseSubtractOperatorDesc",
     "ElementWiseTanOperatorDesc",
     "ElementWiseTanhOperatorDesc",
+    "ElementWiseThresholdOperatorDesc",
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
     "OperatorDesc",
     "QuantizeOperatorDesc",
+    "ScalarUnion",
     "ScaleBias",
 ]

@@ -9,15 +9,15 @@ OPERATOR_TYPE, its SUPPORT table and its FUNCTION, the name of its helpers in ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.kernels.elementwise import value_type
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.support import SupportRow, SupportTable
+from dmlpy.ops._unary import register
+from dmlpy.support import SupportTable, TypesRow
 from dmlpy.tensor import TensorDesc
 
 
@@ -54,9 +54,7 @@ class BinaryArithmeticDesc(BinaryElementWiseDesc):
 
     def helper(self) -> str:
         """The helper that computes this descriptor's data type: ``add_float`` for FLOAT32 and FLOAT16."""
-        held = value_type(self.a_tensor.desc.data_type)
-        assert held is not None, "every type of a binary operator's table has a register type"
-        return f"{self.FUNCTION}_{held.register}"
+        return f"{self.FUNCTION}_{register(self.a_tensor.desc.data_type)}"
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         a, b = inputs
@@ -74,17 +72,7 @@ INTEGERS_64 = frozenset({T.INT64, T.UINT64})
 INTEGERS_8_16 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16})
 
 
-TypesRow = tuple[FeatureLevel, tuple[int, int], frozenset[TensorDataType]]
-"""One row of a binary operator's support table: its level, its dimension counts, the tensors' one set of types."""
-
-
-def binary_support(operator: OperatorType, rows: Iterable[TypesRow]) -> SupportTable:
-    """A binary operator's support table from (level, dimension counts, types) rows: the one set of types for
-    ATensor, BTensor and OutputTensor, as every binary arithmetic page gives them."""
-    return SupportTable(
-        operator,
-        rows=tuple(
-            SupportRow(level, dimensions, {"ATensor": types, "BTensor": types, "OutputTensor": types})
-            for level, dimensions, types in rows
-        ),
-    )
+def binary_support(operator: OperatorType, rows: tuple[TypesRow, ...]) -> SupportTable:
+    """A binary operator's support table: the one set of types for ATensor, BTensor and OutputTensor at each level,
+    as every binary arithmetic page gives them."""
+    return SupportTable.same_types(operator, ("ATensor", "BTensor", "OutputTensor"), rows)

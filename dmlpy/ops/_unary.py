@@ -16,7 +16,10 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
+from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels.elementwise import value_type
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.support import SupportRow, SupportTable
@@ -32,6 +35,17 @@ def float_literal(value: float) -> str:
         return f"as_float(0x{int(single.view(np.uint32)):08x}u)"
     mantissa, exponent = float(single).hex().split("p")
     return f"{mantissa.rstrip('0').rstrip('.')}p{exponent}f"  # 0x1.8000000000000p+0 -> 0x1.8p+0f
+
+
+_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
+
+
+def register(data_type: AnyDataType) -> str:
+    """The OpenCL type the kernel holds ``data_type``'s values in (``float`` for FLOAT32 and FLOAT16, ``int``, ...):
+    the suffix of an operator's helpers in ``opencl/elementwise_ops.h`` (``add_float``, ``clip_int``)."""
+    held = value_type(data_type)
+    assert held is not None, f"{data_type.name} has no register type in the element-wise template"
+    return held.register
 
 
 class ScaleBias(DmlModel):
@@ -75,11 +89,46 @@ class UnaryElementWiseDesc(OperatorDescBase):
         )
 
 
+_NO_SCALE_BIAS = frozenset({TensorDataType.FLOAT64, TensorDataType.INT64, TensorDataType.UINT64})
+"""Types DirectML applies no ScaleBias to (64-bit; microsoft/DirectML pull request #275: "DirectML doesn't support
+ScaleBias for 64 bit types")."""
+
+
 class ScaledUnaryDesc(UnaryElementWiseDesc):
-    """Base of the unary element-wise operators with an optional DML_SCALE_BIAS."""
+    """Base of the unary element-wise operators with an optional DML_SCALE_BIAS. Its arithmetic is float (Scale and
+    Bias are C FLOATs): an integer input is converted to float (exact up to 2^24 in magnitude), and the float result
+    back to the integer type with truncation toward zero and saturation (NaN to 0), Direct3D's conversion: DirectML
+    documents no rule for integers."""
 
     scale_bias: ScaleBias | None = Field(default=None, alias="ScaleBias")
     """ScaleBias (DML_SCALE_BIAS, may be null): applies ``x * Scale + Bias`` to each input element first."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        super().check_operator_rules(level)
+        data_type = self.input_tensor.desc.data_type
+        if self.scale_bias is not None and data_type in _NO_SCALE_BIAS:
+            raise InvalidArgumentError(
+                f"{self.operator_name()}.ScaleBias is given with an InputTensor of {data_type}; DirectML applies "
+                "ScaleBias to FLOAT32, FLOAT16 and the 8- to 32-bit integers only, never to FLOAT64, INT64 or "
+                "UINT64. Set ScaleBias to null"
+            )
+
+    def is_float(self) -> bool:
+        """Whether the input is FLOAT32 or FLOAT16, whose values the kernel holds as floats."""
+        return self.input_tensor.desc.data_type in _FLOATS
+
+    def scaled(self, value: str) -> str:
+        """``value`` (the input's) through ScaleBias as a float expression: ``x * Scale + Bias``, an integer
+        converted to float first."""
+        assert self.scale_bias is not None
+        return self.scale_bias.applied_to(value if self.is_float() else f"(float){value}")
+
+    def stored(self, expression: str) -> str:
+        """A float ``expression`` as the output's value: itself for a float output (the template rounds a FLOAT16
+        one to half), converted to an integer output's type as Direct3D converts (TO_INTEGER)."""
+        if self.is_float():
+            return expression
+        return f"TO_INTEGER({register(self.input_tensor.desc.data_type)}, {expression})"
 
     def describe(self) -> str:
         data_type = self.input_tensor.desc.data_type.name
@@ -110,9 +159,6 @@ class UnaryMathDesc(ScaledUnaryDesc):
             sb = self.scale_bias
             lines.insert(0, f"ScaleBias -> x * Scale + Bias in float first, Scale {sb.scale!r}, Bias {sb.bias!r}")
         return lines
-
-
-_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
 
 
 def float_math_support(

@@ -16,9 +16,9 @@ from dmlpy.ops._binary import (
     INTEGERS_32,
     INTEGERS_64,
     BinaryArithmeticDesc,
-    TypesRow,
     binary_support,
 )
+from dmlpy.support import TypesRow
 
 L = FeatureLevel
 ALL_INTEGERS = INTEGERS_8_16 | INTEGERS_32 | INTEGERS_64

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels.elementwise import bits_type
 from dmlpy.ops._unary import ScaleBias, ScaledUnaryDesc, float_literal
 from dmlpy.support import SupportRow, SupportTable
@@ -33,9 +32,6 @@ T = TensorDataType
 _FLOATS_1_0 = frozenset({T.FLOAT32, T.FLOAT16})
 _TYPES_2_1 = frozenset({T.FLOAT32, T.FLOAT16, T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8})
 _TYPES_4_1 = _TYPES_2_1 | {T.FLOAT64, T.INT64, T.UINT64}
-
-_NO_SCALE_BIAS = frozenset({T.FLOAT64, T.INT64, T.UINT64})
-"""Types DirectML applies no ScaleBias to (64-bit; microsoft/DirectML pull request #275)."""
 
 __all__ = ["ElementWiseIdentityOperatorDesc", "ScaleBias"]
 
@@ -60,16 +56,6 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
         ),
     )
 
-    def check_operator_rules(self, level: FeatureLevel) -> None:
-        super().check_operator_rules(level)
-        data_type = self.input_tensor.desc.data_type
-        if self.scale_bias is not None and data_type in _NO_SCALE_BIAS:
-            raise InvalidArgumentError(
-                f"{self.operator_name()}.ScaleBias is given with an InputTensor of {data_type}; DirectML applies "
-                "ScaleBias to FLOAT32, FLOAT16 and the 8- to 32-bit integers only, never to FLOAT64, INT64 or "
-                "UINT64. Set ScaleBias to null for a copy"
-            )
-
     def copies_bits(self) -> bool:
         return self.scale_bias is None
 
@@ -83,10 +69,7 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
             # A half copy goes through float in a fused kernel, which would quieten a signalling NaN that the
             # copy alone moves bit for bit.
             return None if data_type == T.FLOAT16 else value
-        if data_type in (T.FLOAT32, T.FLOAT16):
-            return self.scale_bias.applied_to(value)
-        storage = DATA_TYPES[data_type].opencl_storage
-        return f"TO_INTEGER({storage}, {self.scale_bias.applied_to(f'(float){value}')})"
+        return self.stored(self.scaled(value))
 
     def explain_lines(self) -> list[str]:
         data_type = self.input_tensor.desc.data_type

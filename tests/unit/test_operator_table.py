@@ -25,6 +25,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops import OPERATORS
+from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.operators import ROWS, OperatorRow, descriptor
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,6 +71,13 @@ def load_checker() -> tuple[ModuleType, Any]:
     return module, module.Spec(json.loads(table.read_text(encoding="utf-8")))
 
 
+def options_for(row: OperatorRow, output: dml.TensorDataType | None) -> dict[str, Any]:
+    """The fields beyond the tensors a descriptor of ``row`` needs (CLIP's Min and Max; CLIP1's, of the output's
+    type): those of the row's case of ``output``'s type, else of its first case."""
+    cases = [c for c in row.cases if output is not None and DATA_TYPE[c.dtypes[row.output]] == output]
+    return dict((cases or row.cases)[0].options)
+
+
 def validator(row: OperatorRow) -> Any:
     """check_support.py's ``validate(op, level, tensor_types, dims)`` for ``row``: dml.validate's verdict on the
     row's descriptor with those types, every tensor of ``dims`` dimensions."""
@@ -80,7 +88,7 @@ def validator(row: OperatorRow) -> Any:
         sizes = (2, 1, 3, 1, 2, 1, 2, 1, 1)[:dims]
         types = {fields[c]: None if t is None else dml.TensorDataType[t] for c, t in tensor_types.items()}
         try:
-            desc = descriptor(row, sizes, types)
+            desc = descriptor(row, sizes, types, **options_for(row, types.get(row.output)))
             dml.validate(desc, dml.FeatureLevel.parse(f"DML_FEATURE_LEVEL_{level}"))
         except dml.DmlError:
             return False

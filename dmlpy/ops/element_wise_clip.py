@@ -1,0 +1,307 @@
+"""DirectML's clamps: ELEMENT_WISE_CLIP (FLOAT Min and Max), ELEMENT_WISE_CLIP1 (DML_FEATURE_LEVEL_5_0: Min and Max
+as DML_SCALAR_UNION values of MinMaxDataType, exact for every type) and ELEMENT_WISE_THRESHOLD (FLOAT Min), each
+with an optional ScaleBias applied first (docs/operators/element_wise_clip.md).
+
+The pages' formulas with DirectML's min and max (D3D's: a NaN operand gives the other one): CLIP
+``min(Max, max(Min, x))``, CLIP1 ``max(Min, min(x, Max))``, THRESHOLD ``max(x, Min)``; ``opencl/elementwise_ops.h``,
+section "signs and clamps", says what that gives for NaN and for Min > Max. An integer tensor's FLOAT bounds are
+converted as Direct3D converts a float to an integer (toward zero, saturated, NaN to 0), which is exact: clamping
+commutes with that conversion, as it is monotonic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.model import DmlModel
+from dmlpy.ops._unary import ScaledUnaryDesc, float_literal, register
+from dmlpy.support import SupportTable
+
+T, L = TensorDataType, FeatureLevel
+FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
+INTEGERS_8_32 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32})
+INPUT_OUTPUT = ("InputTensor", "OutputTensor")
+
+
+def integer_literal(value: int, data_type: AnyDataType) -> str:
+    """``value`` (in ``data_type``'s range) as an exact OpenCL C constant of the type's register: the most negative
+    value of a type written ``-(MAX) - 1``, since C has no negative literals."""
+    held = register(data_type)
+    suffix = {"long": "L", "ulong": "UL", "uint": "u"}.get(held, "")
+    if value < 0:
+        return f"(({held})(-{-value - 1}{suffix} - 1))"
+    return f"(({held}){value}{suffix})"
+
+
+def float_to_integer(value: float, data_type: AnyDataType) -> int:
+    """A C FLOAT bound (``value`` rounded to float32) as Direct3D converts a float to ``data_type``: toward zero,
+    saturated to the type's range, NaN to 0."""
+    with np.errstate(over="ignore"):
+        single = float(np.float32(value))
+    if math.isnan(single):
+        return 0
+    info = np.iinfo(np.dtype(DATA_TYPES[data_type].numpy.str))
+    if math.isinf(single):
+        return int(info.max) if single > 0 else int(info.min)
+    return max(int(info.min), min(int(info.max), int(single)))
+
+
+class ClampDesc(ScaledUnaryDesc):
+    """Base of the clamps: ``FUNCTION(x, bounds...)`` with ScaleBias first. A float tensor clamps in float; an
+    integer one without ScaleBias in its own type, with ScaleBias in float, converted back at the end."""
+
+    BARE_FORM = False
+
+    def float_bounds(self) -> list[float]:
+        """The bounds as C FLOATs (Python floats, rounded to float32 where the kernel reads them)."""
+        raise NotImplementedError
+
+    def integer_bounds(self) -> list[int]:
+        """The bounds exact in the integer tensor's type."""
+        raise NotImplementedError
+
+    def function(self) -> str:
+        """The helper name in ``opencl/elementwise_ops.h`` before its type suffix."""
+        raise NotImplementedError
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        value = inputs[0]
+        assert value is not None, "InputTensor is required"
+        data_type = self.input_tensor.desc.data_type
+        if self.is_float() or self.scale_bias is not None:
+            bounds = ", ".join(float_literal(b) for b in self.float_bounds())
+            x = value if self.scale_bias is None else self.scaled(value)
+            return self.stored(f"{self.function()}_float({x}, {bounds})")
+        bounds = ", ".join(integer_literal(b, data_type) for b in self.integer_bounds())
+        return f"{self.function()}_{register(data_type)}({value}, {bounds})"
+
+    def explain_lines(self) -> list[str]:
+        first = self.expression(["x"])
+        return [f"{first} through the element-wise template (opencl/elementwise_ops.h)"]
+
+
+class ElementWiseClipOperatorDesc(ClampDesc):
+    """DML_ELEMENT_WISE_CLIP_OPERATOR_DESC: OutputTensor = min(Max, max(Min, InputTensor * Scale + Bias))."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CLIP
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        INPUT_OUTPUT,
+        (
+            (L.FL_1_0, (4, 4), FLOATS),
+            (L.FL_2_1, (4, 4), FLOATS | INTEGERS_8_32),
+            (L.FL_3_0, (1, 8), FLOATS | INTEGERS_8_32),
+            (L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}),
+        ),
+    )
+    BUILDER_NAME = "clip"
+
+    min: float = Field(alias="Min")
+    """Min (FLOAT): the lower bound, converted to an integer tensor's type toward zero."""
+    max: float = Field(alias="Max")
+    """Max (FLOAT): the upper bound, converted likewise."""
+
+    def float_bounds(self) -> list[float]:
+        return [self.min, self.max]
+
+    def integer_bounds(self) -> list[int]:
+        data_type = self.input_tensor.desc.data_type
+        return [float_to_integer(self.min, data_type), float_to_integer(self.max, data_type)]
+
+    def function(self) -> str:
+        return "clip"
+
+
+class ElementWiseThresholdOperatorDesc(ClampDesc):
+    """DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC: OutputTensor = max(InputTensor * Scale + Bias, Min), a one-sided
+    clamp."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_THRESHOLD
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        INPUT_OUTPUT,
+        (
+            (L.FL_1_0, (4, 4), FLOATS),
+            (L.FL_2_1, (4, 4), FLOATS | INTEGERS_8_32),
+            (L.FL_3_0, (1, 8), FLOATS | INTEGERS_8_32),
+        ),
+    )
+    BUILDER_NAME = "threshold"
+
+    min: float = Field(alias="Min")
+    """Min (FLOAT): the lower bound, converted to an integer tensor's type toward zero."""
+
+    def float_bounds(self) -> list[float]:
+        return [self.min]
+
+    def integer_bounds(self) -> list[int]:
+        return [float_to_integer(self.min, self.input_tensor.desc.data_type)]
+
+    def function(self) -> str:
+        return "threshold"
+
+
+_MEMBERS: dict[TensorDataType, str] = {
+    T.INT8: "int8",
+    T.UINT8: "uint8",
+    T.INT16: "int16",
+    T.UINT16: "uint16",
+    T.INT32: "int32",
+    T.UINT32: "uint32",
+    T.INT64: "int64",
+    T.UINT64: "uint64",
+    T.FLOAT32: "float32",
+    T.FLOAT64: "float64",
+}
+"""The DML_SCALAR_UNION member that holds a value of each data type (FLOAT16 has none: DirectML reads Float32)."""
+
+
+def member_for(data_type: TensorDataType) -> str:
+    """The union member a value of ``data_type`` is read from: FLOAT16 through Float32, as DirectML's union has
+    no 16-bit float member."""
+    return _MEMBERS[T.FLOAT32 if data_type == T.FLOAT16 else data_type]
+
+
+class ScalarUnion(DmlModel):
+    """DML_SCALAR_UNION: one scalar, read as the type the operator names (CLIP1's MinMaxDataType). Give the one
+    member of that type (``Int32`` for INT32, ``Float32`` for FLOAT32 and FLOAT16), or ``Bytes`` (8 bytes, the
+    value's little-endian bytes first): ``ScalarUnion.of(value, data_type)`` builds it."""
+
+    bytes: tuple[int, int, int, int, int, int, int, int] | None = Field(default=None, alias="Bytes")
+    """Bytes (BYTE[8])."""
+    int8: int | None = Field(default=None, alias="Int8")
+    """Int8 (INT8)."""
+    uint8: int | None = Field(default=None, alias="UInt8")
+    """UInt8 (UINT8)."""
+    int16: int | None = Field(default=None, alias="Int16")
+    """Int16 (INT16)."""
+    uint16: int | None = Field(default=None, alias="UInt16")
+    """UInt16 (UINT16)."""
+    int32: int | None = Field(default=None, alias="Int32")
+    """Int32 (INT32)."""
+    uint32: int | None = Field(default=None, alias="UInt32")
+    """UInt32 (UINT32)."""
+    int64: int | None = Field(default=None, alias="Int64")
+    """Int64 (INT64)."""
+    uint64: int | None = Field(default=None, alias="UInt64")
+    """UInt64 (UINT64)."""
+    float32: float | None = Field(default=None, alias="Float32")
+    """Float32 (FLOAT)."""
+    float64: float | None = Field(default=None, alias="Float64")
+    """Float64 (DOUBLE)."""
+
+    @classmethod
+    def of(cls, value: Any, data_type: TensorDataType) -> ScalarUnion:
+        """``value`` in the member of ``data_type``."""
+        return cls(**{member_for(data_type): value})
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {getattr(self, self.model_fields_by_alias(name))}" for name in self.given()) or "{}"
+
+    @classmethod
+    def model_fields_by_alias(cls, alias: str) -> str:
+        return next(name for name, info in cls.model_fields.items() if info.alias == alias)
+
+    def given(self) -> list[str]:
+        """The members set (C names)."""
+        return [self.c_field(name) for name in type(self).model_fields if getattr(self, name) is not None]
+
+    @classmethod
+    def c_field(cls, name: str) -> str:
+        return cls.model_fields[name].alias or name
+
+    def read_as(self, data_type: TensorDataType, where: str) -> float | int:
+        """The value as ``data_type`` reads it: the member of that type, or Bytes; InvalidArgumentError naming
+        ``where`` when another member is given, or the value is outside the type's range."""
+        member = member_for(data_type)
+        c_member = self.c_field(member)
+        given = self.given()
+        if given == ["Bytes"]:
+            assert self.bytes is not None
+            numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
+            raw = np.frombuffer(bytearray(self.bytes), np.uint8)[: numpy_type.itemsize].view(numpy_type)[0]
+            return float(raw) if numpy_type.kind == "f" else int(raw)
+        if given != [c_member]:
+            shown = ", ".join(given) if given else "no member"
+            raise InvalidArgumentError(
+                f"{where} gives {shown}; MinMaxDataType {data_type.name} reads the union's {c_member} (or Bytes): "
+                f"give {c_member} only"
+            )
+        value: float | int = getattr(self, member)
+        numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
+        if numpy_type.kind in "iu":
+            info = np.iinfo(np.dtype(numpy_type.str))
+            if not info.min <= value <= info.max:
+                raise InvalidArgumentError(
+                    f"{where}.{c_member} is {value}; a {c_member} holds {info.min} to {info.max}"
+                )
+        return value
+
+
+class ElementWiseClip1OperatorDesc(ClampDesc):
+    """DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC: OutputTensor = max(Min, min(InputTensor * Scale + Bias, Max)), Min and
+    Max of MinMaxDataType (which must be OutputTensor's DataType), so exact for every type."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CLIP1
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        INPUT_OUTPUT,
+        ((L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}),),
+    )
+    BUILDER_NAME = "clip1"
+
+    min_max_data_type: TensorDataType = Field(alias="MinMaxDataType")
+    """MinMaxDataType (DML_TENSOR_DATA_TYPE): the type Min and Max are read as; OutputTensor's DataType."""
+    min: ScalarUnion = Field(alias="Min")
+    """Min (DML_SCALAR_UNION): the lower bound, of MinMaxDataType."""
+    max: ScalarUnion = Field(alias="Max")
+    """Max (DML_SCALAR_UNION): the upper bound, of MinMaxDataType."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        super().check_operator_rules(level)
+        output = self.output_tensor.desc.data_type
+        if self.min_max_data_type != output:
+            raise InvalidArgumentError(
+                f"{self.operator_name()}.MinMaxDataType is {self.min_max_data_type.name}; it must be "
+                f"OutputTensor.DataType ({output.name}), the type Min and Max are read as"
+            )
+        self.bounds()
+
+    def bounds(self) -> list[float | int]:
+        name = self.operator_name()
+        return [
+            self.min.read_as(self.min_max_data_type, f"{name}.Min"),
+            self.max.read_as(self.min_max_data_type, f"{name}.Max"),
+        ]
+
+    def float_bounds(self) -> list[float]:
+        return [float(b) for b in self.bounds()]
+
+    def integer_bounds(self) -> list[int]:
+        return [int(b) for b in self.bounds()]
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        if self.scale_bias is not None and not self.is_float():
+            # Typed bounds may hold more than a float does (INT32 beyond 2^24): the scaled value is converted
+            # first, then clamped in the tensor's type (the same result, the conversion being monotonic).
+            value = inputs[0]
+            assert value is not None, "InputTensor is required"
+            data_type = self.input_tensor.desc.data_type
+            bounds = ", ".join(integer_literal(b, data_type) for b in self.integer_bounds())
+            return f"clip1_{register(data_type)}({self.stored(self.scaled(value))}, {bounds})"
+        return super().expression(inputs)
+
+    def function(self) -> str:
+        return "clip1"
+
+
+CLIP_OPERATORS = (ElementWiseClipOperatorDesc, ElementWiseClip1OperatorDesc, ElementWiseThresholdOperatorDesc)
+"""This module's operators, in the order the operator table lists them."""

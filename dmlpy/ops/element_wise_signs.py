@@ -1,0 +1,102 @@
+"""DirectML's sign operators: ELEMENT_WISE_ABS (with ScaleBias), ELEMENT_WISE_NEGATE (DML_FEATURE_LEVEL_5_0) and
+ELEMENT_WISE_SIGN (2_0) (docs/operators/element_wise_signs.md). Exact for every input: a float's sign bit is
+cleared, flipped or read; integers wrap as two's complement does (abs(MIN) and -MIN are MIN); SIGN gives -1, 0
+or 1 in the input's type, 0 for -0 and NaN (the page's "otherwise"). The arithmetic: ``opencl/elementwise_ops.h``,
+section "signs and clamps".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.ops._unary import ScaledUnaryDesc, UnaryElementWiseDesc, register
+from dmlpy.support import SupportTable
+
+T, L = TensorDataType, FeatureLevel
+FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
+SIGNED_8_32 = frozenset({T.INT8, T.INT16, T.INT32})
+UNSIGNED_8_32 = frozenset({T.UINT8, T.UINT16, T.UINT32})
+INPUT_OUTPUT = ("InputTensor", "OutputTensor")
+
+
+class SignOperatorDesc(UnaryElementWiseDesc):
+    """Base of NEGATE and SIGN: ``FUNCTION(InputTensor)`` in the input's type, no ScaleBias."""
+
+    FUNCTION: ClassVar[str]
+    """The name of the operator's helpers in ``opencl/elementwise_ops.h``: ``<FUNCTION>_<register type>``."""
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        value = inputs[0]
+        assert value is not None, "InputTensor is required"
+        return f"{self.FUNCTION}_{register(self.input_tensor.desc.data_type)}({value})"
+
+    def explain_lines(self) -> list[str]:
+        helper = f"{self.FUNCTION}_{register(self.input_tensor.desc.data_type)}"
+        return [f"{helper}(x) through the element-wise template (opencl/elementwise_ops.h)"]
+
+
+class ElementWiseAbsOperatorDesc(ScaledUnaryDesc):
+    """DML_ELEMENT_WISE_ABS_OPERATOR_DESC: OutputTensor = |InputTensor * Scale + Bias|; without ScaleBias exact in
+    the input's type (abs(MIN) wraps to MIN), with it computed in float and converted back (saturating)."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_ABS
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        INPUT_OUTPUT,
+        (
+            (L.FL_1_0, (4, 4), FLOATS),
+            (L.FL_2_1, (4, 4), FLOATS | SIGNED_8_32),
+            (L.FL_3_0, (1, 8), FLOATS | SIGNED_8_32),
+            (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | {T.INT64}),
+        ),
+    )
+    BUILDER_NAME = "abs"
+    BARE_FORM = False  # its fields are Identity's
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        value = inputs[0]
+        assert value is not None, "InputTensor is required"
+        if self.scale_bias is None:
+            return f"abs_{register(self.input_tensor.desc.data_type)}({value})"
+        return self.stored(f"abs_float({self.scaled(value)})")
+
+    def explain_lines(self) -> list[str]:
+        if self.scale_bias is None:
+            return [f"abs_{register(self.input_tensor.desc.data_type)}(x) (opencl/elementwise_ops.h)"]
+        return ["abs_float(x * Scale + Bias) in float (opencl/elementwise_ops.h), stored in the output's type"]
+
+
+class ElementWiseNegateOperatorDesc(SignOperatorDesc):
+    """DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC: OutputTensor = -InputTensor (-MIN wraps to MIN)."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_NEGATE
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE, INPUT_OUTPUT, ((L.FL_5_0, (1, 8), FLOATS | SIGNED_8_32 | {T.INT64}),)
+    )
+    FUNCTION, BUILDER_NAME = "negate", "negate"
+    BARE_FORM = False
+
+
+class ElementWiseSignOperatorDesc(SignOperatorDesc):
+    """DML_ELEMENT_WISE_SIGN_OPERATOR_DESC: OutputTensor = -1 where InputTensor < 0, 1 where > 0, else 0 (-0 and
+    NaN included)."""
+
+    OPERATOR_TYPE = OperatorType.ELEMENT_WISE_SIGN
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        INPUT_OUTPUT,
+        (
+            (L.FL_2_0, (4, 4), FLOATS),
+            (L.FL_2_1, (4, 4), FLOATS | SIGNED_8_32 | UNSIGNED_8_32),
+            (L.FL_3_0, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32),
+            (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32 | {T.INT64, T.UINT64}),
+        ),
+    )
+    FUNCTION, BUILDER_NAME = "sign", "sign"
+    BARE_FORM = False
+
+
+SIGN_OPERATORS = (ElementWiseAbsOperatorDesc, ElementWiseNegateOperatorDesc, ElementWiseSignOperatorDesc)
+"""This module's operators, in the order the operator table lists them."""
