@@ -297,6 +297,23 @@ DEFINE_CLAMPS(uint)
 DEFINE_CLAMPS(long)
 DEFINE_CLAMPS(ulong)
 
+// ---------------------------------------------------------------------------------- comparisons and logic
+// The comparisons (LOGICAL_EQUALS ... LESS_THAN_OR_EQUAL) and LOGICAL_AND, OR, XOR, NOT (dmlpy/ops/element_wise_logical.py):
+// 1 or 0, converted exactly to the output's type by the store. Two values of one type compare as C compares them,
+// which for floats is IEEE 754's comparison: a NaN is unordered with everything, itself included, so it gives 0
+// in all five (and 0 from EQUALS with itself); -0 equals +0. A half's value is exact in float, so the comparison
+// is the halves'. The pages leave NaN undocumented; Direct3D's comparison instructions are IEEE 754's too.
+// The logical operators read any nonzero element as true (XOR compares truths: 2 XOR 1 is 0).
+#define LOGICAL_EQUALS(a, b) ((a) == (b) ? 1 : 0)
+#define LOGICAL_GREATER_THAN(a, b) ((a) > (b) ? 1 : 0)
+#define LOGICAL_LESS_THAN(a, b) ((a) < (b) ? 1 : 0)
+#define LOGICAL_GREATER_THAN_OR_EQUAL(a, b) ((a) >= (b) ? 1 : 0)
+#define LOGICAL_LESS_THAN_OR_EQUAL(a, b) ((a) <= (b) ? 1 : 0)
+#define LOGICAL_AND(a, b) (((a) != 0 && (b) != 0) ? 1 : 0)
+#define LOGICAL_OR(a, b) (((a) != 0 || (b) != 0) ? 1 : 0)
+#define LOGICAL_XOR(a, b) ((((a) != 0) != ((b) != 0)) ? 1 : 0)
+#define LOGICAL_NOT(x) ((x) == 0 ? 1 : 0)
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

@@ -19,6 +19,7 @@ operators' functions (``dml.graph.round``, ...) come from the operator table (``
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -296,6 +297,19 @@ def operand(x: Any, where: str, name: str) -> Expression:
     if not isinstance(x, Expression):
         raise argument_error(where, name, x, "an expression of a dml.Graph (g.input(...), or another node's result)")
     return x
+
+
+def output_data_type(value: Any, where: str) -> TensorDataType:
+    """A builder's ``dtype``: a TensorDataType, its name or its number; not a bool, a float or another enum's
+    member, which ``TensorDataType.parse`` would take for a number."""
+    if isinstance(value, bool | float) or (isinstance(value, enum.Enum) and not isinstance(value, TensorDataType)):
+        raise InvalidArgumentError(
+            f"{where}: dtype is {value!r}; give a TensorDataType (dml.TensorDataType.UINT8), its name or its number"
+        )
+    try:
+        return TensorDataType.parse(value)
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"{where}: dtype: {error}") from None
 
 
 def packed_like(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:

@@ -14,7 +14,6 @@ in ``dmlpy.graph.quantization``, registered in ``_WRITTEN``.
 
 from __future__ import annotations
 
-import enum
 import inspect
 import typing
 from collections.abc import Callable, Iterable
@@ -22,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
-from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.errors import UnsupportedError
 from dmlpy.graph.binary import binary_builder
-from dmlpy.graph.builder import Expression, operand, packed_like
+from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
@@ -95,19 +94,6 @@ def _keyword(desc_class: type[OperatorDescBase], field: str) -> _Keyword:
     return _Keyword(annotation, lambda value, where, keyword: value)
 
 
-def _output_type(value: Any, where: str) -> TensorDataType:
-    """A builder's ``dtype``: a TensorDataType, its name or its number; not a bool, a float or another enum's
-    member, which ``TensorDataType.parse`` would take for a number."""
-    if isinstance(value, bool | float) or (isinstance(value, enum.Enum) and not isinstance(value, TensorDataType)):
-        raise InvalidArgumentError(
-            f"{where}: dtype is {value!r}; give a TensorDataType (dml.TensorDataType.UINT8), its name or its number"
-        )
-    try:
-        return TensorDataType.parse(value)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: dtype: {error}") from None
-
-
 def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
     """The builder function of a standard unary operator, from its descriptor class alone: ``x`` (an expression)
     and its fields as keywords (named as ``BUILDER_KEYWORDS`` says, defaulting as the fields do)."""
@@ -154,7 +140,7 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         values = {
             field: how.convert(bound.arguments[keyword], where, keyword) for field, (keyword, how) in keywords.items()
         }
-        data_type = x.data_type if output_type is None else _output_type(bound.arguments["dtype"], where)
+        data_type = x.data_type if output_type is None else output_data_type(bound.arguments["dtype"], where)
         tensors = {"input_tensor": x.desc, "output_tensor": packed_like(data_type, x)}
         op = desc_class(**tensors, **values)
         return x.graph.add_operator(op, [x])
