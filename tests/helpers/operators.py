@@ -360,14 +360,17 @@ def _mean_integers(a: Array, b: Array) -> Array:
 
 
 def _min_max(numpy_function: Callable[[Array, Array], Array], zero_from: str) -> Callable[..., Array]:
-    """MIN or MAX: NumPy's fmin or fmax (IEEE 754's minNum, maxNum: a NaN operand gives the other), with D3D's
-    choice between two zeros (BTensor's for MIN, ATensor's for MAX), which fmin and fmax leave open."""
+    """MIN or MAX: NumPy's fmin or fmax where no operand is a NaN, D3D's rules elsewhere: a NaN operand, quiet or
+    signalling, gives the other (NumPy 2.4's fmin and fmax give a NaN for a signalling one in their scalar loop,
+    as IEEE 754-2008's minNum does, and the other operand in their vector loop), and of two zeros BTensor's for
+    MIN, ATensor's for MAX, which fmin and fmax leave open."""
 
     def compute(a: Array, b: Array, out: np.dtype[Any]) -> Array:
         if a.dtype.kind != "f":
             return numpy_function(a, b)
         zeros = (a == 0) & (b == 0)
-        return np.where(zeros, a if zero_from == "a" else b, numpy_function(a, b)).astype(out)
+        numbers = np.where(zeros, a if zero_from == "a" else b, numpy_function(a, b))
+        return np.where(np.isnan(a), b, np.where(np.isnan(b), a, numbers)).astype(out)
 
     return compute
 
@@ -432,7 +435,13 @@ def binary_row(desc: type[OperatorDescBase]) -> OperatorRow:
     # A NaN result is arithmetic's: IEEE 754 fixes neither which operand's payload it keeps nor its sign (x86 keeps
     # the first NaN's, NVIDIA returns one canonical NaN), nor does D3D's min of two NaNs.
     return OperatorRow(
-        desc, cases, binary_reference(name), {"b_tensor": other_values}, sampled=True, slow_cases=frozenset(c.id for c in cases) - default, nan="any"
+        desc,
+        cases,
+        binary_reference(name),
+        {"b_tensor": other_values},
+        sampled=True,
+        slow_cases=frozenset(c.id for c in cases) - default,
+        nan="any",
     )
 
 
