@@ -1,9 +1,12 @@
 """Graphs the binary builder functions make, run on a device against the rows' references applied to NumPy's
 broadcasting: numbers and arrays as constant operands (either side), and a chain of every binary builder, which
-runs as one fused kernel. tests/unit/graph/test_binary_builder.py checks what they build and refuse."""
+runs as one fused kernel; and the examples of docs/operators/element_wise_arithmetic.md.
+tests/unit/graph/test_binary_builder.py checks what they build and refuse."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,7 @@ from tests.helpers.ext_oracle import describe, mismatches
 from tests.helpers.operators import BINARY_FLOAT
 
 SIZES = (4, 5, 6)
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "operators" / "element_wise_arithmetic.md"
 
 
 def values(seed: int) -> Array:
@@ -63,3 +67,14 @@ def test_a_chain_of_every_binary_builder_is_one_fused_kernel(device: Any) -> Non
     compiled = g.compile([y])
     assert compiled.kernel_count == 1
     assert_exact(compiled(xs, ws), want, xs)
+
+
+def test_the_docs_page_examples_run(capsys: Any) -> None:
+    """Each ```python block of the page runs (on the default device), and what it prints is the output the page
+    shows in the comment lines after the print."""
+    sources = re.findall(r"^```python\n(.*?)^```", PAGE.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE)
+    assert len(sources) == 2, "the page has lost an example"
+    for index, source in enumerate(sources):
+        exec(compile(source, f"{PAGE.name} python block {index + 1}", "exec"), {"__name__": PAGE.stem})
+    shown = sources[-1].split("print(", 1)[1].splitlines()[1:]
+    assert capsys.readouterr().out.splitlines() == [line.removeprefix("# ") for line in shown if line]
