@@ -6,6 +6,7 @@ such graphs."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,13 @@ def operator_of(g: dml.Graph, y: Any) -> Any:
 
 @pytest.mark.parametrize("desc", ARITHMETIC_OPERATORS, ids=lambda d: d.BUILDER_NAME)
 def test_every_binary_operator_has_its_builder_function(desc: Any) -> None:
-    g, x = graph_with("INT32" if desc is not dml.ElementWiseMinOperatorDesc else "INT8")
-    y = BUILDERS[desc.BUILDER_NAME](x, x)
-    op, _ = operator_of(g, y)
-    assert type(op) is desc
-    assert (y.data_type, y.sizes) == (x.data_type, SIZES)
+    build = BUILDERS[desc.BUILDER_NAME]
+    assert list(inspect.signature(build).parameters) == ["a", "b"]
+    g, x = graph_with()
+    y = build(x, x)
+    op, types = operator_of(g, y)
+    assert type(op) is desc and types == [dml.GraphNodeType.OPERATOR]
+    assert (y.data_type, y.sizes) == (x.data_type, SIZES) and op.output_tensor.desc.strides is None  # packed
 
 
 def test_a_number_becomes_a_constant_node_read_with_zero_strides() -> None:
