@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from dmlpy.ops import OPERATORS
+from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from dmlpy.ops.element_wise_is import TEST_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 
@@ -28,9 +29,11 @@ SHARED_PAGES = {
     "DML_OPERATOR_DEQUANTIZE": "../quantization.md",
     **{desc.OPERATOR_TYPE.c_name: "element_wise_math.md" for desc in MATH_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_is.md" for desc in TEST_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_arithmetic.md" for desc in ARITHMETIC_OPERATORS},
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, the unary
-math operators on one page of docs/operators/, IS_NAN and IS_INFINITY on another."""
+math operators on one page of docs/operators/, IS_NAN and IS_INFINITY on another, the binary arithmetic
+operators on a third."""
 
 
 def _page_link(c_name: str, text: str) -> str:

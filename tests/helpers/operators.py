@@ -229,8 +229,10 @@ def _mean_integers(a: Array, b: Array) -> Array:
 
 
 def _min_max(numpy_function: Callable[[Array, Array], Array], zero_from: str) -> Callable[..., Array]:
-    """MIN or MAX: NumPy's fmin or fmax (IEEE 754's minNum, maxNum: a NaN operand gives the other), with D3D's
-    choice between two zeros (BTensor's for MIN, ATensor's for MAX), which fmin and fmax leave open."""
+    """MIN or MAX: NumPy's fmin or fmax (a NaN operand gives the other, as D3D's min and max do) on operands whose
+    NaNs are quieted first (``quieted``: NumPy 2.4's fmin and fmax give a NaN for a signalling one in their scalar
+    loop, as IEEE 754-2008's minNum does, and the other operand in their vector loop), and of two zeros BTensor's
+    for MIN, ATensor's for MAX, which fmin and fmax leave open."""
 
     def compute(a: Array, b: Array, out: np.dtype[Any]) -> Array:
         if a.dtype.kind != "f":
