@@ -17,7 +17,7 @@ import numpy as np
 from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
-from dmlpy.graph.builder import Expression, packed_like
+from dmlpy.graph.builder import Expression, output_data_type, packed_like
 from dmlpy.ops._binary import BinaryElementWiseDesc
 from dmlpy.tensor import BufferTensorDesc
 
@@ -30,18 +30,19 @@ def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
     assert name is not None
     where = f"dml.graph.{name}"
 
-    def build(a: Expression | Any, b: Expression | Any) -> Expression:
+    output_type = desc_class.BUILDER_OUTPUT_TYPE
+
+    def build(a: Expression | Any, b: Expression | Any, dtype: Any = output_type) -> Expression:
         like = a if isinstance(a, Expression) else b
         if not isinstance(like, Expression):
             raise argument_error(
                 where, "a", a, "an expression of a dml.Graph (a or b; the other may be a number or a NumPy array)"
             )
+        data_type = like.data_type if output_type is None else output_data_type(dtype, where)
         with like.graph._all_or_nothing():  # a constant made, then the operator refused
             a_value = broadcast_operand(a, like, where, "a")
             b_value = broadcast_operand(b, like, where, "b")
-            op = desc_class(
-                a_tensor=a_value.desc, b_tensor=b_value.desc, output_tensor=packed_like(like.data_type, like)
-            )
+            op = desc_class(a_tensor=a_value.desc, b_tensor=b_value.desc, output_tensor=packed_like(data_type, like))
             return like.graph.add_operator(op, [a_value, b_value])
 
     c_name = "".join(part.capitalize() for part in name.split("_"))
@@ -52,13 +53,24 @@ def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
         "``a``, ``b``: expressions of one DataType and Sizes; one of them may be a number (broadcast) or a NumPy "
         "array of the other's rank (broadcast along its dimensions of size 1), made a constant node (from 6_2)."
     )
-    build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # what help() and inspect show
-        [
-            inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Expression | float | ndarray"),
-            inspect.Parameter("b", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Expression | float | ndarray"),
-        ],
-        return_annotation=Expression,
-    )
+    operand_annotation = "Expression | float | ndarray"
+    parameters = [
+        inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=operand_annotation),
+        inspect.Parameter("b", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=operand_annotation),
+    ]
+    if output_type is not None:  # DirectMLX's outputDataType
+        build.__doc__ += (
+            f"\n``dtype``: the output's DataType (DirectMLX's outputDataType), {output_type.name} by default"
+        )
+        parameters.append(
+            inspect.Parameter(
+                "dtype",
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=output_type,
+                annotation="TensorDataType | str | int",
+            )
+        )
+    build.__signature__ = inspect.Signature(parameters, return_annotation=Expression)  # type: ignore[attr-defined]
     return build
 
 

@@ -77,9 +77,7 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
 
 
 def every_planned(every_layout: bool) -> list[str]:
-    return [
-        label for row in ROWS for case in row.cases_run(every_layout) for label in planned(row, case, every_layout)
-    ]
+    return [label for row in ROWS for case in row.cases_run(every_layout) for label in planned(row, case, every_layout)]
 
 
 def check(tally: Tally, spec: Any, label: str, compare: Callable[..., None], *args: Any) -> None:

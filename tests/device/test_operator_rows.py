@@ -29,7 +29,8 @@ import pytest
 import dmlpy as dml
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
-from tests.helpers.operators import ROWS, Case, OperatorRow, descriptor, input_values, sampled_layout
+from tests.helpers.operators import ROWS, descriptor, sampled_layout
+from tests.helpers.row_model import Case, OperatorRow, input_values
 from tests.helpers.row_runs import (
     assert_equals_alone,
     assert_fused_equals_alone,

@@ -41,13 +41,14 @@ from tests.helpers.row_model import (
     OperatorRow,
     Parameter,
     Reference,
-    input_values,
+    other_values,
     quieted,
     scales,
     unary_reference,
     zero_points,
 )
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
+from tests.helpers.rows_logical import ROWS_LOGICAL
 
 
 def descriptor(
@@ -192,12 +193,6 @@ def _is_infinity(inputs: Mapping[str, Array], case: Case) -> Array:
 
 
 # ------------------------------------------------------------------------------------------ binary arithmetic
-
-
-def other_values(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
-    """BTensor's values: the value set of ``input_values`` again, in another random order, so that the pairs mix
-    every kind of value with every other."""
-    return np.resize(input_values(dtype, rng), count)
 
 
 def _float_exactly(function: Callable[[Array, Array], Array]) -> Callable[[Array, Array, np.dtype[Any]], Array]:
@@ -363,6 +358,7 @@ ROWS: tuple[OperatorRow, ...] = (
     ),
     *(binary_row(desc) for desc in ARITHMETIC_OPERATORS),
     *ROWS_SIGNS_CLAMPS,
+    *ROWS_LOGICAL,
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

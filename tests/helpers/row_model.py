@@ -132,6 +132,12 @@ def input_values(dtype: np.dtype[Any], rng: np.random.Generator) -> Array:
     return rng.permutation(np.concatenate([edges, every_kind]))
 
 
+def other_values(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
+    """BTensor's values: the value set of ``input_values`` again, in another random order, so that the pairs mix
+    every kind of value with every other."""
+    return np.resize(input_values(dtype, rng), count)
+
+
 def scales(dtype: np.dtype[Any], count: int, rng: np.random.Generator) -> Array:
     """Positive finite scales (a scale of 0 is undefined behaviour on DirectML's pages), ties among them."""
     return rng.choice(np.array([0.0625, 0.37, 1.0, 2.5, 3.0, 1e-3], dtype=dtype), count)

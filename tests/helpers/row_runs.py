@@ -16,7 +16,7 @@ from dmlpy.ops._base import OperatorDescBase
 
 from .ext_oracle import describe, mismatches
 from .object_model import run_graph
-from .operators import Case, OperatorRow, input_values
+from .row_model import Case, OperatorRow, input_values
 from .ulps import within_ulps
 
 Array = npt.NDArray[Any]
