@@ -41,10 +41,11 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
     raise ImportError("dmlpy.onnx needs the onnx package: pip install 'dmlpy[onnx]'") from error
 
 from dmlpy.onnx.backend import MAX_COMPILED_GRAPHS, DmlBackend, DmlBackendRep
-from dmlpy.onnx.elements import NodeRefused
 
-# Public names that were never in __all__: importable by name, as they were from dmlpy/onnx.py.
-from dmlpy.onnx.lowering import MAX_DIMENSIONS as MAX_DIMENSIONS
+# MAX_DIMENSIONS and SUPPORTED_OPS: public names that were never in __all__, importable by name, as they were
+# from dmlpy/onnx.py.
+from dmlpy.onnx.elements import MAX_DIMENSIONS as MAX_DIMENSIONS
+from dmlpy.onnx.elements import NodeRefused
 from dmlpy.onnx.nodes import SUPPORTED_OPS as SUPPORTED_OPS
 
 prepare = DmlBackend.prepare

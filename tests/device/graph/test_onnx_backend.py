@@ -51,11 +51,14 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_int16": "INT16",
     "identity_sequence": "sequence",
     "identity_opt": "optional",
+    "max_float64": "FLOAT64",
+    "min_float64": "FLOAT64",
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
-blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers), and
-sequences and optionals (DirectML has tensors only)."""
+blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers),
+sequences and optionals (DirectML has tensors only), and Max and Min of DOUBLE (no table of MAX or MIN has
+FLOAT64)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
