@@ -238,24 +238,28 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                     f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
                     f"{node.op_type} takes no bool"
                 )
-            if name not in booleans and node.op_type not in QUANTIZATION_OPS:
-                check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
-        if node.op_type in BROADCASTING_OPS:
-            found = [(name, *known(name, where)) for name in node.input]
-            result, shape = arithmetic_node(node.op_type, found, broadcast, where, _expressed)
-        elif node.op_type not in QUANTIZATION_OPS:
-            x, shape, _ = data(node.input[0], where)
-            keywords = builder_keywords(node.op_type, attributes, where)
-            result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
-            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
-                booleans.add(node.output[0])
-        else:
+        if node.op_type in QUANTIZATION_OPS:
             x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
                 zero_name = node.input[2] if zero is not None else None
                 result = _quantize(x, scale, (zero_name, zero), attributes, where)
             else:
                 result = _dequantize(x, scale, zero, attributes, where)
+        else:
+            if node.op_type in BROADCASTING_OPS:
+                found = [(name, *known(name, where)) for name in node.input]
+                result, shape = arithmetic_node(node.op_type, found, broadcast, where, _expressed)
+            else:
+                x, shape, _ = data(node.input[0], where)
+                keywords = builder_keywords(node.op_type, attributes, where)
+                result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
+                if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+                    booleans.add(node.output[0])
+            # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
+            # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
+            for index, name in enumerate(node.input):
+                if name not in booleans:
+                    check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
         computed[node.output[0]] = (result, shape, result.data_type)
 
     outputs: list[tuple[str, int, tuple[int, ...]]] = []
