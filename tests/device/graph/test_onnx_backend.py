@@ -471,15 +471,18 @@ def test_a_chain_of_add_mul_and_max_runs_as_one_kernel_equal_to_onnx_reference(d
 
 def test_where_directml_and_onnx_reference_differ_dmlpy_answers_as_directml() -> None:
     """docs/conformance.md's list: Max and Min of a NaN give the other operand (D3D's max and min; np.maximum
-    propagates the NaN); an integer divided by 0 has all bits set (onnx.reference gives 0, NumPy's answer; ONNX
-    leaves it undefined); Sum starts from the first input where onnx.reference's sum() starts from the integer 0,
-    so Sum(-0, -0) is -0, not +0. Integer Div truncates toward zero, as onnx.reference does."""
-    x = np.array([np.nan, 1.0, -2.0], np.float32)
-    y = np.array([3.0, np.nan, np.nan], np.float32)
-    for op_type, want in (("Max", [3.0, 1.0, -2.0]), ("Min", [3.0, 1.0, -2.0])):
+    propagates the NaN), of two zeros A's (Max) or B's (Min) by D3D's rule; an integer divided by 0 has all bits
+    set (onnx.reference gives 0, NumPy's answer; ONNX leaves it undefined); Sum starts from the first input where
+    onnx.reference's sum() starts from the integer 0, so Sum(-0, -0) is -0, not +0. Integer Div truncates toward
+    zero, as onnx.reference does."""
+    x = np.array([np.nan, 1.0, -2.0, -0.0, 0.0], np.float32)
+    y = np.array([3.0, np.nan, np.nan, 0.0, -0.0], np.float32)
+    # The zeros: max is a >= b ? a : b (A's zero), min a < b ? a : b (B's zero).
+    for op_type, zeros in (("Max", [-0.0, 0.0]), ("Min", [0.0, -0.0])):
         node = onnx.helper.make_node(op_type, ["x", "y"], ["z"])
         (got,) = DmlBackend.run_node(node, [x, y])
-        assert got.tolist() == want and np.isnan(_reference(_one_node(node, x, y), {"x": x, "y": y})[0]).all()
+        assert got.tobytes() == np.array([3.0, 1.0, -2.0, *zeros], np.float32).tobytes(), (op_type, got)
+        assert np.isnan(_reference(_one_node(node, x, y), {"x": x, "y": y})[0][:3]).all()
     a = np.array([7, -7, 7, -7, -(2**31), 5], np.int32)
     b = np.array([2, 2, -2, -2, -1, 0], np.int32)
     div = onnx.helper.make_node("Div", ["x", "y"], ["z"])
