@@ -441,6 +441,8 @@ def test_mean_of_two_is_directml_mean_and_of_three_needs_constant_nodes() -> Non
     top = np.array([np.finfo(np.float32).max] * 2, np.float32)
     (mean,) = DmlBackend.run_node(node, [top, top])
     assert mean.tobytes() == top.tobytes()
+    with np.errstate(over="ignore"):
+        assert np.isposinf(_reference(_one_node(node, top, top), {"a": top, "b": top})[0]).all()
     node = onnx.helper.make_node("Mean", ["a", "b", "c"], ["m"], name="mean3")
     old = dml.create_device(max_feature_level=dml.FeatureLevel.FL_6_1)
     with pytest.raises(NodeRefused, match=r"'mean3' \(Mean, opset \d+\): a Mean of 3 inputs is their sum divided by 3"):
