@@ -92,7 +92,7 @@ class DmlBackendRep(BackendRep):
                     value.name, data_type, self.input_shapes[value.name], self.initializer_types[value.name]
                 )
         for node in graph.node:
-            node_attributes(node, node_name(node, self.opset))
+            node_attributes(node, self.opset, node_name(node, self.opset))
         # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
         lower(self, Graph(device.feature_level), None)
         self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)

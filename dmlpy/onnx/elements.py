@@ -47,6 +47,10 @@ def onnx_name(data_type: TensorDataType) -> str:
     return type_name(onnx_element_type(data_type))
 
 
+MAX_DIMENSIONS = 8
+"""DirectML tensors have 1 to 8 dimensions."""
+
+
 class NodeRefused(UnsupportedError):
     """An ONNX node dmlpy cannot run, with the reason (an UnsupportedError, so a dml.DmlError)."""
 

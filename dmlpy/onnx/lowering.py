@@ -1,7 +1,8 @@
 """ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
-builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), QuantizeLinear and
-DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
+builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), an arithmetic node
+(Add, ..., Mean) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), QuantizeLinear and DequantizeLinear with
+their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
@@ -22,7 +23,9 @@ from dmlpy.errors import DmlError, InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
+from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read
 from dmlpy.onnx.elements import (
+    MAX_DIMENSIONS,
     NodeRefused,
     element_type,
     input_shape_error,
@@ -35,9 +38,10 @@ from dmlpy.onnx.nodes import (
     QUANTIZATION_OPS,
     boolean_output,
     builder_keywords,
+    check_schema_type,
+    input_types,
     node_attributes,
     node_name,
-    takes_boolean,
 )
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 from dmlpy.tensor import BufferTensorDesc
@@ -46,7 +50,6 @@ _BUILT_BY: dict[str, Builder] = {
     op_type: BUILDERS[desc.BUILDER_NAME] for op_type, desc in LOWERED_TO.items() if desc.BUILDER_NAME is not None
 }
 """ONNX op type -> the builder function making its node (an operator that lowers ONNX ops names one)."""
-MAX_DIMENSIONS = 8
 
 
 def _desc(data_type: TensorDataType, shape: Sequence[int]) -> BufferTensorDesc:
@@ -152,13 +155,32 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
-    def known_shape(name: str, where: str) -> tuple[int, ...]:
-        """The ONNX shape of ``name``, reading nothing (no graph input is made for it)."""
+    def known(name: str, where: str) -> tuple[tuple[int, ...], TensorDataType]:
+        """The ONNX shape and data type of ``name``, reading nothing (no graph input is made for it)."""
         if name in computed:
-            return computed[name][1]
+            return computed[name][1:]
         if name not in pending:
             raise NodeRefused(f"{where}: {name!r} is computed by no node and is no graph input or initializer")
-        return pending[name][0]
+        return pending[name]
+
+    def broadcast(name: str, output: tuple[int, ...], where: str) -> Expression:
+        """``name`` read as an operand of a node whose output has the ONNX shape ``output``: a graph input or
+        initializer with the output's Sizes and 0-strides where it repeats (one more way to read it); a node's
+        output only where it was computed with those Sizes (both ends of a DirectML graph's edge have one Sizes
+        and Strides)."""
+        if name not in computed:
+            shape, data_type = pending[name]
+            return leaf(name, broadcast_read(data_type, shape, output))
+        expression, shape, _ = computed[name]
+        if expression.sizes != (output or (1,)):
+            raise NodeRefused(
+                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
+                f"{list(expression.sizes)}, and this node reads it as Sizes {list(output or (1,))}, its output's "
+                "shape: a DirectML graph would read the edge through other Sizes and Strides (0 where it "
+                "broadcasts) than its node writes, which dmlpy's graphs do not do; compute the value in the "
+                "output's shape, or make it a graph input or initializer"
+            )
+        return expression
 
     def blocked_data(name: str, split: BlockSplit, where: str) -> Expression:
         """A blocked node's input read split: a graph input or initializer read so (one more way to read it);
@@ -186,7 +208,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         for what, name in names.items():
             source(name, where, what)
         shapes = {what: pending[name][0] for what, name in names.items()}
-        split = _block_split(known_shape(node.input[0], where), shapes, axis, attributes, where)
+        split = _block_split(known(node.input[0], where)[0], shapes, axis, attributes, where)
         if split is not None:
             x = blocked_data(node.input[0], split, where)
             read: list[Expression] = []
@@ -210,26 +232,35 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
 
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
-        attributes = node_attributes(node, where)
+        attributes = node_attributes(node, rep.opset, where)
         for index, name in enumerate(node.input):
-            if name in booleans and not takes_boolean(node.op_type, rep.opset, index):
+            if name in booleans and "bool" not in input_types(node.op_type, rep.opset, index):
                 raise NodeRefused(
                     f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
                     f"{node.op_type} takes no bool"
                 )
-        if node.op_type not in QUANTIZATION_OPS:
-            x, shape, _ = data(node.input[0], where)
-            keywords = builder_keywords(node.op_type, attributes, where)
-            result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
-            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
-                booleans.add(node.output[0])
-        else:
+        if node.op_type in QUANTIZATION_OPS:
             x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
                 zero_name = node.input[2] if zero is not None else None
                 result = _quantize(x, scale, (zero_name, zero), attributes, where)
             else:
                 result = _dequantize(x, scale, zero, attributes, where)
+        else:
+            if node.op_type in BROADCASTING_OPS:
+                found = [(name, *known(name, where)) for name in node.input]
+                result, shape = arithmetic_node(node.op_type, found, broadcast, where, _expressed)
+            else:
+                x, shape, _ = data(node.input[0], where)
+                keywords = builder_keywords(node.op_type, attributes, where)
+                result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
+                if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+                    booleans.add(node.output[0])
+            # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
+            # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
+            for index, name in enumerate(node.input):
+                if name not in booleans:
+                    check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
         computed[node.output[0]] = (result, shape, result.data_type)
 
     outputs: list[tuple[str, int, tuple[int, ...]]] = []

@@ -8,9 +8,9 @@ from typing import Any
 
 import onnx
 
-from dmlpy.enums import IsInfinityMode
+from dmlpy.enums import IsInfinityMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.onnx.elements import NodeRefused
+from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.ops import OPERATORS
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
@@ -45,9 +45,9 @@ def node_name(node: onnx.NodeProto, opset: int) -> str:
     return f"ONNX node{' ' + repr(node.name) if node.name else ''} ({node.op_type}, opset {opset})"
 
 
-def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
-    """The node's attributes, after checking the node is one dmlpy runs, with the inputs, outputs and INT
-    attributes its operator takes."""
+def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, int]:
+    """The node's attributes, after checking the node is one dmlpy runs, with the inputs (as many as its op
+    type's schema at ``opset`` takes), outputs and INT attributes its operator takes."""
     if node.domain not in ("", "ai.onnx"):
         raise NodeRefused(f"{where}: domain {node.domain!r} is not ONNX's; dmlpy runs {', '.join(SUPPORTED_OPS)}")
     if node.op_type not in SUPPORTED_OPS:
@@ -55,9 +55,14 @@ def node_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
             f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
             f"{_expressed_by()} express exactly"
         )
-    fewest, most = _QUANTIZATION_INPUTS if node.op_type in QUANTIZATION_OPS else (1, 1)
-    if not fewest <= len(node.input) <= most or not node.input[0] or (most > 1 and not node.input[1]):
-        takes = f"{fewest}" if fewest == most else f"{fewest} or {most} (the zero point is optional)"
+    if node.op_type in QUANTIZATION_OPS:
+        fewest, most = _QUANTIZATION_INPUTS
+        required, takes = node.input[:fewest], f"{fewest} or {most} (the zero point is optional)"
+    else:  # one input (Round, ...), two (Add, ...) or one or more (Sum, Max, ...): each of them given
+        schema = onnx.defs.get_schema(node.op_type, opset)
+        fewest, most = schema.min_input, schema.max_input
+        required, takes = node.input, f"{fewest}" if fewest == most else f"{fewest} or more"
+    if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
     if len(node.output) != 1 or not node.output[0]:
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
@@ -112,8 +117,22 @@ def boolean_output(op_type: str, opset: int, input_is_boolean: bool) -> bool:
     return _allowed_types(schema, output) == ["tensor(bool)"] or (output == first_input and input_is_boolean)
 
 
-def takes_boolean(op_type: str, opset: int, index: int) -> bool:
-    """Whether input ``index`` of ``op_type``'s schema may be an ONNX bool tensor (Identity's may; onnx.checker
-    leaves the check to the schema's users)."""
+def input_types(op_type: str, opset: int, index: int) -> list[str]:
+    """The ONNX element types (as ``onnx.TensorProto.DataType`` names them, lower case: float, int8, bool, ...)
+    input ``index`` of ``op_type``'s schema at ``opset`` may have (Identity's may be bool, Mean's no integer;
+    onnx.checker leaves the check to the schema's users)."""
     schema = onnx.defs.get_schema(op_type, opset)
-    return "tensor(bool)" in _allowed_types(schema, schema.inputs[min(index, len(schema.inputs) - 1)].type_str)
+    allowed = _allowed_types(schema, schema.inputs[min(index, len(schema.inputs) - 1)].type_str)
+    return [name.removeprefix("tensor(").removesuffix(")") for name in allowed]
+
+
+def check_schema_type(op_type: str, opset: int, index: int, value: tuple[str, TensorDataType], where: str) -> None:
+    """InvalidArgumentError unless input ``index``, ``value`` (its name and data type), has a type ``op_type``'s
+    schema allows there: a model that breaks its schema (a Mean of INT32) is malformed, though DirectML may run it."""
+    allowed = input_types(op_type, opset, index)
+    name, data_type = value
+    if onnx_name(data_type).lower() not in allowed:
+        raise InvalidArgumentError(
+            f"{where}: its input {name!r} is {onnx_name(data_type)}; {op_type}'s schema (opset {opset}) takes "
+            f"{', '.join(allowed)} there"
+        )

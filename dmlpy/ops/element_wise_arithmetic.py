@@ -52,6 +52,7 @@ class ElementWiseAddOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_ADD
     SUPPORT = binary_support(OPERATOR_TYPE, _wrapping_support((4, 5)))
     FUNCTION, BUILDER_NAME = "add", "add"
+    ONNX_OPS = ("Add", "Sum")
 
 
 class ElementWiseSubtractOperatorDesc(BinaryArithmeticDesc):
@@ -60,6 +61,7 @@ class ElementWiseSubtractOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_SUBTRACT
     SUPPORT = binary_support(OPERATOR_TYPE, _wrapping_support((4, 4)))
     FUNCTION, BUILDER_NAME = "subtract", "subtract"
+    ONNX_OPS = ("Sub",)
 
 
 class ElementWiseMultiplyOperatorDesc(BinaryArithmeticDesc):
@@ -68,6 +70,7 @@ class ElementWiseMultiplyOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_MULTIPLY
     SUPPORT = binary_support(OPERATOR_TYPE, _wrapping_support((4, 5)))
     FUNCTION, BUILDER_NAME = "multiply", "multiply"
+    ONNX_OPS = ("Mul",)
 
 
 class ElementWiseDivideOperatorDesc(BinaryArithmeticDesc):
@@ -86,6 +89,7 @@ class ElementWiseDivideOperatorDesc(BinaryArithmeticDesc):
         ),
     )
     FUNCTION, BUILDER_NAME = "divide", "divide"
+    ONNX_OPS = ("Div",)
 
 
 class ElementWiseMinOperatorDesc(BinaryArithmeticDesc):
@@ -95,6 +99,7 @@ class ElementWiseMinOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_MIN
     SUPPORT = binary_support(OPERATOR_TYPE, _min_max_support())
     FUNCTION, BUILDER_NAME = "min", "min"
+    ONNX_OPS = ("Min",)
 
 
 class ElementWiseMaxOperatorDesc(BinaryArithmeticDesc):
@@ -104,6 +109,7 @@ class ElementWiseMaxOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_MAX
     SUPPORT = binary_support(OPERATOR_TYPE, _min_max_support())
     FUNCTION, BUILDER_NAME = "max", "max"
+    ONNX_OPS = ("Max",)
 
 
 class ElementWiseMeanOperatorDesc(BinaryArithmeticDesc):
@@ -120,6 +126,7 @@ class ElementWiseMeanOperatorDesc(BinaryArithmeticDesc):
         ),
     )
     FUNCTION, BUILDER_NAME = "mean", "mean"
+    ONNX_OPS = ("Mean",)
 
 
 class ElementWiseDifferenceSquareOperatorDesc(BinaryArithmeticDesc):

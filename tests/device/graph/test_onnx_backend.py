@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,11 +51,14 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_int16": "INT16",
     "identity_sequence": "sequence",
     "identity_opt": "optional",
+    "max_float64": "FLOAT64",
+    "min_float64": "FLOAT64",
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
-blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers), and
-sequences and optionals (DirectML has tensors only)."""
+blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers),
+sequences and optionals (DirectML has tensors only), and Max and Min of DOUBLE (no table of MAX or MIN has
+FLOAT64)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -116,12 +119,27 @@ MATH_OPS_WITH_EXAMPLES = tuple(
 """The unary math op types whose node tests come as a random case and an example (Erf has a random case only)."""
 
 
+INTEGERS = ("_int8", "_int16", "_uint8", "_uint16", "_uint32", "_uint64")
+VARIADIC = ("_example", "_one_input", "_two_inputs")
+ARITHMETIC_FORMS = {
+    "add": ("", "_bcast", *INTEGERS),
+    "sub": ("", "_example", "_bcast", *INTEGERS),
+    "mul": ("", "_example", "_bcast", *INTEGERS),
+    "div": ("", "_example", "_bcast", "_int32_trunc", *INTEGERS),
+    "max": (*VARIADIC, *INTEGERS, "_int32", "_int64", "_float16", "_float32"),
+    "min": (*VARIADIC, *INTEGERS, "_int32", "_int64", "_float16", "_float32"),
+    "sum": VARIADIC,
+    "mean": VARIADIC,
+}
+"""The arithmetic node tests the runner runs (every one the installed onnx ships but Max's and Min's float64)."""
+
+
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
     # (per tensor, per axis, blocked, 4- and 16-bit inputs), and the unary math operators (a random case and an
-    # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes): what the
-    # installed onnx ships for them, less the excluded forms.
+    # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes), the
+    # arithmetic op types (ARITHMETIC_FORMS): what the installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -149,6 +167,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_isinf_float16_cpu",
         "test_isinf_negative_cpu",
         "test_isinf_positive_cpu",
+        *(f"test_{op}{form}_cpu" for op, forms in ARITHMETIC_FORMS.items() for form in forms),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
@@ -337,3 +356,167 @@ def test_a_tree_of_math_nodes_runs_as_one_kernel_each_node_within_its_bound_of_o
             (want,) = _reference(one_node, {source: values[source]})
         rtol = rtol_of([node.op_type])
         np.testing.assert_allclose(values[target], want, rtol=rtol, atol=0, err_msg=node.op_type)
+
+
+def _assert_as_reference(model: Any, feeds: dict[str, Any], got: Sequence[Any]) -> None:
+    """``got`` is onnx.reference's outputs of ``model`` for ``feeds``, bit for bit, dtype and shape too."""
+    want = _reference(model, feeds)
+    assert len(got) == len(want)
+    for result, expected in zip(got, want, strict=True):
+        assert result.dtype == expected.dtype and result.shape == expected.shape, (result, expected)
+        assert result.tobytes() == expected.tobytes(), (result, expected)
+
+
+def test_graph_inputs_and_initializers_broadcast_as_onnx_reference(device: Any) -> None:
+    """ONNX's multidirectional broadcasting: an initializer of shape [3, 1] (one dimension fewer) and a rank-0
+    one, a graph input of shape [2, 1, 4] given first to Mul (the smaller operand on the left), each read with
+    the output's Sizes and 0-strides; the output [2, 3, 4] equals onnx.reference's, in one fused kernel."""
+    F = onnx.TensorProto.FLOAT
+    rng = np.random.default_rng(3)
+    b = onnx.numpy_helper.from_array(rng.standard_normal((3, 1)).astype(np.float32), "b")
+    s = onnx.numpy_helper.from_array(np.array(0.375, np.float32), "s")
+    nodes = [
+        onnx.helper.make_node("Add", ["x", "b"], ["t"]),
+        onnx.helper.make_node("Mul", ["c", "t"], ["u"]),
+        onnx.helper.make_node("Sub", ["u", "s"], ["y"]),
+    ]
+    model = _model(
+        nodes, [_tensor("x", F, [2, 3, 4]), _tensor("c", F, [2, 1, 4])], [_tensor("y", F, [2, 3, 4])], [b, s]
+    )
+    feeds = {
+        "x": rng.standard_normal((2, 3, 4)).astype(np.float32),
+        "c": rng.standard_normal((2, 1, 4)).astype(np.float32),
+    }
+    rep = DmlBackend.prepare(model, dml_device=device)
+    _assert_as_reference(model, feeds, rep.run(feeds))
+    assert [graph.kernel_count for graph in rep.compiled_graphs] == [1]
+
+
+def test_a_computed_value_that_would_broadcast_is_refused_naming_it() -> None:
+    """A node's output read with other Sizes than it was written with (Sqrt's [4] broadcast over Add's [3, 4])
+    is refused at the first run of those shapes, naming the value; shapes that do not broadcast are refused
+    naming both."""
+    F = onnx.TensorProto.FLOAT
+    nodes = [onnx.helper.make_node("Sqrt", ["v"], ["r"]), onnx.helper.make_node("Add", ["x", "r"], ["y"], name="add")]
+    model = _model(nodes, [_tensor("x", F, [3, "N"]), _tensor("v", F, ["M"])], [_tensor("y", F, [3, "N"])])
+    rep = DmlBackend.prepare(model)
+    x, v = np.ones((3, 4), np.float32), np.full(4, 4.0, np.float32)
+    with pytest.raises(
+        NodeRefused,
+        match=r"'add' \(Add, opset 21\): its input 'r' \(shape \[4\]\) is computed by a node as Sizes \[4\], "
+        r"and this node reads it as Sizes \[3, 4\]",
+    ):
+        rep.run([x, v])
+    with pytest.raises(
+        dml.InvalidArgumentError, match=r"'add' \(Add, opset 21\): its inputs have shapes 'x' \[3, 4\], 'r' \[3\]"
+    ):
+        rep.run([x, v[:3]])
+
+
+def test_sum_and_mean_of_three_inputs_are_onnx_references_arithmetic_step_for_step() -> None:
+    """Sum of a, b, c is (a + b) + c and Mean of them ((a + b) + c) / 3, each step rounded in the inputs' type,
+    as onnx.reference computes them (Mean's divisor a constant node): bit for bit in float32 and float16, with a
+    broadcast third input. Values near the top of float16 make the sum overflow to infinity where the mean of
+    the exact sum would not (onnx.reference's answer too)."""
+    rng = np.random.default_rng(31)
+    for dtype, elem in ((np.float32, onnx.TensorProto.FLOAT), (np.float16, onnx.TensorProto.FLOAT16)):
+        nodes = [
+            onnx.helper.make_node("Sum", ["a", "b", "c"], ["s"]),
+            onnx.helper.make_node("Mean", ["a", "b", "c"], ["m"]),
+        ]
+        inputs = [_tensor("a", elem, [4, 50]), _tensor("b", elem, [4, 50]), _tensor("c", elem, [50])]
+        model = _model(nodes, inputs, [_tensor("s", elem, [4, 50]), _tensor("m", elem, [4, 50])])
+        feeds = {name: rng.standard_normal(shape).astype(dtype) for name, shape in (("a", (4, 50)), ("b", (4, 50)))}
+        feeds["c"] = rng.standard_normal(50).astype(dtype) * 1000
+        feeds["a"][0, :3] = feeds["b"][0, :3] = np.finfo(dtype).max / dtype(1.5)
+        with np.errstate(over="ignore"):  # onnx.reference's sums of the values near the top
+            _assert_as_reference(model, feeds, DmlBackend.prepare(model).run(feeds))
+
+
+def test_mean_of_two_is_directml_mean_and_of_three_needs_constant_nodes() -> None:
+    """Mean of two inputs is ELEMENT_WISE_MEAN, correctly rounded without overflow of the sum (onnx.reference
+    rounds the sum first: infinity for two values near the top); below DML_FEATURE_LEVEL_6_2, which brought
+    constant nodes, a Mean of three is refused naming the input count."""
+    node = onnx.helper.make_node("Mean", ["a", "b"], ["m"])
+    top = np.array([np.finfo(np.float32).max] * 2, np.float32)
+    (mean,) = DmlBackend.run_node(node, [top, top])
+    assert mean.tobytes() == top.tobytes()
+    with np.errstate(over="ignore"):
+        assert np.isposinf(_reference(_one_node(node, top, top), {"a": top, "b": top})[0]).all()
+    node = onnx.helper.make_node("Mean", ["a", "b", "c"], ["m"], name="mean3")
+    old = dml.create_device(max_feature_level=dml.FeatureLevel.FL_6_1)
+    with pytest.raises(NodeRefused, match=r"'mean3' \(Mean, opset \d+\): a Mean of 3 inputs is their sum divided by 3"):
+        DmlBackend.run_node(node, [top, top, top], dml_device=old)
+
+
+def test_a_chain_of_add_mul_and_max_runs_as_one_kernel_equal_to_onnx_reference(device: Any) -> None:
+    """Add -> Mul -> Max of three inputs (two MAX nodes, left to right), every value of one shape: one fused
+    kernel, bit for bit onnx.reference's, in float32 and in int32 (wrapping products)."""
+    rng = np.random.default_rng(7)
+    for dtype, elem in ((np.float32, onnx.TensorProto.FLOAT), (np.int32, onnx.TensorProto.INT32)):
+        nodes = [
+            onnx.helper.make_node("Add", ["x", "y"], ["a"]),
+            onnx.helper.make_node("Mul", ["a", "z"], ["m"]),
+            onnx.helper.make_node("Max", ["m", "x", "y"], ["out"]),
+        ]
+        shape = [3, 70]
+        model = _model(nodes, [_tensor(name, elem, shape) for name in "xyz"], [_tensor("out", elem, shape)])
+        if dtype == np.float32:
+            feeds = {name: rng.uniform(-100, 100, shape).astype(dtype) for name in "xyz"}
+        else:
+            feeds = {name: rng.integers(-(2**31), 2**31, shape, dtype=dtype) for name in "xyz"}
+        rep = DmlBackend.prepare(model, dml_device=device)
+        with np.errstate(over="ignore"):
+            _assert_as_reference(model, feeds, rep.run(feeds))
+        assert [graph.kernel_count for graph in rep.compiled_graphs] == [1]
+
+
+def test_where_directml_and_onnx_reference_differ_dmlpy_answers_as_directml() -> None:
+    """docs/conformance.md's list: Max and Min of a NaN give the other operand (D3D's max and min; np.maximum
+    propagates the NaN), of two zeros A's (Max) or B's (Min) by D3D's rule; an integer divided by 0 has all bits
+    set (onnx.reference gives 0, NumPy's answer; ONNX leaves it undefined); Sum starts from the first input where
+    onnx.reference's sum() starts from the integer 0, so Sum(-0, -0) is -0, not +0. Integer Div truncates toward
+    zero, as onnx.reference does."""
+    x = np.array([np.nan, 1.0, -2.0, -0.0, 0.0], np.float32)
+    y = np.array([3.0, np.nan, np.nan, 0.0, -0.0], np.float32)
+    # The zeros: max is a >= b ? a : b (A's zero), min a < b ? a : b (B's zero).
+    for op_type, zeros in (("Max", [-0.0, 0.0]), ("Min", [0.0, -0.0])):
+        node = onnx.helper.make_node(op_type, ["x", "y"], ["z"])
+        (got,) = DmlBackend.run_node(node, [x, y])
+        assert got.tobytes() == np.array([3.0, 1.0, -2.0, *zeros], np.float32).tobytes(), (op_type, got)
+        assert np.isnan(_reference(_one_node(node, x, y), {"x": x, "y": y})[0][:3]).all()
+    a = np.array([7, -7, 7, -7, -(2**31), 5], np.int32)
+    b = np.array([2, 2, -2, -2, -1, 0], np.int32)
+    div = onnx.helper.make_node("Div", ["x", "y"], ["z"])
+    (got,) = DmlBackend.run_node(div, [a, b])
+    assert got.tolist() == [3, -3, -3, 3, -(2**31), -1]
+    with np.errstate(all="ignore"):
+        (want,) = _reference(_one_node(div, a, b), {"x": a, "y": b})
+    assert want.tolist() == [3, -3, -3, 3, -(2**31), 0]
+    zeros = np.array([-0.0], np.float32)
+    add = onnx.helper.make_node("Sum", ["x", "y"], ["z"])
+    (got,) = DmlBackend.run_node(add, [zeros, zeros])
+    (want,) = _reference(_one_node(add, zeros, zeros), {"x": zeros, "y": zeros})
+    assert np.signbit(got).all() and not np.signbit(want).any()
+
+
+def _one_node(node: Any, x: Any, y: Any) -> Any:
+    types = [onnx.helper.np_dtype_to_tensor_dtype(v.dtype) for v in (x, y)]
+    inputs = [_tensor(name, t, list(v.shape)) for name, t, v in zip(node.input, types, (x, y), strict=True)]
+    return _model([node], inputs, [_tensor(node.output[0], types[0], list(x.shape))])
+
+
+def test_arithmetic_nodes_refuse_mixed_types_and_types_outside_their_schema() -> None:
+    """Add of FLOAT and INT32 (ONNX's T is one type) and a Mean of INT32 (which DirectML's MEAN would run, but
+    ONNX's Mean takes floats only) are malformed models, refused at prepare naming the node and the types."""
+    F, I32 = onnx.TensorProto.FLOAT, onnx.TensorProto.INT32
+    add = onnx.helper.make_node("Add", ["x", "y"], ["z"], name="add")
+    mixed = _model([add], [_tensor("x", F, [2]), _tensor("y", I32, [2])], [_tensor("z", F, [2])])
+    with pytest.raises(dml.InvalidArgumentError, match=r"'add' \(Add, opset 21\): its inputs are 'x' FLOAT, 'y' INT32"):
+        DmlBackend.prepare(mixed)
+    mean = onnx.helper.make_node("Mean", ["x", "y"], ["z"], name="mean")
+    integers = _model([mean], [_tensor("x", I32, [2]), _tensor("y", I32, [2])], [_tensor("z", I32, [2])])
+    with pytest.raises(
+        dml.InvalidArgumentError, match=r"'mean' \(Mean, opset 21\): its input 'x' is INT32; Mean's schema"
+    ):
+        DmlBackend.prepare(integers)

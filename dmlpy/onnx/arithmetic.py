@@ -1,0 +1,102 @@
+"""ONNX's arithmetic nodes (Add, Sub, Mul, Div, Max, Min, Sum, Mean) as DirectML's binary operators, with ONNX's
+multidirectional (NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
+of another shape is read with the output's Sizes and 0-strides along the dimensions it repeats, as DirectML
+broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)).
+
+The variadic op types are chains of binary nodes, left to right, as onnx.reference computes them: Max, Min and
+Sum of a, b, c are op(op(a, b), c); one input is an ELEMENT_WISE_IDENTITY copy. Mean of two inputs is DirectML's
+ELEMENT_WISE_MEAN (correctly rounded, the sum never overflowing); of three or more, the sum (ADD nodes, left to
+right) divided by the input count, a constant node (DML_FEATURE_LEVEL_6_2): onnx.reference's arithmetic step for
+step, each step correctly rounded in the inputs' type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import reduce
+
+import numpy as np
+
+from dmlpy.enums import TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph import Expression
+from dmlpy.graph.nodes import CONSTANT_LEVEL
+from dmlpy.graph.operators import BUILDERS
+from dmlpy.onnx.elements import MAX_DIMENSIONS, NodeRefused, onnx_name
+from dmlpy.onnx.nodes import LOWERED_TO
+from dmlpy.ops._binary import BinaryElementWiseDesc
+from dmlpy.tensor import BufferTensorDesc, packed_strides
+
+BROADCASTING_OPS = tuple(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc))
+"""The op types lowered to binary operators, whose inputs ONNX broadcasts (Add, Sub, ..., Sum, Mean)."""
+_CHAINED_OPS = {"Max", "Min", "Sum"}
+"""The variadic op types that are a chain of their binary operator (Mean's third input is no MEAN of the first
+two's)."""
+
+Expressed = Callable[..., Expression]
+"""``expressed(where, build, *args)``: a builder call whose refusal names the ONNX node (lowering's _expressed)."""
+
+
+def broadcast_shape(names: Sequence[str], shapes: Sequence[tuple[int, ...]], where: str) -> tuple[int, ...]:
+    """The output shape of a node whose inputs ``names`` have ``shapes``: NumPy's broadcast of them, which is
+    ONNX's multidirectional broadcasting (dimensions right-aligned, each 1 or the output's)."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError as error:
+        given = ", ".join(f"{name!r} {list(shape)}" for name, shape in zip(names, shapes, strict=True))
+        raise InvalidArgumentError(
+            f"{where}: its inputs have shapes {given}, which ONNX's multidirectional broadcasting does not join "
+            "(right-aligned, each dimension 1 or the others' size)"
+        ) from error
+
+
+def broadcast_read(data_type: TensorDataType, shape: tuple[int, ...], output: tuple[int, ...]) -> BufferTensorDesc:
+    """A value of ``shape`` read as an operand of a node whose output has shape ``output``: the output's Sizes
+    (rank-0: (1,)), the value's own row-major strides where its dimension is the output's, 0 where it repeats
+    (a dimension of 1, or one it lacks: ONNX aligns shapes on the right)."""
+    sizes = output or (1,)
+    padded = (1,) * (len(sizes) - len(shape)) + shape
+    if padded == sizes:
+        return BufferTensorDesc(data_type=data_type, sizes=sizes)
+    strides = tuple(0 if n == 1 else stride for n, stride in zip(padded, packed_strides(padded), strict=True))
+    return BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
+
+
+def arithmetic_node(
+    op_type: str,
+    found: Sequence[tuple[str, tuple[int, ...], TensorDataType]],
+    read: Callable[[str, tuple[int, ...], str], Expression],
+    where: str,
+    expressed: Expressed,
+) -> tuple[Expression, tuple[int, ...]]:
+    """A node of ``op_type`` whose inputs are ``found``, (name, ONNX shape, data type) in the node's order: its
+    result and ONNX shape, the inputs' broadcast, each input read with it by ``read(name, shape, where)``
+    (lowering's: ``broadcast_read`` for a graph input or initializer)."""
+    if len({data_type for _, _, data_type in found}) > 1:
+        given = ", ".join(f"{name!r} {onnx_name(data_type)}" for name, _, data_type in found)
+        raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for all of them")
+    names = [name for name, _, _ in found]
+    shape = broadcast_shape(names, [shape for _, shape, _ in found], where)
+    if len(shape) > MAX_DIMENSIONS:
+        raise NodeRefused(f"{where}: its output has {len(shape)} dimensions; DirectML tensors have 1 to 8")
+    return _arithmetic(op_type, [read(name, shape, where) for name in names], where, expressed), shape
+
+
+def _arithmetic(op_type: str, operands: Sequence[Expression], where: str, expressed: Expressed) -> Expression:
+    """The node's result from its ``operands`` (one DataType, the output's Sizes): one binary node for Add, Sub,
+    Mul and Div; a chain, left to right, for Max, Min and Sum; Mean as the module says."""
+    if len(operands) == 1:
+        return expressed(where, BUILDERS["identity"], operands[0])
+    desc = LOWERED_TO[op_type]
+    assert desc.BUILDER_NAME is not None, "every arithmetic operator has a builder function"
+    build = BUILDERS[desc.BUILDER_NAME]
+    if op_type in _CHAINED_OPS or len(operands) == 2:
+        return reduce(lambda a, b: expressed(where, build, a, b), operands)
+    count, level = len(operands), operands[0].graph.feature_level
+    if level < CONSTANT_LEVEL:
+        raise NodeRefused(
+            f"{where}: a Mean of {count} inputs is their sum divided by {count}, as onnx.reference computes it "
+            f"(DirectML's ELEMENT_WISE_MEAN takes two); the divisor is a constant node, which arrived at "
+            f"{CONSTANT_LEVEL.c_name}, and this graph is at {level.c_name}"
+        )
+    total = reduce(lambda a, b: expressed(where, BUILDERS["add"], a, b), operands)
+    return expressed(where, BUILDERS["divide"], total, float(count))
