@@ -16,8 +16,11 @@ from pathlib import Path
 
 from dmlpy.ops import OPERATORS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
+from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
 from dmlpy.ops.element_wise_is import TEST_OPERATORS
+from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
+from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
 BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
@@ -30,10 +33,13 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "element_wise_math.md" for desc in MATH_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_is.md" for desc in TEST_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_arithmetic.md" for desc in ARITHMETIC_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_signs.md" for desc in SIGN_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_clip.md" for desc in CLIP_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_logical.md" for desc in LOGICAL_OPERATORS},
 }
-"""Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, the unary
-math operators on one page of docs/operators/, IS_NAN and IS_INFINITY on another, the binary arithmetic
-operators on a third."""
+"""Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
+docs/operators/ one page per family (the unary math operators, IS_NAN and IS_INFINITY, the binary arithmetic
+operators, the sign operators, the clamps, the comparisons and logical operators)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
