@@ -314,6 +314,22 @@ DEFINE_CLAMPS(ulong)
 #define LOGICAL_XOR(a, b) ((((a) != 0) != ((b) != 0)) ? 1 : 0)
 #define LOGICAL_NOT(x) ((x) == 0 ? 1 : 0)
 
+// ---------------------------------------------------------------------------------------------- bits
+// BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, BIT_COUNT, BIT_SHIFT_LEFT, BIT_SHIFT_RIGHT (dmlpy/ops/element_wise_bits.py) on
+// each element's encoding: alone, every tensor is bound as the unsigned integer of its width (a float's bits, NaN
+// payloads and signalling NaNs included, FLOAT64 with no cl_khr_fp64); fused, an integer tensor's register holds
+// the same bits. C's &, |, ^ and ~ act on those bits; popcount counts them. A shift count of the element's width
+// or more shifts every bit out, giving 0: the pages leave it undocumented, C leaves it undefined and OpenCL masks
+// the count (D3D's shift instructions mask a 32-bit shift's count to 5 bits), while NumPy and ONNX's BitShift give
+// 0, the value the shift means. The shifts are logical (the tables have unsigned types only).
+#define BIT_AND(a, b) ((a) & (b))
+#define BIT_OR(a, b) ((a) | (b))
+#define BIT_XOR(a, b) ((a) ^ (b))
+#define BIT_NOT(x) (~(x))
+#define BIT_COUNT(x) popcount(x)
+#define BIT_SHIFT_LEFT(a, b) ((b) < 8 * sizeof(a) ? (a) << (b) : 0)
+#define BIT_SHIFT_RIGHT(a, b) ((b) < 8 * sizeof(a) ? (a) >> (b) : 0)
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

@@ -40,6 +40,16 @@ from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseMultiplyOperatorDesc,
     ElementWiseSubtractOperatorDesc,
 )
+from dmlpy.ops.element_wise_bits import (
+    BIT_OPERATORS,
+    ElementWiseBitAndOperatorDesc,
+    ElementWiseBitCountOperatorDesc,
+    ElementWiseBitNotOperatorDesc,
+    ElementWiseBitOrOperatorDesc,
+    ElementWiseBitShiftLeftOperatorDesc,
+    ElementWiseBitShiftRightOperatorDesc,
+    ElementWiseBitXorOperatorDesc,
+)
 from dmlpy.ops.element_wise_ceil import ElementWiseCeilOperatorDesc
 from dmlpy.ops.element_wise_clip import (
     CLIP_OPERATORS,
@@ -118,6 +128,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *SIGN_OPERATORS,
     *CLIP_OPERATORS,
     *LOGICAL_OPERATORS,
+    *BIT_OPERATORS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -298,6 +309,13 @@ __all__ = [
     "ElementWiseAsinhOperatorDesc",
     "ElementWiseAtanOperatorDesc",
     "ElementWiseAtanhOperatorDesc",
+    "ElementWiseBitAndOperatorDesc",
+    "ElementWiseBitCountOperatorDesc",
+    "ElementWiseBitNotOperatorDesc",
+    "ElementWiseBitOrOperatorDesc",
+    "ElementWiseBitShiftLeftOperatorDesc",
+    "ElementWiseBitShiftRightOperatorDesc",
+    "ElementWiseBitXorOperatorDesc",
     "ElementWiseCeilOperatorDesc",
     "ElementWiseClip1OperatorDesc",
     "ElementWiseClipOperatorDesc",

@@ -283,28 +283,30 @@ class OperatorDescBase(DmlModel):
         ]
         return coalesce(sizes, strides)
 
-    def copies_bits(self) -> bool:
-        """Whether the output is the input moved unchanged (Identity without ScaleBias): the element-wise template
-        then moves each element's bits as the unsigned integer of its width, so NaN payloads, signalling NaNs
-        and 64-bit types are exact."""
-        return False
+    def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
+        """This operator's output as an expression of its tensors' encodings, for an operator that acts on them
+        (Identity's copy, the bit operators): every tensor is then bound as the unsigned integer of its width, so
+        NaN payloads, signalling NaNs and 64-bit types (FLOAT64 too) are exact. None (the default): the operator
+        computes on values (``expression``)."""
+        return None
 
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator on devices of ``profile``'s kind
-        (pure; no OpenCL needed): by default the element-wise template with the operator's ``expression``
-        (dmlpy/kernels/elementwise.py). Every tensor slot is bound in binding order, an absent one too."""
+        (pure; no OpenCL needed): by default the element-wise template with the operator's ``expression``, or its
+        ``bits_expression`` where it has one (dmlpy/kernels/elementwise.py). Every tensor slot is bound in binding
+        order, an absent one too."""
         inputs, outputs = self.input_tensors(), self.output_tensors()
-        copies = self.copies_bits()
+        names = [None if tensor is None else load_name(k) for k, tensor in enumerate(inputs)]
+        on_bits = self.bits_expression(names)
         types: list[ValueType] = []
         for tensor in (*inputs, *outputs):
             held = None if tensor is None else value_type(tensor.desc.data_type)
-            if tensor is not None and copies:
+            if tensor is not None and on_bits is not None:
                 held = bits_type(tensor.desc.data_type)
             if tensor is not None and held is None:
                 raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
             types.append(held or ABSENT)
-        names = [None if tensor is None else load_name(k) for k, tensor in enumerate(inputs)]
-        expression = names[0] if copies else self.expression(names)
+        expression = on_bits if on_bits is not None else self.expression(names)
         if expression is None or len(outputs) != 1:
             raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
         output = len(inputs)

@@ -56,8 +56,8 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
         ),
     )
 
-    def copies_bits(self) -> bool:
-        return self.scale_bias is None
+    def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
+        return inputs[0] if self.scale_bias is None else None
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         data_type = self.input_tensor.desc.data_type

@@ -216,8 +216,8 @@ def mismatches(actual: npt.NDArray[Any], expected: npt.NDArray[Any], *, nan: str
     """Indices (flat) where ``actual`` differs from ``expected`` bit for bit. Where ``expected`` is NaN,
     ``actual`` must be a NaN, and by ``nan`` (references.NAN_RULES): "payload" with the same sign and payload
     apart from the quiet bit; "sign" with the same sign; "any" nothing more (a NaN that arithmetic returns, whose
-    sign and payload IEEE 754 does not fix)."""
-    assert nan in NAN_RULES, nan
+    sign and payload IEEE 754 does not fix); or "bits": every bit, the quiet one too (an operator on encodings)."""
+    assert nan in (*NAN_RULES, "bits"), nan
     fmt = format_of(expected.dtype)
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
@@ -229,6 +229,8 @@ def mismatches(actual: npt.NDArray[Any], expected: npt.NDArray[Any], *, nan: str
     def is_nan(bits: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
         return ((bits & exponent_field) == exponent_field) & ((bits & mantissa_mask) != _U(0))
 
+    if nan == "bits":
+        return np.flatnonzero(got != want)
     keep = {
         "payload": _U(fmt.sign_bit | (fmt.mantissa_mask & ~fmt.quiet_bit)),
         "sign": _U(fmt.sign_bit),

@@ -79,10 +79,11 @@ kernel of its own to move a signalling NaN bit for bit, it fuses. A NaN comes ou
 payload (IEEE 754), so it is compared as a NaN."""
 
 
-def neighbour(operand: Any) -> Any:
+def neighbour(operand: Any, *, copy: bool = False) -> Any:
     """An Identity node on ``operand`` that fuses and keeps every value: a copy, or at FLOAT16
-    EXACT_FLOAT16_NEIGHBOUR."""
-    if operand.desc.data_type == dml.TensorDataType.FLOAT16:
+    EXACT_FLOAT16_NEIGHBOUR; with ``copy`` a copy at every type (bit for bit, a FLOAT16 one in a kernel of its
+    own), for an operator that reads encodings, to which ``x * 1 + -0``'s NaN would be another value."""
+    if operand.desc.data_type == dml.TensorDataType.FLOAT16 and not copy:
         return dml.graph.identity(operand, EXACT_FLOAT16_NEIGHBOUR)
     return dml.graph.identity(operand)
 
@@ -99,19 +100,24 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
     """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
-    for bit, which float registers would quieten) and any operator with a 64-bit tensor (no register type)."""
+    for bit, which float registers would quieten), a bit operator on a float tensor (a float register holds no
+    half's encoding) and any operator with a FLOAT64 tensor (no register type)."""
     half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes[row.first] == F16
-    return half_copy or any(d.itemsize == 8 for d in case.dtypes.values())
+    float_bits = row.nan == "bits" and any(d.kind == "f" for d in case.dtypes.values())
+    return half_copy or float_bits or any(d == np.float64 for d in case.dtypes.values())
 
 
-def run_fused_chain(device: Any, desc: OperatorDescBase, arrays: list[Array]) -> tuple[Array, Any]:
+def run_fused_chain(
+    device: Any, desc: OperatorDescBase, arrays: list[Array], *, copies: bool = False
+) -> tuple[Array, Any]:
     """neighbour -> ``desc`` -> neighbour as a graph on ``arrays`` (``desc``'s bound inputs, packed): the
     operator reads its InputTensor from a register and its result is stored by the node after it, in one kernel
-    at every data type the operator fuses at (FLOAT16 included). The chain's output and the compiled graph."""
+    at every data type the operator fuses at (FLOAT16 included); neighbours that are ``copies`` at every type
+    for an operator on encodings. The chain's output and the compiled graph."""
     chain = dml.Graph(device)
     operands = [None if getattr(desc, n) is None else chain.input(getattr(desc, n).desc) for n in desc.INPUTS]
-    operands[0] = neighbour(operands[0])
-    y = neighbour(chain.add_operator(desc, operands))
+    operands[0] = neighbour(operands[0], copy=copies)
+    y = neighbour(chain.add_operator(desc, operands), copy=copies)
     (fused,), compiled = run_graph(device, chain.desc_for([y]), arrays)
     return fused, compiled
 
