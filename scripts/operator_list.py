@@ -16,6 +16,7 @@ from pathlib import Path
 
 from dmlpy.ops import OPERATORS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
+from dmlpy.ops.element_wise_bits import BIT_OPERATORS
 from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
 from dmlpy.ops.element_wise_is import TEST_OPERATORS
 from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
@@ -36,10 +37,11 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "element_wise_signs.md" for desc in SIGN_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_clip.md" for desc in CLIP_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_logical.md" for desc in LOGICAL_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_bits.md" for desc in BIT_OPERATORS},
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators, IS_NAN and IS_INFINITY, the binary arithmetic
-operators, the sign operators, the clamps, the comparisons and logical operators)."""
+operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
