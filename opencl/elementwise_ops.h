@@ -254,6 +254,51 @@ inline float mean_float(float a, float b)
 inline int mean_int(int a, int b) { return (int)(((long)a + (long)b) / 2); }
 inline uint mean_uint(uint a, uint b) { return (uint)(((ulong)a + (ulong)b) / 2); }
 
+// ------------------------------------------------------------------------------------------ remainders
+// MODULUS_TRUNCATE (C's fmod and %: the remainder of the quotient rounded toward zero, with the dividend's sign) and
+// MODULUS_FLOOR (Python's %: of the quotient rounded toward -infinity, with the divisor's sign), as
+// modulus_<truncate|floor>_<T> (dmlpy/ops/element_wise_modulus.py). A float's truncated remainder is fmod's, exact
+// (IEEE 754's remainder of two floats is a float, and OpenCL's fmod returns it exactly); the floored one adds the
+// divisor to a nonzero remainder of the other sign, one rounding, and gives a zero remainder the divisor's sign,
+// as NumPy's remainder does; a zero divisor gives NaN (fmod's). An integer divided by 0 leaves a remainder with all
+// bits set, as D3D's udiv and DXIL's UDiv define it, the quotient's rule above; MIN % -1 is 0, with no division
+// (x86's idiv traps on it).
+inline float modulus_truncate_float(float a, float b) { return fmod(a, b); }
+inline float modulus_floor_float(float a, float b)
+{
+    const float r = fmod(a, b);
+    return r != 0.0f ? ((r < 0.0f) != (b < 0.0f) ? r + b : r) : copysign(0.0f, b);
+}
+#define DEFINE_REMAINDERS(T, U, SIGNED)                                                                    \
+    inline T modulus_truncate_##T(T a, T b)                                                                \
+    {                                                                                                      \
+        const bool zero = b == 0, negates = SIGNED && b == (T)-1;                                          \
+        const T r = a % (zero || negates ? (T)1 : b);                                                      \
+        return zero ? as_##T((U)~(U)0) : negates ? (T)0 : r;                                               \
+    }                                                                                                      \
+    inline T modulus_floor_##T(T a, T b)                                                                   \
+    {                                                                                                      \
+        const T r = modulus_truncate_##T(a, b);                                                            \
+        return (b != 0 && r != 0 && SIGNED && ((r < 0) != (b < 0))) ? (T)(r + b) : r;                      \
+    }
+DEFINE_REMAINDERS(char, uchar, 1)
+DEFINE_REMAINDERS(uchar, uchar, 0)
+DEFINE_REMAINDERS(short, ushort, 1)
+DEFINE_REMAINDERS(ushort, ushort, 0)
+DEFINE_REMAINDERS(int, uint, 1)
+DEFINE_REMAINDERS(uint, uint, 0)
+DEFINE_REMAINDERS(long, ulong, 1)
+DEFINE_REMAINDERS(ulong, ulong, 0)
+
+// ----------------------------------------------------------------------------------- selection and angles
+// IF (dmlpy/ops/element_wise_if.py): A where the condition byte is nonzero, else B, moved unchanged (alone, every
+// tensor bound as the unsigned integer of its width, so any type's bits, FLOAT64 included). ATAN_YX
+// (dmlpy/ops/element_wise_atan_yx.py): atan2(A, B), the angle of the point (B, A), OpenCL's atan2 (within its
+// full-profile bound, 6 ULPs; C99 Annex F at the origin and at infinities: atan2(+-0, +0) is +-0, atan2(+-0, -0)
+// is +-pi).
+#define IF(condition, a, b) ((condition) != 0 ? (a) : (b))
+inline float atan_yx_float(float a, float b) { return atan2(a, b); }
+
 // -------------------------------------------------------------------------------------- signs and clamps
 // ABS, NEGATE, SIGN (dmlpy/ops/element_wise_signs.py), CLIP, CLIP1, THRESHOLD (dmlpy/ops/element_wise_clip.py), as
 // <name>_<T> for each register type T they take. Float ABS and NEGATE are IEEE 754's sign-bit operations, exact for

@@ -19,6 +19,7 @@ from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, output_data_type, packed_like
 from dmlpy.ops._binary import BinaryElementWiseDesc
+from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
 from dmlpy.tensor import BufferTensorDesc
 
 Builder = Callable[..., Expression]
@@ -74,12 +75,37 @@ def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
     return build
 
 
-def broadcast_operand(value: Any, like: Expression, where: str, name: str) -> Expression:
-    """``value`` as an operand of ``like``'s DataType and Sizes: an expression of them as it is; a number or an
-    array of ``like``'s rank (each dimension 1 or ``like``'s) a constant node read with 0-strides where it repeats.
-    Refused: another expression's Sizes or DataType, an array of another dtype, a number the DataType cannot hold
-    exactly (an integer type), which would otherwise change silently."""
-    data_type = like.data_type
+def if_(condition: Expression | Any, a: Expression | Any, b: Expression | Any) -> Expression:
+    """``dml::If``: DML_OPERATOR_ELEMENT_WISE_IF, ``a`` where ``condition`` is nonzero, else ``b``, the output packed
+    (their Sizes).
+
+    ``condition``: a UINT8 expression, or a NumPy array of UINT8 (a constant node, from 6_2); ``a``, ``b``:
+    expressions of one DataType and Sizes, one of them may be a number or a NumPy array (broadcast constants)."""
+    where = "dml.graph.if_"
+    like = a if isinstance(a, Expression) else b
+    if not isinstance(like, Expression):
+        raise argument_error(where, "a", a, "an expression of a dml.Graph (a or b: its DataType is the output's)")
+    with like.graph._all_or_nothing():  # a constant made, then the operator refused
+        a_value = broadcast_operand(a, like, where, "a")
+        b_value = broadcast_operand(b, like, where, "b")
+        condition_value = broadcast_operand(condition, like, where, "condition", TensorDataType.UINT8)
+        op = ElementWiseIfOperatorDesc(
+            condition_tensor=condition_value.desc,
+            a_tensor=a_value.desc,
+            b_tensor=b_value.desc,
+            output_tensor=packed_like(like.data_type, like),
+        )
+        return like.graph.add_operator(op, [condition_value, a_value, b_value])
+
+
+def broadcast_operand(
+    value: Any, like: Expression, where: str, name: str, data_type: TensorDataType | None = None
+) -> Expression:
+    """``value`` as an operand of ``like``'s Sizes and ``data_type`` (``like``'s by default): an expression of them
+    as it is; a number or an array of ``like``'s rank (each dimension 1 or ``like``'s) a constant node read with
+    0-strides where it repeats. Refused: another expression's Sizes or DataType, an array of another dtype, a
+    number the DataType cannot hold exactly (an integer type), which would otherwise change silently."""
+    data_type = like.data_type if data_type is None else data_type
     if isinstance(value, Expression):
         for what, given, wanted in (("DataType", value.data_type, data_type), ("Sizes", value.sizes, like.sizes)):
             if given != wanted:

@@ -22,7 +22,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph.binary import binary_builder
+from dmlpy.graph.binary import binary_builder, if_
 from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.model import DmlModel
@@ -32,6 +32,7 @@ from dmlpy.ops import (
     DequantizeOperatorDesc,
     ElementWiseClip1OperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseIfOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
     ScalarUnion,
@@ -186,6 +187,7 @@ def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float
 
 _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseClip1OperatorDesc: clip1,
+    ElementWiseIfOperatorDesc: if_,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
     QuantizeOperatorDesc: quantize,

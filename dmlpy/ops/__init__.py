@@ -40,6 +40,7 @@ from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseMultiplyOperatorDesc,
     ElementWiseSubtractOperatorDesc,
 )
+from dmlpy.ops.element_wise_atan_yx import ElementWiseAtanYxOperatorDesc
 from dmlpy.ops.element_wise_bits import (
     BIT_OPERATORS,
     ElementWiseBitAndOperatorDesc,
@@ -60,6 +61,7 @@ from dmlpy.ops.element_wise_clip import (
 )
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
+from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
 from dmlpy.ops.element_wise_is import (
     TEST_OPERATORS,
     ElementWiseIsInfinityOperatorDesc,
@@ -97,6 +99,11 @@ from dmlpy.ops.element_wise_math import (
     ElementWiseTanhOperatorDesc,
     ElementWiseTanOperatorDesc,
 )
+from dmlpy.ops.element_wise_modulus import (
+    MODULUS_OPERATORS,
+    ElementWiseModulusFloorOperatorDesc,
+    ElementWiseModulusTruncateOperatorDesc,
+)
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -129,6 +136,9 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *CLIP_OPERATORS,
     *LOGICAL_OPERATORS,
     *BIT_OPERATORS,
+    *MODULUS_OPERATORS,
+    ElementWiseAtanYxOperatorDesc,
+    ElementWiseIfOperatorDesc,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -308,6 +318,7 @@ __all__ = [
     "ElementWiseAsinOperatorDesc",
     "ElementWiseAsinhOperatorDesc",
     "ElementWiseAtanOperatorDesc",
+    "ElementWiseAtanYxOperatorDesc",
     "ElementWiseAtanhOperatorDesc",
     "ElementWiseBitAndOperatorDesc",
     "ElementWiseBitCountOperatorDesc",
@@ -328,6 +339,7 @@ __all__ = [
     "ElementWiseExpOperatorDesc",
     "ElementWiseFloorOperatorDesc",
     "ElementWiseIdentityOperatorDesc",
+    "ElementWiseIfOperatorDesc",
     "ElementWiseIsInfinityOperatorDesc",
     "ElementWiseIsNanOperatorDesc",
     "ElementWiseLogOperatorDesc",
@@ -343,6 +355,8 @@ __all__ = [
     "ElementWiseMaxOperatorDesc",
     "ElementWiseMeanOperatorDesc",
     "ElementWiseMinOperatorDesc",
+    "ElementWiseModulusFloorOperatorDesc",
+    "ElementWiseModulusTruncateOperatorDesc",
     "ElementWiseMultiplyOperatorDesc",
     "ElementWiseNegateOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
