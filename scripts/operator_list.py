@@ -15,8 +15,10 @@ import sys
 from pathlib import Path
 
 from dmlpy.ops import OPERATORS
+from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
 from dmlpy.ops.element_wise_is import TEST_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
+from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
 BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
@@ -28,9 +30,12 @@ SHARED_PAGES = {
     "DML_OPERATOR_DEQUANTIZE": "../quantization.md",
     **{desc.OPERATOR_TYPE.c_name: "element_wise_math.md" for desc in MATH_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_is.md" for desc in TEST_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_signs.md" for desc in SIGN_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_clip.md" for desc in CLIP_OPERATORS},
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, the unary
-math operators on one page of docs/operators/, IS_NAN and IS_INFINITY on another."""
+math operators on one page of docs/operators/, IS_NAN and IS_INFINITY on another, the sign operators (ABS,
+NEGATE, SIGN) and the clamps (CLIP, CLIP1, THRESHOLD) on one each."""
 
 
 def _page_link(c_name: str, text: str) -> str:
