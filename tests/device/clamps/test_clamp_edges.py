@@ -146,14 +146,15 @@ def integer_inputs(dtype: np.dtype[Any]) -> Array:
 
 def integer_nodes(dtype: np.dtype[Any]) -> list[Node]:
     """CLIP with CLIP_FLOAT_BOUNDS; CLIP1 with the type's MIN and MAX, reversed, and a narrower pair (INT64 and
-    UINT64: beyond 2^53, which neither a float nor a double holds); THRESHOLD (8 to 32 bits) with a NaN Min."""
+    UINT64: beyond 2^53, which neither a float nor a double holds); CLIP with infinite bounds (saturated to MIN and
+    MAX); THRESHOLD (8 to 32 bits) with a NaN Min."""
     info = np.iinfo(dtype)
     low, high = int(info.min), int(info.max)
     narrow = {8: [-(2**53) - 1, 2**53 + 1] if dtype.kind == "i" else [2**53 + 1, 2**64 - 2]}.get(
         dtype.itemsize, [low + 1, high - 1]
     )
     nodes: list[Node] = [(CLIP, CLIP_FLOAT_BOUNDS), (CLIP1, [low, high]), (CLIP1, [high, low]), (CLIP1, narrow)]
-    return nodes + ([(THRESHOLD, [NAN])] if dtype.itemsize < 8 else [])
+    return nodes + [(CLIP, [-INF, INF])] + ([(THRESHOLD, [NAN])] if dtype.itemsize < 8 else [])
 
 
 @pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
@@ -165,15 +166,15 @@ def test_integer_edges(device: Any, dtype: np.dtype[Any]) -> None:
         want = reference(desc, bounds, x)
         assert np.array_equal(got, want), (desc.OPERATOR_TYPE.name, bounds, x, got, want)
     info = np.iinfo(dtype)
-    clip, identity, reversed_, narrow = (results[i].tolist() for i in range(4))
+    clip, identity, reversed_, narrow, infinite = (results[i].tolist() for i in range(5))
     # written out: -7.9 converts toward zero (0 for unsigned types), 2.5e9 saturates or is exact
     assert clip[0] == (-7 if dtype.kind == "i" else 0)
     assert clip[-1] == min(int(info.max), 2_500_000_000)
-    assert identity == x.tolist() and set(reversed_) == {int(info.max)}
+    assert identity == x.tolist() and infinite == x.tolist() and set(reversed_) == {int(info.max)}
     low, high = integer_nodes(dtype)[3][1]
     assert narrow[0] == low and narrow[-1] == high  # exact, 2^53 + 1 included
-    if len(results) == 5:  # THRESHOLD with a NaN Min: Min is 0, a ReLU
-        assert results[4].tolist() == [max(v, 0) for v in x.tolist()]
+    if len(results) == 6:  # THRESHOLD with a NaN Min: Min is 0, a ReLU
+        assert results[5].tolist() == [max(v, 0) for v in x.tolist()]
 
 
 # --------------------------------------------------------------------------------------- ScaleBias, in place
