@@ -6,7 +6,8 @@
   FLOAT16 signalling NaN comes back quiet, half_bits.h's store), SIGN against its row's reference (-0 and NaN give
   +0);
 * at every integer type MIN, MIN + 1, -1, 0, 1, MAX - 1 and MAX against the rows' reference (NumPy's np.abs and
-  np.negative wrap at MIN, as two's complement does), abs(MIN) and -MIN written out.
+  np.negative wrap at MIN, as two's complement does), abs(MIN) and -MIN written out; a default run takes INT8,
+  UINT32, INT64 and UINT64, --run-slow every type.
 
 One graph per data type takes the operators the type has (ABS, NEGATE, SIGN of one input, three outputs), so each
 type builds one program, fused; the operator rows check that a fused graph gives each operator's bits alone."""
@@ -27,6 +28,10 @@ from tests.helpers.row_model import F16, F32, Array, Case
 from tests.helpers.rows_clamps import ABS, NEGATE, SIGN
 
 SIGN_OPERATORS = {ABS: dml.graph.abs, NEGATE: dml.graph.negate, SIGN: dml.graph.sign}
+DEFAULT_INTEGERS = {np.dtype(t) for t in ("i1", "u4", "i8", "u8")}
+"""The integer types a default run takes (each type is a program to compile); --run-slow takes every one, as the
+operator rows do."""
+INTEGER_TYPES = [pytest.param(d, marks=() if d in DEFAULT_INTEGERS else pytest.mark.slow) for d in INTEGER_DTYPES]
 
 
 def operators_of(dtype: np.dtype[Any]) -> list[Any]:
@@ -73,7 +78,7 @@ def test_float_special_values_bit_for_bit(device: Any, dtype: np.dtype[Any]) -> 
     assert np.array_equal(got[SIGN][~otherwise], np.sign(x[~otherwise]))
 
 
-@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", INTEGER_TYPES, ids=str)
 def test_integer_edges(device: Any, dtype: np.dtype[Any]) -> None:
     info = np.iinfo(dtype)
     low, high = int(info.min), int(info.max)
