@@ -1,18 +1,24 @@
 """The builder functions of the sign operators and the clamps (dml.graph.abs, negate, sign, clip, clip1,
 threshold; docs/operators/element_wise_clip.md, "The builder"): a chain of all six fuses into one kernel and equals
 NumPy step by step; clip1's INT64 bounds beyond 2^53 stay exact through a fused chain; clip's and threshold's
-bounds come before scale_bias, positionally too."""
+bounds come before scale_bias, positionally too; the two docs pages' examples run and print what they say."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 import dmlpy as dml
 
 T = dml.TensorDataType
+PAGES = Path(__file__).resolve().parents[3] / "docs" / "operators"
 
 
 def test_the_bounds_come_before_scale_bias() -> None:
@@ -62,3 +68,22 @@ def test_clip1_int64_bounds_beyond_2_53_stay_exact_fused(device: Any) -> None:
     assert got_bounded == want
     assert got_folded == [-abs(v) for v in want]
     assert got_signs == [-1] * len(values)  # min(-5, -|v|) is negative for every v
+
+
+@pytest.mark.parametrize("page", ["element_wise_signs.md", "element_wise_clip.md"])
+def test_the_pages_examples_print_what_they_say(device: Any, page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ```python block of the page runs (on the test's device); every value its comments show after a print
+    (``# [[0.  0. ...]]: why``, or ``print(y)  # [...]``) is what it printed."""
+    monkeypatch.setattr(dml, "create_device", lambda *args, **kwargs: device)
+    blocks = re.findall(r"```python\n(.*?)```", (PAGES / page).read_text(encoding="utf-8"), re.S)
+    shown_in_all = 0
+    for block in blocks:
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(block, page, "exec"), {})
+        shown = re.findall(r"#\s*(\[[^:]*\])", block)
+        shown_in_all += len(shown)
+        assert [" ".join(line.split()) for line in shown] == [
+            " ".join(line.split()) for line in printed.getvalue().splitlines()
+        ]
+    assert shown_in_all >= 2
