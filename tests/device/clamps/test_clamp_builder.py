@@ -22,7 +22,7 @@ PAGES = Path(__file__).resolve().parents[3] / "docs" / "operators"
 
 
 def test_the_bounds_come_before_scale_bias() -> None:
-    """DirectMLX's order, dml::Clip(input, min, max, scaleBias) and dml::Threshold(input, min, scaleBias)."""
+    """The bounds before the ScaleBias, as DirectMLX orders dml::Clip's and dml::Threshold's parameters."""
     names = {name: list(inspect.signature(getattr(dml.graph, name)).parameters) for name in ("clip", "clip1")}
     assert names == {"clip": ["x", "min", "max", "scale_bias"], "clip1": ["x", "min", "max", "scale_bias"]}
     assert list(inspect.signature(dml.graph.threshold).parameters) == ["x", "min", "scale_bias"]
