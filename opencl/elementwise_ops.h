@@ -312,6 +312,11 @@ inline float atan_yx_float(float a, float b) { return atan2(a, b); }
 // and CLIP1 low. Integer bounds come exact in the tensor's type (dmlpy converts CLIP's and THRESHOLD's FLOAT bounds
 // as Direct3D converts a float to an integer: toward zero, saturated).
 inline float abs_float(float x) { return as_float(as_uint(x) & 0x7fffffffu); }
+// A FLOAT16 or FLOAT32 ABS or NEGATE alone acts on the encoding (its tensors bound as unsigned integers): the sign
+// bit cleared or flipped, every other bit kept, a signalling NaN's too, which a half through a float register would
+// come back without (half_bits.h quiets it).
+#define ABS_BITS(bits, sign) ((bits) & ~(sign))
+#define NEGATE_BITS(bits, sign) ((bits) ^ (sign))
 inline float negate_float(float x) { return -x; }
 inline float sign_float(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 #define DEFINE_SIGNED(T, U, W)                                                                             \

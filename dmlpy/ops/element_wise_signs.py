@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._unary import ScaledUnaryDesc, UnaryElementWiseDesc, register
 from dmlpy.support import SupportTable
@@ -19,6 +20,18 @@ FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
 SIGNED_8_32 = frozenset({T.INT8, T.INT16, T.INT32})
 UNSIGNED_8_32 = frozenset({T.UINT8, T.UINT16, T.UINT32})
 INPUT_OUTPUT = ("InputTensor", "OutputTensor")
+
+
+SIGN_BITS: dict[AnyDataType, str] = {T.FLOAT16: "(ushort)0x8000", T.FLOAT32: "0x80000000u"}
+"""The sign bit of a FLOAT16's and a FLOAT32's encoding, as ABS_BITS and NEGATE_BITS take it."""
+
+
+def sign_bit_expression(macro: str, data_type: AnyDataType, value: str | None) -> str | None:
+    """``macro`` (ABS_BITS, NEGATE_BITS) on ``value``'s encoding, for a FLOAT16 or FLOAT32 tensor; None for the
+    others, whose values are their encodings' already."""
+    assert value is not None, "InputTensor is required"
+    sign = SIGN_BITS.get(data_type)
+    return None if sign is None else f"{macro}({value}, {sign})"
 
 
 class SignOperatorDesc(UnaryElementWiseDesc):
@@ -55,11 +68,18 @@ class ElementWiseAbsOperatorDesc(ScaledUnaryDesc):
     BUILDER_NAME = "abs"
     BARE_FORM = False  # its fields are Identity's
 
+    def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
+        if self.scale_bias is not None:
+            return None
+        return sign_bit_expression("ABS_BITS", self.input_tensor.desc.data_type, inputs[0])
+
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         value = inputs[0]
         assert value is not None, "InputTensor is required"
+        data_type = self.input_tensor.desc.data_type
         if self.scale_bias is None:
-            return f"abs_{register(self.input_tensor.desc.data_type)}({value})"
+            # Fused, a half's value sits in a float register, which holds no signalling NaN: alone it is exact.
+            return None if data_type == T.FLOAT16 else f"abs_{register(data_type)}({value})"
         return self.stored(f"abs_float({self.scaled(value)})")
 
     def explain_lines(self) -> list[str]:
@@ -70,6 +90,13 @@ class ElementWiseAbsOperatorDesc(ScaledUnaryDesc):
 
 class ElementWiseNegateOperatorDesc(SignOperatorDesc):
     """DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC: OutputTensor = -InputTensor (-MIN wraps to MIN)."""
+
+    def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
+        return sign_bit_expression("NEGATE_BITS", self.input_tensor.desc.data_type, inputs[0])
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        # Fused, a half's value sits in a float register, which holds no signalling NaN: alone it is exact.
+        return None if self.input_tensor.desc.data_type == T.FLOAT16 else super().expression(inputs)
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_NEGATE
     SUPPORT = SupportTable.same_types(

@@ -16,6 +16,7 @@ from dmlpy.ops._base import OperatorDescBase
 
 from .ext_oracle import describe, mismatches
 from .object_model import run_graph
+from .operators import descriptor
 from .row_model import Case, OperatorRow, input_values
 from .ulps import within_ulps
 
@@ -99,12 +100,13 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 
 
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
-    """Whether the operator cannot join a fused kernel: a FLOAT16 Identity copy (it moves a signalling NaN bit
-    for bit, which float registers would quieten), a bit operator on a float tensor (a float register holds no
-    half's encoding) and any operator with a FLOAT64 tensor (no register type)."""
-    half_copy = row.desc is dml.ElementWiseIdentityOperatorDesc and case.dtypes[row.first] == F16
-    float_bits = row.nan == "bits" and any(d.kind == "f" for d in case.dtypes.values())
-    return half_copy or float_bits or any(d == np.float64 for d in case.dtypes.values())
+    """Whether the operator cannot join a fused kernel: a FLOAT64 tensor (no register type), or an operator that
+    at this case's types acts on encodings only (``bits_expression`` and no ``expression``: a FLOAT16 Identity copy,
+    ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register would not keep)."""
+    desc = descriptor(row, (1,), case.dtypes, **case.options)
+    names = [f"in{k}" for k in range(len(desc.input_fields()))]
+    encodings_only = desc.bits_expression(names) is not None and desc.expression(names) is None
+    return encodings_only or any(d == np.float64 for d in case.dtypes.values())
 
 
 def run_fused_chain(
