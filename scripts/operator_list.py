@@ -21,6 +21,7 @@ from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
 from dmlpy.ops.element_wise_is import TEST_OPERATORS
 from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
+from dmlpy.ops.element_wise_modulus import MODULUS_OPERATORS
 from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
@@ -38,10 +39,12 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "element_wise_clip.md" for desc in CLIP_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_logical.md" for desc in LOGICAL_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_bits.md" for desc in BIT_OPERATORS},
+    **{desc.OPERATOR_TYPE.c_name: "element_wise_modulus.md" for desc in MODULUS_OPERATORS},
+    "DML_OPERATOR_ELEMENT_WISE_ATAN_YX": "element_wise_math.md",
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators, IS_NAN and IS_INFINITY, the binary arithmetic
-operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators)."""
+operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators, the remainders; ATAN_YX with the unary math)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
