@@ -11,26 +11,25 @@ a bool graph output."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import onnx
 
 from dmlpy.enums import TensorDataType
-from dmlpy.errors import DmlError, InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
-from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
     NodeRefused,
     element_type,
+    expressed,
     input_shape_error,
     onnx_element_type,
-    onnx_name,
     type_name,
 )
 from dmlpy.onnx.nodes import (
@@ -43,7 +42,8 @@ from dmlpy.onnx.nodes import (
     node_attributes,
     node_name,
 )
-from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
+from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
+from dmlpy.quantization_blocks import BlockSplit
 from dmlpy.tensor import BufferTensorDesc
 
 _BUILT_BY: dict[str, Builder] = {
@@ -208,13 +208,13 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         for what, name in names.items():
             source(name, where, what)
         shapes = {what: pending[name][0] for what, name in names.items()}
-        split = _block_split(known(node.input[0], where)[0], shapes, axis, attributes, where)
+        split = block_split_of(known(node.input[0], where)[0], shapes, axis, attributes, where)
         if split is not None:
             x = blocked_data(node.input[0], split, where)
             read: list[Expression] = []
             for what, name in names.items():
                 # A one-value zero point is broadcast over every block, as onnx.reference reads it.
-                strides = (0,) * len(split.sizes) if _one_value(shapes[what]) else split.scale_strides
+                strides = (0,) * len(split.sizes) if one_value(shapes[what]) else split.scale_strides
                 read.append(
                     leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
                 )
@@ -243,17 +243,17 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
                 zero_name = node.input[2] if zero is not None else None
-                result = _quantize(x, scale, (zero_name, zero), attributes, where)
+                result = quantize_node(x, scale, (zero_name, zero), attributes, where)
             else:
-                result = _dequantize(x, scale, zero, attributes, where)
+                result = dequantize_node(x, scale, zero, attributes, where)
         else:
             if node.op_type in BROADCASTING_OPS:
                 found = [(name, *known(name, where)) for name in node.input]
-                result, shape = arithmetic_node(node.op_type, found, broadcast, where, _expressed)
+                result, shape = arithmetic_node(node.op_type, found, broadcast, where, expressed)
             else:
                 x, shape, _ = data(node.input[0], where)
                 keywords = builder_keywords(node.op_type, attributes, where)
-                result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
+                result = expressed(where, _BUILT_BY[node.op_type], x, **keywords)
                 if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
                     booleans.add(node.output[0])
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
@@ -277,52 +277,10 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if expression.node is None or expression in expressions:
             # A graph input passed straight out, or one value listed twice: DirectML writes each node output
             # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
-            expression = _expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
+            expression = expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
         expressions.append(expression)
         outputs.append((name, elem_type, shape))
     return Lowered(expressions, bound, outputs)
-
-
-def _block_split(
-    shape: tuple[int, ...],
-    parameters: Mapping[str, tuple[int, ...]],
-    axis: int,
-    attributes: Mapping[str, int],
-    where: str,
-) -> BlockSplit | None:
-    """How a node with ``block_size`` reads an input of ``shape`` with its scale and zero point of
-    ``parameters``' shapes (ONNX opset 21's blocked form): split, or None where there is no block_size or the scale
-    is one value (per tensor, as onnx.reference reads one value whatever block_size says). A partial last block,
-    or a split past 8 dimensions, is refused: one DirectML operator expresses neither."""
-    block_size = attributes.get("block_size", 0)
-    scale_shape = parameters["scale"]
-    if not block_size or _one_value(scale_shape):
-        return None
-    zero_shape = parameters.get("zero point", scale_shape)
-    if zero_shape != scale_shape and not _one_value(zero_shape):
-        raise InvalidArgumentError(
-            f"{where}: the zero point has shape {list(zero_shape)}; ONNX gives it the scale's, {list(scale_shape)} "
-            "(or one value)"
-        )
-    try:
-        along, _ = onnx_block_runs(shape, scale_shape, axis, block_size)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: {error}") from error
-    if shape[along] % block_size:
-        raise NodeRefused(
-            f"{where}: block_size {block_size} leaves the last block of axis {along} ({shape[along]} elements) "
-            f"partial, with a scale of its own for {shape[along] % block_size} elements; one DirectML operator "
-            "splits the axis into equal blocks only (dml.quantize_linear runs the partial block as a second "
-            "dispatch; a graph would need a Join)"
-        )
-    try:
-        return block_split(shape, scale_shape)
-    except InvalidArgumentError as error:
-        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
-
-
-def _one_value(shape: tuple[int, ...]) -> bool:
-    return int(np.prod(shape)) == 1
 
 
 def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
@@ -337,63 +295,3 @@ def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
             needed.add(id(node))
             stack.extend(name for name in node.input if name)
     return [node for node in graph.node if id(node) in needed]
-
-
-def _expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:
-    """``build(*args, **kwargs)``, a dml.graph node; what DirectML's validation refuses becomes a NodeRefused
-    naming the ONNX node."""
-    try:
-        return build(*args, **kwargs)
-    except DmlError as error:
-        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
-
-
-_FOUR_BIT = (TensorDataType.INT4, TensorDataType.UINT4)
-"""ONNX's 4-bit types, which only FL 6_3's QUANTIZE and DEQUANTIZE take."""
-
-
-def _quantize(
-    x: Expression,
-    scale: Expression,
-    zero_point: tuple[str | None, Expression | None],
-    attributes: Mapping[str, int],
-    where: str,
-) -> Expression:
-    zero_name, zero = zero_point
-    output_dtype = attributes.get("output_dtype", 0)
-    if output_dtype:
-        output_type = element_type(output_dtype, f"{where}: output_dtype")
-        if zero is not None and zero.data_type != output_type:
-            raise InvalidArgumentError(
-                f"{where}: output_dtype {type_name(output_dtype)}, but the zero point {zero_name!r} is "
-                f"{onnx_name(zero.data_type)}; QuantizeLinear outputs its zero point's type, and ONNX asks "
-                "output_dtype to agree with it"
-            )
-    elif zero is not None:
-        output_type = zero.data_type
-    else:
-        output_type = TensorDataType.UINT8
-    if output_type in _FOUR_BIT:
-        # FL 6_3's QUANTIZE, with ONNX's zero point: 0 where the model gives none (DirectML's SCALE would mean
-        # an unsigned type's midpoint).
-        return _expressed(where, quantize, x, scale, 0 if zero is None else zero, dtype=output_type)
-    if output_type not in (TensorDataType.UINT8, TensorDataType.INT8):
-        raise NodeRefused(
-            f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or "
-            "INT8, and its QUANTIZE (DML_FEATURE_LEVEL_6_3) INT4 or UINT4 besides"
-        )
-    return _expressed(where, quantize_linear, x, scale, zero, dtype=output_type)
-
-
-def _dequantize(
-    x: Expression, scale: Expression, zero: Expression | None, attributes: Mapping[str, int], where: str
-) -> Expression:
-    output_dtype = attributes.get("output_dtype", 0)
-    if output_dtype and element_type(output_dtype, f"{where}: output_dtype") != scale.data_type:
-        raise NodeRefused(
-            f"{where}: output_dtype {type_name(output_dtype)} differs from the scale's type {scale.data_type.name}; "
-            "DirectML's ELEMENT_WISE_DEQUANTIZE_LINEAR outputs the scale's type"
-        )
-    if x.data_type in _FOUR_BIT:  # FL 6_3's DEQUANTIZE, with ONNX's zero point (0 where none is given)
-        return _expressed(where, dequantize, x, scale, 0 if zero is None else zero)
-    return _expressed(where, dequantize_linear, x, scale, zero)
