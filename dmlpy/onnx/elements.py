@@ -65,6 +65,17 @@ def element_type(elem_type: int, where: str) -> TensorDataType:
     return data_type
 
 
+BOOL_HELD_AS = TensorDataType.UINT8
+"""DirectML has no bool tensors: an ONNX bool is held as UINT8 1 and 0, as its comparisons and logical operators
+write their results."""
+
+
+def value_type(elem_type: int, where: str) -> TensorDataType:
+    """The data type a graph input or initializer of ONNX ``elem_type`` is held in: ``element_type``'s, and
+    UINT8 for a bool (the nodes that take bools know it as one: dmlpy.onnx.lowering's ``booleans``)."""
+    return BOOL_HELD_AS if elem_type == onnx.TensorProto.BOOL else element_type(elem_type, where)
+
+
 def shown_shape(declared: Sequence[int | str | None]) -> str:
     """A declared ONNX shape as the model says it: ``[3, 'N']`` as ``[3, N]``, an unknown dimension as ``?``."""
     return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"

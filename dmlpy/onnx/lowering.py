@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import onnx
@@ -23,15 +23,17 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read
+from dmlpy.onnx.clip import clip_node
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
     NodeRefused,
-    element_type,
     expressed,
     input_shape_error,
     onnx_element_type,
     type_name,
+    value_type,
 )
+from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.nodes import (
     LOWERED_TO,
     QUANTIZATION_OPS,
@@ -89,13 +91,14 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
     """ONNX values computed by lowered nodes."""
     leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
-    booleans: set[str] = set()
+    booleans = {name for name in rep.input_names if rep.input_types[name] == onnx.TensorProto.BOOL}
+    booleans |= {tensor.name for tensor in rep.model.graph.initializer if tensor.data_type == onnx.TensorProto.BOOL}
     """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0)."""
     bound: list[str] = []
     pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
     for name in rep.input_names:
         shape = shapes[name] if shapes is not None else ()
-        pending[name] = (shape, element_type(rep.input_types[name], f"ONNX graph input {name!r}"))
+        pending[name] = (shape, value_type(rep.input_types[name], f"ONNX graph input {name!r}"))
     for name, (dims, data_type) in rep.initializer_types.items():
         pending[name] = (dims if shapes is not None else (), data_type)
 
@@ -154,6 +157,16 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             )
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
+
+    def constant(name: str, what: str, where: str) -> np.ndarray[Any, Any]:
+        """A value that becomes a descriptor field (Clip's ``what`` bound): an initializer's, read on the host."""
+        if name not in rep.initializer_types:
+            made = "computed by a node" if name in computed else "a graph input" if name in pending else "undefined"
+            raise NodeRefused(
+                f"{where}: its {what} {name!r} is {made}; DirectML's CLIP1 holds its bounds in descriptor fields "
+                "(Min, Max), fixed when the graph is built: give the bound as an initializer"
+            )
+        return initializer_value(rep.model.graph, name, rep.initializer_types, where)
 
     def known(name: str, where: str) -> tuple[tuple[int, ...], TensorDataType]:
         """The ONNX shape and data type of ``name``, reading nothing (no graph input is made for it)."""
@@ -236,8 +249,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         for index, name in enumerate(node.input):
             if name in booleans and "bool" not in input_types(node.op_type, rep.opset, index):
                 raise NodeRefused(
-                    f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
-                    f"{node.op_type} takes no bool"
+                    f"{where}: its input {name!r} is an ONNX bool (held as UINT8 1 and 0); {node.op_type} takes no bool"
                 )
         if node.op_type in QUANTIZATION_OPS:
             x, shape, scale, zero = operands(node, attributes, where)
@@ -248,18 +260,25 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 result = dequantize_node(x, scale, zero, attributes, where)
         else:
             if node.op_type in BROADCASTING_OPS:
+                _check_booleans_alike(node, booleans, where)
                 found = [(name, *known(name, where)) for name in node.input]
                 result, shape = arithmetic_node(node.op_type, found, broadcast, where, expressed)
+            elif node.op_type == "Clip":
+                x, shape, _ = data(node.input[0], where)
+                result = clip_node(node, rep.opset, x, constant, where)
             else:
                 x, shape, _ = data(node.input[0], where)
                 keywords = builder_keywords(node.op_type, attributes, where)
-                result = expressed(where, _BUILT_BY[node.op_type], x, **keywords)
-                if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
-                    booleans.add(node.output[0])
+                # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
+                unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
+                build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
+                result = expressed(where, build, x, **keywords)
+            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+                booleans.add(node.output[0])
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
             # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
             for index, name in enumerate(node.input):
-                if name not in booleans:
+                if name and name not in booleans:
                     check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
         computed[node.output[0]] = (result, shape, result.data_type)
 
@@ -281,6 +300,17 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         expressions.append(expression)
         outputs.append((name, elem_type, shape))
     return Lowered(expressions, bound, outputs)
+
+
+_UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
+
+
+def _check_booleans_alike(node: onnx.NodeProto, booleans: set[str], where: str) -> None:
+    """InvalidArgumentError where some of the node's inputs are ONNX bools and others not: ONNX's binary op types
+    take one type T for both (a bool and a UINT8 are both UINT8 to DirectML, so its validation cannot tell)."""
+    if len({name in booleans for name in node.input}) > 1:
+        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in node.input)
+        raise InvalidArgumentError(f"{where}: its inputs are {given}; {node.op_type} takes one type for all of them")
 
 
 def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
