@@ -3,7 +3,8 @@ type (MinMaxDataType), so exact for every type. The bounds become descriptor fie
 built: opset 6's min and max attributes, or from opset 11 the optional min and max inputs, read from
 initializers (a bound given as a graph input or computed by a node has no value until the graph runs, and is
 refused by lowering). An absent bound is the type's lowest or highest value: -inf and +inf for floats, opset 6's
-attribute defaults (its schema's, -FLT_MAX and FLT_MAX) where it takes attributes.
+attribute defaults (its schema's, -FLT_MAX and FLT_MAX) where it takes attributes. With neither bound given
+(from opset 11) Clip is the input itself, an ELEMENT_WISE_IDENTITY copy (NaN stays NaN, as in onnx.reference).
 
 ONNX's Clip is ``min(max(x, min), max)`` (np.clip): where min > max every element becomes max. CLIP1's
 ``max(Min, min(x, Max))`` would give Min there, so CLIP1 is given ``min(min, max)`` as Min, which gives the same
@@ -43,6 +44,8 @@ def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf
         low, high = (given.get(name, defaults[name]) for name in ("min", "max"))
     else:
         names = dict(zip(("min", "max"), node.input[1:], strict=False))
+        if not any(names.values()):  # no bound: ONNX's Clip is the input itself, NaN included
+            return expressed(where, BUILDERS["identity"], x)
         low = _bound(names.get("min"), "min", data_type, bound_of, where, lowest)
         high = _bound(names.get("max"), "max", data_type, bound_of, where, highest)
     for what, value in (("min", low), ("max", high)):

@@ -116,7 +116,7 @@ def test_clip_takes_its_bounds_from_initializers_or_attributes_as_onnx_reference
 def test_where_directml_and_onnx_reference_differ_signs_and_clamps_answer_as_directml() -> None:
     """docs/conformance.md's list: Sign of NaN is 0 (DirectML's SIGN: "otherwise"; np.sign gives NaN), Clip of
     NaN is its max (CLIP1's max(Min, min(x, Max)) with D3D's min and max; np.clip gives NaN), also where min >
-    max. Abs and Neg of the most negative integer wrap, as NumPy's do; Abs of an unsigned type is the value itself
+    max; a Clip with no bound is the input itself, NaN too, as in onnx.reference. Abs and Neg of the most negative integer wrap, as NumPy's do; Abs of an unsigned type is the value itself
     (an ELEMENT_WISE_IDENTITY copy: DirectML's ABS takes no unsigned type)."""
     nan = np.array([np.nan, -np.nan, 2.0], np.float32)
     (sign,) = DmlBackend.run_node(helper.make_node("Sign", ["x"], ["y"]), [nan])
@@ -129,6 +129,8 @@ def test_where_directml_and_onnx_reference_differ_signs_and_clamps_answer_as_dir
         (want,) = _reference(model, {"x": nan})
         assert got.tolist() == [4.0, 4.0, 4.0 if low > high else 2.0]
         assert np.isnan(want[:2]).all() and want[2] == got[2]
+    (unbounded,) = DmlBackend.run_node(helper.make_node("Clip", ["x"], ["y"]), [nan])  # no bound: an Identity copy
+    assert unbounded.tobytes() == nan.tobytes()
     edges = np.array([-(2**31), -1, 0, 2**31 - 1], np.int32)
     for op_type in ("Abs", "Neg"):
         node = helper.make_node(op_type, ["x"], ["y"])
