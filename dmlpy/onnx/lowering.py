@@ -1,13 +1,15 @@
 """ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
 builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), an arithmetic node
-(Add, ..., Mean) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), QuantizeLinear and DequantizeLinear with
-their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
+(Add, ..., Mean, the comparisons and logical op types) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), Clip
+with its bounds read from initializers (``dmlpy.onnx.clip``), QuantizeLinear and DequantizeLinear with their
+attributes (axis, block_size, output_dtype) and their scale and zero point inputs (``dmlpy.onnx.quantization``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
-ONNX bool value (IsNaN's, IsInf's output) is a UINT8 tensor of 1s and 0s, as DirectML's operators write it, and
-a bool graph output."""
+ONNX bool value (a comparison's, IsNaN's output, a bool graph input or initializer) is a UINT8 tensor of 1s and
+0s, as DirectML's operators write it, read only by the op types whose schema takes bools, and a bool graph
+output."""
 
 from __future__ import annotations
 

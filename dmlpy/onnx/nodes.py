@@ -1,6 +1,7 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
-inputs and INT attributes, what an attribute becomes in the operator's builder function (IsInf's detect_negative
-and detect_positive, DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; Clip's FLOAT bounds before opset
+11), what an attribute becomes in the operator's builder function (IsInf's detect_negative and detect_positive,
+DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
 

@@ -311,10 +311,10 @@ def test_is_inf_detecting_nothing_is_refused_and_the_others_map_to_their_modes()
         DmlBackend.run_node(node, [x])
 
 
-def test_a_bool_result_is_read_by_identity_only() -> None:
+def test_a_bool_result_is_read_only_by_op_types_that_take_bools() -> None:
     """IsNaN's bool (UINT8 1 and 0 in DirectML) passes through Identity as a bool, and a node that takes no bool
     (DequantizeLinear's x, which onnx.checker does not type-check) is refused naming the value, not run on 1s and
-    0s."""
+    0s (the logical op types that take bools: test_onnx_signs_and_logic.py)."""
     tensor, floats = onnx.helper.make_tensor_value_info, onnx.TensorProto.FLOAT
     x = np.array([np.nan, 1.0, -np.nan], np.float32)
     nodes = [onnx.helper.make_node("IsNaN", ["x"], ["t"]), onnx.helper.make_node("Identity", ["t"], ["y"])]

@@ -116,8 +116,9 @@ def test_clip_takes_its_bounds_from_initializers_or_attributes_as_onnx_reference
 def test_where_directml_and_onnx_reference_differ_signs_and_clamps_answer_as_directml() -> None:
     """docs/conformance.md's list: Sign of NaN is 0 (DirectML's SIGN: "otherwise"; np.sign gives NaN), Clip of
     NaN is its max (CLIP1's max(Min, min(x, Max)) with D3D's min and max; np.clip gives NaN), also where min >
-    max; a Clip with no bound is the input itself, NaN too, as in onnx.reference. Abs and Neg of the most negative integer wrap, as NumPy's do; Abs of an unsigned type is the value itself
-    (an ELEMENT_WISE_IDENTITY copy: DirectML's ABS takes no unsigned type)."""
+    max; a Clip with no bound is the input itself, NaN too, as in onnx.reference. Abs and Neg of the most negative
+    integer wrap, as NumPy's do; Abs of an unsigned type is the value itself (an ELEMENT_WISE_IDENTITY copy:
+    DirectML's ABS takes no unsigned type)."""
     nan = np.array([np.nan, -np.nan, 2.0], np.float32)
     (sign,) = DmlBackend.run_node(helper.make_node("Sign", ["x"], ["y"]), [nan])
     assert sign.tolist() == [0.0, 0.0, 1.0]
