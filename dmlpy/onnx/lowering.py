@@ -93,9 +93,11 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
     """ONNX values computed by lowered nodes."""
     leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
-    booleans = {name for name in rep.input_names if rep.input_types[name] == onnx.TensorProto.BOOL}
-    booleans |= {tensor.name for tensor in rep.model.graph.initializer if tensor.data_type == onnx.TensorProto.BOOL}
-    """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0)."""
+    booleans = {name for name in rep.input_names if rep.input_types[name] == onnx.TensorProto.BOOL} | {
+        tensor.name for tensor in rep.model.graph.initializer if tensor.data_type == onnx.TensorProto.BOOL
+    }
+    """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0): bool graph inputs and initializers, and
+    the outputs of the nodes that compute bools."""
     bound: list[str] = []
     pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
     for name in rep.input_names:

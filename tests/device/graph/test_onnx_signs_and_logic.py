@@ -143,10 +143,11 @@ def test_where_directml_and_onnx_reference_differ_signs_and_clamps_answer_as_dir
     _assert_same(got, unsigned)
 
 
-def test_a_clip_bound_that_is_no_initializer_or_no_scalar_of_the_type_is_refused_saying_why() -> None:
+def test_a_clip_bound_that_is_no_initializer_or_no_scalar_of_the_type_is_refused_saying_why(tmp_path: Any) -> None:
     """A bound given as a graph input or computed by a node has no value when the graph is built, where CLIP1's
     Min and Max are fixed: refused at prepare naming the bound. A bound of another type than the input, of more
-    than one value, or NaN (every element NaN in ONNX, passed over by DirectML's min and max) is refused too."""
+    than one value, or NaN (every element NaN in ONNX, passed over by DirectML's min and max) is refused too, and
+    one held in external data (which dmlpy reads only to upload it)."""
     x = _value("x", F, [4])
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     clip = helper.make_node("Clip", ["x", "lo", "one"], ["y"], name="clip")
@@ -166,6 +167,12 @@ def test_a_clip_bound_that_is_no_initializer_or_no_scalar_of_the_type_is_refused
         model = _model([clip], [x], [_value("y", F, [4])], [numpy_helper.from_array(bound, "lo"), one])
         with pytest.raises(error, match=words):
             DmlBackend.prepare(model)
+    (tmp_path / "lo.bin").write_bytes(np.array(-1.0, np.float32).tobytes())
+    external = TensorProto(name="lo", data_type=F, data_location=TensorProto.EXTERNAL)
+    external.external_data.add(key="location", value="lo.bin")
+    model = _model([clip], [x], [_value("y", F, [4])], [external, one])
+    with pytest.raises(NodeRefused, match="the initializer 'lo' is held in external data"):
+        DmlBackend.prepare(model, base_dir=str(tmp_path))
 
 
 def test_bools_are_read_only_where_the_schema_takes_them() -> None:
