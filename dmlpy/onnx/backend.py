@@ -18,13 +18,14 @@ from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, Unsup
 from dmlpy.graph import Graph
 from dmlpy.lru import LruCache
 from dmlpy.onnx.elements import (
+    BOOL_HELD_AS,
     ELEMENT_TYPES,
     NodeRefused,
-    element_type,
     input_shape_error,
     onnx_name,
     shown_shape,
     type_name,
+    value_type,
 )
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
@@ -86,7 +87,7 @@ class DmlBackendRep(BackendRep):
                     f"ONNX graph input {value.name!r} is a {value.type.WhichOneof('value')}; dmlpy runs tensors only "
                     "(DirectML has no sequences or optionals)"
                 )
-            data_type = element_type(value.type.tensor_type.elem_type, f"ONNX graph input {value.name!r}")
+            data_type = value_type(value.type.tensor_type.elem_type, f"ONNX graph input {value.name!r}")
             if value.name in self.initializer_types:
                 _check_initializer_declaration(
                     value.name, data_type, self.input_shapes[value.name], self.initializer_types[value.name]
@@ -152,16 +153,24 @@ class DmlBackendRep(BackendRep):
                 array = np.asarray(given[name])
             except (TypeError, ValueError) as error:
                 raise argument_error("run", f"the model's input {name!r}", given[name], expected) from error
-            wanted = ELEMENT_TYPES.get(self.input_types[name])
-            numpy_type = DATA_TYPES[wanted].numpy if wanted is not None else None
+            numpy_type = _numpy_type(self.input_types[name])
             if numpy_type is None or array.dtype != numpy_type:
                 raise InvalidArgumentError(
                     f"the model's input {name!r} is {type_name(self.input_types[name])}; an array of dtype "
                     f"{array.dtype} was given"
                 )
             _check_shape(name, array.shape, self.input_shapes[name])
-            arrays[name] = array
+            arrays[name] = array.view(DATA_TYPES[BOOL_HELD_AS].numpy) if array.dtype == np.bool_ else array
         return arrays
+
+
+def _numpy_type(elem_type: int) -> np.dtype[Any] | None:
+    """The NumPy dtype ``run`` takes for a graph input of ONNX ``elem_type``: NumPy's bool for a bool (its bytes
+    are DirectML's UINT8 1 and 0), None for a type DirectML has no tensor data type for."""
+    if elem_type == onnx.TensorProto.BOOL:
+        return np.dtype(np.bool_)
+    wanted = ELEMENT_TYPES.get(elem_type)
+    return np.dtype(DATA_TYPES[wanted].numpy) if wanted is not None else None
 
 
 def _shape_differs(shape: tuple[int, ...], declared: list[int | str | None] | None) -> str | None:

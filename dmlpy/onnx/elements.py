@@ -1,14 +1,17 @@
-"""ONNX element types as DirectML tensor data types, their names in messages, declared shapes in messages, and
-NodeRefused: the vocabulary the other modules of dmlpy.onnx share."""
+"""ONNX element types as DirectML tensor data types, their names in messages, declared shapes in messages,
+NodeRefused and ``expressed`` (a builder call whose refusal names the ONNX node): the vocabulary the other modules
+of dmlpy.onnx share."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import onnx
 
 from dmlpy.enums import TensorDataType
-from dmlpy.errors import InvalidArgumentError, UnsupportedError
+from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError
+from dmlpy.graph import Expression
 
 T = TensorDataType
 ELEMENT_TYPES: dict[int, TensorDataType] = {
@@ -62,6 +65,17 @@ def element_type(elem_type: int, where: str) -> TensorDataType:
     return data_type
 
 
+BOOL_HELD_AS = TensorDataType.UINT8
+"""DirectML has no bool tensors: an ONNX bool is held as UINT8 1 and 0, as its comparisons and logical operators
+write their results."""
+
+
+def value_type(elem_type: int, where: str) -> TensorDataType:
+    """The data type a graph input or initializer of ONNX ``elem_type`` is held in: ``element_type``'s, and
+    UINT8 for a bool (the nodes that take bools know it as one: dmlpy.onnx.lowering's ``booleans``)."""
+    return BOOL_HELD_AS if elem_type == onnx.TensorProto.BOOL else element_type(elem_type, where)
+
+
 def shown_shape(declared: Sequence[int | str | None]) -> str:
     """A declared ONNX shape as the model says it: ``[3, 'N']`` as ``[3, N]``, an unknown dimension as ``?``."""
     return "[" + ", ".join("?" if d is None else str(d) for d in declared) + "]"
@@ -74,3 +88,12 @@ def input_shape_error(
     input, its shape and the declared one (or that none is), then ``why`` and the fix."""
     said = "declares no shape for it" if declared is None else f"declares {shown_shape(declared)}"
     return InvalidArgumentError(f"the model's input {name!r} has shape {shape}; the model {said}{why}")
+
+
+def expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:
+    """``build(*args, **kwargs)``, a dml.graph node; what DirectML's validation refuses becomes a NodeRefused
+    naming the ONNX node (``where``)."""
+    try:
+        return build(*args, **kwargs)
+    except DmlError as error:
+        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error

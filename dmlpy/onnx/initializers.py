@@ -1,5 +1,6 @@
 """A model's initializers: their dims and data types read from the TensorProtos, and their data uploaded to the
-device one at a time (held in the model, or external data read through dmlpy.onnx.external_data)."""
+device one at a time (held in the model, or external data read through dmlpy.onnx.external_data), or read on the
+host where a value becomes a descriptor field (Clip's bounds)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from onnx.external_data_helper import uses_external_data
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.onnx.elements import element_type, onnx_name
+from dmlpy.onnx.elements import NodeRefused, onnx_name, value_type
 from dmlpy.onnx.external_data import upload_external
 from dmlpy.runtime import Buffer, Device
 
@@ -30,7 +31,7 @@ def initializer_types(graph: onnx.GraphProto) -> dict[str, tuple[tuple[int, ...]
             raise InvalidArgumentError(f"{where} is given twice; each initializer has one name")
         if any(dim < 0 for dim in tensor.dims):
             raise InvalidArgumentError(f"{where} has dims {list(tensor.dims)}; a dimension is at least 0")
-        types[tensor.name] = (tuple(int(dim) for dim in tensor.dims), element_type(tensor.data_type, where))
+        types[tensor.name] = (tuple(int(dim) for dim in tensor.dims), value_type(tensor.data_type, where))
     return types
 
 
@@ -56,6 +57,21 @@ def upload_initializers(
             buffer.release()
         raise
     return uploaded
+
+
+def initializer_value(
+    graph: onnx.GraphProto, name: str, types: Mapping[str, tuple[tuple[int, ...], TensorDataType]], where: str
+) -> np.ndarray[Any, Any]:
+    """The data of the initializer ``name`` on the host, for a value that becomes a descriptor field (Clip's
+    bounds): held in the model; one in external data is refused (dmlpy reads external data only to upload it)."""
+    (tensor,) = [tensor for tensor in graph.initializer if tensor.name == name]
+    if uses_external_data(tensor):
+        raise NodeRefused(
+            f"{where}: the initializer {name!r} is held in external data, which dmlpy reads only to upload it; "
+            "store this small value in the model"
+        )
+    dims, data_type = types[name]
+    return _inline_array(tensor, dims, data_type, f"ONNX initializer {name!r}")
 
 
 def _inline_array(

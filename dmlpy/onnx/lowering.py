@@ -1,17 +1,19 @@
 """ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
 builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), an arithmetic node
-(Add, ..., Mean) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), QuantizeLinear and DequantizeLinear with
-their attributes (axis, block_size, output_dtype) and their scale and zero point inputs.
+(Add, ..., Mean, the comparisons and logical op types) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), Clip
+with its bounds read from initializers (``dmlpy.onnx.clip``), QuantizeLinear and DequantizeLinear with their
+attributes (axis, block_size, output_dtype) and their scale and zero point inputs (``dmlpy.onnx.quantization``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
-ONNX bool value (IsNaN's, IsInf's output) is a UINT8 tensor of 1s and 0s, as DirectML's operators write it, and
-a bool graph output."""
+ONNX bool value (a comparison's, IsNaN's output, a bool graph input or initializer) is a UINT8 tensor of 1s and
+0s, as DirectML's operators write it, read only by the op types whose schema takes bools, and a bool graph
+output."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,20 +21,21 @@ import numpy as np
 import onnx
 
 from dmlpy.enums import TensorDataType
-from dmlpy.errors import DmlError, InvalidArgumentError
+from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
-from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read
+from dmlpy.onnx.clip import clip_node
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
     NodeRefused,
-    element_type,
+    expressed,
     input_shape_error,
     onnx_element_type,
-    onnx_name,
     type_name,
+    value_type,
 )
+from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.nodes import (
     LOWERED_TO,
     QUANTIZATION_OPS,
@@ -43,7 +46,8 @@ from dmlpy.onnx.nodes import (
     node_attributes,
     node_name,
 )
-from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
+from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
+from dmlpy.quantization_blocks import BlockSplit
 from dmlpy.tensor import BufferTensorDesc
 
 _BUILT_BY: dict[str, Builder] = {
@@ -89,13 +93,16 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     computed: dict[str, tuple[Expression, tuple[int, ...], TensorDataType]] = {}
     """ONNX values computed by lowered nodes."""
     leaves: dict[tuple[str, BufferTensorDesc], Expression] = {}
-    booleans: set[str] = set()
-    """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0)."""
+    booleans = {name for name in rep.input_names if rep.input_types[name] == onnx.TensorProto.BOOL} | {
+        tensor.name for tensor in rep.model.graph.initializer if tensor.data_type == onnx.TensorProto.BOOL
+    }
+    """ONNX values of type bool, which DirectML holds as UINT8 (1 and 0): bool graph inputs and initializers, and
+    the outputs of the nodes that compute bools."""
     bound: list[str] = []
     pending: dict[str, tuple[tuple[int, ...], TensorDataType]] = {}
     for name in rep.input_names:
         shape = shapes[name] if shapes is not None else ()
-        pending[name] = (shape, element_type(rep.input_types[name], f"ONNX graph input {name!r}"))
+        pending[name] = (shape, value_type(rep.input_types[name], f"ONNX graph input {name!r}"))
     for name, (dims, data_type) in rep.initializer_types.items():
         pending[name] = (dims if shapes is not None else (), data_type)
 
@@ -155,6 +162,16 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
+    def constant(name: str, what: str, where: str) -> np.ndarray[Any, Any]:
+        """A value that becomes a descriptor field (Clip's ``what`` bound): an initializer's, read on the host."""
+        if name not in rep.initializer_types:
+            made = "computed by a node" if name in computed else "a graph input" if name in pending else "undefined"
+            raise NodeRefused(
+                f"{where}: its {what} {name!r} is {made}; DirectML's CLIP1 holds its bounds in descriptor fields "
+                "(Min, Max), fixed when the graph is built: give the bound as an initializer"
+            )
+        return initializer_value(rep.model.graph, name, rep.initializer_types, where)
+
     def known(name: str, where: str) -> tuple[tuple[int, ...], TensorDataType]:
         """The ONNX shape and data type of ``name``, reading nothing (no graph input is made for it)."""
         if name in computed:
@@ -208,13 +225,13 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         for what, name in names.items():
             source(name, where, what)
         shapes = {what: pending[name][0] for what, name in names.items()}
-        split = _block_split(known(node.input[0], where)[0], shapes, axis, attributes, where)
+        split = block_split_of(known(node.input[0], where)[0], shapes, axis, attributes, where)
         if split is not None:
             x = blocked_data(node.input[0], split, where)
             read: list[Expression] = []
             for what, name in names.items():
                 # A one-value zero point is broadcast over every block, as onnx.reference reads it.
-                strides = (0,) * len(split.sizes) if _one_value(shapes[what]) else split.scale_strides
+                strides = (0,) * len(split.sizes) if one_value(shapes[what]) else split.scale_strides
                 read.append(
                     leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
                 )
@@ -236,30 +253,36 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         for index, name in enumerate(node.input):
             if name in booleans and "bool" not in input_types(node.op_type, rep.opset, index):
                 raise NodeRefused(
-                    f"{where}: its input {name!r} is an ONNX bool (an IsNaN or IsInf result, held as UINT8 1 and 0); "
-                    f"{node.op_type} takes no bool"
+                    f"{where}: its input {name!r} is an ONNX bool (held as UINT8 1 and 0); {node.op_type} takes no bool"
                 )
         if node.op_type in QUANTIZATION_OPS:
             x, shape, scale, zero = operands(node, attributes, where)
             if node.op_type == "QuantizeLinear":
                 zero_name = node.input[2] if zero is not None else None
-                result = _quantize(x, scale, (zero_name, zero), attributes, where)
+                result = quantize_node(x, scale, (zero_name, zero), attributes, where)
             else:
-                result = _dequantize(x, scale, zero, attributes, where)
+                result = dequantize_node(x, scale, zero, attributes, where)
         else:
             if node.op_type in BROADCASTING_OPS:
+                _check_booleans_alike(node, booleans, where)
                 found = [(name, *known(name, where)) for name in node.input]
-                result, shape = arithmetic_node(node.op_type, found, broadcast, where, _expressed)
+                result, shape = arithmetic_node(node.op_type, found, broadcast, where, expressed)
+            elif node.op_type == "Clip":
+                x, shape, _ = data(node.input[0], where)
+                result = clip_node(node, rep.opset, x, constant, where)
             else:
                 x, shape, _ = data(node.input[0], where)
                 keywords = builder_keywords(node.op_type, attributes, where)
-                result = _expressed(where, _BUILT_BY[node.op_type], x, **keywords)
-                if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
-                    booleans.add(node.output[0])
+                # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
+                unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
+                build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
+                result = expressed(where, build, x, **keywords)
+            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+                booleans.add(node.output[0])
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
             # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
             for index, name in enumerate(node.input):
-                if name not in booleans:
+                if name and name not in booleans:
                     check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
         computed[node.output[0]] = (result, shape, result.data_type)
 
@@ -277,52 +300,21 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if expression.node is None or expression in expressions:
             # A graph input passed straight out, or one value listed twice: DirectML writes each node output
             # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
-            expression = _expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
+            expression = expressed(f"ONNX graph output {name!r}", BUILDERS["identity"], expression)
         expressions.append(expression)
         outputs.append((name, elem_type, shape))
     return Lowered(expressions, bound, outputs)
 
 
-def _block_split(
-    shape: tuple[int, ...],
-    parameters: Mapping[str, tuple[int, ...]],
-    axis: int,
-    attributes: Mapping[str, int],
-    where: str,
-) -> BlockSplit | None:
-    """How a node with ``block_size`` reads an input of ``shape`` with its scale and zero point of
-    ``parameters``' shapes (ONNX opset 21's blocked form): split, or None where there is no block_size or the scale
-    is one value (per tensor, as onnx.reference reads one value whatever block_size says). A partial last block,
-    or a split past 8 dimensions, is refused: one DirectML operator expresses neither."""
-    block_size = attributes.get("block_size", 0)
-    scale_shape = parameters["scale"]
-    if not block_size or _one_value(scale_shape):
-        return None
-    zero_shape = parameters.get("zero point", scale_shape)
-    if zero_shape != scale_shape and not _one_value(zero_shape):
-        raise InvalidArgumentError(
-            f"{where}: the zero point has shape {list(zero_shape)}; ONNX gives it the scale's, {list(scale_shape)} "
-            "(or one value)"
-        )
-    try:
-        along, _ = onnx_block_runs(shape, scale_shape, axis, block_size)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: {error}") from error
-    if shape[along] % block_size:
-        raise NodeRefused(
-            f"{where}: block_size {block_size} leaves the last block of axis {along} ({shape[along]} elements) "
-            f"partial, with a scale of its own for {shape[along] % block_size} elements; one DirectML operator "
-            "splits the axis into equal blocks only (dml.quantize_linear runs the partial block as a second "
-            "dispatch; a graph would need a Join)"
-        )
-    try:
-        return block_split(shape, scale_shape)
-    except InvalidArgumentError as error:
-        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
+_UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
 
 
-def _one_value(shape: tuple[int, ...]) -> bool:
-    return int(np.prod(shape)) == 1
+def _check_booleans_alike(node: onnx.NodeProto, booleans: set[str], where: str) -> None:
+    """InvalidArgumentError where some of the node's inputs are ONNX bools and others not: ONNX's binary op types
+    take one type T for both (a bool and a UINT8 are both UINT8 to DirectML, so its validation cannot tell)."""
+    if len({name in booleans for name in node.input}) > 1:
+        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in node.input)
+        raise InvalidArgumentError(f"{where}: its inputs are {given}; {node.op_type} takes one type for all of them")
 
 
 def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
@@ -337,63 +329,3 @@ def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
             needed.add(id(node))
             stack.extend(name for name in node.input if name)
     return [node for node in graph.node if id(node) in needed]
-
-
-def _expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:
-    """``build(*args, **kwargs)``, a dml.graph node; what DirectML's validation refuses becomes a NodeRefused
-    naming the ONNX node."""
-    try:
-        return build(*args, **kwargs)
-    except DmlError as error:
-        raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
-
-
-_FOUR_BIT = (TensorDataType.INT4, TensorDataType.UINT4)
-"""ONNX's 4-bit types, which only FL 6_3's QUANTIZE and DEQUANTIZE take."""
-
-
-def _quantize(
-    x: Expression,
-    scale: Expression,
-    zero_point: tuple[str | None, Expression | None],
-    attributes: Mapping[str, int],
-    where: str,
-) -> Expression:
-    zero_name, zero = zero_point
-    output_dtype = attributes.get("output_dtype", 0)
-    if output_dtype:
-        output_type = element_type(output_dtype, f"{where}: output_dtype")
-        if zero is not None and zero.data_type != output_type:
-            raise InvalidArgumentError(
-                f"{where}: output_dtype {type_name(output_dtype)}, but the zero point {zero_name!r} is "
-                f"{onnx_name(zero.data_type)}; QuantizeLinear outputs its zero point's type, and ONNX asks "
-                "output_dtype to agree with it"
-            )
-    elif zero is not None:
-        output_type = zero.data_type
-    else:
-        output_type = TensorDataType.UINT8
-    if output_type in _FOUR_BIT:
-        # FL 6_3's QUANTIZE, with ONNX's zero point: 0 where the model gives none (DirectML's SCALE would mean
-        # an unsigned type's midpoint).
-        return _expressed(where, quantize, x, scale, 0 if zero is None else zero, dtype=output_type)
-    if output_type not in (TensorDataType.UINT8, TensorDataType.INT8):
-        raise NodeRefused(
-            f"{where}: the output is {output_type.name}; DirectML's ELEMENT_WISE_QUANTIZE_LINEAR outputs UINT8 or "
-            "INT8, and its QUANTIZE (DML_FEATURE_LEVEL_6_3) INT4 or UINT4 besides"
-        )
-    return _expressed(where, quantize_linear, x, scale, zero, dtype=output_type)
-
-
-def _dequantize(
-    x: Expression, scale: Expression, zero: Expression | None, attributes: Mapping[str, int], where: str
-) -> Expression:
-    output_dtype = attributes.get("output_dtype", 0)
-    if output_dtype and element_type(output_dtype, f"{where}: output_dtype") != scale.data_type:
-        raise NodeRefused(
-            f"{where}: output_dtype {type_name(output_dtype)} differs from the scale's type {scale.data_type.name}; "
-            "DirectML's ELEMENT_WISE_DEQUANTIZE_LINEAR outputs the scale's type"
-        )
-    if x.data_type in _FOUR_BIT:  # FL 6_3's DEQUANTIZE, with ONNX's zero point (0 where none is given)
-        return _expressed(where, dequantize, x, scale, 0 if zero is None else zero)
-    return _expressed(where, dequantize_linear, x, scale, zero)

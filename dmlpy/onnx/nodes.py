@@ -1,6 +1,7 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
-inputs and INT attributes, what an attribute becomes in the operator's builder function (IsInf's detect_negative
-and detect_positive, DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; Clip's FLOAT bounds before opset
+11), what an attribute becomes in the operator's builder function (IsInf's detect_negative and detect_positive,
+DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ _ATTRIBUTES = {
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
     "IsInf": {"detect_negative", "detect_positive"},
 }
-"""The attributes each op type takes (all INT), and so the ones dmlpy reads; the other op types take none."""
+"""The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
+CLIP_ATTRIBUTES = {"min", "max"}
+"""Clip's FLOAT attributes before opset 11 (its bounds; inputs from opset 11), read by ``dmlpy.onnx.clip``."""
 _QUANTIZATION_INPUTS = (2, 3)
 """QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
 
@@ -58,16 +61,22 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if node.op_type in QUANTIZATION_OPS:
         fewest, most = _QUANTIZATION_INPUTS
         required, takes = node.input[:fewest], f"{fewest} or {most} (the zero point is optional)"
-    else:  # one input (Round, ...), two (Add, ...) or one or more (Sum, Max, ...): each of them given
+    else:  # one input (Round, ...), two (Add, ...), one or more (Sum, Max, ...) or optional ones (Clip's bounds)
         schema = onnx.defs.get_schema(node.op_type, opset)
         fewest, most = schema.min_input, schema.max_input
-        required, takes = node.input, f"{fewest}" if fewest == most else f"{fewest} or more"
+        optional = schema.inputs[-1].option == onnx.defs.OpSchema.FormalParameterOption.Optional
+        required = node.input[:fewest] if optional else node.input
+        takes = f"{fewest}" if fewest == most else f"{fewest} to {most}" if optional else f"{fewest} or more"
     if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
     if len(node.output) != 1 or not node.output[0]:
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
+        if node.op_type == "Clip" and attribute.name in CLIP_ATTRIBUTES:
+            if attribute.type != onnx.AttributeProto.FLOAT:
+                raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is not FLOAT; Clip takes a FLOAT")
+            continue
         if attribute.name not in _ATTRIBUTES.get(node.op_type, set()):
             raise NodeRefused(
                 f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"

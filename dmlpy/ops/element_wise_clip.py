@@ -256,7 +256,7 @@ class ElementWiseClip1OperatorDesc(ClampDesc):
         INPUT_OUTPUT,
         ((L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}),),
     )
-    BUILDER_NAME = "clip1"
+    BUILDER_NAME, ONNX_OPS = "clip1", ("Clip",)
 
     min_max_data_type: TensorDataType = Field(alias="MinMaxDataType")
     """MinMaxDataType (DML_TENSOR_DATA_TYPE): the type Min and Max are read as; OutputTensor's DataType."""

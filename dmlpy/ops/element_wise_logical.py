@@ -93,7 +93,7 @@ class ElementWiseLogicalEqualsOperatorDesc(ComparisonDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_EQUALS
     SUPPORT = comparison_support(OPERATOR_TYPE, L.FL_1_0)
-    FUNCTION, BUILDER_NAME = "LOGICAL_EQUALS", "equals"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_EQUALS", "equals", ("Equal",)
 
 
 class ElementWiseLogicalGreaterThanOperatorDesc(ComparisonDesc):
@@ -101,7 +101,7 @@ class ElementWiseLogicalGreaterThanOperatorDesc(ComparisonDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_GREATER_THAN
     SUPPORT = comparison_support(OPERATOR_TYPE, L.FL_1_0)
-    FUNCTION, BUILDER_NAME = "LOGICAL_GREATER_THAN", "greater_than"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_GREATER_THAN", "greater_than", ("Greater",)
 
 
 class ElementWiseLogicalLessThanOperatorDesc(ComparisonDesc):
@@ -109,7 +109,7 @@ class ElementWiseLogicalLessThanOperatorDesc(ComparisonDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_LESS_THAN
     SUPPORT = comparison_support(OPERATOR_TYPE, L.FL_1_0)
-    FUNCTION, BUILDER_NAME = "LOGICAL_LESS_THAN", "less_than"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_LESS_THAN", "less_than", ("Less",)
 
 
 class ElementWiseLogicalGreaterThanOrEqualOperatorDesc(ComparisonDesc):
@@ -118,6 +118,7 @@ class ElementWiseLogicalGreaterThanOrEqualOperatorDesc(ComparisonDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL
     SUPPORT = comparison_support(OPERATOR_TYPE, L.FL_3_0)
     FUNCTION, BUILDER_NAME = "LOGICAL_GREATER_THAN_OR_EQUAL", "greater_than_or_equal"
+    ONNX_OPS = ("GreaterOrEqual",)
 
 
 class ElementWiseLogicalLessThanOrEqualOperatorDesc(ComparisonDesc):
@@ -126,6 +127,7 @@ class ElementWiseLogicalLessThanOrEqualOperatorDesc(ComparisonDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL
     SUPPORT = comparison_support(OPERATOR_TYPE, L.FL_3_0)
     FUNCTION, BUILDER_NAME = "LOGICAL_LESS_THAN_OR_EQUAL", "less_than_or_equal"
+    ONNX_OPS = ("LessOrEqual",)
 
 
 TRUTH_ROWS = ((L.FL_1_0, (4, 4), frozenset({T.UINT32})), (L.FL_2_0, (4, 4), TRUTHS), (L.FL_3_0, (1, 8), TRUTHS))
@@ -153,7 +155,7 @@ class ElementWiseLogicalAndOperatorDesc(LogicDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_AND
     SUPPORT = binary_support(OPERATOR_TYPE, TRUTH_ROWS)
-    FUNCTION, BUILDER_NAME = "LOGICAL_AND", "logical_and"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_AND", "logical_and", ("And",)
 
 
 class ElementWiseLogicalOrOperatorDesc(LogicDesc):
@@ -161,7 +163,7 @@ class ElementWiseLogicalOrOperatorDesc(LogicDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_OR
     SUPPORT = binary_support(OPERATOR_TYPE, TRUTH_ROWS)
-    FUNCTION, BUILDER_NAME = "LOGICAL_OR", "logical_or"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_OR", "logical_or", ("Or",)
 
 
 class ElementWiseLogicalXorOperatorDesc(LogicDesc):
@@ -170,7 +172,7 @@ class ElementWiseLogicalXorOperatorDesc(LogicDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_XOR
     SUPPORT = binary_support(OPERATOR_TYPE, TRUTH_ROWS)
-    FUNCTION, BUILDER_NAME = "LOGICAL_XOR", "logical_xor"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "LOGICAL_XOR", "logical_xor", ("Xor",)
 
 
 class ElementWiseLogicalNotOperatorDesc(UnaryElementWiseDesc):
@@ -178,7 +180,7 @@ class ElementWiseLogicalNotOperatorDesc(UnaryElementWiseDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_LOGICAL_NOT
     SUPPORT = SupportTable.same_types(OPERATOR_TYPE, ("InputTensor", "OutputTensor"), TRUTH_ROWS)
-    BUILDER_NAME = "logical_not"
+    BUILDER_NAME, ONNX_OPS = "logical_not", ("Not",)
     BARE_FORM = False  # its fields are Identity's
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:

@@ -65,7 +65,7 @@ class ElementWiseAbsOperatorDesc(ScaledUnaryDesc):
             (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | {T.INT64}),
         ),
     )
-    BUILDER_NAME = "abs"
+    BUILDER_NAME, ONNX_OPS = "abs", ("Abs",)
     BARE_FORM = False  # its fields are Identity's
 
     def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
@@ -102,7 +102,7 @@ class ElementWiseNegateOperatorDesc(SignOperatorDesc):
     SUPPORT = SupportTable.same_types(
         OPERATOR_TYPE, INPUT_OUTPUT, ((L.FL_5_0, (1, 8), FLOATS | SIGNED_8_32 | {T.INT64}),)
     )
-    FUNCTION, BUILDER_NAME = "negate", "negate"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "negate", "negate", ("Neg",)
     BARE_FORM = False
 
 
@@ -121,7 +121,7 @@ class ElementWiseSignOperatorDesc(SignOperatorDesc):
             (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32 | {T.INT64, T.UINT64}),
         ),
     )
-    FUNCTION, BUILDER_NAME = "sign", "sign"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "sign", "sign", ("Sign",)
     BARE_FORM = False
 
 

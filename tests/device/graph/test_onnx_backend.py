@@ -33,6 +33,20 @@ from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
 OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
+CLIP_BOUNDS_GIVEN = (
+    "",
+    "_example",
+    "_inbounds",
+    "_outbounds",
+    "_splitbounds",
+    "_min_greater_than_max",
+    "_default_min",
+    "_default_max",
+    "_default_int8_min",
+    "_default_int8_max",
+)
+"""Clip's node tests whose min or max is a graph input (each has an ``_expanded`` twin of Less and Where nodes)."""
+
 NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_blocked_symmetric": "INT16",
     "quantizelinear_e4m3fn": "FLOAT8E4M3FN",
@@ -53,12 +67,18 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "identity_opt": "optional",
     "max_float64": "FLOAT64",
     "min_float64": "FLOAT64",
+    "equal_string": "STRING",
+    "equal_string_broadcast": "STRING",
+    **{f"clip{form}": "graph input" for form in CLIP_BOUNDS_GIVEN},
+    **{f"clip{form}_expanded": "Where" for form in CLIP_BOUNDS_GIVEN},
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
 blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers),
-sequences and optionals (DirectML has tensors only), and Max and Min of DOUBLE (no table of MAX or MIN has
-FLOAT64)."""
+sequences and optionals (DirectML has tensors only), Max and Min of DOUBLE (no table of MAX or MIN has
+FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are descriptor fields,
+fixed when the graph is built: a bound must be an initializer) and the expanded Clip tests (Where, not mapped
+yet)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -132,6 +152,21 @@ ARITHMETIC_FORMS = {
     "mean": VARIADIC,
 }
 """The arithmetic node tests the runner runs (every one the installed onnx ships but Max's and Min's float64)."""
+COMPARISON_FORMS = ("", "_bcast", "_int8", "_int16", "_uint8", "_uint16", "_uint32", "_uint64")
+LOGICAL_FORMS = {
+    **{op: COMPARISON_FORMS for op in ("equal", "greater", "less")},
+    **{
+        op: tuple(f"{form}{expanded}" for form in COMPARISON_FORMS for expanded in ("", "_expanded"))
+        for op in (
+            "greater_equal",
+            "less_equal",
+        )
+    },
+    **{op: ("_bcast3v1d", "_bcast3v2d", "_bcast4v2d", "_bcast4v3d", "_bcast4v4d") for op in ("and", "or", "xor")},
+    "not": ("_2d", "_3d", "_4d"),
+}
+"""The comparison and logical node tests the runner runs (every one the installed onnx ships but Equal's of
+strings): GreaterOrEqual and LessOrEqual come expanded too (Greater or Less, Equal and Or nodes)."""
 
 
 def test_the_runner_runs_the_expressible_node_tests() -> None:
@@ -139,7 +174,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
     # (per tensor, per axis, blocked, 4- and 16-bit inputs), and the unary math operators (a random case and an
     # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes), the
-    # arithmetic op types (ARITHMETIC_FORMS): what the installed onnx ships for them, less the excluded forms.
+    # arithmetic op types (ARITHMETIC_FORMS), Abs, Neg, Sign, Clip without bounds given as inputs, the comparisons and
+    # logical op types (LOGICAL_FORMS): what the installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -168,6 +204,15 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_isinf_negative_cpu",
         "test_isinf_positive_cpu",
         *(f"test_{op}{form}_cpu" for op, forms in ARITHMETIC_FORMS.items() for form in forms),
+        "test_abs_cpu",
+        "test_neg_cpu",
+        "test_neg_example_cpu",
+        "test_sign_cpu",
+        "test_clip_default_inbounds_cpu",
+        "test_clip_default_inbounds_expanded_cpu",
+        "test_clip_default_int8_inbounds_cpu",
+        "test_clip_default_int8_inbounds_expanded_cpu",
+        *(f"test_{op}{form}_cpu" for op, forms in LOGICAL_FORMS.items() for form in forms),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
@@ -266,10 +311,10 @@ def test_is_inf_detecting_nothing_is_refused_and_the_others_map_to_their_modes()
         DmlBackend.run_node(node, [x])
 
 
-def test_a_bool_result_is_read_by_identity_only() -> None:
+def test_a_bool_result_is_read_only_by_op_types_that_take_bools() -> None:
     """IsNaN's bool (UINT8 1 and 0 in DirectML) passes through Identity as a bool, and a node that takes no bool
     (DequantizeLinear's x, which onnx.checker does not type-check) is refused naming the value, not run on 1s and
-    0s."""
+    0s (the logical op types that take bools: test_onnx_signs_and_logic.py)."""
     tensor, floats = onnx.helper.make_tensor_value_info, onnx.TensorProto.FLOAT
     x = np.array([np.nan, 1.0, -np.nan], np.float32)
     nodes = [onnx.helper.make_node("IsNaN", ["x"], ["t"]), onnx.helper.make_node("Identity", ["t"], ["y"])]
