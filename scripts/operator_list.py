@@ -43,8 +43,9 @@ SHARED_PAGES = {
     "DML_OPERATOR_ELEMENT_WISE_ATAN_YX": "element_wise_math.md",
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
-docs/operators/ one page per family (the unary math operators, IS_NAN and IS_INFINITY, the binary arithmetic
-operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators, the remainders; ATAN_YX with the unary math)."""
+docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
+arithmetic operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators,
+the remainders)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
