@@ -17,10 +17,12 @@ dmlpy's default device and launch profile:
     numpy       NumPy's function into a preallocated array (``out=``), wall time against the dispatch's own
                 (record_dispatch + wait), the two taking turns
 
-The chain (FLOAT32, bench_math.py's chain machinery: fused vs node by node, the copy kernel of its input and
-output bytes, NumPy, onnxruntime's CPU provider where installed)::
+Two chains (bench_math.py's chain machinery: fused vs node by node, the copy kernel of its input and output bytes,
+NumPy, onnxruntime's CPU provider where installed)::
 
-    five_ops    x -> Multiply(x, 0.5) = m -> Add(m, 1) -> Max(., x) -> Sqrt -> Subtract(., m) -> y
+    five_ops        FLOAT32 x -> Multiply(x, 0.5) = m -> Add(m, 1) -> Max(., x) -> Min(., 900) -> Subtract(., m)
+    qdq_add_relu6   INT8 -> DequantizeLinear -> Add (bias) -> Clip (ReLU6) -> QuantizeLinear -> INT8, at 4x the
+                    size (64M elements for the default 16M): the issue's target, fused >= 0.8x the copy kernel
 
 Timings are never asserted by the test suite; tests/device/artefacts/test_bench_binary_smoke.py runs ``--quick``.
 """
@@ -113,12 +115,13 @@ def operator_rows(dml_: Dml, n: int, quick: bool) -> list[dict[str, Any]]:
 
 
 def five_ops(dml: Any, n: int) -> tuple[Any, list[np.ndarray[Any, Any]], Callable[[], object], Any]:
-    """x -> Multiply(x, 0.5) = m -> Add(m, 1) -> Max(., x) -> Sqrt -> Subtract(., m) -> y, FLOAT32, x in [0, 1000):
-    (graph desc, its inputs, NumPy's chain, the ONNX model's nodes and initializers), as bench_math's chains."""
+    """x -> Multiply(x, 0.5) = m -> Add(m, 1) -> Max(., x) -> Min(., 900) -> Subtract(., m) -> y, FLOAT32, x in
+    [0, 1000): five memory-bound operators, so the chain measures fusion itself (graph desc, its inputs, NumPy's
+    chain, the ONNX model's nodes and initializers), as bench_math's chains."""
     g = dml.Graph(dml.FeatureLevel.FL_6_2)
     x = g.input(dml.BufferTensorDesc(data_type="FLOAT32", sizes=(n,)))
     m = dml.graph.multiply(x, 0.5)
-    y = dml.graph.subtract(dml.graph.sqrt(dml.graph.max(dml.graph.add(m, 1.0), x)), m)
+    y = dml.graph.subtract(dml.graph.min(dml.graph.max(dml.graph.add(m, 1.0), x), 900.0), m)
     data = np.random.default_rng(5).uniform(0, 1000, n).astype(np.float32)
     half, temporary, out = np.empty_like(data), np.empty_like(data), np.empty_like(data)
 
@@ -126,17 +129,55 @@ def five_ops(dml: Any, n: int) -> tuple[Any, list[np.ndarray[Any, Any]], Callabl
         np.multiply(data, np.float32(0.5), out=half)
         np.add(half, np.float32(1), out=temporary)
         np.fmax(temporary, data, out=temporary)
-        np.sqrt(temporary, out=temporary)
+        np.fmin(temporary, np.float32(900), out=temporary)
         np.subtract(temporary, half, out=out)
 
     onnx_nodes = [
         ("Mul", ["x", "half"], "m", {}),
         ("Add", ["m", "one"], "a", {}),
         ("Max", ["a", "x"], "b", {}),
-        ("Sqrt", ["b"], "s", {}),
-        ("Sub", ["s", "m"], "y", {}),
+        ("Min", ["b", "top"], "c", {}),
+        ("Sub", ["c", "m"], "y", {}),
     ]
-    return g.desc_for([y]), [data], numpy_chain, (onnx_nodes, {"half": np.float32(0.5), "one": np.float32(1)})
+    constants = {"half": np.float32(0.5), "one": np.float32(1), "top": np.float32(900)}
+    return g.desc_for([y]), [data], numpy_chain, (onnx_nodes, constants)
+
+
+def qdq_add_relu6(dml: Any, n: int) -> tuple[Any, list[np.ndarray[Any, Any]], Callable[[], object], Any]:
+    """INT8 -> DequantizeLinear (scale 1/20, zero point 3) -> Add (bias 0.25) -> Clip (ReLU6: 0 to 6) ->
+    QuantizeLinear (scale 6/255, zero point -128) -> INT8, per-tensor scales and zero points: the issue's realistic
+    quantized chain (graph desc, inputs, NumPy's chain, the ONNX model), as bench_math's chains."""
+    g = dml.Graph(dml.FeatureLevel.FL_6_2)
+    x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=(n,)))
+    scalar = {
+        name: g.input(dml.BufferTensorDesc(data_type=data_type, sizes=(n,), strides=(0,)))
+        for name, data_type in (("s1", "FLOAT32"), ("z1", "INT8"), ("s2", "FLOAT32"), ("z2", "INT8"))
+    }
+    real = dml.graph.add(dml.graph.dequantize_linear(x, scalar["s1"], scalar["z1"]), 0.25)
+    y = dml.graph.quantize_linear(dml.graph.clip(real, 0.0, 6.0), scalar["s2"], scalar["z2"])
+    values = {"s1": np.float32(0.05), "z1": np.int8(3), "s2": np.float32(6 / 255), "z2": np.int8(-128)}
+    data = np.random.default_rng(6).integers(-128, 128, n, dtype=np.int8)
+    temporary, out = np.empty(n, np.float32), np.empty(n, np.int8)
+
+    def numpy_chain() -> None:
+        np.subtract(data, values["z1"], out=temporary, dtype=np.float32)
+        np.multiply(temporary, values["s1"], out=temporary)
+        np.add(temporary, np.float32(0.25), out=temporary)
+        np.clip(temporary, np.float32(0), np.float32(6), out=temporary)
+        np.divide(temporary, values["s2"], out=temporary)
+        np.rint(temporary, out=temporary)
+        np.add(temporary, values["z2"], out=temporary)
+        np.clip(temporary, -128, 127, out=temporary)
+        np.copyto(out, temporary, casting="unsafe")
+
+    onnx_nodes = [
+        ("DequantizeLinear", ["x", "s1", "z1"], "r", {}),
+        ("Add", ["r", "bias"], "a", {}),
+        ("Clip", ["a", "low", "high"], "c", {}),
+        ("QuantizeLinear", ["c", "s2", "z2"], "y", {}),
+    ]
+    constants = {**values, "bias": np.float32(0.25), "low": np.float32(0), "high": np.float32(6)}
+    return g.desc_for([y]), [data, *(np.array([v]) for v in values.values())], numpy_chain, (onnx_nodes, constants)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     operators = operator_rows(dml_, n, args.quick)
     print()
     chains = chain_rows(dml_, n, args.quick, {"five_ops": five_ops})
+    chains += chain_rows(dml_, 4 * n, args.quick, {"qdq_add_relu6": qdq_add_relu6})
     path = args.json or RESULTS_DIR / f"binary-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"meta": meta, "operators": operators, "chains": chains}, indent=1))

@@ -380,6 +380,32 @@ DEFINE_CLAMPS(ulong)
 #define BIT_SHIFT_LEFT(a, b) ((b) < 8 * sizeof(a) ? (a) << (b) : 0)
 #define BIT_SHIFT_RIGHT(a, b) ((b) < 8 * sizeof(a) ? (a) >> (b) : 0)
 
+// ------------------------------------------------------------------------------- piecewise activations
+// ACTIVATION_RELU, LEAKY_RELU, THRESHOLDED_RELU, LINEAR, HARD_SIGMOID, HARD_SWISH, SOFTSIGN, PARAMETERIZED_RELU and
+// RELU_GRAD (dmlpy/ops/activation_piecewise.py): the pages' formulas step by step, each step rounded once (no fma,
+// FP_CONTRACT off), MIN and MAX D3D's (a NaN operand gives the other). So RELU, max(0, x), gives +0 for -0 and for a
+// NaN; HARD_SIGMOID, max(0, min(Alpha * x + Beta, 1)), gives 1 for a NaN; THRESHOLDED_RELU and RELU_GRAD compare
+// strictly (a NaN fails, giving 0); LEAKY_RELU and PARAMETERIZED_RELU keep x where x >= 0 (-0 included) and scale
+// the rest (a NaN too, a NaN back). Integer RELU and PARAMETERIZED_RELU (from FL 5_1) are exact in the type (the
+// product wraps, as MULTIPLY's). SOFTSIGN is x / (1 + |x|): the sum and the quotient correctly rounded.
+#define DEFINE_RELU(T)                                                                                     \
+    inline T relu_##T(T x) { return max_##T((T)0, x); }                                                    \
+    inline T parameterized_relu_##T(T x, T slope) { return x >= (T)0 ? x : multiply_##T(slope, x); }        \
+    inline T relu_grad_##T(T x, T gradient) { return x > (T)0 ? gradient : (T)0; }
+DEFINE_RELU(float)
+DEFINE_RELU(char)
+DEFINE_RELU(short)
+DEFINE_RELU(int)
+inline float leaky_relu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * x; }
+inline float thresholded_relu_float(float x, float alpha) { return x > alpha ? x : 0.0f; }
+inline float linear_float(float x, float alpha, float beta) { return alpha * x + beta; }
+inline float hard_sigmoid_float(float x, float alpha, float beta)
+{
+    return max_float(0.0f, min_float(alpha * x + beta, 1.0f));
+}
+inline float hard_swish_float(float x, float alpha, float beta) { return x * hard_sigmoid_float(x, alpha, beta); }
+inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

@@ -18,18 +18,21 @@ from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, output_data_type, packed_like
-from dmlpy.ops._binary import BinaryElementWiseDesc
+from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
 from dmlpy.tensor import BufferTensorDesc
 
 Builder = Callable[..., Expression]
 
 
-def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
-    """The builder function of a binary operator: ``f(a, b)``, an expression and an expression, number or array."""
+def binary_builder(desc_class: type[OperatorDescBase]) -> Builder:
+    """The builder function of an operator of two inputs and one output (the binary operators, PARAMETERIZED_RELU's
+    input and slope, RELU_GRAD's input and gradient): ``f(a, b)``, its inputs in binding order, an expression and an
+    expression, number or array."""
     name = desc_class.BUILDER_NAME
-    assert name is not None
+    assert name is not None and len(desc_class.INPUTS) == 2 and len(desc_class.OUTPUTS) == 1
     where = f"dml.graph.{name}"
+    (first, second), (output,) = desc_class.INPUTS, desc_class.OUTPUTS
 
     output_type = desc_class.BUILDER_OUTPUT_TYPE
 
@@ -43,14 +46,15 @@ def binary_builder(desc_class: type[BinaryElementWiseDesc]) -> Builder:
         with like.graph._all_or_nothing():  # a constant made, then the operator refused
             a_value = broadcast_operand(a, like, where, "a")
             b_value = broadcast_operand(b, like, where, "b")
-            op = desc_class(a_tensor=a_value.desc, b_tensor=b_value.desc, output_tensor=packed_like(data_type, like))
+            op = desc_class(**{first: a_value.desc, second: b_value.desc, output: packed_like(data_type, like)})
             return like.graph.add_operator(op, [a_value, b_value])
 
     c_name = "".join(part.capitalize() for part in name.split("_"))
     build.__name__ = build.__qualname__ = name
     build.__module__ = "dmlpy.graph"
     build.__doc__ = (
-        f"``dml::{c_name}``: {desc_class.OPERATOR_TYPE.c_name} of ``a`` and ``b``, the output packed (their Sizes).\n\n"
+        f"``dml::{c_name}``: {desc_class.OPERATOR_TYPE.c_name} of ``a`` ({desc_class.c_field(first)}) and ``b`` "
+        f"({desc_class.c_field(second)}), the output packed (their Sizes).\n\n"
         "``a``, ``b``: expressions of one DataType and Sizes; one of them may be a number (broadcast) or a NumPy "
         "array of the other's rank (broadcast along its dimensions of size 1), made a constant node (from 6_2)."
     )

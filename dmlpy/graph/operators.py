@@ -39,7 +39,6 @@ from dmlpy.ops import (
     ScaleBias,
 )
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._binary import BinaryElementWiseDesc
 
 Builder = Callable[..., Expression]
 """A builder function: expressions (and the operator's fields) in, the node's output expression out."""
@@ -114,7 +113,9 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
             inspect.Parameter(
                 keyword,
                 inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                default=inspect.Parameter.empty if info.is_required() else info.default,
+                default=desc_class.BUILDER_DEFAULTS.get(
+                    field, inspect.Parameter.empty if info.is_required() else info.default
+                ),
                 annotation=how.annotation,
             )
             for field, (keyword, how) in keywords.items()
@@ -205,7 +206,7 @@ def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:
 def _builder(desc: type[OperatorDescBase]) -> Builder:
     if desc in _WRITTEN:
         return _WRITTEN[desc]
-    return binary_builder(desc) if issubclass(desc, BinaryElementWiseDesc) else unary_builder(desc)
+    return binary_builder(desc) if len(desc.INPUTS) == 2 else unary_builder(desc)
 
 
 BUILDERS = builders(OPERATORS.values())

@@ -29,6 +29,19 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._unary import ScaleBias
+from dmlpy.ops.activation_piecewise import (
+    PIECEWISE_ACTIVATIONS,
+    ActivationHardSigmoidOperatorDesc,
+    ActivationHardSwishOperatorDesc,
+    ActivationIdentityOperatorDesc,
+    ActivationLeakyReluOperatorDesc,
+    ActivationLinearOperatorDesc,
+    ActivationParameterizedReluOperatorDesc,
+    ActivationReluGradOperatorDesc,
+    ActivationReluOperatorDesc,
+    ActivationSoftsignOperatorDesc,
+    ActivationThresholdedReluOperatorDesc,
+)
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
     ElementWiseAddOperatorDesc,
@@ -139,6 +152,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *MODULUS_OPERATORS,
     ElementWiseAtanYxOperatorDesc,
     ElementWiseIfOperatorDesc,
+    *PIECEWISE_ACTIVATIONS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
@@ -310,6 +324,16 @@ def validate(op_desc: OperatorDesc | OperatorDescBase, feature_level: FeatureLev
 __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
+    "ActivationHardSigmoidOperatorDesc",
+    "ActivationHardSwishOperatorDesc",
+    "ActivationIdentityOperatorDesc",
+    "ActivationLeakyReluOperatorDesc",
+    "ActivationLinearOperatorDesc",
+    "ActivationParameterizedReluOperatorDesc",
+    "ActivationReluGradOperatorDesc",
+    "ActivationReluOperatorDesc",
+    "ActivationSoftsignOperatorDesc",
+    "ActivationThresholdedReluOperatorDesc",
     "DequantizeOperatorDesc",
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",

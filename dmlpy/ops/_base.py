@@ -118,6 +118,9 @@ class OperatorDescBase(DmlModel):
     BUILDER_OUTPUT_TYPE: ClassVar[TensorDataType | None] = None
     """DirectMLX's default ``outputDataType`` for an operator whose OutputTensor's DataType is its own choice, not
     the input's (UINT8 for IS_NAN); the builder function then takes a ``dtype`` keyword. None: the input's."""
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {}
+    """Field -> the builder's default for it where DirectMLX has one and the C struct none (LEAKY_RELU's Alpha 0.01):
+    the descriptor keeps the field required, as the C struct does."""
     BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {}
     """Field -> the builder's keyword for it, where the builder names a field otherwise (Round's ``mode``)."""
     ONNX_OPS: ClassVar[tuple[str, ...]] = ()

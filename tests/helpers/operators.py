@@ -47,6 +47,7 @@ from tests.helpers.row_model import (
     unary_reference,
     zero_points,
 )
+from tests.helpers.rows_activations import ROWS_ACTIVATIONS
 from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_logical import ROWS_LOGICAL
@@ -363,6 +364,7 @@ ROWS: tuple[OperatorRow, ...] = (
     *ROWS_LOGICAL,
     *ROWS_BITS,
     *ROWS_SELECT,
+    *ROWS_ACTIVATIONS,
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

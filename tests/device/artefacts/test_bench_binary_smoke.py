@@ -26,11 +26,10 @@ def test_quick_run_writes_every_operator_and_the_chain(tmp_path: Path) -> None:
     for row in rows:
         assert row["elements"] == 1 << 16
         assert row["kernel_s"] > 0 and row["copy_s"] > 0 and row["dispatch_s"] > 0
-    (chain,) = report["chains"]
-    assert (chain["chain"], chain["dtype"], chain["kernels_fused"], chain["kernels_separate"]) == (
-        "five_ops",
-        "float32",
-        1,
-        5,
-    )
-    assert chain["fused_s"] > 0 and chain["separate_s"] > 0 and chain["numpy_s"] > 0
+    chains = {chain["chain"]: chain for chain in report["chains"]}
+    assert sorted(chains) == ["five_ops", "qdq_add_relu6"]
+    assert (chains["five_ops"]["dtype"], chains["qdq_add_relu6"]["dtype"]) == ("float32", "int8")
+    assert (chains["five_ops"]["kernels_fused"], chains["five_ops"]["kernels_separate"]) == (1, 5)
+    assert (chains["qdq_add_relu6"]["kernels_fused"], chains["qdq_add_relu6"]["kernels_separate"]) == (1, 4)
+    for chain in chains.values():
+        assert chain["fused_s"] > 0 and chain["separate_s"] > 0 and chain["numpy_s"] > 0

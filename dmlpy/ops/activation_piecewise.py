@@ -1,0 +1,241 @@
+"""DirectML's piecewise activations (docs/operators/activation_piecewise.md): ACTIVATION_RELU, LEAKY_RELU,
+THRESHOLDED_RELU, LINEAR, IDENTITY, HARD_SIGMOID, SOFTSIGN (DML_FEATURE_LEVEL_1_0), HARD_SWISH (6_2),
+PARAMETERIZED_RELU (1_0, a SlopeTensor) and RELU_GRAD (3_0, the gradient). Each is its page's formula step by
+step, every step correctly rounded, so each is exact as its formula reads; RELU, PARAMETERIZED_RELU and RELU_GRAD
+take the signed integers from 5_1. The arithmetic and the NaN and -0 results: ``opencl/elementwise_ops.h``, section
+"piecewise activations". Their parameters are C FLOATs, compiled in as exact literals (each value its own
+program), and the builder's defaults are DirectMLX's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._unary import UnaryElementWiseDesc, float_literal, register
+from dmlpy.support import SupportTable, TypesRow
+from dmlpy.tensor import TensorDesc
+
+T, L = TensorDataType, FeatureLevel
+FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
+SIGNED = frozenset({T.INT8, T.INT16, T.INT32})
+FLOAT_ROWS: tuple[TypesRow, ...] = ((L.FL_1_0, (4, 4), FLOATS), (L.FL_2_0, (4, 5), FLOATS), (L.FL_3_0, (1, 8), FLOATS))
+"""The table of most activations: FLOAT32 and FLOAT16, 4 dimensions, 4 to 5 from 2_0, 1 to 8 from 3_0."""
+RELU_ROWS = (*FLOAT_ROWS, (L.FL_5_1, (1, 8), FLOATS | SIGNED))
+"""RELU's and PARAMETERIZED_RELU's: the signed integers too from 5_1."""
+INPUT_OUTPUT = ("InputTensor", "OutputTensor")
+
+
+class ActivationDesc(UnaryElementWiseDesc):
+    """Base of the one-input activations: OutputTensor = ``<FUNCTION>_<T>(x, parameters...)``, its parameters the
+    descriptor's PARAMETERS fields (C FLOATs) in C order."""
+
+    FUNCTION: ClassVar[str]
+    """The helper of ``opencl/elementwise_ops.h``, before its type suffix."""
+    PARAMETERS: ClassVar[tuple[str, ...]] = ()
+    """The FLOAT fields the helper takes after x."""
+    BARE_FORM = False  # a parameterless one has Identity's fields
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        value = inputs[0]
+        assert value is not None, "InputTensor is required"
+        arguments = [value, *(float_literal(getattr(self, name)) for name in self.PARAMETERS)]
+        return f"{self.FUNCTION}_{register(self.input_tensor.desc.data_type)}({', '.join(arguments)})"
+
+    def describe(self) -> str:
+        values = ", ".join(f"{self.c_field(name)} {getattr(self, name)!r}" for name in self.PARAMETERS)
+        data_type = self.input_tensor.desc.data_type.name
+        return f"{self.operator_name()} ({data_type}{', ' + values if values else ''})"
+
+    def explain_lines(self) -> list[str]:
+        return [f"{self.expression(['x'])} through the element-wise template (opencl/elementwise_ops.h)"]
+
+
+def _table(operator: OperatorType, rows: tuple[TypesRow, ...] = FLOAT_ROWS) -> SupportTable:
+    return SupportTable.same_types(operator, INPUT_OUTPUT, rows)
+
+
+class ActivationReluOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_RELU_OPERATOR_DESC: OutputTensor = max(0, InputTensor) (+0 for -0 and a NaN)."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_RELU
+    SUPPORT = _table(OPERATOR_TYPE, RELU_ROWS)
+    FUNCTION, BUILDER_NAME = "relu", "activation_relu"
+
+
+class ActivationLeakyReluOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC: OutputTensor = x where x >= 0, else Alpha * x."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_LEAKY_RELU
+    SUPPORT = _table(OPERATOR_TYPE)
+    FUNCTION, BUILDER_NAME, PARAMETERS = "leaky_relu", "activation_leaky_relu", ("alpha",)
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.01}
+
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the slope below 0 (DirectMLX's default 0.01)."""
+
+
+class ActivationThresholdedReluOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC: OutputTensor = x where x > Alpha, else 0."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_THRESHOLDED_RELU
+    SUPPORT = _table(OPERATOR_TYPE)
+    FUNCTION, BUILDER_NAME, PARAMETERS = "thresholded_relu", "activation_thresholded_relu", ("alpha",)
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
+
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the threshold, strictly exceeded (DirectMLX's default 1)."""
+
+
+class ActivationLinearOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_LINEAR_OPERATOR_DESC: OutputTensor = Alpha * x + Beta (two roundings, no fma)."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_LINEAR
+    SUPPORT = _table(OPERATOR_TYPE)
+    FUNCTION, BUILDER_NAME, PARAMETERS = "linear", "activation_linear", ("alpha", "beta")
+
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the factor."""
+    beta: float = Field(alias="Beta")
+    """Beta (FLOAT): the offset."""
+
+
+class ActivationHardSigmoidOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC: OutputTensor = max(0, min(Alpha * x + Beta, 1))."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SIGMOID
+    SUPPORT = _table(OPERATOR_TYPE)
+    FUNCTION, BUILDER_NAME, PARAMETERS = "hard_sigmoid", "activation_hard_sigmoid", ("alpha", "beta")
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.2, "beta": 0.5}
+
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the slope (DirectMLX's default 0.2)."""
+    beta: float = Field(alias="Beta")
+    """Beta (FLOAT): the offset (DirectMLX's default 0.5)."""
+
+
+class ActivationHardSwishOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC: OutputTensor = x * max(0, min(Alpha * x + Beta, 1))."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SWISH
+    SUPPORT = _table(OPERATOR_TYPE, ((L.FL_6_2, (1, 8), FLOATS),))
+    FUNCTION, BUILDER_NAME, PARAMETERS = "hard_swish", "activation_hard_swish", ("alpha", "beta")
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1 / 6, "beta": 0.5}
+
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the hard sigmoid's slope (DirectMLX's default 1/6)."""
+    beta: float = Field(alias="Beta")
+    """Beta (FLOAT): its offset (DirectMLX's default 0.5)."""
+
+
+class ActivationSoftsignOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_SOFTSIGN_OPERATOR_DESC: OutputTensor = x / (1 + |x|)."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTSIGN
+    SUPPORT = _table(OPERATOR_TYPE)
+    FUNCTION, BUILDER_NAME = "softsign", "activation_softsign"
+
+
+class ActivationIdentityOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_IDENTITY_OPERATOR_DESC: OutputTensor = InputTensor, a copy of each element's bits."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_IDENTITY
+    SUPPORT = _table(OPERATOR_TYPE)
+    BUILDER_NAME = "activation_identity"
+
+    def bits_expression(self, inputs: Sequence[str | None]) -> str | None:
+        return inputs[0]
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        # A half's value in a float register loses a signalling NaN's bit: a FLOAT16 copy keeps its own kernel.
+        return None if self.input_tensor.desc.data_type == T.FLOAT16 else inputs[0]
+
+    def explain_lines(self) -> list[str]:
+        return ["a copy of each element's bits"]
+
+
+class ActivationParameterizedReluOperatorDesc(OperatorDescBase):
+    """DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC: OutputTensor = x where x >= 0, else SlopeTensor * x,
+    element by element (the integers' product wraps)."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_PARAMETERIZED_RELU
+    SUPPORT = SupportTable.same_types(OPERATOR_TYPE, ("InputTensor", "SlopeTensor", "OutputTensor"), RELU_ROWS)
+    INPUTS = ("input_tensor", "slope_tensor")
+    OUTPUTS = ("output_tensor",)
+    SUPPORTS_IN_PLACE = True
+    BUILDER_NAME = "activation_parameterized_relu"
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor."""
+    slope_tensor: TensorDesc = Field(alias="SlopeTensor")
+    """SlopeTensor: InputTensor's DataType, DimensionCount and Sizes (0-strides broadcast a slope per channel)."""
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: InputTensor's DataType, DimensionCount and Sizes; Strides may differ."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            "input_tensor",
+            ("slope_tensor", "output_tensor"),
+            "; InputTensor, SlopeTensor and OutputTensor have one DataType, DimensionCount and Sizes",
+        )
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        x, slope = inputs
+        assert x is not None and slope is not None, "InputTensor and SlopeTensor are required"
+        return f"parameterized_relu_{register(self.input_tensor.desc.data_type)}({x}, {slope})"
+
+
+class ActivationReluGradOperatorDesc(OperatorDescBase):
+    """DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC: OutputGradientTensor = InputGradientTensor where InputTensor > 0,
+    else 0."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_RELU_GRAD
+    SUPPORT = SupportTable.same_types(
+        OPERATOR_TYPE,
+        ("InputTensor", "InputGradientTensor", "OutputGradientTensor"),
+        ((L.FL_3_0, (1, 8), FLOATS), (L.FL_4_0, (1, 8), FLOATS), (L.FL_5_1, (1, 8), FLOATS | SIGNED)),
+    )
+    INPUTS = ("input_tensor", "input_gradient_tensor")
+    OUTPUTS = ("output_gradient_tensor",)
+    SUPPORTS_IN_PLACE = True
+    BUILDER_NAME = "activation_relu_grad"
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor: the forward pass's input."""
+    input_gradient_tensor: TensorDesc = Field(alias="InputGradientTensor")
+    """InputGradientTensor: the incoming gradient; InputTensor's DataType, DimensionCount and Sizes."""
+    output_gradient_tensor: TensorDesc = Field(alias="OutputGradientTensor")
+    """OutputGradientTensor: InputTensor's DataType, DimensionCount and Sizes; Strides may differ."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            "input_tensor",
+            ("input_gradient_tensor", "output_gradient_tensor"),
+            "; the three tensors have one DataType, DimensionCount and Sizes",
+        )
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        x, gradient = inputs
+        assert x is not None and gradient is not None, "InputTensor and InputGradientTensor are required"
+        return f"relu_grad_{register(self.input_tensor.desc.data_type)}({x}, {gradient})"
+
+
+PIECEWISE_ACTIVATIONS: tuple[type[OperatorDescBase], ...] = (
+    ActivationReluOperatorDesc,
+    ActivationLeakyReluOperatorDesc,
+    ActivationThresholdedReluOperatorDesc,
+    ActivationLinearOperatorDesc,
+    ActivationHardSigmoidOperatorDesc,
+    ActivationHardSwishOperatorDesc,
+    ActivationSoftsignOperatorDesc,
+    ActivationIdentityOperatorDesc,
+    ActivationParameterizedReluOperatorDesc,
+    ActivationReluGradOperatorDesc,
+)
+"""This module's operators, in the order the operator table lists them."""
