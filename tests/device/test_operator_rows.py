@@ -10,10 +10,12 @@
 - alone against graphs: the operator as a one-node graph, and between two Identity nodes (at FLOAT16 with
   ScaleBias(1, -0), which fuses where a FLOAT16 copy does not), equals the operator alone bit for bit (a NaN
   through a FLOAT16 neighbour as a NaN; DirectML operators only, as a DML_GRAPH holds no extension); the chain
-  is one fused kernel except where the operator itself keeps a kernel of its own (a FLOAT16 Identity copy, a
-  64-bit tensor).
+  is one fused kernel except where the operator itself keeps a kernel of its own (an operator on encodings only at
+  its types, a FLOAT64 tensor).
 
-Each test runs under both launch profiles (the ``device`` fixture). Per-operator suites (tests/device/round,
+Each test runs under both launch profiles (the ``device`` fixture); a sampled row's values and graphs under one
+per case, taking turns (``sampled_profile``), both with --run-slow, as each profile is a program to compile for
+each case. A row's ``slow_cases`` run with --run-slow only. Per-operator suites (tests/device/round,
 quantize, identity, extensions) keep the sweeps that are specific to one operator.
 """
 
@@ -27,9 +29,10 @@ import numpy.typing as npt
 import pytest
 
 import dmlpy as dml
+from dmlpy.kernels import LAUNCH_PROFILE_NAMES
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
-from tests.helpers.operators import ROWS, descriptor, sampled_layout
+from tests.helpers.operators import ROWS, descriptor, sampled_layout, sampled_profile
 from tests.helpers.row_model import Case, OperatorRow, input_values
 from tests.helpers.row_runs import (
     assert_equals_alone,
@@ -75,9 +78,19 @@ def device_for(row: OperatorRow, request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.mark.parametrize(("row", "case"), CASES)
+def run_on_this_profile(request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case) -> None:
+    """A sampled row's values and graphs run under one launch profile per case, taking turns (sampled_profile);
+    the other with --run-slow, as the slow mark says."""
+    if request.config.getoption("--run-slow"):
+        return
+    if device.launch_profile.name not in sampled_profile(row, case, LAUNCH_PROFILE_NAMES):
+        pytest.skip("long sweep: run with --run-slow")
+
+
 def test_values_match_the_reference(
     request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case, tally: Any
 ) -> None:
+    run_on_this_profile(request, device, row, case)
     skip_without_fp64(device, case)
     desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
     run = run_operator(device_for(row, request), desc, fills(row, case))
@@ -126,7 +139,10 @@ GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension
 
 
 @pytest.mark.parametrize(("row", "case"), GRAPH_CASES)
-def test_one_node_and_fused_graphs_equal_the_operator_alone(device: Any, row: OperatorRow, case: Case) -> None:
+def test_one_node_and_fused_graphs_equal_the_operator_alone(
+    request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case
+) -> None:
+    run_on_this_profile(request, device, row, case)
     desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
     alone = run_operator(device, desc, fills(row, case))
     arrays = [alone.inputs[name] for name in desc.INPUTS if name in alone.inputs]

@@ -408,6 +408,15 @@ def row_of(desc: type[OperatorDescBase]) -> OperatorRow:
 SAMPLED_CASES = [(row.name, case.id) for row in ROWS if row.sampled for case in row.cases]
 
 
+def sampled_profile(row: OperatorRow, case: Case, profiles: tuple[str, ...]) -> tuple[str, ...]:
+    """The launch profiles of ``profiles`` a default run gives ``case``'s values and graphs: all of them, or for a
+    sampled row one, taking turns across the sampled cases (each case's programs are compiled once per profile
+    and device: the layout test still runs both)."""
+    if not row.sampled:
+        return profiles
+    return (profiles[SAMPLED_CASES.index((row.name, case.id)) % len(profiles)],)
+
+
 def sampled_layout(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
     """The layouts of ``names`` a default run gives ``case``: all of them, or for a sampled row the one its turn
     in the rotation picks (so that the sampled rows together cover every layout)."""
