@@ -337,6 +337,13 @@ DEFINE_UNSIGNED(uchar)
 DEFINE_UNSIGNED(ushort)
 DEFINE_UNSIGNED(uint)
 DEFINE_UNSIGNED(ulong)
+// CLIP_GRAD and CLIP_GRAD1, the clamps' gradients: 0 where x lies at or beyond a bound (the pages' inclusive
+// comparisons), else the incoming gradient; a NaN x compares false, passing its gradient. dmlpy gives an integer
+// tensor's FLOAT bound exactly: x <= Min is x <= floor(Min), x >= Max is x >= ceil(Max), and a bound beyond the
+// type's range makes its comparison constant (0 or 1), never a saturated value that would compare wrongly at the edge.
+#define AT_OR_BELOW(x, bound) ((x) <= (bound))
+#define AT_OR_ABOVE(x, bound) ((x) >= (bound))
+#define CLIP_GRAD(gradient, blocked) ((blocked) ? 0 : (gradient))
 DEFINE_CLAMPS(float)
 DEFINE_CLAMPS(char)
 DEFINE_CLAMPS(uchar)

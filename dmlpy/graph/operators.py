@@ -31,6 +31,8 @@ from dmlpy.ops import (
     OPERATORS,
     DequantizeOperatorDesc,
     ElementWiseClip1OperatorDesc,
+    ElementWiseClipGrad1OperatorDesc,
+    ElementWiseClipGradOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseIfOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -186,7 +188,45 @@ def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float
     return x.graph.add_operator(op, [x])
 
 
+def clip_grad(x: Expression, gradient: Expression, min: float, max: float) -> Expression:
+    """``dml::ClipGrad``: DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD, ``gradient`` where ``x`` lies strictly between ``min``
+    and ``max``, else 0; the output packed (x's Sizes).
+
+    ``x``: the forward input; ``gradient``: the incoming gradient, x's DataType and Sizes; ``min``, ``max``: FLOATs"""
+    where = "dml.graph.clip_grad"
+    x, gradient = operand(x, where, "x"), operand(gradient, where, "gradient")
+    op = ElementWiseClipGradOperatorDesc(
+        input_tensor=x.desc,
+        input_gradient_tensor=gradient.desc,
+        output_gradient_tensor=packed_like(x.data_type, x),
+        min=min,
+        max=max,
+    )
+    return x.graph.add_operator(op, [x, gradient])
+
+
+def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expression:
+    """``dml::ClipGrad`` at DML_FEATURE_LEVEL_5_0: DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1, as ``clip_grad`` with bounds of
+    x's type (MinMaxDataType is x's DataType), exact for every type.
+
+    ``x``: the forward input; ``gradient``: the incoming gradient; ``min``, ``max``: numbers of x's type"""
+    where = "dml.graph.clip_grad1"
+    x, gradient = operand(x, where, "x"), operand(gradient, where, "gradient")
+    data_type = TensorDataType(x.data_type)
+    op = ElementWiseClipGrad1OperatorDesc(
+        input_tensor=x.desc,
+        input_gradient_tensor=gradient.desc,
+        output_gradient_tensor=packed_like(data_type, x),
+        min_max_data_type=data_type,
+        min=ScalarUnion.of(min, data_type),
+        max=ScalarUnion.of(max, data_type),
+    )
+    return x.graph.add_operator(op, [x, gradient])
+
+
 _WRITTEN: dict[type[OperatorDescBase], Builder] = {
+    ElementWiseClipGradOperatorDesc: clip_grad,
+    ElementWiseClipGrad1OperatorDesc: clip_grad1,
     ElementWiseClip1OperatorDesc: clip1,
     ElementWiseIfOperatorDesc: if_,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,

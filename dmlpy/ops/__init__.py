@@ -70,7 +70,11 @@ from dmlpy.ops.element_wise_clip import (
     ElementWiseClip1OperatorDesc,
     ElementWiseClipOperatorDesc,
     ElementWiseThresholdOperatorDesc,
-    ScalarUnion,
+)
+from dmlpy.ops.element_wise_clip_grad import (
+    CLIP_GRAD_OPERATORS,
+    ElementWiseClipGrad1OperatorDesc,
+    ElementWiseClipGradOperatorDesc,
 )
 from dmlpy.ops.element_wise_floor import ElementWiseFloorOperatorDesc
 from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
@@ -131,6 +135,7 @@ from dmlpy.ops.element_wise_signs import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.problems import show
 
 AnyOperatorType = OperatorType | ExtOperatorType
@@ -147,6 +152,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *ARITHMETIC_OPERATORS,
     *SIGN_OPERATORS,
     *CLIP_OPERATORS,
+    *CLIP_GRAD_OPERATORS,
     *LOGICAL_OPERATORS,
     *BIT_OPERATORS,
     *MODULUS_OPERATORS,
@@ -353,6 +359,8 @@ __all__ = [
     "ElementWiseBitXorOperatorDesc",
     "ElementWiseCeilOperatorDesc",
     "ElementWiseClip1OperatorDesc",
+    "ElementWiseClipGrad1OperatorDesc",
+    "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipOperatorDesc",
     "ElementWiseCosOperatorDesc",
     "ElementWiseCoshOperatorDesc",

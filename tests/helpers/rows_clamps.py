@@ -24,6 +24,7 @@ from tests.helpers.row_model import (
     Case,
     OperatorRow,
     Reference,
+    other_values,
     quieted,
     to_integer,
     unary_reference,
@@ -62,13 +63,19 @@ def _clip1_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _row(desc: type[OperatorDescBase], cases: tuple[Case, ...], reference: Reference, default: str) -> OperatorRow:
+def _row(
+    desc: type[OperatorDescBase],
+    cases: tuple[Case, ...],
+    reference: Reference,
+    default: str,
+    parameters: Mapping[str, Any] | None = None,
+) -> OperatorRow:
     """The row, its integer cases but ``default``'s left to --run-slow, the layouts sampled; a NaN result is
     compared as any NaN only where a ScaleBias made it (unary_reference's rule)."""
     slow = frozenset(
         c.id for c in cases if c.dtypes["input_tensor"].kind in "iu" and c.dtypes["input_tensor"] != np.dtype(default)
     )
-    return OperatorRow(desc, cases, reference, sampled=True, slow_cases=slow)
+    return OperatorRow(desc, cases, reference, parameters or {}, sampled=True, slow_cases=slow)
 
 
 def _sign(x: Array) -> Array:
@@ -118,6 +125,43 @@ def _threshold(x: Array, bounds: list[Any]) -> Array:
     return np.fmax(quieted(x), bounds[0])
 
 
+GRADIENT_TENSORS = ("input_tensor", "input_gradient_tensor", "output_gradient_tensor")
+
+
+def _clip_grad_cases(typed: bool) -> tuple[Case, ...]:
+    """CLIP_GRAD's (FLOAT bounds LOW and HIGH) or CLIP_GRAD1's (``typed``: bounds near each type's edges, as
+    CLIP1's) cases, every type of the newest table."""
+    desc = dml.ElementWiseClipGrad1OperatorDesc if typed else dml.ElementWiseClipGradOperatorDesc
+    cases = []
+    for case in _cases(desc, False):
+        d = case.dtypes["input_tensor"]
+        options: dict[str, Any] = {"min": LOW, "max": HIGH}
+        if typed:
+            data_type = NUMPY_DATA_TYPE[d]
+            low, high = (LOW, HIGH) if d.kind == "f" else (int(np.iinfo(d).min) + 3, int(np.iinfo(d).max) - 5)
+            options = {
+                "min_max_data_type": data_type,
+                "min": dml.ScalarUnion.of(low, data_type),
+                "max": dml.ScalarUnion.of(high, data_type),
+            }
+        cases.append(Case(dict.fromkeys(GRADIENT_TENSORS, d), options))
+    return tuple(cases)
+
+
+def clip_grad_reference(bounds: Bounds) -> Reference:
+    """A clamp's gradient: 0 where x <= low or x >= high, the incoming gradient elsewhere; the comparison of each
+    value with the bounds (rounded to float32 where they are FLOATs) as Python compares numbers, exactly, an
+    integer with a float too."""
+
+    def reference(inputs: Mapping[str, Array], case: Case) -> Array:
+        x, gradient = inputs["input_tensor"], inputs["input_gradient_tensor"]
+        low, high = (float(np.float32(b)) if isinstance(b, float) else b for b in bounds(case))
+        blocked = np.array([bool(v <= low or v >= high) for v in x.tolist()], dtype=bool)
+        return np.where(blocked, gradient.dtype.type(0), gradient)
+
+    return reference
+
+
 ABS, NEGATE, SIGN = dml.ElementWiseAbsOperatorDesc, dml.ElementWiseNegateOperatorDesc, dml.ElementWiseSignOperatorDesc
 CLIP, CLIP1, THRESHOLD = (
     dml.ElementWiseClipOperatorDesc,
@@ -131,5 +175,19 @@ ROWS_SIGNS_CLAMPS: tuple[OperatorRow, ...] = (
     _row(CLIP, _cases(CLIP, True, min=LOW, max=HIGH), clamp_reference(_clip, lambda case: [LOW, HIGH]), "i1"),
     _row(CLIP1, _clip1_cases(), clamp_reference(_clip1, _clip1_bounds, typed=True), "u8"),
     _row(THRESHOLD, _cases(THRESHOLD, True, min=LOW), clamp_reference(_threshold, lambda case: [LOW]), "u2"),
+    _row(
+        dml.ElementWiseClipGradOperatorDesc,
+        _clip_grad_cases(False),
+        clip_grad_reference(lambda case: [LOW, HIGH]),
+        "i2",
+        {"input_gradient_tensor": other_values},
+    ),
+    _row(
+        dml.ElementWiseClipGrad1OperatorDesc,
+        _clip_grad_cases(True),
+        clip_grad_reference(_clip1_bounds),
+        "u8",
+        {"input_gradient_tensor": other_values},
+    ),
 )
 """The sign operators' and the clamps' rows, in the operator table's order."""

@@ -1,0 +1,112 @@
+"""DML_SCALAR_UNION, the typed scalar of CLIP1's and CLIP_GRAD1's bounds: one value, read as the type the operator
+names (their MinMaxDataType), from the union's member of that type or from its bytes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from dmlpy.dtypes import DATA_TYPES
+from dmlpy.enums import TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.model import DmlModel
+
+T = TensorDataType
+
+_MEMBERS: dict[TensorDataType, str] = {
+    T.INT8: "int8",
+    T.UINT8: "uint8",
+    T.INT16: "int16",
+    T.UINT16: "uint16",
+    T.INT32: "int32",
+    T.UINT32: "uint32",
+    T.INT64: "int64",
+    T.UINT64: "uint64",
+    T.FLOAT32: "float32",
+    T.FLOAT64: "float64",
+}
+"""The DML_SCALAR_UNION member that holds a value of each data type (FLOAT16 has none: DirectML reads Float32)."""
+
+
+def member_for(data_type: TensorDataType) -> str:
+    """The union member a value of ``data_type`` is read from: FLOAT16 through Float32, as DirectML's union has
+    no 16-bit float member."""
+    return _MEMBERS[T.FLOAT32 if data_type == T.FLOAT16 else data_type]
+
+
+class ScalarUnion(DmlModel):
+    """DML_SCALAR_UNION: one scalar, read as the type the operator names (CLIP1's MinMaxDataType). Give the one
+    member of that type (``Int32`` for INT32, ``Float32`` for FLOAT32 and FLOAT16), or ``Bytes`` (8 bytes, the
+    value's little-endian bytes first): ``ScalarUnion.of(value, data_type)`` builds it."""
+
+    bytes: tuple[int, int, int, int, int, int, int, int] | None = Field(default=None, alias="Bytes")
+    """Bytes (BYTE[8])."""
+    int8: int | None = Field(default=None, alias="Int8")
+    """Int8 (INT8)."""
+    uint8: int | None = Field(default=None, alias="UInt8")
+    """UInt8 (UINT8)."""
+    int16: int | None = Field(default=None, alias="Int16")
+    """Int16 (INT16)."""
+    uint16: int | None = Field(default=None, alias="UInt16")
+    """UInt16 (UINT16)."""
+    int32: int | None = Field(default=None, alias="Int32")
+    """Int32 (INT32)."""
+    uint32: int | None = Field(default=None, alias="UInt32")
+    """UInt32 (UINT32)."""
+    int64: int | None = Field(default=None, alias="Int64")
+    """Int64 (INT64)."""
+    uint64: int | None = Field(default=None, alias="UInt64")
+    """UInt64 (UINT64)."""
+    float32: float | None = Field(default=None, alias="Float32")
+    """Float32 (FLOAT)."""
+    float64: float | None = Field(default=None, alias="Float64")
+    """Float64 (DOUBLE)."""
+
+    @classmethod
+    def of(cls, value: Any, data_type: TensorDataType) -> ScalarUnion:
+        """``value`` in the member of ``data_type``."""
+        return cls(**{member_for(data_type): value})
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {getattr(self, self.model_fields_by_alias(name))}" for name in self.given()) or "{}"
+
+    @classmethod
+    def model_fields_by_alias(cls, alias: str) -> str:
+        return next(name for name, info in cls.model_fields.items() if info.alias == alias)
+
+    def given(self) -> list[str]:
+        """The members set (C names)."""
+        return [self.c_field(name) for name in type(self).model_fields if getattr(self, name) is not None]
+
+    @classmethod
+    def c_field(cls, name: str) -> str:
+        return cls.model_fields[name].alias or name
+
+    def read_as(self, data_type: TensorDataType, where: str) -> float | int:
+        """The value as ``data_type`` reads it: the member of that type, or Bytes; InvalidArgumentError naming
+        ``where`` when another member is given, or the value is outside the type's range."""
+        member = member_for(data_type)
+        c_member = self.c_field(member)
+        given = self.given()
+        if given == ["Bytes"]:
+            assert self.bytes is not None
+            numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
+            raw = np.frombuffer(bytearray(self.bytes), np.uint8)[: numpy_type.itemsize].view(numpy_type)[0]
+            return float(raw) if numpy_type.kind == "f" else int(raw)
+        if given != [c_member]:
+            shown = ", ".join(given) if given else "no member"
+            raise InvalidArgumentError(
+                f"{where} gives {shown}; MinMaxDataType {data_type.name} reads the union's {c_member} (or Bytes): "
+                f"give {c_member} only"
+            )
+        value: float | int = getattr(self, member)
+        numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
+        if numpy_type.kind in "iu":
+            info = np.iinfo(np.dtype(numpy_type.str))
+            if not info.min <= value <= info.max:
+                raise InvalidArgumentError(
+                    f"{where}.{c_member} is {value}; a {c_member} holds {info.min} to {info.max}"
+                )
+        return value
