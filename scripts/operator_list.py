@@ -41,11 +41,13 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "element_wise_bits.md" for desc in BIT_OPERATORS},
     **{desc.OPERATOR_TYPE.c_name: "element_wise_modulus.md" for desc in MODULUS_OPERATORS},
     "DML_OPERATOR_ELEMENT_WISE_ATAN_YX": "element_wise_math.md",
+    "DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD": "element_wise_clip.md",
+    "DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1": "element_wise_clip.md",
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
-arithmetic operators, the sign operators, the clamps, the comparisons and logical operators, the bit operators,
-the remainders)."""
+arithmetic operators, the sign operators, the clamps and their gradients, the comparisons and logical operators,
+the bit operators, the remainders)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
