@@ -77,7 +77,6 @@ def device_for(row: OperatorRow, request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue("ext_device" if row.desc.is_extension() else "device")
 
 
-@pytest.mark.parametrize(("row", "case"), CASES)
 def run_on_this_profile(request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case) -> None:
     """A sampled row's values and graphs run under one launch profile per case, taking turns (sampled_profile);
     the other with --run-slow, as the slow mark says."""
@@ -87,6 +86,7 @@ def run_on_this_profile(request: pytest.FixtureRequest, device: Any, row: Operat
         pytest.skip("long sweep: run with --run-slow")
 
 
+@pytest.mark.parametrize(("row", "case"), CASES)
 def test_values_match_the_reference(
     request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case, tally: Any
 ) -> None:
