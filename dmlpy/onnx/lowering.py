@@ -272,7 +272,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 result = clip_node(node, rep.opset, x, constant, where)
             else:
                 x, shape, _ = data(node.input[0], where)
-                keywords = builder_keywords(node.op_type, attributes, where)
+                keywords = builder_keywords(node, rep.opset, attributes, where)
                 # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
                 unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
