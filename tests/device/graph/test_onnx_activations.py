@@ -17,6 +17,9 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import DmlBackend  # noqa: E402
+from tests.helpers.operators import row_of  # noqa: E402
+from tests.helpers.row_model import Case  # noqa: E402
+from tests.helpers.rows_activations import PARAMETERS  # noqa: E402
 
 F = TensorProto.FLOAT
 SPECIAL = np.array(
@@ -99,6 +102,26 @@ def test_where_directml_and_onnx_reference_differ_dmlpy_answers_as_directml() ->
     for op_type in ("LeakyRelu", "ThresholdedRelu", "HardSwish", "Softsign"):
         got, want = _one_node(op_type, SPECIAL)
         assert got.tobytes() == want.tobytes(), op_type
+
+
+def test_float16_is_computed_in_float32_and_rounded_once_where_onnx_reference_rounds_each_step() -> None:
+    """At FLOAT16 dmlpy computes LeakyRelu as DirectML's LEAKY_RELU, in float32 with the FLOAT Alpha, the result
+    rounded once to half (the rows' reference); onnx.reference rounds alpha to half and multiplies in half, so
+    some results differ by a half's ULP."""
+    x = -np.arange(1, 2049, dtype=np.float16) * np.float16(0.37)
+    node = helper.make_node("LeakyRelu", ["x"], ["y"])
+    shape = list(x.shape)
+    value = [helper.make_tensor_value_info(name, TensorProto.FLOAT16, shape) for name in "xy"]
+    model = _model([node], value[:1], value[1:])
+    (got,) = DmlBackend.prepare(model).run([x])
+    (want,) = _reference(model, {"x": x})
+    case = Case({"input_tensor": x.dtype, "output_tensor": x.dtype}, PARAMETERS[dml.ActivationLeakyReluOperatorDesc])
+    assert got.tobytes() == row_of(dml.ActivationLeakyReluOperatorDesc).reference({"input_tensor": x}, case).tobytes()
+    differ = got != want
+    assert (
+        differ.any()
+        and (np.abs(got[differ].astype(np.float32) - want[differ]) <= np.spacing(np.abs(got[differ]))).all()
+    )
 
 
 def test_float_attributes_default_from_the_schema_and_must_be_float() -> None:
