@@ -28,14 +28,11 @@ _ATTRIBUTES = {
     "IsInf": {"detect_negative", "detect_positive"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
-_FLOAT_ATTRIBUTES = {
-    "Clip": {"min", "max"},
-    "LeakyRelu": {"alpha"},
-    "ThresholdedRelu": {"alpha"},
-    "HardSigmoid": {"alpha", "beta"},
-}
+_ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}
+"""The activations' FLOAT attributes, their builder's keywords of the same names."""
+_FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
 """The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
-``dmlpy.onnx.clip``), and the activations' parameters, their builder's keywords of the same names."""
+``dmlpy.onnx.clip``) and the activations' parameters."""
 _FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}}
 """The parameters of the op types that define them rather than take them: ONNX's HardSwish is
 ``x * max(0, min(1, alpha * x + beta))`` with alpha 1/6 and beta 0.5, its function body a HardSigmoid of those
@@ -110,11 +107,11 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
 def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int], where: str) -> dict[str, Any]:
     """The keywords of the builder function a one-input node and its INT ``attributes`` give: IsInf's
     InfinityMode from detect_negative and detect_positive (each 1 when left out, as ONNX defaults them); an
-    activation's alpha and beta (``float_parameters``); none for the others."""
+    activation's alpha and beta (``_float_parameters``); none for the others."""
     if node.op_type in _FIXED_PARAMETERS:
         return dict(_FIXED_PARAMETERS[node.op_type])
-    if node.op_type in _FLOAT_ATTRIBUTES and node.op_type != "Clip":
-        return float_parameters(node, opset)
+    if node.op_type in _ACTIVATION_PARAMETERS:
+        return _float_parameters(node, opset)
     if node.op_type != "IsInf":
         return {}
     detect = (attributes.get("detect_negative", 1), attributes.get("detect_positive", 1))
@@ -130,7 +127,7 @@ def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int
     return {"infinity_mode": INFINITY_MODES[detect]}
 
 
-def float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
+def _float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
     """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``), each left out taking
     its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and 0.5, ...), each rounded to
     float32, as ONNX's FLOAT attribute and DirectML's C FLOAT field hold it."""
@@ -138,7 +135,7 @@ def float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
     given = {attribute.name: attribute.f for attribute in node.attribute}
     return {
         name: float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
-        for name in sorted(_FLOAT_ATTRIBUTES[node.op_type])
+        for name in sorted(_ACTIVATION_PARAMETERS[node.op_type])
     }
 
 
