@@ -4,7 +4,8 @@
   quiet and signalling NaNs with payloads) and the values at and next to each threshold (THRESHOLDED_RELU's
   Alpha 1, HARD_SIGMOID's -2.5 and 2.5 where 0.2 * x + 0.5 is 0 and 1, HARD_SWISH's -3 and 3) through the eight
   one-input activations, built with the builder's DirectMLX defaults (LINEAR has none: the rows' 1.5 and -0.25),
-  and every pair of those values through PARAMETERIZED_RELU (as slopes) and RELU_GRAD (as gradients);
+  every pair of those values through PARAMETERIZED_RELU (as slopes) and RELU_GRAD (as gradients), and IDENTITY's
+  copy of every bit;
 * at each signed integer type MIN, MIN + 1, -1, 0, 1, MAX - 1, MAX, every pair, through RELU, PARAMETERIZED_RELU
   (the product wraps: -1 * MIN is MIN) and RELU_GRAD; INT16 and INT32 with --run-slow, as their rows.
 
@@ -121,6 +122,16 @@ def test_every_pair_of_special_values_through_the_two_input_activations(device: 
     assert prelu[kept].tobytes() == x[kept].tobytes()
     assert mismatches(grad[passed], y[passed], nan="any").size == 0  # a half's NaN gradient comes back quieted
     assert not grad[~passed].any() and not np.signbit(grad[~passed]).any()  # +0, a NaN x included
+
+
+@pytest.mark.parametrize("dtype", [F32, F16], ids=str)
+def test_identity_copies_every_bit_of_every_special_value(device: Any, dtype: np.dtype[Any]) -> None:
+    """ACTIVATION_IDENTITY is a copy: signalling NaNs, payloads and -0 come back bit for bit (a FLOAT16 copy is a
+    kernel of its own, which never loads the half as a float)."""
+    x = edge_values(format_of(dtype))
+    (got,) = _graph(device, [x], lambda xi: [dml.graph.activation_identity(xi)])
+    assert mismatches(got, _reference(dml.ActivationIdentityOperatorDesc, {"input_tensor": x}), nan="bits").size == 0
+    assert got.tobytes() == x.tobytes()  # as the page writes: every bit
 
 
 SIGNED = [I8, pytest.param(I16, marks=pytest.mark.slow), pytest.param(I32, marks=pytest.mark.slow)]
