@@ -8,23 +8,25 @@ onnxruntime's DirectML execution provider turns ONNX graphs into DirectML graphs
 It lowers graphs of the ONNX operators whose semantics DirectML expresses exactly, ``SUPPORTED_OPS``, which the
 operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them). A unary operator lowers
 through one generic path (Round is DirectML's HALVES_TO_NEAREST_EVEN, Ceil and Floor are exact, Identity copies
-tensors, Abs, Neg, Sign and Not are exact, Abs of an unsigned type an Identity copy); Add, Sub, Mul, Div, Max, Min, Sum
-and Mean lower to the binary arithmetic operators, and Equal, Greater, Less, GreaterOrEqual, LessOrEqual, And, Or
-and Xor to the comparisons and logical operators, with ONNX's multidirectional broadcasting
-(``dmlpy.onnx.arithmetic``); an ONNX bool (a comparison's output, a bool graph input or initializer) is a UINT8
-tensor of 1s and 0s, read only by the op types that take bools; Clip lowers to ELEMENT_WISE_CLIP1, its bounds read
-from attributes or initializers (``dmlpy.onnx.clip``); QuantizeLinear and DequantizeLinear take per-tensor, per-axis
-and blocked scales (opset 21's ``block_size``: the axis read split into equal blocks, the scale broadcast over each
-with a 0 stride), 8-bit outputs, and INT4 and UINT4 through FL 6_3's QUANTIZE and DEQUANTIZE (a missing zero point
-is ONNX's 0). Any other node, and any form DirectML cannot express (float8 and 2-bit types, 16-bit quantized
-outputs, sequences, a Clip bound given as a graph input), is refused at ``prepare``, and a form one DirectML graph
-cannot express (a partial last block, a split output read another way, which would need a Reshape node; a computed
-value an arithmetic node would read broadcast) at the first ``run`` of those shapes, with a message naming the node,
-its operator and opset, and why; so is a model that contradicts itself (an output declared of a type its node does
-not compute, an ``output_dtype`` its zero point contradicts), and every malformed model (a dml.DmlError, the
-original exception as its ``__cause__``). Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no
-host copy of them. The graph is compiled (fused where it can be) on the first ``run`` for each set of input shapes,
-then reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used; ``run`` may be called from
+tensors, Abs, Neg, Sign and Not are exact, Abs of an unsigned type an Identity copy; Relu, LeakyRelu,
+ThresholdedRelu, HardSigmoid, HardSwish and Softsign are the piecewise activations, their FLOAT alpha and beta the
+descriptors' fields); Add, Sub, Mul, Div, Max, Min, Sum and Mean lower to the binary arithmetic operators, and
+Equal, Greater, Less, GreaterOrEqual, LessOrEqual, And, Or and Xor to the comparisons and logical operators, with
+ONNX's multidirectional broadcasting (``dmlpy.onnx.arithmetic``), and PRelu to PARAMETERIZED_RELU, its slope
+broadcast to X's shape; an ONNX bool (a comparison's output, a bool graph input or initializer) is a UINT8 tensor of
+1s and 0s, read only by the op types that take bools; Clip lowers to ELEMENT_WISE_CLIP1, its bounds read from
+attributes or initializers (``dmlpy.onnx.clip``); QuantizeLinear and DequantizeLinear take per-tensor, per-axis and
+blocked scales (opset 21's ``block_size``: the axis read split into equal blocks, the scale broadcast over each with
+a 0 stride), 8-bit outputs, and INT4 and UINT4 through FL 6_3's QUANTIZE and DEQUANTIZE (a missing zero point is
+ONNX's 0). Any other node, and any form DirectML cannot express (float8 and 2-bit types, 16-bit quantized outputs,
+sequences, a Clip bound given as a graph input), is refused at ``prepare``, and a form one DirectML graph cannot
+express (a partial last block, a split output read another way, which would need a Reshape node; a computed value an
+arithmetic node would read broadcast) at the first ``run`` of those shapes, with a message naming the node, its
+operator and opset, and why; so is a model that contradicts itself (an output declared of a type its node does not
+compute, an ``output_dtype`` its zero point contradicts), and every malformed model (a dml.DmlError, the original
+exception as its ``__cause__``). Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no host
+copy of them. The graph is compiled (fused where it can be) on the first ``run`` for each set of input shapes, then
+reused: a prepared model keeps the ``max_compiled_graphs`` (64) most recently used; ``run`` may be called from
 several threads at once.
 
 External data (initializers stored in files beside the model) is read only from the model's folder: the folder

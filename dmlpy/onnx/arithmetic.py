@@ -1,7 +1,8 @@
 """ONNX's arithmetic nodes (Add, Sub, Mul, Div, Max, Min, Sum, Mean) as DirectML's binary operators, with ONNX's
 multidirectional (NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
 of another shape is read with the output's Sizes and 0-strides along the dimensions it repeats, as DirectML
-broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)).
+broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)). PRelu is read so
+too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU.
 
 The variadic op types are chains of binary nodes, left to right, as onnx.reference computes them: Max, Min and
 Sum of a, b, c are op(op(a, b), c); one input is an ELEMENT_WISE_IDENTITY copy. Mean of two inputs is DirectML's
@@ -26,8 +27,16 @@ from dmlpy.onnx.nodes import LOWERED_TO
 from dmlpy.ops._binary import BinaryElementWiseDesc
 from dmlpy.tensor import BufferTensorDesc, packed_strides
 
-BROADCASTING_OPS = tuple(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc))
-"""The op types lowered to binary operators, whose inputs ONNX broadcasts (Add, Sub, ..., Sum, Mean)."""
+UNIDIRECTIONAL_OPS = ("PRelu",)
+"""The op types whose second input ONNX broadcasts to the first's shape, never the first to the second's
+(unidirectional broadcasting): PRelu's slope, read with X's Sizes and 0-strides as PARAMETERIZED_RELU's
+SlopeTensor."""
+BROADCASTING_OPS = (
+    *(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc)),
+    *UNIDIRECTIONAL_OPS,
+)
+"""The op types of two or more inputs that ONNX broadcasts: those lowered to binary operators (Add, Sub, ...,
+Sum, Mean) and PRelu."""
 _CHAINED_OPS = {"Max", "Min", "Sum"}
 """The variadic op types that are a chain of their binary operator (Mean's third input is no MEAN of the first
 two's)."""
@@ -76,6 +85,12 @@ def arithmetic_node(
         raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for all of them")
     names = [name for name, _, _ in found]
     shape = broadcast_shape(names, [shape for _, shape, _ in found], where)
+    if op_type in UNIDIRECTIONAL_OPS and shape != found[0][1]:
+        raise InvalidArgumentError(
+            f"{where}: its inputs have shapes {', '.join(f'{n!r} {list(s)}' for n, s, _ in found)}; {op_type} "
+            f"broadcasts {names[1]!r} to {names[0]!r}'s shape (ONNX's unidirectional broadcasting), never "
+            f"{names[0]!r} to another: give {names[1]!r} a shape that broadcasts to {list(found[0][1])}"
+        )
     if len(shape) > MAX_DIMENSIONS:
         raise NodeRefused(f"{where}: its output has {len(shape)} dimensions; DirectML tensors have 1 to 8")
     return _arithmetic(op_type, [read(name, shape, where) for name in names], where, expressed), shape

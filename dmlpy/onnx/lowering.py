@@ -1,9 +1,10 @@
 """ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
-builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode), an arithmetic node
-(Add, ..., Mean, the comparisons and logical op types) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``), Clip
-with its bounds read from initializers (``dmlpy.onnx.clip``), QuantizeLinear and DequantizeLinear with their
-attributes (axis, block_size, output_dtype) and their scale and zero point inputs (``dmlpy.onnx.quantization``).
+builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode, an activation's
+alpha and beta), an arithmetic node (Add, ..., Mean, the comparisons and logical op types, PRelu) with ONNX's
+broadcasting (``dmlpy.onnx.arithmetic``), Clip with its bounds read from initializers (``dmlpy.onnx.clip``),
+QuantizeLinear and DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero
+point inputs (``dmlpy.onnx.quantization``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
@@ -272,7 +273,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 result = clip_node(node, rep.opset, x, constant, where)
             else:
                 x, shape, _ = data(node.input[0], where)
-                keywords = builder_keywords(node.op_type, attributes, where)
+                keywords = builder_keywords(node, rep.opset, attributes, where)
                 # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
                 unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]

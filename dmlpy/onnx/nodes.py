@@ -1,12 +1,14 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
-inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; Clip's FLOAT bounds before opset
-11), what an attribute becomes in the operator's builder function (IsInf's detect_negative and detect_positive,
-DirectML's InfinityMode), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; FLOAT ones: Clip's bounds before
+opset 11, the activations' alpha and beta), what an attribute becomes in the operator's builder function (IsInf's
+detect_negative and detect_positive, DirectML's InfinityMode; an activation's alpha and beta, its descriptor's C
+FLOAT fields), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import onnx
 
 from dmlpy.enums import IsInfinityMode, TensorDataType
@@ -26,8 +28,15 @@ _ATTRIBUTES = {
     "IsInf": {"detect_negative", "detect_positive"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
-CLIP_ATTRIBUTES = {"min", "max"}
-"""Clip's FLOAT attributes before opset 11 (its bounds; inputs from opset 11), read by ``dmlpy.onnx.clip``."""
+_ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}
+"""The activations' FLOAT attributes, their builder's keywords of the same names."""
+_FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
+"""The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
+``dmlpy.onnx.clip``) and the activations' parameters."""
+_FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}}
+"""The parameters of the op types that define them rather than take them: ONNX's HardSwish is
+``x * max(0, min(1, alpha * x + beta))`` with alpha 1/6 and beta 0.5, its function body a HardSigmoid of those
+(1/6 as a FLOAT attribute, float32) and a Mul, which DirectML's HARD_SWISH computes step for step."""
 _QUANTIZATION_INPUTS = (2, 3)
 """QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
 
@@ -73,9 +82,11 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
-        if node.op_type == "Clip" and attribute.name in CLIP_ATTRIBUTES:
+        if attribute.name in _FLOAT_ATTRIBUTES.get(node.op_type, set()):
             if attribute.type != onnx.AttributeProto.FLOAT:
-                raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is not FLOAT; Clip takes a FLOAT")
+                raise InvalidArgumentError(
+                    f"{where}: attribute {attribute.name!r} is not FLOAT; {node.op_type} takes a FLOAT"
+                )
             continue
         if attribute.name not in _ATTRIBUTES.get(node.op_type, set()):
             raise NodeRefused(
@@ -93,10 +104,15 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     return attributes
 
 
-def builder_keywords(op_type: str, attributes: dict[str, int], where: str) -> dict[str, Any]:
-    """The keywords of the builder function a one-input node's ``attributes`` give: IsInf's InfinityMode from
-    detect_negative and detect_positive (each 1 when left out, as ONNX defaults them); none for the others."""
-    if op_type != "IsInf":
+def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int], where: str) -> dict[str, Any]:
+    """The keywords of the builder function a one-input node and its INT ``attributes`` give: IsInf's
+    InfinityMode from detect_negative and detect_positive (each 1 when left out, as ONNX defaults them); an
+    activation's alpha and beta (``_float_parameters``); none for the others."""
+    if node.op_type in _FIXED_PARAMETERS:
+        return dict(_FIXED_PARAMETERS[node.op_type])
+    if node.op_type in _ACTIVATION_PARAMETERS:
+        return _float_parameters(node, opset)
+    if node.op_type != "IsInf":
         return {}
     detect = (attributes.get("detect_negative", 1), attributes.get("detect_positive", 1))
     if detect == (0, 0):
@@ -109,6 +125,18 @@ def builder_keywords(op_type: str, attributes: dict[str, int], where: str) -> di
             f"{where}: detect_negative {detect[0]}, detect_positive {detect[1]}; ONNX asks for 0 or 1 for each"
         )
     return {"infinity_mode": INFINITY_MODES[detect]}
+
+
+def _float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
+    """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``), each left out taking
+    its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and 0.5, ...), each rounded to
+    float32, as ONNX's FLOAT attribute and DirectML's C FLOAT field hold it."""
+    schema = onnx.defs.get_schema(node.op_type, opset)
+    given = {attribute.name: attribute.f for attribute in node.attribute}
+    return {
+        name: float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
+        for name in sorted(_ACTIVATION_PARAMETERS[node.op_type])
+    }
 
 
 def _allowed_types(schema: onnx.defs.OpSchema, type_str: str) -> list[str]:

@@ -65,6 +65,7 @@ class ActivationReluOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_RELU
     SUPPORT = _table(OPERATOR_TYPE, RELU_ROWS)
     FUNCTION, BUILDER_NAME = "relu", "activation_relu"
+    ONNX_OPS = ("Relu",)
 
 
 class ActivationLeakyReluOperatorDesc(ActivationDesc):
@@ -73,6 +74,7 @@ class ActivationLeakyReluOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_LEAKY_RELU
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "leaky_relu", "activation_leaky_relu", ("alpha",)
+    ONNX_OPS = ("LeakyRelu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.01}
 
     alpha: float = Field(alias="Alpha")
@@ -85,6 +87,7 @@ class ActivationThresholdedReluOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_THRESHOLDED_RELU
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "thresholded_relu", "activation_thresholded_relu", ("alpha",)
+    ONNX_OPS = ("ThresholdedRelu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
 
     alpha: float = Field(alias="Alpha")
@@ -110,6 +113,7 @@ class ActivationHardSigmoidOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SIGMOID
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "hard_sigmoid", "activation_hard_sigmoid", ("alpha", "beta")
+    ONNX_OPS = ("HardSigmoid",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.2, "beta": 0.5}
 
     alpha: float = Field(alias="Alpha")
@@ -124,6 +128,7 @@ class ActivationHardSwishOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SWISH
     SUPPORT = _table(OPERATOR_TYPE, ((L.FL_6_2, (1, 8), FLOATS),))
     FUNCTION, BUILDER_NAME, PARAMETERS = "hard_swish", "activation_hard_swish", ("alpha", "beta")
+    ONNX_OPS = ("HardSwish",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1 / 6, "beta": 0.5}
 
     alpha: float = Field(alias="Alpha")
@@ -138,6 +143,7 @@ class ActivationSoftsignOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTSIGN
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME = "softsign", "activation_softsign"
+    ONNX_OPS = ("Softsign",)
 
 
 class ActivationIdentityOperatorDesc(ActivationDesc):
@@ -168,6 +174,7 @@ class ActivationParameterizedReluOperatorDesc(OperatorDescBase):
     OUTPUTS = ("output_tensor",)
     SUPPORTS_IN_PLACE = True
     BUILDER_NAME = "activation_parameterized_relu"
+    ONNX_OPS = ("PRelu",)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
     """InputTensor."""

@@ -1,7 +1,8 @@
 """The builder functions of the sign operators and the clamps (dml.graph.abs, negate, sign, clip, clip1,
 threshold; docs/operators/element_wise_clip.md, "The builder"): a chain of all six fuses into one kernel and equals
 NumPy step by step; clip1's INT64 bounds beyond 2^53 stay exact through a fused chain; clip's and threshold's
-bounds come before scale_bias, positionally too; the two docs pages' examples run and print what they say."""
+bounds come before scale_bias, positionally too; the docs pages' examples (the signs', the clamps', the piecewise
+activations') run and print what they say."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def test_clip1_int64_bounds_beyond_2_53_stay_exact_fused(device: Any) -> None:
     assert got_signs == [-1] * len(values)  # min(-5, -|v|) is negative for every v
 
 
-@pytest.mark.parametrize("page", ["element_wise_signs.md", "element_wise_clip.md"])
+@pytest.mark.parametrize("page", ["element_wise_signs.md", "element_wise_clip.md", "activation_piecewise.md"])
 def test_the_pages_examples_print_what_they_say(device: Any, page: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each ```python block of the page runs (on the test's device); every value its comments show after a print
     (``# [[0.  0. ...]]: why``, or ``print(y)  # [...]``) is what it printed."""

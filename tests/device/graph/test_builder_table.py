@@ -155,8 +155,9 @@ ONNX_UNARY = [
     for op_type in desc.ONNX_OPS
     if op_type not in ONNX_BOOL_INPUT
 ]
-DIRECTML_NAN = {"Sign": 0.0}
-"""What DirectML gives for NaN where onnx.reference gives NaN (SIGN's "otherwise": docs/conformance.md)."""
+DIRECTML_NAN = {"Sign": 0.0, "Relu": 0.0, "HardSigmoid": 1.0}
+"""What DirectML gives for NaN where onnx.reference gives NaN (SIGN's "otherwise", RELU's and HARD_SIGMOID's D3D
+max and min: docs/conformance.md)."""
 
 
 @pytest.mark.parametrize("op_type", ONNX_UNARY)

@@ -47,6 +47,17 @@ CLIP_BOUNDS_GIVEN = (
 )
 """Clip's node tests whose min or max is a graph input (each has an ``_expanded`` twin of Less and Where nodes)."""
 
+ACTIVATIONS_EXPANDED = (
+    ("relu", "_ver18"),
+    *((f"leakyrelu{form}", "") for form in ("", "_example", "_default")),
+    *((f"thresholdedrelu{form}", "_ver18") for form in ("", "_example", "_default")),
+    *((f"hardsigmoid{form}", "_ver18") for form in ("", "_example", "_default")),
+    *((f"softsign{form}", "_ver18") for form in ("", "_example")),
+    *((f"prelu{form}", "") for form in ("_example", "_broadcast")),
+)
+"""The activations' node tests whose ``_expanded`` twin is the op type's function body, which begins with
+Constant nodes (the 0, alpha and beta; not mapped); HardSwish's, a HardSigmoid and a Mul, runs."""
+
 NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_blocked_symmetric": "INT16",
     "quantizelinear_e4m3fn": "FLOAT8E4M3FN",
@@ -71,6 +82,7 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "equal_string_broadcast": "STRING",
     **{f"clip{form}": "graph input" for form in CLIP_BOUNDS_GIVEN},
     **{f"clip{form}_expanded": "Where" for form in CLIP_BOUNDS_GIVEN},
+    **{f"{case}_expanded{version}": "Constant" for case, version in ACTIVATIONS_EXPANDED},
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
@@ -78,7 +90,7 @@ blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 
 sequences and optionals (DirectML has tensors only), Max and Min of DOUBLE (no table of MAX or MIN has
 FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are descriptor fields,
 fixed when the graph is built: a bound must be an initializer) and the expanded Clip tests (Where, not mapped
-yet)."""
+yet), and the expanded activation tests (Constant, not mapped)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -175,7 +187,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # (per tensor, per axis, blocked, 4- and 16-bit inputs), and the unary math operators (a random case and an
     # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes), the
     # arithmetic op types (ARITHMETIC_FORMS), Abs, Neg, Sign, Clip without bounds given as inputs, the comparisons and
-    # logical op types (LOGICAL_FORMS): what the installed onnx ships for them, less the excluded forms.
+    # logical op types (LOGICAL_FORMS), the piecewise activations (Relu, LeakyRelu, ThresholdedRelu, HardSigmoid,
+    # Softsign, PRelu, HardSwish and its expansion): what the installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -213,6 +226,9 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_clip_default_int8_inbounds_cpu",
         "test_clip_default_int8_inbounds_expanded_cpu",
         *(f"test_{op}{form}_cpu" for op, forms in LOGICAL_FORMS.items() for form in forms),
+        *(f"test_{case}_cpu" for case, _ in ACTIVATIONS_EXPANDED),
+        "test_hardswish_cpu",
+        "test_hardswish_expanded_cpu",
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
@@ -283,7 +299,7 @@ def test_inexpressible_cases_are_refused_at_prepare_saying_why(name: str) -> Non
 
 
 def test_an_unsupported_operator_is_refused_naming_it() -> None:
-    node = onnx.helper.make_node("Relu", ["x"], ["y"], name="act")
+    node = onnx.helper.make_node("Flatten", ["x"], ["y"], name="act")
     graph = onnx.helper.make_graph(
         [node],
         "g",
@@ -291,7 +307,7 @@ def test_an_unsupported_operator_is_refused_naming_it() -> None:
         [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])],
     )
     model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 21)])
-    with pytest.raises(NodeRefused, match=r"ONNX node 'act' \(Relu, opset 21\): dmlpy runs only Round"):
+    with pytest.raises(NodeRefused, match=r"ONNX node 'act' \(Flatten, opset 21\): dmlpy runs only Round"):
         DmlBackend.prepare(model)
     assert isinstance(NodeRefused("x"), dml.UnsupportedError)
 
