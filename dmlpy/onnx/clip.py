@@ -8,9 +8,11 @@ attribute defaults (its schema's, -FLT_MAX and FLT_MAX) where it takes attribute
 
 ONNX's Clip is ``min(max(x, min), max)`` (np.clip): where min > max every element becomes max. CLIP1's
 ``max(Min, min(x, Max))`` would give Min there, so CLIP1 is given ``min(min, max)`` as Min, which gives the same
-result for every x that is not NaN. A NaN x gives NaN in onnx.reference and Max in DirectML (D3D's min and max
-return the operand that is not NaN): dmlpy answers as DirectML does (docs/conformance.md). A NaN bound, which
-makes every element NaN in onnx.reference and which DirectML's min and max would pass over, is refused."""
+result for every x but a NaN and a zero at a zero bound (np.clip keeps x's zero; D3D's min and max choose between
+two zeros by their order: docs/conformance.md lists it). A NaN x gives NaN in onnx.reference and Max in DirectML
+(D3D's min and max return the operand that is not NaN): dmlpy answers as DirectML does (docs/conformance.md). A
+NaN bound, which makes every element NaN in onnx.reference and which DirectML's min and max would pass over, is
+refused."""
 
 from __future__ import annotations
 
@@ -40,7 +42,9 @@ def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf
     if opset < 11:
         schema = onnx.defs.get_schema("Clip", opset)
         given = {a.name: float(a.f) for a in node.attribute}
-        defaults = {name: float(schema.attributes[name].default_value.f) for name in ("min", "max")}
+        defaults = {
+            name: _attribute_default(schema, name, limit) for name, limit in (("min", lowest), ("max", highest))
+        }
         low, high = (given.get(name, defaults[name]) for name in ("min", "max"))
     else:
         names = dict(zip(("min", "max"), node.input[1:], strict=False))
@@ -55,6 +59,14 @@ def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf
                 "CLIP1 clamps with D3D's min and max, which pass over a NaN bound"
             )
     return expressed(where, BUILDERS["clip1"], x, min(low, high), high)
+
+
+def _attribute_default(schema: Any, name: str, limit: float | int) -> float | int:
+    """An absent bound attribute: its schema's default where it declares one (opset 6: -FLT_MAX and FLT_MAX), the
+    type's ``limit`` where it declares none (Clip-1, whose page says an absent bound is the type's lowest or
+    highest value; its default_value is empty, whose ``f`` would read 0)."""
+    default = schema.attributes[name].default_value
+    return float(default.f) if default.name else limit
 
 
 def _type_range(data_type: TensorDataType) -> tuple[float | int, float | int]:
