@@ -20,6 +20,7 @@ _MEMBERS: dict[TensorDataType, str] = {
     T.UINT8: "uint8",
     T.INT16: "int16",
     T.UINT16: "uint16",
+    T.FLOAT16: "uint16",  # a half's bits: the union has no 16-bit float member
     T.INT32: "int32",
     T.UINT32: "uint32",
     T.INT64: "int64",
@@ -27,19 +28,28 @@ _MEMBERS: dict[TensorDataType, str] = {
     T.FLOAT32: "float32",
     T.FLOAT64: "float64",
 }
-"""The DML_SCALAR_UNION member that holds a value of each data type (FLOAT16 has none: DirectML reads Float32)."""
+"""The DML_SCALAR_UNION member that holds a value of each data type. The union has no 16-bit float member: a
+FLOAT16 value lies in its first two bytes, as Microsoft's own callers write it (onnxruntime's DirectML provider,
+DmlOperatorElementwiseClip11, copies a half bound's bytes into Bytes; tensorflow-directml-plugin's
+dml::ScalarUnion does the same), which is its UInt16 member holding the half's bits."""
 
 
 def member_for(data_type: TensorDataType) -> str:
-    """The union member a value of ``data_type`` is read from: FLOAT16 through Float32, as DirectML's union has
-    no 16-bit float member."""
-    return _MEMBERS[T.FLOAT32 if data_type == T.FLOAT16 else data_type]
+    """The union member a value of ``data_type`` is read from (a FLOAT16 one: UInt16, the half's bits)."""
+    return _MEMBERS[data_type]
+
+
+def _as_read(raw: np.ndarray[Any, Any], data_type: TensorDataType) -> float | int:
+    """The first element of ``raw`` (bytes of the union, or its member) as ``data_type`` reads it."""
+    numpy_type = DATA_TYPES[data_type].numpy
+    value = raw.view(np.uint8)[: numpy_type.itemsize].view(numpy_type)[0]
+    return float(value) if numpy_type.kind == "f" else int(value)
 
 
 class ScalarUnion(DmlModel):
     """DML_SCALAR_UNION: one scalar, read as the type the operator names (CLIP1's MinMaxDataType). Give the one
-    member of that type (``Int32`` for INT32, ``Float32`` for FLOAT32 and FLOAT16), or ``Bytes`` (8 bytes, the
-    value's little-endian bytes first): ``ScalarUnion.of(value, data_type)`` builds it."""
+    member of that type (``Int32`` for INT32, ``Float32`` for FLOAT32, ``UInt16`` holding a half's bits for FLOAT16),
+    or ``Bytes`` (8 bytes, the value's little-endian bytes first): ``ScalarUnion.of(value, data_type)`` builds it."""
 
     bytes: tuple[int, int, int, int, int, int, int, int] | None = Field(default=None, alias="Bytes")
     """Bytes (BYTE[8])."""
@@ -66,7 +76,9 @@ class ScalarUnion(DmlModel):
 
     @classmethod
     def of(cls, value: Any, data_type: TensorDataType) -> ScalarUnion:
-        """``value`` in the member of ``data_type``."""
+        """``value`` in the member of ``data_type`` (a FLOAT16 value rounded to half, its bits in UInt16)."""
+        if data_type == T.FLOAT16:
+            return cls(uint16=int(np.array([value], np.float16).view(np.uint16)[0]))
         return cls(**{member_for(data_type): value})
 
     def __str__(self) -> str:
@@ -92,21 +104,23 @@ class ScalarUnion(DmlModel):
         given = self.given()
         if given == ["Bytes"]:
             assert self.bytes is not None
-            numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
-            raw = np.frombuffer(bytearray(self.bytes), np.uint8)[: numpy_type.itemsize].view(numpy_type)[0]
-            return float(raw) if numpy_type.kind == "f" else int(raw)
+            if any(not 0 <= byte <= 255 for byte in self.bytes):
+                raise InvalidArgumentError(f"{where}.Bytes is {list(self.bytes)}; each BYTE holds 0 to 255")
+            return _as_read(np.array(self.bytes, np.uint8), data_type)
         if given != [c_member]:
             shown = ", ".join(given) if given else "no member"
+            half = " as a half's bits" if data_type == T.FLOAT16 else ""
             raise InvalidArgumentError(
-                f"{where} gives {shown}; MinMaxDataType {data_type.name} reads the union's {c_member} (or Bytes): "
-                f"give {c_member} only"
+                f"{where} gives {shown}; MinMaxDataType {data_type.name} reads the union's {c_member}{half} (or "
+                f"Bytes): give {c_member} only (ScalarUnion.of(value, {data_type.name}) writes it)"
             )
         value: float | int = getattr(self, member)
-        numpy_type = DATA_TYPES[T.FLOAT32 if data_type == T.FLOAT16 else data_type].numpy
-        if numpy_type.kind in "iu":
-            info = np.iinfo(np.dtype(numpy_type.str))
+        member_type = DATA_TYPES[T.UINT16 if data_type == T.FLOAT16 else data_type].numpy
+        if member_type.kind in "iu":
+            info = np.iinfo(np.dtype(member_type.str))
             if not info.min <= value <= info.max:
                 raise InvalidArgumentError(
                     f"{where}.{c_member} is {value}; a {c_member} holds {info.min} to {info.max}"
                 )
+            return _as_read(np.array([value], member_type), data_type)
         return value

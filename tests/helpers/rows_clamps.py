@@ -109,8 +109,11 @@ def clamp_reference(function: Clamp, bounds: Bounds, *, typed: bool = False) -> 
 
 
 def _clip1_bounds(case: Case) -> list[Any]:
-    """CLIP1's Min and Max as their union members hold them."""
-    return [bound.model_dump(exclude_none=True).popitem()[1] for bound in (case.options["min"], case.options["max"])]
+    """CLIP1's Min and Max as their union members hold them: a FLOAT16 bound as the half whose bits UInt16 holds."""
+    values = [bound.model_dump(exclude_none=True).popitem()[1] for bound in (case.options["min"], case.options["max"])]
+    if case.dtypes["input_tensor"] == F16:
+        return [float(np.array([bits], np.uint16).view(np.float16)[0]) for bits in values]
+    return values
 
 
 def _clip(x: Array, bounds: list[Any]) -> Array:

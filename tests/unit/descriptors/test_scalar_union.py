@@ -61,11 +61,15 @@ def test_each_member_round_trips_at_the_types_edges(data_type: T) -> None:
 
 
 def test_float_members_round_trip_with_their_special_values() -> None:
-    for data_type in (T.FLOAT32, T.FLOAT16):  # FLOAT16 reads Float32: the union has no 16-bit float member
-        desc = clip1(data_type, S.of(-0.0, data_type), S.of(float("inf"), data_type))
-        back = through_json(desc)
-        assert back == desc and back.min.float32 == 0.0 and np.signbit(back.min.float32)
-        assert back.bounds() == [0.0, float("inf")]
+    desc = clip1(T.FLOAT32, S.of(-0.0, T.FLOAT32), S.of(float("inf"), T.FLOAT32))
+    back = through_json(desc)
+    assert back == desc and back.min.float32 == 0.0 and np.signbit(back.min.float32)
+    assert back.bounds() == [0.0, float("inf")]
+    # FLOAT16: the union has no 16-bit float member; the half's bits lie in its first two bytes, UInt16
+    desc = clip1(T.FLOAT16, S.of(-0.0, T.FLOAT16), S.of(float("inf"), T.FLOAT16))
+    back = through_json(desc)
+    assert back == desc and (back.min.uint16, back.max.uint16) == (0x8000, 0x7C00)
+    assert back.bounds() == [0.0, float("inf")] and np.signbit(back.bounds()[0])
     nan = through_json(clip1(T.FLOAT32, S(float32=float("nan")), S(float32=1.5)))
     assert np.isnan(nan.bounds()[0])
 
@@ -87,9 +91,9 @@ def test_float_members_round_trip_with_their_special_values() -> None:
     ids=lambda v: getattr(v, "name", str(v)),
 )
 def test_bytes_are_read_as_each_type(data_type: T, value: float) -> None:
-    """Bytes holds the value's little-endian bytes first (FLOAT16's as a float32, the Float32 member's bytes);
-    the JSON file's Bytes array reads back as the same value."""
-    numpy_type = NUMPY[T.FLOAT32 if data_type == T.FLOAT16 else data_type]
+    """Bytes holds the value's little-endian bytes first (FLOAT16's two bytes a half, as Microsoft's callers write
+    it); the JSON file's Bytes array reads back as the same value."""
+    numpy_type = NUMPY[data_type]
     raw = np.array([value], numpy_type).tobytes().ljust(8, b"\xa5")  # the rest of the 8 bytes is not read
     document = {
         "Type": "DML_OPERATOR_ELEMENT_WISE_CLIP1",
@@ -123,17 +127,17 @@ def test_min_max_data_type_must_be_the_outputs() -> None:
         (
             S(float32=1.0),
             "ELEMENT_WISE_CLIP1.Min gives Float32; MinMaxDataType INT32 reads the union's Int32 (or Bytes): give "
-            "Int32 only",
+            "Int32 only (ScalarUnion.of(value, INT32) writes it)",
         ),
         (
             S(int32=1, bytes=(1, 0, 0, 0, 0, 0, 0, 0)),
             "ELEMENT_WISE_CLIP1.Min gives Bytes, Int32; MinMaxDataType INT32 reads the union's Int32 (or Bytes): "
-            "give Int32 only",
+            "give Int32 only (ScalarUnion.of(value, INT32) writes it)",
         ),
         (
             S(),
             "ELEMENT_WISE_CLIP1.Min gives no member; MinMaxDataType INT32 reads the union's Int32 (or Bytes): give "
-            "Int32 only",
+            "Int32 only (ScalarUnion.of(value, INT32) writes it)",
         ),
     ],
     ids=["another member", "two members", "no member"],
