@@ -40,6 +40,16 @@ def integer_literal(value: int, data_type: AnyDataType) -> str:
     return f"(({held}){value}{suffix})"
 
 
+def integer_bound(value: float, data_type: AnyDataType, lowest: bool) -> int:
+    """A FLOAT bound of an integer tensor in the tensor's type: ``float_to_integer``'s, but a NaN bound the type's
+    lowest value for a lower bound (``lowest``) or its highest for an upper one, so that it clamps nothing, as D3D's
+    min and max pass over a NaN operand on floats and with ScaleBias (where the clamp runs in float)."""
+    if math.isnan(value):
+        info = np.iinfo(np.dtype(DATA_TYPES[data_type].numpy.str))
+        return int(info.min) if lowest else int(info.max)
+    return float_to_integer(value, data_type)
+
+
 def float_to_integer(value: float, data_type: AnyDataType) -> int:
     """A C FLOAT bound (``value`` rounded to float32) as Direct3D converts a float to ``data_type``: toward zero,
     saturated to the type's range, NaN to 0."""
@@ -113,7 +123,7 @@ class ElementWiseClipOperatorDesc(ClampDesc):
 
     def integer_bounds(self) -> list[int]:
         data_type = self.input_tensor.desc.data_type
-        return [float_to_integer(self.min, data_type), float_to_integer(self.max, data_type)]
+        return [integer_bound(self.min, data_type, True), integer_bound(self.max, data_type, False)]
 
     def function(self) -> str:
         return "clip"
@@ -142,7 +152,7 @@ class ElementWiseThresholdOperatorDesc(ClampDesc):
         return [self.min]
 
     def integer_bounds(self) -> list[int]:
-        return [float_to_integer(self.min, self.input_tensor.desc.data_type)]
+        return [integer_bound(self.min, self.input_tensor.desc.data_type, True)]
 
     def function(self) -> str:
         return "threshold"

@@ -102,7 +102,12 @@ def clamp_reference(function: Clamp, bounds: Bounds, *, typed: bool = False) -> 
                 result = function(g.astype(F32), [np.float32(v) for v in values])
                 return result.astype(out) if out.kind == "f" else to_integer(result, out)
             integers = to_integer(g, out) if scale_bias is not None else x
-            typed_values = [v if typed else to_integer(np.array([v], F32), out)[0] for v in values]
+            info = np.iinfo(out)
+            ignored = (info.min, info.max)  # a NaN bound clamps nothing, as on floats (D3D's min and max)
+            typed_values = [
+                v if typed else ignored[side] if np.isnan(v) else to_integer(np.array([v], F32), out)[0]
+                for side, v in enumerate(values)
+            ]
             return function(integers, [out.type(v) for v in typed_values]).astype(out)
 
     return reference
