@@ -9,6 +9,7 @@ described with the full Sizes and 0-strides (``g.input``)."""
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -122,6 +123,8 @@ def broadcast_operand(
         return value
     if isinstance(value, bool) or not isinstance(value, int | float | np.number | np.ndarray):
         raise argument_error(where, name, value, "an expression, a number or a NumPy array of the other's rank")
+    if not isinstance(value, np.ndarray):
+        _check_holds(value, data_type, where, name)
     array = np.asarray(value)
     if array.ndim and array.dtype != DATA_TYPES[data_type].numpy:
         raise InvalidArgumentError(
@@ -129,7 +132,6 @@ def broadcast_operand(
             f"{data_type.name}: give an array of {DATA_TYPES[data_type].numpy} (the operands have one DataType)"
         )
     if not array.ndim:
-        _check_holds(array, data_type, where, name)
         return like.graph.constant(array, _described(like.sizes, data_type, (0,) * len(like.sizes)))
     ranks_agree = array.ndim == len(like.sizes)
     fits = ranks_agree and all(n in (1, size) for n, size in zip(array.shape, like.sizes, strict=True))
@@ -155,17 +157,21 @@ def _described(sizes: tuple[int, ...], data_type: TensorDataType, strides: tuple
     return BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
 
 
-def _check_holds(number: np.ndarray, data_type: TensorDataType, where: str, name: str) -> None:
-    """A number for an integer operand is an integer in its range (C's conversion would truncate or wrap it);
-    for a float operand any number, rounded to the nearest as a constant's values are."""
+def _check_holds(number: Any, data_type: TensorDataType, where: str, name: str) -> None:
+    """A number for an integer operand is an integer in its range (C's conversion would truncate or wrap it); for a
+    float operand any number a float holds, rounded to the nearest as a constant's values are (a Python integer
+    beyond a double's range is refused, not an OverflowError)."""
     numpy_type = DATA_TYPES[data_type].numpy
+    value = number.item() if isinstance(number, np.generic) else number
     if numpy_type.kind not in "iu":
+        if isinstance(value, int) and abs(value) > 2**1023:
+            raise InvalidArgumentError(f"{where}: {name} is {value!r}; the other operand is {data_type.name}, a float")
         return
     info = np.iinfo(np.dtype(numpy_type.str))
-    exact = number.dtype.kind in "iu" or (np.isfinite(number) and float(number) == int(number))
-    if not exact or not info.min <= int(number) <= info.max:
+    exact = isinstance(value, int) or (math.isfinite(value) and value == int(value))
+    if not exact or not info.min <= int(value) <= info.max:
         raise InvalidArgumentError(
-            f"{where}: {name} is {number.item()!r}; the other operand is {data_type.name}, which holds the integers "
+            f"{where}: {name} is {value!r}; the other operand is {data_type.name}, which holds the integers "
             f"{info.min} to {info.max}: give one of them"
         )
 

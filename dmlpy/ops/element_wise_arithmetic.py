@@ -131,7 +131,7 @@ class ElementWiseMeanOperatorDesc(BinaryArithmeticDesc):
 
 class ElementWiseDifferenceSquareOperatorDesc(BinaryArithmeticDesc):
     """DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC: OutputTensor = (ATensor - BTensor) * (ATensor - BTensor),
-    each step rounded (or wrapped) in the tensors' type."""
+    each step rounded in float (a FLOAT16 result then once to half) or wrapped in an integer type."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_DIFFERENCE_SQUARE
     SUPPORT = binary_support(OPERATOR_TYPE, ((L.FL_3_1, (1, 8), FLOATS | INTEGERS_32),))

@@ -46,6 +46,9 @@ class SignOperatorDesc(UnaryElementWiseDesc):
         return f"{self.FUNCTION}_{register(self.input_tensor.desc.data_type)}({value})"
 
     def explain_lines(self) -> list[str]:
+        on_bits = self.bits_expression(["x"])
+        if on_bits is not None:
+            return [f"{on_bits} on each element's encoding (opencl/elementwise_ops.h), as unsigned integers"]
         helper = f"{self.FUNCTION}_{register(self.input_tensor.desc.data_type)}"
         return [f"{helper}(x) through the element-wise template (opencl/elementwise_ops.h)"]
 
@@ -83,9 +86,12 @@ class ElementWiseAbsOperatorDesc(ScaledUnaryDesc):
         return self.stored(f"abs_float({self.scaled(value)})")
 
     def explain_lines(self) -> list[str]:
-        if self.scale_bias is None:
-            return [f"abs_{register(self.input_tensor.desc.data_type)}(x) (opencl/elementwise_ops.h)"]
-        return ["abs_float(x * Scale + Bias) in float (opencl/elementwise_ops.h), stored in the output's type"]
+        if self.scale_bias is not None:
+            return ["abs_float(x * Scale + Bias) in float (opencl/elementwise_ops.h), stored in the output's type"]
+        on_bits = self.bits_expression(["x"])
+        if on_bits is not None:
+            return [f"{on_bits} on each element's encoding (opencl/elementwise_ops.h), as unsigned integers"]
+        return [f"abs_{register(self.input_tensor.desc.data_type)}(x) (opencl/elementwise_ops.h)"]
 
 
 class ElementWiseNegateOperatorDesc(SignOperatorDesc):

@@ -76,7 +76,10 @@ class ScalarUnion(DmlModel):
 
     @classmethod
     def of(cls, value: Any, data_type: TensorDataType) -> ScalarUnion:
-        """``value`` in the member of ``data_type`` (a FLOAT16 value rounded to half, its bits in UInt16)."""
+        """``value`` in the member of ``data_type`` (a FLOAT16 value rounded to half, its bits in UInt16); a bool is
+        refused, though an integer member would take it for 0 or 1."""
+        if isinstance(value, bool):
+            raise InvalidArgumentError(f"the {data_type.name} bound is {value!r}, a bool; give a number of that type")
         if data_type == T.FLOAT16:
             return cls(uint16=int(np.array([value], np.float16).view(np.uint16)[0]))
         return cls(**{member_for(data_type): value})

@@ -362,7 +362,7 @@ def test_operator_desc_rejects_a_desc_that_is_not_a_round_desc(desc: Any, proble
         dml.OperatorDesc(type=dml.OperatorType.ELEMENT_WISE_ROUND, desc=desc())
 
 
-@pytest.mark.parametrize("bad_type", ["ROUNDING", 98, None, [99]], ids=str)
+@pytest.mark.parametrize("bad_type", ["ROUNDING", 999, None, [99]], ids=str)  # 999: no DML_OPERATOR_TYPE
 def test_operator_desc_rejects_a_bad_type(bad_type: object) -> None:
     with pytest.raises(dml.InvalidArgumentError, match=r"^DML_OPERATOR_DESC\.Type is "):
         dml.OperatorDesc.model_validate({"Type": bad_type, "Desc": round_op()})
