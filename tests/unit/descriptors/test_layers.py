@@ -21,7 +21,8 @@ PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "about", "lru", "nibbles"),  # about: the version, lazy names; lru: the one cache; nibbles: 4-bit packing
-    ("enums", "problems"),  # problems: the translation of pydantic's errors into C field paths the models apply
+    # enum_base: DmlEnum, DmlFlag; problems: the translation of pydantic's errors into C field paths the models apply
+    ("enum_base", "enums", "problems"),
     ("model",),
     ("dtypes", "drawing"),  # drawing (a package): SVG pictures from plain numbers, below every model that shows one
     ("tensor", "quantization_blocks", "quantization_values"),  # blocked quantization's split shapes (ints only);
