@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._unary import register
 from dmlpy.support import SupportTable, TypesRow
@@ -63,13 +63,6 @@ class BinaryArithmeticDesc(BinaryElementWiseDesc):
 
     def explain_lines(self) -> list[str]:
         return [f"{self.helper()}(a, b) through the element-wise template (opencl/elementwise_ops.h)"]
-
-
-T = TensorDataType
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-INTEGERS_32 = frozenset({T.INT32, T.UINT32})
-INTEGERS_64 = frozenset({T.INT64, T.UINT64})
-INTEGERS_8_16 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16})
 
 
 def binary_support(operator: OperatorType, rows: tuple[TypesRow, ...]) -> SupportTable:

@@ -16,18 +16,17 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT
 from dmlpy.ops._unary import UnaryElementWiseDesc, float_literal, register
 from dmlpy.support import SupportTable, TypesRow
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
 SIGNED = frozenset({T.INT8, T.INT16, T.INT32})
 FLOAT_ROWS: tuple[TypesRow, ...] = ((L.FL_1_0, (4, 4), FLOATS), (L.FL_2_0, (4, 5), FLOATS), (L.FL_3_0, (1, 8), FLOATS))
 """The table of most activations: FLOAT32 and FLOAT16, 4 dimensions, 4 to 5 from 2_0, 1 to 8 from 3_0."""
 RELU_ROWS = (*FLOAT_ROWS, (L.FL_5_1, (1, 8), FLOATS | SIGNED))
 """RELU's and PARAMETERIZED_RELU's: the signed integers too from 5_1."""
-INPUT_OUTPUT = ("InputTensor", "OutputTensor")
 
 
 class ActivationDesc(UnaryElementWiseDesc):

@@ -10,14 +10,8 @@ and MAX of a NaN, MEAN of integers) the choice and its source are in ``opencl/el
 from __future__ import annotations
 
 from dmlpy.enums import FeatureLevel, OperatorType
-from dmlpy.ops._binary import (
-    FLOATS,
-    INTEGERS_8_16,
-    INTEGERS_32,
-    INTEGERS_64,
-    BinaryArithmeticDesc,
-    binary_support,
-)
+from dmlpy.ops._binary import BinaryArithmeticDesc, binary_support
+from dmlpy.ops._types import FLOATS, INTEGERS_8_16, INTEGERS_32, INTEGERS_64
 from dmlpy.support import TypesRow
 
 L = FeatureLevel

@@ -17,16 +17,14 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryElementWiseDesc, binary_support
+from dmlpy.ops._types import EVERY_TYPE, FLOATS, UNSIGNED_8_32
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
-UNSIGNED_8_32 = frozenset({T.UINT8, T.UINT16, T.UINT32})
-EVERY_TYPE = frozenset(
-    {T.FLOAT16, T.FLOAT32, T.FLOAT64, T.INT8, T.INT16, T.INT32, T.INT64, T.UINT8, T.UINT16, T.UINT32, T.UINT64}
-)
-FLOATS = frozenset({T.FLOAT16, T.FLOAT32, T.FLOAT64})
+ENCODED_FLOATS = FLOATS | {T.FLOAT64}
+"""The float types, whose encodings a float register would not hold (a half's, FLOAT64's)."""
 BITWISE_ROWS = ((L.FL_3_0, (1, 8), UNSIGNED_8_32), (L.FL_4_1, (1, 8), EVERY_TYPE))
 """BIT_AND's, OR's, XOR's and NOT's table: UINT8 to UINT32 from 3_0, every type from 4_1."""
 
@@ -50,7 +48,7 @@ class BitsDesc(OperatorDescBase):
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         # A float register holds a float's value, not a half's encoding nor a signalling NaN's: fused, a float
         # tensor's bit operator would not see the bits it acts on.
-        return None if any(t in FLOATS for t in self.tensor_types()) else self.call(inputs)
+        return None if any(t in ENCODED_FLOATS for t in self.tensor_types()) else self.call(inputs)
 
     def explain_lines(self) -> list[str]:
         return [f"{self.FUNCTION} on each element's encoding (opencl/elementwise_ops.h), as unsigned integers"]

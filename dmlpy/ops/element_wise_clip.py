@@ -20,14 +20,12 @@ from pydantic import Field
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32
 from dmlpy.ops._unary import ScaledUnaryDesc, float_literal, register
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.support import SupportTable
 
 T, L = TensorDataType, FeatureLevel
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-INTEGERS_8_32 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32})
-INPUT_OUTPUT = ("InputTensor", "OutputTensor")
 
 
 def integer_literal(value: int, data_type: AnyDataType) -> str:

@@ -15,15 +15,15 @@ from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.ops._unary import float_literal
-from dmlpy.ops.element_wise_clip import INTEGERS_8_32, integer_literal
+from dmlpy.ops.element_wise_clip import integer_literal
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-EVERY_TYPE = FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}
+TYPES_5_0 = FLOATS | INTEGERS_8_32 | INTEGERS_64
 TENSORS = ("InputTensor", "InputGradientTensor", "OutputGradientTensor")
 
 
@@ -90,7 +90,7 @@ class ElementWiseClipGradOperatorDesc(ClipGradDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CLIP_GRAD
     SUPPORT = SupportTable.same_types(
-        OPERATOR_TYPE, TENSORS, ((L.FL_3_1, (1, 8), FLOATS | INTEGERS_8_32), (L.FL_5_0, (1, 8), EVERY_TYPE))
+        OPERATOR_TYPE, TENSORS, ((L.FL_3_1, (1, 8), FLOATS | INTEGERS_8_32), (L.FL_5_0, (1, 8), TYPES_5_0))
     )
     BUILDER_NAME = "clip_grad"
 
@@ -113,7 +113,7 @@ class ElementWiseClipGrad1OperatorDesc(ClipGradDesc):
     InputGradientTensor; Min and Max of MinMaxDataType (OutputGradientTensor's DataType)."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CLIP_GRAD1
-    SUPPORT = SupportTable.same_types(OPERATOR_TYPE, TENSORS, ((L.FL_5_0, (1, 8), EVERY_TYPE),))
+    SUPPORT = SupportTable.same_types(OPERATOR_TYPE, TENSORS, ((L.FL_5_0, (1, 8), TYPES_5_0),))
     BUILDER_NAME = "clip_grad1"
 
     min_max_data_type: TensorDataType = Field(alias="MinMaxDataType")

@@ -15,14 +15,12 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._binary import BinaryElementWiseDesc, binary_support
+from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-INTEGERS_8_32 = frozenset({T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32})
-INTEGERS_64 = frozenset({T.INT64, T.UINT64})
 TRUTHS = frozenset({T.UINT32, T.UINT8})
 
 

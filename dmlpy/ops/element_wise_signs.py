@@ -12,14 +12,11 @@ from typing import ClassVar
 
 from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, SIGNED_8_32, UNSIGNED_8_32
 from dmlpy.ops._unary import ScaledUnaryDesc, UnaryElementWiseDesc, register
 from dmlpy.support import SupportTable
 
 T, L = TensorDataType, FeatureLevel
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-SIGNED_8_32 = frozenset({T.INT8, T.INT16, T.INT32})
-UNSIGNED_8_32 = frozenset({T.UINT8, T.UINT16, T.UINT32})
-INPUT_OUTPUT = ("InputTensor", "OutputTensor")
 
 
 SIGN_BITS: dict[AnyDataType, str] = {T.FLOAT16: "(ushort)0x8000", T.FLOAT32: "0x80000000u"}
