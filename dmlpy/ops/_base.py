@@ -276,6 +276,19 @@ class OperatorDescBase(DmlModel):
                         f"{self.c_field(reference)}.{c_attribute} ({wanted}){note}"
                     )
 
+    def check_one_type_and_shape(self) -> None:
+        """Every present tensor has the first input's DataType, DimensionCount and Sizes (the binary operators,
+        IF's values, PARAMETERIZED_RELU, the gradients): InvalidArgumentError naming the first that differs."""
+        first, *others = self.tensor_fields()
+        names = ", ".join(self.c_field(field) for field in (first, *others))
+        self.check_same(
+            ("data_type", "dimension_count", "sizes"),
+            first,
+            others,
+            f"; {names} have one DataType, DimensionCount and Sizes (a tensor is broadcast by 0-strides along the "
+            "dimensions it repeats, never by smaller Sizes)",
+        )
+
     def element_layout(self) -> ElementwiseLayout:
         """Sizes and every tensor's strides coalesced (binding order); an absent tensor gets 0-strides, since it
         is never read and must not keep dimensions apart."""

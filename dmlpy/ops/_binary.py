@@ -36,13 +36,7 @@ class BinaryElementWiseDesc(OperatorDescBase):
     """OutputTensor: ATensor's DataType, DimensionCount and Sizes; Strides may differ."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "a_tensor",
-            ("b_tensor", "output_tensor"),
-            "; ATensor, BTensor and OutputTensor have one DataType, DimensionCount and Sizes (a tensor is broadcast "
-            "by 0-strides along the dimensions it repeats, never by smaller Sizes)",
-        )
+        self.check_one_type_and_shape()
 
 
 class BinaryArithmeticDesc(BinaryElementWiseDesc):

@@ -183,12 +183,7 @@ class ActivationParameterizedReluOperatorDesc(OperatorDescBase):
     """OutputTensor: InputTensor's DataType, DimensionCount and Sizes; Strides may differ."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("slope_tensor", "output_tensor"),
-            "; InputTensor, SlopeTensor and OutputTensor have one DataType, DimensionCount and Sizes",
-        )
+        self.check_one_type_and_shape()
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         x, slope = inputs
@@ -219,12 +214,7 @@ class ActivationReluGradOperatorDesc(OperatorDescBase):
     """OutputGradientTensor: InputTensor's DataType, DimensionCount and Sizes; Strides may differ."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("input_gradient_tensor", "output_gradient_tensor"),
-            "; the three tensors have one DataType, DimensionCount and Sizes",
-        )
+        self.check_one_type_and_shape()
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         x, gradient = inputs

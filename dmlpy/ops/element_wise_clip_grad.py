@@ -43,12 +43,7 @@ class ClipGradDesc(OperatorDescBase):
     """OutputGradientTensor: InputTensor's DataType, DimensionCount and Sizes; Strides may differ."""
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
-        self.check_same(
-            ("data_type", "dimension_count", "sizes"),
-            "input_tensor",
-            ("input_gradient_tensor", "output_gradient_tensor"),
-            "; the three tensors have one DataType, DimensionCount and Sizes",
-        )
+        self.check_one_type_and_shape()
 
     def conditions(self, x: str) -> tuple[str, str]:
         """OpenCL C conditions on ``x``: at or below Min, at or above Max."""
