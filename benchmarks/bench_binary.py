@@ -41,8 +41,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import Bound
-from bench_math import chain_rows
-from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size, size_label
+from bench_math import chain_rows, run_meta
+from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size
 
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 
@@ -188,18 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = parse_size("64K" if args.quick else args.size)
     dml_ = Dml(None)
-    meta = {
-        "started": dt.datetime.now().isoformat(timespec="seconds"),
-        "device": dml_.device.name,
-        "compute_units": dml_.device.cl_device.max_compute_units,
-        "launch_profile": dml_.device.launch_profile.name,
-        "size": size_label(n),
-    }
-    print(
-        f"device: {meta['device']} ({meta['compute_units']} compute units), launch profile "
-        f"{meta['launch_profile']!r}, {meta['size']} packed elements\n",
-        flush=True,
-    )
+    meta = run_meta(dml_, n)
     operators = operator_rows(dml_, n, args.quick)
     print()
     chains = chain_rows(dml_, n, args.quick, {"five_ops": five_ops})

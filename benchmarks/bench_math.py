@@ -344,17 +344,8 @@ def chain_rows(dml_: Dml, n: int, quick: bool, chains: dict[str, Chain] = CHAINS
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="16M", help="elements (K and M are powers of two); default 16M")
-    parser.add_argument("--dtypes", default="float32,float16", help="of the operators alone")
-    parser.add_argument("--quick", action="store_true", help="64K elements and few repeats: a smoke run")
-    parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/math-<time>.json)")
-    args = parser.parse_args(argv)
-    n = parse_size("64K" if args.quick else args.size)
-    if n % RUN:
-        parser.error(f"--size: {n} elements is no multiple of {RUN}, the lanes8 probe's run")
-    dml_ = Dml(None)
+def run_meta(dml_: Dml, n: int) -> dict[str, Any]:
+    """The run's device, launch profile and size, printed as the report's first line and kept in its JSON."""
     meta = {
         "started": dt.datetime.now().isoformat(timespec="seconds"),
         "device": dml_.device.name,
@@ -367,6 +358,21 @@ def main(argv: list[str] | None = None) -> int:
         f"{meta['launch_profile']!r}, {meta['size']} packed elements\n",
         flush=True,
     )
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="16M", help="elements (K and M are powers of two); default 16M")
+    parser.add_argument("--dtypes", default="float32,float16", help="of the operators alone")
+    parser.add_argument("--quick", action="store_true", help="64K elements and few repeats: a smoke run")
+    parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/math-<time>.json)")
+    args = parser.parse_args(argv)
+    n = parse_size("64K" if args.quick else args.size)
+    if n % RUN:
+        parser.error(f"--size: {n} elements is no multiple of {RUN}, the lanes8 probe's run")
+    dml_ = Dml(None)
+    meta = run_meta(dml_, n)
     operators = operator_rows(dml_, n, args.dtypes.split(","), args.quick)
     print()
     chains = chain_rows(dml_, n, args.quick)

@@ -19,10 +19,9 @@ from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32
 from dmlpy.ops._unary import ScaledUnaryDesc, float_literal, register
-from dmlpy.ops.scalar_union import ScalarUnion
+from dmlpy.ops.scalar_union import ScalarUnion, typed_bounds
 from dmlpy.support import SupportTable
 
 T, L = TensorDataType, FeatureLevel
@@ -177,20 +176,11 @@ class ElementWiseClip1OperatorDesc(ClampDesc):
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         super().check_operator_rules(level)
-        output = self.output_tensor.desc.data_type
-        if self.min_max_data_type != output:
-            raise InvalidArgumentError(
-                f"{self.operator_name()}.MinMaxDataType is {self.min_max_data_type.name}; it must be "
-                f"OutputTensor.DataType ({output.name}), the type Min and Max are read as"
-            )
         self.bounds()
 
     def bounds(self) -> list[float | int]:
-        name = self.operator_name()
-        return [
-            self.min.read_as(self.min_max_data_type, f"{name}.Min"),
-            self.max.read_as(self.min_max_data_type, f"{name}.Max"),
-        ]
+        output = ("OutputTensor", self.output_tensor.desc.data_type)
+        return typed_bounds(self.operator_name(), self.min_max_data_type, output, (self.min, self.max))
 
     def float_bounds(self) -> list[float]:
         return [float(b) for b in self.bounds()]

@@ -13,12 +13,11 @@ from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.ops._unary import float_literal
 from dmlpy.ops.element_wise_clip import integer_literal
-from dmlpy.ops.scalar_union import ScalarUnion
+from dmlpy.ops.scalar_union import ScalarUnion, typed_bounds
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
 
@@ -120,17 +119,11 @@ class ElementWiseClipGrad1OperatorDesc(ClipGradDesc):
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         super().check_operator_rules(level)
-        output = self.output_gradient_tensor.desc.data_type
-        if self.min_max_data_type != output:
-            raise InvalidArgumentError(
-                f"{self.operator_name()}.MinMaxDataType is {self.min_max_data_type.name}; it must be "
-                f"OutputGradientTensor.DataType ({output.name}), the type Min and Max are read as"
-            )
         self.bounds()
 
     def bounds(self) -> list[float | int]:
-        name = self.operator_name()
-        return [b.read_as(self.min_max_data_type, f"{name}.{c}") for b, c in ((self.min, "Min"), (self.max, "Max"))]
+        output = ("OutputGradientTensor", self.output_gradient_tensor.desc.data_type)
+        return typed_bounds(self.operator_name(), self.min_max_data_type, output, (self.min, self.max))
 
     def conditions(self, x: str) -> tuple[str, str]:
         low, high = self.bounds()

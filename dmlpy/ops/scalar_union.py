@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from dmlpy.dtypes import DATA_TYPES
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import DmlModel
@@ -127,3 +127,18 @@ class ScalarUnion(DmlModel):
                 )
             return _as_read(np.array([value], member_type), data_type)
         return value
+
+
+def typed_bounds(
+    operator: str, min_max_data_type: TensorDataType, output: tuple[str, AnyDataType], bounds: tuple[Any, Any]
+) -> list[float | int]:
+    """CLIP1's and CLIP_GRAD1's Min and Max as MinMaxDataType reads them, after their rule that MinMaxDataType is the
+    output's DataType (``output``: its C name and type): InvalidArgumentError naming the field otherwise."""
+    name, data_type = output
+    if min_max_data_type != data_type:
+        raise InvalidArgumentError(
+            f"{operator}.MinMaxDataType is {min_max_data_type.name}; it must be {name}.DataType ({data_type.name}), "
+            "the type Min and Max are read as"
+        )
+    low, high = bounds
+    return [low.read_as(min_max_data_type, f"{operator}.Min"), high.read_as(min_max_data_type, f"{operator}.Max")]

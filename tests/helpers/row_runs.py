@@ -15,7 +15,7 @@ import dmlpy as dml
 from dmlpy.ops._base import OperatorDescBase
 
 from .ext_oracle import describe, mismatches
-from .object_model import run_graph
+from .object_model import run_graph, run_operator
 from .operators import descriptor
 from .row_model import Case, OperatorRow, input_values
 from .ulps import within_ulps
@@ -140,3 +140,13 @@ def assert_equals_alone(row: OperatorRow, got: Array, alone: Array, message: str
         assert_equal_nan_as_nan(got, alone, message)
     else:
         assert got.tobytes() == alone.tobytes(), message
+
+
+def run_on(device: Any, row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> tuple[Array, Array]:
+    """``case`` of ``row`` on ``inputs`` (1-D arrays by field name, one length), one packed 1-D launch, the row's own
+    program: what it wrote (no byte outside the output changed) and the row's reference for the same inputs."""
+    size = next(iter(inputs.values())).size
+    desc = descriptor(row, (size,), case.dtypes)
+    run = run_operator(device, desc, {name: lambda n, v=values: v[:n] for name, values in inputs.items()})
+    assert run.changed_outside == []
+    return run.got, row.reference(dict(inputs), case)

@@ -33,16 +33,13 @@ from tests.device.binary.pairs import (
     operator_name,
 )
 from tests.helpers.ext_oracle import describe, mismatches
-from tests.helpers.object_model import run_operator
-from tests.helpers.operators import Case, OperatorRow, descriptor, row_of
+from tests.helpers.operators import Case, OperatorRow, row_of
+from tests.helpers.row_runs import run_on
 
 
 def run_pairs(device: Any, row: OperatorRow, case: Case, a: Array, b: Array) -> tuple[Array, Array]:
     """The operator on the pairs (a[i], b[i]), one packed 1-D launch; what it wrote and the row's reference."""
-    desc = descriptor(row, (a.size,), case.dtypes)
-    run = run_operator(device, desc, {"a_tensor": lambda n: a[:n], "b_tensor": lambda n: b[:n]})
-    assert run.changed_outside == []
-    return run.got, row.reference({"a_tensor": a, "b_tensor": b}, case)
+    return run_on(device, row, case, {"a_tensor": a, "b_tensor": b})
 
 
 FLOAT_CASES = [

@@ -13,22 +13,14 @@ import pytest
 
 import dmlpy as dml
 from tests.device.binary.pairs import cross_product, float_specials
-from tests.helpers.object_model import run_operator
-from tests.helpers.operators import descriptor, row_of
+from tests.helpers.operators import row_of
 from tests.helpers.row_model import F16, F32, U8, Case, OperatorRow
+from tests.helpers.row_runs import run_on
 from tests.helpers.rows_bits import encoding
 
 Array = np.ndarray[Any, Any]
 SHIFTS = (dml.ElementWiseBitShiftLeftOperatorDesc, dml.ElementWiseBitShiftRightOperatorDesc)
 BITWISE = (dml.ElementWiseBitAndOperatorDesc, dml.ElementWiseBitOrOperatorDesc, dml.ElementWiseBitXorOperatorDesc)
-
-
-def run(device: Any, row: OperatorRow, case: Case, inputs: dict[str, Array]) -> tuple[Array, Array]:
-    size = next(iter(inputs.values())).size
-    desc = descriptor(row, (size,), case.dtypes)
-    got = run_operator(device, desc, {name: lambda n, v=values: v[:n] for name, values in inputs.items()})
-    assert got.changed_outside == []
-    return got.got, row.reference(inputs, case)
 
 
 def cases_of(descs: tuple[Any, ...], dtypes: tuple[np.dtype[Any], ...] | None = None) -> list[Any]:
@@ -50,7 +42,7 @@ def test_shift_counts_around_the_width(device: Any, row: OperatorRow, case: Case
     values = np.array([0, 1, 2, 200, 1 << (width - 1), top], dtype=dtype)
     counts = np.array(sorted({0, 1, width - 1, width, width + 1, min(top, 255), top}), dtype=dtype)
     a, b = (np.ascontiguousarray(side) for side in np.meshgrid(values, counts, indexing="ij"))
-    got, want = run(device, row, case, {"a_tensor": a.reshape(-1), "b_tensor": b.reshape(-1)})
+    got, want = run_on(device, row, case, {"a_tensor": a.reshape(-1), "b_tensor": b.reshape(-1)})
     np.testing.assert_array_equal(got, want)
     at_width = b.reshape(-1) >= width
     assert not got[at_width].any(), "a count of the width or more shifts every bit out"
@@ -61,7 +53,7 @@ def test_shift_counts_around_the_width(device: Any, row: OperatorRow, case: Case
 @pytest.mark.parametrize(("row", "case"), cases_of(BITWISE, (F32, F16)))
 def test_every_pair_of_special_encodings(device: Any, row: OperatorRow, case: Case) -> None:
     a, b = cross_product(float_specials(case.dtypes["a_tensor"]))
-    got, want = run(device, row, case, {"a_tensor": a, "b_tensor": b})
+    got, want = run_on(device, row, case, {"a_tensor": a, "b_tensor": b})
     wrong = np.flatnonzero(encoding(got) != encoding(want))
     assert wrong.size == 0, [(hex(encoding(a)[i]), hex(encoding(b)[i]), hex(encoding(got)[i])) for i in wrong[:8]]
 
@@ -71,13 +63,13 @@ def test_not_and_count_of_special_encodings(device: Any, dtype: np.dtype[Any]) -
     x = float_specials(dtype)
     not_row = row_of(dml.ElementWiseBitNotOperatorDesc)
     (not_case,) = [c for c in not_row.cases if c.dtypes["input_tensor"] == dtype]
-    got, _ = run(device, not_row, not_case, {"input_tensor": x})
+    got, _ = run_on(device, not_row, not_case, {"input_tensor": x})
     np.testing.assert_array_equal(encoding(got), ~encoding(x))  # a NaN's payload and quiet bit inverted too
     count_row = row_of(dml.ElementWiseBitCountOperatorDesc)
     (count_case,) = [
         c for c in count_row.cases if c.dtypes["input_tensor"] == dtype and c.dtypes["output_tensor"] == U8
     ]
-    got, _ = run(device, count_row, count_case, {"input_tensor": x})
+    got, _ = run_on(device, count_row, count_case, {"input_tensor": x})
     np.testing.assert_array_equal(got, [bin(int(v)).count("1") for v in encoding(x)])
 
 

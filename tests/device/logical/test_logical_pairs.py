@@ -14,19 +14,17 @@ import pytest
 
 import dmlpy as dml
 from tests.device.binary.pairs import cross_product, float_specials, integer_edges
-from tests.helpers.object_model import run_operator
-from tests.helpers.operators import descriptor, row_of
+from tests.helpers.operators import row_of
 from tests.helpers.row_model import F16, F32, U8, U32, Case, OperatorRow
+from tests.helpers.row_runs import run_on
 from tests.helpers.rows_logical import COMPARISONS, LOGIC
 
 Array = np.ndarray[Any, Any]
 
 
 def run_pairs(device: Any, row: OperatorRow, case: Case, a: Array, b: Array) -> tuple[Array, Array]:
-    desc = descriptor(row, (a.size,), case.dtypes)
-    run = run_operator(device, desc, {"a_tensor": lambda n: a[:n], "b_tensor": lambda n: b[:n]})
-    assert run.changed_outside == []
-    return run.got, row.reference({"a_tensor": a, "b_tensor": b}, case)
+    """The operator on the pairs (a[i], b[i]), one packed 1-D launch; what it wrote and the row's reference."""
+    return run_on(device, row, case, {"a_tensor": a, "b_tensor": b})
 
 
 def comparison_cases() -> list[Any]:

@@ -19,22 +19,14 @@ import pytest
 import dmlpy as dml
 from tests.device.binary.pairs import cross_product, float_specials, integer_edges
 from tests.helpers.ext_oracle import describe, mismatches
-from tests.helpers.object_model import run_operator
-from tests.helpers.operators import descriptor, row_of
+from tests.helpers.operators import row_of
 from tests.helpers.row_model import F16, F32, Case, OperatorRow
+from tests.helpers.row_runs import run_on
 from tests.helpers.rows_bits import encoding
 from tests.helpers.ulps import within_ulps
 
 Array = np.ndarray[Any, Any]
 REMAINDERS = (dml.ElementWiseModulusTruncateOperatorDesc, dml.ElementWiseModulusFloorOperatorDesc)
-
-
-def run(device: Any, row: OperatorRow, case: Case, inputs: dict[str, Array]) -> tuple[Array, Array]:
-    size = next(iter(inputs.values())).size
-    desc = descriptor(row, (size,), case.dtypes)
-    got = run_operator(device, desc, {name: lambda n, v=values: v[:n] for name, values in inputs.items()})
-    assert got.changed_outside == []
-    return got.got, row.reference(inputs, case)
 
 
 def cases_of(descs: tuple[Any, ...]) -> list[Any]:
@@ -60,7 +52,7 @@ def test_remainders_of_every_pair_of_edges(device: Any, row: OperatorRow, case: 
     dtype = case.dtypes["a_tensor"]
     floor = row.desc is dml.ElementWiseModulusFloorOperatorDesc
     a, b = cross_product(float_specials(dtype) if dtype.kind == "f" else integer_edges(dtype))
-    got, want = run(device, row, case, {"a_tensor": a, "b_tensor": b})
+    got, want = run_on(device, row, case, {"a_tensor": a, "b_tensor": b})
     if dtype.kind == "f":
         wrong = mismatches(got, want, nan="any")
         assert wrong.size == 0, f"B = {b[wrong[:12]]}\n" + describe(wrong, a, got, want)
@@ -73,7 +65,7 @@ def test_remainders_of_every_pair_of_edges(device: Any, row: OperatorRow, case: 
             assert got[(a == np.iinfo(dtype).min) & (b == -1)].tolist() == [0]
     if dtype.kind == "f" or np.iinfo(dtype).min:
         pairs = np.array(list(WRITTEN), dtype=dtype)
-        got, _ = run(device, row, case, {"a_tensor": pairs[:, 0].copy(), "b_tensor": pairs[:, 1].copy()})
+        got, _ = run_on(device, row, case, {"a_tensor": pairs[:, 0].copy(), "b_tensor": pairs[:, 1].copy()})
         assert got.tolist() == [pair[1 if floor else 0] for pair in WRITTEN.values()]
 
 
@@ -82,7 +74,7 @@ def test_atan_yx_of_every_pair_of_special_values(device: Any, dtype: np.dtype[An
     row = row_of(dml.ElementWiseAtanYxOperatorDesc)
     (case,) = [c for c in row.cases if c.dtypes["a_tensor"] == dtype]
     a, b = cross_product(float_specials(dtype))
-    got, exact = run(device, row, case, {"a_tensor": a, "b_tensor": b})
+    got, exact = run_on(device, row, case, {"a_tensor": a, "b_tensor": b})
     wrong = within_ulps(got, exact, row.ulps(dtype))
     assert wrong.size == 0, describe(wrong, a, got, exact.astype(dtype))
     origin = (a == 0) & (b == 0)
@@ -101,7 +93,7 @@ def test_if_chooses_either_side_bit_for_bit(device: Any, row: OperatorRow, case:
     a = rng.integers(0, np.iinfo(bits).max, size, dtype=bits, endpoint=True).view(dtype)
     b = rng.integers(0, np.iinfo(bits).max, size, dtype=bits, endpoint=True).view(dtype)
     condition = np.resize(np.array([0, 1, 255, 0, 17, 0], np.uint8), size)
-    got, want = run(device, row, case, {"condition_tensor": condition, "a_tensor": a, "b_tensor": b})
+    got, want = run_on(device, row, case, {"condition_tensor": condition, "a_tensor": a, "b_tensor": b})
     np.testing.assert_array_equal(encoding(got), encoding(want))
     np.testing.assert_array_equal(encoding(got)[condition == 0], encoding(b)[condition == 0])
     np.testing.assert_array_equal(encoding(got)[condition != 0], encoding(a)[condition != 0])
