@@ -304,7 +304,9 @@ inline float atan_yx_float(float a, float b) { return atan2(a, b); }
 // <name>_<T> for each register type T they take. Float ABS and NEGATE are IEEE 754's sign-bit operations, exact for
 // every input, a NaN's payload kept: ABS clears the sign bit through as_uint rather than fabs, a library call on
 // PoCL that keeps the loop scalar; NEGATE is C's -x, which flips the sign bit. Integer NEGATE and ABS wrap as two's
-// complement does: -MIN and abs(MIN) are MIN (the pages leave them undocumented). SIGN is the page's formula:
+// complement does: -MIN and abs(MIN) are MIN (the pages leave them undocumented). Integer ABS is OpenCL's abs(),
+// whose unsigned result (2^(w-1) for MIN) reinterpreted is that wrap: written as a select, clang makes it
+// llvm.abs, which Oclgrind cannot run. SIGN is the page's formula:
 // -1 below 0, 1 above, 0 otherwise: -0 and NaN give 0.
 // The clamps are the pages' formulas with MIN and MAX above (D3D's min and max, a NaN operand giving the other):
 // CLIP min(high, max(low, x)), CLIP1 max(low, min(x, high)), THRESHOLD max(x, low). So a NaN input gives low for
@@ -320,7 +322,7 @@ inline float abs_float(float x) { return as_float(as_uint(x) & 0x7fffffffu); }
 inline float negate_float(float x) { return -x; }
 inline float sign_float(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 #define DEFINE_SIGNED(T, U, W)                                                                             \
-    inline T abs_##T(T x) { return x < 0 ? WRAPPED(T, U, W, (W)0 - (W)x) : x; }                            \
+    inline T abs_##T(T x) { return as_##T(abs(x)); }                                                      \
     inline T negate_##T(T x) { return WRAPPED(T, U, W, (W)0 - (W)x); }                                     \
     inline T sign_##T(T x) { return x > 0 ? (T)1 : x < 0 ? (T)-1 : (T)0; }
 #define DEFINE_UNSIGNED(T)                                                                                 \

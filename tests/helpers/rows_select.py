@@ -74,7 +74,7 @@ def _if_row() -> OperatorRow:
     )
     slow = frozenset(c.id for c in cases if c.dtypes["a_tensor"] not in (F32, F16, np.dtype("i8")))
     # IF's first input is ConditionTensor: the row's value set goes to it, every byte (1 in 256 of them 0, choosing
-    # B; tests/device/select/ takes both sides evenly).
+    # B; tests/device/selection/ takes both sides evenly).
     parameters = {"a_tensor": other_values, "b_tensor": other_values}
     return OperatorRow(desc, cases, _if, parameters, sampled=True, slow_cases=slow, nan="bits")
 
