@@ -13,8 +13,8 @@
   is one fused kernel except where the operator itself keeps a kernel of its own (an operator on encodings only at
   its types, a FLOAT64 tensor).
 
-Each test runs under both launch profiles (the ``device`` fixture); a sampled row's values and graphs under one
-per case, taking turns (``sampled_profile``), both with --run-slow, as each profile is a program to compile for
+Each test runs under both launch profiles (the ``device`` fixture); a sampled row's values, layout and graphs under
+one per case, taking turns (``sampled_profile``), both with --run-slow, as each profile is a program to compile for
 each case. A row's ``slow_cases`` run with --run-slow only. Per-operator suites (tests/device/round,
 quantize, identity, extensions) keep the sweeps that are specific to one operator.
 """
@@ -124,6 +124,7 @@ def test_layouts_match_the_reference(
 ) -> None:
     """Every layout class (helpers.layouts.LAYOUTS; in place where the operator allows it), the whole output
     buffer checked: the tensor's elements hold the reference's results, every other byte is unchanged."""
+    run_on_this_profile(request, device, row, case)
     skip_without_fp64(device, case)
     layout = LAYOUTS[layout_name]
     desc = descriptor(row, layout["sizes"], case.dtypes, layout_strides(row, case, layout), **case.options)

@@ -1,5 +1,6 @@
 """Memory safety, table-driven: every row of the operator test table (tests/helpers/operators.py), DirectML and
-extension operators alike, each of its cases in small layouts (packed, padded, broadcast, transposed, in place
+extension operators alike, each of its cases (a sampled row's one, taking turns, every case with --run-slow) in
+small layouts (packed, padded, broadcast, transposed, in place
 where SUPPORTS_IN_PLACE) and for a DirectML operator as a fused chain against the operator alone, runs under
 Oclgrind with no report and every result equal to the row's reference (oclgrind_operator_rows.py, in a
 subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's ``run_oclgrind_script``).
@@ -26,7 +27,7 @@ import pytest
 
 from tests.helpers.operators import ROWS
 
-from .oclgrind_operator_rows import every_planned
+from .oclgrind_operator_rows import cases_of, every_planned
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_operator_rows.py"
 PROFILES = pytest.mark.parametrize("profile", ["cpu", "gpu"])
@@ -52,7 +53,7 @@ def run_rows(
     assert sorted(summary["ran"] + summary["skipped"]) == sorted(every_planned(every_layout))
     assert {label.split()[0] for label in summary["ran"]} == {row.name for row in ROWS}
     chains = [label for label in summary["ran"] if label.endswith(" fused_chain")]
-    directml_cases = sum(len(row.cases_run(every_layout)) for row in ROWS if not row.desc.is_extension())
+    directml_cases = sum(len(cases_of(row, every_layout)) for row in ROWS if not row.desc.is_extension())
     if uninitialized:
         assert all(label.endswith(" fused_chain") for label in summary["skipped"]), summary["skipped"]
     else:
