@@ -31,6 +31,8 @@ from tests.helpers.operators import row_of
 from tests.helpers.row_model import F16, F32, Array, Case
 from tests.helpers.rows_activations import I8, I16, I32, PARAMETERS
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 INF, NAN = math.inf, math.nan
 ONE_INPUT: dict[Any, Callable[..., Any]] = {
     dml.ActivationReluOperatorDesc: dml.graph.activation_relu,

@@ -36,6 +36,8 @@ from tests.helpers.ext_oracle import describe, mismatches
 from tests.helpers.operators import Case, OperatorRow, row_of
 from tests.helpers.row_runs import run_on
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 
 def run_pairs(device: Any, row: OperatorRow, case: Case, a: Array, b: Array) -> tuple[Array, Array]:
     """The operator on the pairs (a[i], b[i]), one packed 1-D launch; what it wrote and the row's reference."""

@@ -18,6 +18,8 @@ from tests.helpers.row_model import F16, F32, U8, Case, OperatorRow
 from tests.helpers.row_runs import run_on
 from tests.helpers.rows_bits import encoding
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 Array = np.ndarray[Any, Any]
 SHIFTS = (dml.ElementWiseBitShiftLeftOperatorDesc, dml.ElementWiseBitShiftRightOperatorDesc)
 BITWISE = (dml.ElementWiseBitAndOperatorDesc, dml.ElementWiseBitOrOperatorDesc, dml.ElementWiseBitXorOperatorDesc)

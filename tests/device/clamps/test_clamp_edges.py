@@ -35,6 +35,8 @@ from tests.helpers.operators import BINARY_FLOAT, row_of, unary_descriptor
 from tests.helpers.row_model import F16, F32, Array, Case, Reference
 from tests.helpers.rows_clamps import ABS, CLIP, CLIP1, SCALE_BIAS, THRESHOLD, clamp_reference
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 INF, NAN = math.inf, math.nan
 D3D_MIN, D3D_MAX = BINARY_FLOAT["MIN"], BINARY_FLOAT["MAX"]
 

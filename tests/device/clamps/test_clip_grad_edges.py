@@ -17,6 +17,8 @@ from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.row_model import Case
 from tests.helpers.rows_clamps import GRADIENT_TENSORS, clip_grad_reference
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 BOUND_SETS = (
     (-5.5, 100.7),
     (-200.0, 300.0),

@@ -28,6 +28,8 @@ from tests.helpers.operators import row_of
 from tests.helpers.row_model import F16, F32, Array, Case
 from tests.helpers.rows_clamps import ABS, NEGATE, SIGN
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 SIGN_OPERATORS = {ABS: dml.graph.abs, NEGATE: dml.graph.negate, SIGN: dml.graph.sign}
 DEFAULT_INTEGERS = {np.dtype(t) for t in ("i1", "u4", "i8", "u8")}
 """The integer types a default run takes (each type is a program to compile); --run-slow takes every one, as the

@@ -19,6 +19,8 @@ from tests.helpers.row_model import F16, F32, U8, U32, Case, OperatorRow
 from tests.helpers.row_runs import run_on
 from tests.helpers.rows_logical import COMPARISONS, LOGIC
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 Array = np.ndarray[Any, Any]
 
 

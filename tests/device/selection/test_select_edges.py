@@ -25,6 +25,8 @@ from tests.helpers.row_runs import run_on
 from tests.helpers.rows_bits import encoding
 from tests.helpers.ulps import within_ulps
 
+pytestmark = pytest.mark.one_profile  # values, not launch shapes: the rows run both profiles
+
 Array = np.ndarray[Any, Any]
 REMAINDERS = (dml.ElementWiseModulusTruncateOperatorDesc, dml.ElementWiseModulusFloorOperatorDesc)
 
