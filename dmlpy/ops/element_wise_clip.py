@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32, INTEGERS_64
 from dmlpy.ops._unary import ScaledUnaryDesc, float_literal, register
 from dmlpy.ops.scalar_union import ScalarUnion, typed_bounds
 from dmlpy.support import SupportTable
@@ -65,18 +66,19 @@ class ClampDesc(ScaledUnaryDesc):
     integer one without ScaleBias in its own type, with ScaleBias in float, converted back at the end."""
 
     BARE_FORM = False
+    FUNCTION: ClassVar[str]
+    """The helper's name in ``opencl/elementwise_ops.h`` before its type suffix (``clip``: ``clip_float``, ...)."""
+    BOUNDS: ClassVar[tuple[str, ...]] = ()
+    """The fields holding the bounds, in the helper's order, ``min`` the lower one."""
 
     def float_bounds(self) -> list[float]:
         """The bounds as C FLOATs (Python floats, rounded to float32 where the kernel reads them)."""
-        raise NotImplementedError
+        return [getattr(self, name) for name in self.BOUNDS]
 
     def integer_bounds(self) -> list[int]:
-        """The bounds exact in the integer tensor's type."""
-        raise NotImplementedError
-
-    def function(self) -> str:
-        """The helper name in ``opencl/elementwise_ops.h`` before its type suffix."""
-        raise NotImplementedError
+        """The bounds exact in the integer tensor's type (``integer_bound``)."""
+        data_type = self.input_tensor.desc.data_type
+        return [integer_bound(getattr(self, name), data_type, name == "min") for name in self.BOUNDS]
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         value = inputs[0]
@@ -85,9 +87,9 @@ class ClampDesc(ScaledUnaryDesc):
         if self.is_float() or self.scale_bias is not None:
             bounds = ", ".join(float_literal(b) for b in self.float_bounds())
             x = value if self.scale_bias is None else self.scaled(value)
-            return self.stored(f"{self.function()}_float({x}, {bounds})")
+            return self.stored(f"{self.FUNCTION}_float({x}, {bounds})")
         bounds = ", ".join(integer_literal(b, data_type) for b in self.integer_bounds())
-        return f"{self.function()}_{register(data_type)}({value}, {bounds})"
+        return f"{self.FUNCTION}_{register(data_type)}({value}, {bounds})"
 
     def explain_lines(self) -> list[str]:
         first = self.expression(["x"])
@@ -105,25 +107,15 @@ class ElementWiseClipOperatorDesc(ClampDesc):
             (L.FL_1_0, (4, 4), FLOATS),
             (L.FL_2_1, (4, 4), FLOATS | INTEGERS_8_32),
             (L.FL_3_0, (1, 8), FLOATS | INTEGERS_8_32),
-            (L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}),
+            (L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | INTEGERS_64),
         ),
     )
-    BUILDER_NAME = "clip"
+    FUNCTION, BUILDER_NAME, BOUNDS = "clip", "clip", ("min", "max")
 
     min: float = Field(alias="Min")
     """Min (FLOAT): the lower bound, converted to an integer tensor's type toward zero."""
     max: float = Field(alias="Max")
     """Max (FLOAT): the upper bound, converted likewise."""
-
-    def float_bounds(self) -> list[float]:
-        return [self.min, self.max]
-
-    def integer_bounds(self) -> list[int]:
-        data_type = self.input_tensor.desc.data_type
-        return [integer_bound(self.min, data_type, True), integer_bound(self.max, data_type, False)]
-
-    def function(self) -> str:
-        return "clip"
 
 
 class ElementWiseThresholdOperatorDesc(ClampDesc):
@@ -140,19 +132,10 @@ class ElementWiseThresholdOperatorDesc(ClampDesc):
             (L.FL_3_0, (1, 8), FLOATS | INTEGERS_8_32),
         ),
     )
-    BUILDER_NAME = "threshold"
+    FUNCTION, BUILDER_NAME, BOUNDS = "threshold", "threshold", ("min",)
 
     min: float = Field(alias="Min")
     """Min (FLOAT): the lower bound, converted to an integer tensor's type toward zero."""
-
-    def float_bounds(self) -> list[float]:
-        return [self.min]
-
-    def integer_bounds(self) -> list[int]:
-        return [integer_bound(self.min, self.input_tensor.desc.data_type, True)]
-
-    def function(self) -> str:
-        return "threshold"
 
 
 class ElementWiseClip1OperatorDesc(ClampDesc):
@@ -163,9 +146,9 @@ class ElementWiseClip1OperatorDesc(ClampDesc):
     SUPPORT = SupportTable.same_types(
         OPERATOR_TYPE,
         INPUT_OUTPUT,
-        ((L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | {T.INT64, T.UINT64}),),
+        ((L.FL_5_0, (1, 8), FLOATS | INTEGERS_8_32 | INTEGERS_64),),
     )
-    BUILDER_NAME, ONNX_OPS = "clip1", ("Clip",)
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "clip1", "clip1", ("Clip",)
 
     min_max_data_type: TensorDataType = Field(alias="MinMaxDataType")
     """MinMaxDataType (DML_TENSOR_DATA_TYPE): the type Min and Max are read as; OutputTensor's DataType."""
@@ -196,11 +179,8 @@ class ElementWiseClip1OperatorDesc(ClampDesc):
             assert value is not None, "InputTensor is required"
             data_type = self.input_tensor.desc.data_type
             bounds = ", ".join(integer_literal(b, data_type) for b in self.integer_bounds())
-            return f"clip1_{register(data_type)}({self.stored(self.scaled(value))}, {bounds})"
+            return f"{self.FUNCTION}_{register(data_type)}({self.stored(self.scaled(value))}, {bounds})"
         return super().expression(inputs)
-
-    def function(self) -> str:
-        return "clip1"
 
 
 CLIP_OPERATORS = (ElementWiseClipOperatorDesc, ElementWiseClip1OperatorDesc, ElementWiseThresholdOperatorDesc)

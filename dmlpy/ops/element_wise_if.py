@@ -12,11 +12,12 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
-TYPES_3_0 = frozenset({T.FLOAT32, T.FLOAT16, T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32})
+TYPES_3_0 = FLOATS | INTEGERS_8_32
 CONDITION = frozenset({T.UINT8})
 
 
@@ -35,7 +36,7 @@ class ElementWiseIfOperatorDesc(OperatorDescBase):
         rows=(
             _row(L.FL_2_0, (4, 4), frozenset({T.FLOAT16})),
             _row(L.FL_3_0, (1, 8), TYPES_3_0),
-            _row(L.FL_5_0, (1, 8), TYPES_3_0 | {T.FLOAT64, T.INT64, T.UINT64}),
+            _row(L.FL_5_0, (1, 8), TYPES_3_0 | {T.FLOAT64} | INTEGERS_64),
         ),
     )
     INPUTS = ("condition_tensor", "a_tensor", "b_tensor")

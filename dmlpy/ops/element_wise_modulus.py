@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._binary import BinaryArithmeticDesc, binary_support
+from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.support import TypesRow
 
 T, L = TensorDataType, FeatureLevel
-TYPES_2_1 = frozenset({T.FLOAT32, T.FLOAT16, T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32})
+TYPES_2_1 = FLOATS | INTEGERS_8_32
 ROWS: tuple[TypesRow, ...] = (
     (L.FL_2_1, (4, 4), TYPES_2_1),
     (L.FL_3_0, (1, 8), TYPES_2_1),
-    (L.FL_6_0, (1, 8), TYPES_2_1 | {T.INT64, T.UINT64}),
+    (L.FL_6_0, (1, 8), TYPES_2_1 | INTEGERS_64),
 )
 
 

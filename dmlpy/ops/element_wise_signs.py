@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, SIGNED_8_32, UNSIGNED_8_32
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_64, SIGNED_8_32, UNSIGNED_8_32
 from dmlpy.ops._unary import ScaledUnaryDesc, UnaryElementWiseDesc, register
 from dmlpy.support import SupportTable
 
@@ -121,7 +121,7 @@ class ElementWiseSignOperatorDesc(SignOperatorDesc):
             (L.FL_2_0, (4, 4), FLOATS),
             (L.FL_2_1, (4, 4), FLOATS | SIGNED_8_32 | UNSIGNED_8_32),
             (L.FL_3_0, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32),
-            (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32 | {T.INT64, T.UINT64}),
+            (L.FL_4_1, (1, 8), FLOATS | SIGNED_8_32 | UNSIGNED_8_32 | INTEGERS_64),
         ),
     )
     FUNCTION, BUILDER_NAME, ONNX_OPS = "sign", "sign", ("Sign",)
