@@ -12,7 +12,7 @@ Started by test_operator_rows_oclgrind.py in a subprocess whose only OpenCL plat
 line ``OCLGRIND_SUMMARY {json}``: the runs (``row case layout`` labels) and those skipped, the kernel specs
 covered, the fused chains, and the failures.
 
-    python oclgrind_operator_rows.py [--launch-profile cpu|gpu] [--every-layout] [--negative-control]
+    python oclgrind_operator_rows.py [--launch-profile cpu|gpu] [--every-layout] [--share K/N] [--negative-control]
 """
 
 from __future__ import annotations
@@ -76,19 +76,39 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
     return [f"{row.name} {case.id} {name}" for name in [*names, *chain]]
 
 
-def cases_of(row: OperatorRow, every_layout: bool) -> tuple[Case, ...]:
+Share = tuple[int, int] | None
+"""(k, n): the k-th of n shares of the sampled rows (those whose turn is k modulo n), or None for all of them."""
+
+
+def cases_of(row: OperatorRow, every_layout: bool, share: Share = None) -> tuple[Case, ...]:
     """The cases a pass takes: every one with --every-layout; by default a sampled row's one, its turn in the
     rotation of its default cases (a family's operators build one kernel shape, and each case run under Oclgrind
-    takes seconds), a row that is not sampled all its default cases."""
+    takes seconds), and with a ``share`` only if the row is in it; a row that is not sampled all its default
+    cases."""
     cases = row.cases_run(every_layout)
     if every_layout or not row.sampled:
         return cases
     turn = [r.name for r in ROWS if r.sampled].index(row.name)
-    return (cases[turn % len(cases)],)
+    if share is None:
+        return (cases[turn % len(cases)],)
+    k, n = share
+    return (cases[turn // n % len(cases)],) if turn % n == k else ()
 
 
-def every_planned(every_layout: bool) -> list[str]:
-    return [label for row in ROWS for case in cases_of(row, every_layout) for label in planned(row, case, every_layout)]
+def every_planned(every_layout: bool, share: Share = None) -> list[str]:
+    return [
+        label
+        for row in ROWS
+        for case in cases_of(row, every_layout, share)
+        for label in planned(row, case, every_layout)
+    ]
+
+
+def parse_share(text: str | None) -> Share:
+    if text is None:
+        return None
+    k, n = (int(part) for part in text.split("/"))
+    return k, n
 
 
 def check(tally: Tally, spec: Any, label: str, compare: Callable[..., None], *args: Any) -> None:
@@ -151,7 +171,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     fp64 = "cl_khr_fp64" in device.cl_device.extensions
     tally, ran, skipped = Tally(), [], []
     for row in ROWS:
-        for case in cases_of(row, args.every_layout):
+        for case in cases_of(row, args.every_layout, parse_share(args.share)):
             if not fp64 and any(d == np.float64 for d in case.dtypes.values()):
                 skipped += planned(row, case, args.every_layout)
                 continue
@@ -162,4 +182,10 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(run_all, flags=[("--every-layout", "every layout class of helpers.layouts but the large one")]))
+    sys.exit(
+        main(
+            run_all,
+            flags=[("--every-layout", "every layout class of helpers.layouts but the large one")],
+            options=[("--share", "K/N: the K-th of N shares of the sampled rows (default: all of them)")],
+        )
+    )

@@ -5,7 +5,9 @@ where SUPPORTS_IN_PLACE) and for a DirectML operator as a fused chain against th
 Oclgrind with no report and every result equal to the row's reference (oclgrind_operator_rows.py, in a
 subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's ``run_oclgrind_script``).
 
-Two passes under each launch profile, as the per-operator suites run theirs:
+Two passes, as the per-operator suites run theirs (by default the memory pass under the "cpu" launch profile and
+the uninitialised one under "gpu", each taking half of the sampled rows in turn; all four with --run-slow:
+tests/helpers/oclgrind_passes.py):
 
 * memory: kernels built as dmlpy builds them; every global access checked against its buffer (each buffer
   exactly as large as its binding), data races and API calls checked too.
@@ -25,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_share
 from tests.helpers.operators import ROWS
 
 from .oclgrind_operator_rows import cases_of, every_planned
@@ -32,12 +35,15 @@ from .oclgrind_operator_rows import cases_of, every_planned
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_operator_rows.py"
 PROFILES = pytest.mark.parametrize("profile", ["cpu", "gpu"])
 PASSES = pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
+"""The every-layout sweep's (--run-slow) and the negative control's parametrizations."""
 
 
 def run_rows(
     run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, every_layout: bool
 ) -> dict[str, Any]:
-    flags = ("--every-layout",) if every_layout else ()
+    index = None if every_layout else default_share(profile, uninitialized)
+    share = None if index is None else (index, len(DEFAULT_PASSES))
+    flags = ("--every-layout",) if every_layout else ("--share", f"{share[0]}/{share[1]}") if share else ()
     summary, errors = run_oclgrind_script(
         SCRIPT,
         "--launch-profile",
@@ -50,10 +56,11 @@ def run_rows(
     )
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
     assert summary["wrong"] == 0, summary["failures"]
-    assert sorted(summary["ran"] + summary["skipped"]) == sorted(every_planned(every_layout))
-    assert {label.split()[0] for label in summary["ran"]} == {row.name for row in ROWS}
+    assert sorted(summary["ran"] + summary["skipped"]) == sorted(every_planned(every_layout, share))
+    in_share = {row.name for row in ROWS if cases_of(row, every_layout, share)}
+    assert {label.split()[0] for label in summary["ran"]} == in_share
     chains = [label for label in summary["ran"] if label.endswith(" fused_chain")]
-    directml_cases = sum(len(cases_of(row, every_layout)) for row in ROWS if not row.desc.is_extension())
+    directml_cases = sum(len(cases_of(row, every_layout, share)) for row in ROWS if not row.desc.is_extension())
     if uninitialized:
         assert all(label.endswith(" fused_chain") for label in summary["skipped"]), summary["skipped"]
     else:
@@ -61,8 +68,18 @@ def run_rows(
     return summary
 
 
-@PROFILES
-@PASSES
+def test_the_default_passes_share_the_sampled_rows_between_them() -> None:
+    n = len(DEFAULT_PASSES)
+    for row in ROWS:
+        taken = [cases_of(row, False, (k, n)) for k in range(n)]
+        if row.sampled:
+            assert sum(len(cases) for cases in taken) == 1, row.name
+        else:
+            assert all(cases == row.cases_run(False) for cases in taken), row.name
+    assert all(any(cases_of(row, False, (k, n)) for row in ROWS if row.sampled) for k in range(n))
+
+
+@OCLGRIND_PASSES
 def test_every_row_runs_clean_and_right(
     run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
 ) -> None:

@@ -137,8 +137,10 @@ def main(
     *,
     extensions: bool = False,
     flags: Sequence[tuple[str, str]] = (),
+    options: Sequence[tuple[str, str]] = (),
 ) -> int:
-    """Parse ``--negative-control``, ``--launch-profile``, ``--half-bits`` and ``flags`` (name, help), create a
+    """Parse ``--negative-control``, ``--launch-profile``, ``--half-bits``, ``flags`` (name, help: on or off) and
+    ``options`` (name, help: a value), create a
     dmlpy device on Oclgrind under that launch profile, then run the negative control or
     ``run_variants(device, args)`` and print the summary it returns (if any)."""
     parser = argparse.ArgumentParser()
@@ -151,6 +153,8 @@ def main(
     )
     for name, text in flags:
         parser.add_argument(name, action="store_true", help=text)
+    for name, text in options:
+        parser.add_argument(name, help=text)
     args = parser.parse_args()
     device = dml.create_device(
         cl_device=oclgrind_cl_device(), extensions=extensions, launch_profile=args.launch_profile

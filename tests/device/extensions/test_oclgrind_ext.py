@@ -13,14 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.helpers.oclgrind_passes import OCLGRIND_PASSES
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_ext_variants.py"
 
 
-@pytest.mark.parametrize("profile", ["cpu", "gpu"])
-@pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
+@OCLGRIND_PASSES
 def test_ext_round_variants_under_oclgrind(
     run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, profile: str
 ) -> None:

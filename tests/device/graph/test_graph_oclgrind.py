@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.helpers.oclgrind_passes import MEMORY_PASS_PROFILES
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_graph_variants.py"
 VARIANTS = [
@@ -26,7 +26,7 @@ VARIANTS = [
 
 # No DML_HALF_BITS pass: the kernels a graph builds (the element-wise template, Round's kernel) never read it; only
 # opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py).
-@pytest.mark.parametrize("profile", ["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
+@MEMORY_PASS_PROFILES
 def test_every_variant_runs_clean_and_fused_equals_one_by_one(
     assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.oclgrind_passes import OCLGRIND_PASSES
+
 from .oclgrind_identity_variants import EXPECTED_SPECS
 
 HERE = Path(__file__).resolve().parent
@@ -39,8 +41,7 @@ def _check(summary: dict[str, Any], errors: list[str], profile: str) -> None:
         assert f"TENSOR0_T={element} TENSOR1_T={element}" in specs, element
 
 
-@pytest.mark.parametrize("profile", ["cpu", "gpu"])
-@pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
+@OCLGRIND_PASSES
 def test_every_kernel_variant_is_clean(
     run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, profile: str, tally: Any
 ) -> None:

@@ -1,6 +1,7 @@
 """Oclgrind (out-of-bounds accesses, data races, API misuse) on FL 6_3's QUANTIZE and DEQUANTIZE kernels: 4-bit
 inputs and outputs of odd element counts, blocked quantization tensors, a strided 4-bit input, the strided walk
-storing nibble pairs, and the fused DEQUANTIZE -> ROUND -> QUANTIZE kernel, under both launch profiles.
+storing nibble pairs, and the fused DEQUANTIZE -> ROUND -> QUANTIZE kernel, under the "cpu" launch profile
+(the "gpu" one too with --run-slow: tests/helpers/oclgrind_passes.py).
 
 oclgrind_quantize_6_3_variants.py runs in a subprocess that sees only Oclgrind (tests/conftest.py's
 ``assert_memory_pass_clean``, data races checked: two work-items storing the two nibbles of one byte would be
@@ -13,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.helpers.oclgrind_passes import MEMORY_PASS_PROFILES
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_quantize_6_3_variants.py"
 VARIANTS = [
@@ -27,7 +28,7 @@ VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("profile", ["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
+@MEMORY_PASS_PROFILES
 def test_every_variant_runs_clean_and_right(
     assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:

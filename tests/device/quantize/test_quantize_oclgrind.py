@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.helpers.oclgrind_passes import MEMORY_PASS_PROFILES
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_quantize_variants.py"
-PASSES = pytest.mark.parametrize("profile", ["cpu", "gpu"], ids=["cpu-profile", "gpu-profile"])
-"""The variants under each launch profile. No DML_HALF_BITS pass: of the kernels these variants build (the
-element-wise template), none reads it; only opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py)."""
+# The variants run under the "cpu" launch profile, "gpu" too with --run-slow (MEMORY_PASS_PROFILES). No
+# DML_HALF_BITS pass: of the kernels these variants build (the element-wise template), none reads it; only
+# opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py).
 
 
 VARIANTS = (
@@ -45,7 +45,7 @@ VARIANTS = (
 )
 
 
-@PASSES
+@MEMORY_PASS_PROFILES
 def test_every_variant_runs_clean_and_right(
     assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:
