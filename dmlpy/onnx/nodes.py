@@ -28,8 +28,15 @@ _ATTRIBUTES = {
     "IsInf": {"detect_negative", "detect_positive"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
-_ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}
-"""The activations' FLOAT attributes, their builder's keywords of the same names."""
+_ACTIVATION_PARAMETERS = {
+    "LeakyRelu": {"alpha"},
+    "ThresholdedRelu": {"alpha"},
+    "HardSigmoid": {"alpha", "beta"},
+    "Shrink": {"bias", "lambd"},
+}
+"""The activations' FLOAT attributes, their builder's keywords of the same names but where ``_KEYWORD_OF`` says."""
+_KEYWORD_OF = {"lambd": "threshold"}
+"""The builder keywords that ONNX names otherwise: Shrink's lambd is SHRINK's Threshold."""
 _FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
 """The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
 ``dmlpy.onnx.clip``) and the activations' parameters."""
@@ -128,13 +135,14 @@ def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int
 
 
 def _float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
-    """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``), each left out taking
-    its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and 0.5, ...), each rounded to
-    float32, as ONNX's FLOAT attribute and DirectML's C FLOAT field hold it."""
+    """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``) as its builder's
+    keywords, each left out taking its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and
+    0.5, Shrink's bias 0 and lambd 0.5, ...), each rounded to float32, as ONNX's FLOAT attribute and DirectML's C
+    FLOAT field hold it."""
     schema = onnx.defs.get_schema(node.op_type, opset)
     given = {attribute.name: attribute.f for attribute in node.attribute}
     return {
-        name: float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
+        _KEYWORD_OF.get(name, name): float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
         for name in sorted(_ACTIVATION_PARAMETERS[node.op_type])
     }
 

@@ -54,6 +54,7 @@ ACTIVATIONS_EXPANDED = (
     *((f"hardsigmoid{form}", "_ver18") for form in ("", "_example", "_default")),
     *((f"softsign{form}", "_ver18") for form in ("", "_example")),
     *((f"prelu{form}", "") for form in ("_example", "_broadcast")),
+    *((f"shrink{form}", "_ver18") for form in ("_hard", "_soft")),
 )
 """The activations' node tests whose ``_expanded`` twin is the op type's function body, which begins with
 Constant nodes (the 0, alpha and beta; not mapped); HardSwish's, a HardSigmoid and a Mul, runs."""
