@@ -158,7 +158,7 @@ def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType
     if node.op_type == "Mod" and value == 0 and data_type in floats and opset < FLOAT_FLOOR_MOD_OPSET:
         raise InvalidArgumentError(
             f"{where}: fmod 0 with {onnx_name(data_type)} inputs; before opset {FLOAT_FLOOR_MOD_OPSET} Mod takes "
-            f"floating-point inputs only with fmod 1 (fmod 0 on floats, the floored remainder, is Mod-28's)"
+            "floating-point inputs only with fmod 1 (fmod 0 on floats, the floored remainder, is Mod-28's)"
         )
     if node.op_type == "BitShift" and data_type in SIGNED_8_32 | {TensorDataType.INT64}:
         raise NodeRefused(
