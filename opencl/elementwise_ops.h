@@ -390,8 +390,8 @@ DEFINE_CLAMPS(ulong)
 #define BIT_SHIFT_RIGHT(a, b) ((b) < 8 * sizeof(a) ? (a) >> (b) : 0)
 
 // ------------------------------------------------------------------------------- piecewise activations
-// ACTIVATION_RELU, LEAKY_RELU, THRESHOLDED_RELU, LINEAR, HARD_SIGMOID, HARD_SWISH, SOFTSIGN, PARAMETERIZED_RELU and
-// RELU_GRAD (dmlpy/ops/activation_piecewise.py): the pages' formulas step by step, each step rounded once (no fma,
+// ACTIVATION_RELU, LEAKY_RELU, THRESHOLDED_RELU, LINEAR, HARD_SIGMOID, HARD_SWISH, SOFTSIGN, SHRINK, PARAMETERIZED_RELU
+// and RELU_GRAD (dmlpy/ops/activation_piecewise.py): the pages' formulas step by step, each step rounded once (no fma,
 // FP_CONTRACT off), MIN and MAX D3D's (a NaN operand gives the other). So RELU, max(0, x), gives +0 for -0 and for a
 // NaN; HARD_SIGMOID, max(0, min(Alpha * x + Beta, 1)), gives 1 for a NaN; THRESHOLDED_RELU and RELU_GRAD compare
 // strictly (a NaN fails, giving 0); LEAKY_RELU and PARAMETERIZED_RELU keep x where x >= 0 (-0 included) and scale
@@ -414,6 +414,29 @@ inline float hard_sigmoid_float(float x, float alpha, float beta)
 }
 inline float hard_swish_float(float x, float alpha, float beta) { return x * hard_sigmoid_float(x, alpha, beta); }
 inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
+// SHRINK: x - Bias where x > Threshold, else x + Bias where x < -Threshold, else 0, in the page's order (a negative
+// Threshold, where both hold, gives x - Bias; ONNX's Shrink tests x < -lambd first). Floats: IEEE 754's strict
+// comparisons (a NaN x fails both, giving +0) and one correctly rounded sum (dmlpy writes -Threshold as its literal).
+inline float shrink_float(float x, float threshold, float negated_threshold, float bias)
+{
+    return x > threshold ? x - bias : x < negated_threshold ? x + bias : 0.0f;
+}
+// Integer tensors (from FL 5_1): the pages leave the conversion of the FLOAT Bias and Threshold undocumented. dmlpy
+// takes both as the real numbers they are: the comparisons are CLIP_GRAD's, exact (x > Threshold is
+// !(x <= floor(Threshold)), a constant beyond the type's range; a NaN Threshold holds for no x), and the exact sum is
+// converted as Direct3D converts a float to an integer, toward zero and saturated (a NaN to 0), the rule dmlpy gives
+// CLIP's FLOAT bounds. With Bias = whole + fraction (whole toward zero, |fraction| < 1 with Bias's sign), x - Bias is
+// d + pull with d = x - whole, an integer exact in long (dmlpy clamps whole to +-2^40, past which the result
+// saturates either way), and pull = -fraction in (-1, 1): it truncates to d - 1 where d > 0 and pull < 0, to d + 1
+// where d < 0 and pull > 0 (toward zero both), else to d; x + Bias likewise with d = x + whole, pull = fraction.
+// fraction_sign is the fraction's sign (-1, 0, 1); a NaN Bias comes as the range [0, 0], its NaN sum's conversion.
+inline long shrink_integer(long x, bool above, bool below, long whole, int fraction_sign, long lowest, long highest)
+{
+    const long d = above ? x - whole : x + whole;
+    const int pull = above ? -fraction_sign : fraction_sign;  // the sign of what is added to d
+    const long truncated = (pull < 0 && d > 0) ? d - 1 : (pull > 0 && d < 0) ? d + 1 : d;
+    return (above || below) ? clamp(truncated, lowest, highest) : 0;
+}
 
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value

@@ -9,11 +9,13 @@ It lowers graphs of the ONNX operators whose semantics DirectML expresses exactl
 operator table declares (each operator's ``ONNX_OPS``; docs/operators/index.md lists them). A unary operator lowers
 through one generic path (Round is DirectML's HALVES_TO_NEAREST_EVEN, Ceil and Floor are exact, Identity copies
 tensors, Abs, Neg, Sign and Not are exact, Abs of an unsigned type an Identity copy; Relu, LeakyRelu,
-ThresholdedRelu, HardSigmoid, HardSwish and Softsign are the piecewise activations, their FLOAT alpha and beta the
-descriptors' fields); Add, Sub, Mul, Div, Max, Min, Sum and Mean lower to the binary arithmetic operators, and
-Equal, Greater, Less, GreaterOrEqual, LessOrEqual, And, Or and Xor to the comparisons and logical operators, with
-ONNX's multidirectional broadcasting (``dmlpy.onnx.arithmetic``), and PRelu to PARAMETERIZED_RELU, its slope
-broadcast to X's shape; an ONNX bool (a comparison's output, a bool graph input or initializer) is a UINT8 tensor of
+ThresholdedRelu, HardSigmoid, HardSwish, Softsign and Shrink are the piecewise activations, their FLOAT attributes the
+descriptors' fields; BitwiseNot is BIT_NOT); Add, Sub, Mul, Div, Max, Min, Sum and Mean lower to the binary
+arithmetic operators, Mod to MODULUS_FLOOR or MODULUS_TRUNCATE (fmod), Equal, Greater, Less, GreaterOrEqual,
+LessOrEqual, And, Or and Xor to the comparisons and logical operators, BitwiseAnd, Or, Xor and BitShift to the bit
+operators (direction), with ONNX's multidirectional broadcasting (``dmlpy.onnx.arithmetic``), Where to
+ELEMENT_WISE_IF, its three inputs broadcast together, and PRelu to PARAMETERIZED_RELU, its slope broadcast to X's
+shape; an ONNX bool (a comparison's output, a bool graph input or initializer) is a UINT8 tensor of
 1s and 0s, read only by the op types that take bools; Clip lowers to ELEMENT_WISE_CLIP1, its bounds read from
 attributes or initializers (``dmlpy.onnx.clip``); QuantizeLinear and DequantizeLinear take per-tensor, per-axis and
 blocked scales (opset 21's ``block_size``: the axis read split into equal blocks, the scale broadcast over each with

@@ -1,8 +1,10 @@
-"""ONNX's arithmetic nodes (Add, Sub, Mul, Div, Max, Min, Sum, Mean) as DirectML's binary operators, with ONNX's
-multidirectional (NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
+"""ONNX's arithmetic nodes (Add, Sub, Mul, Div, Max, Min, Sum, Mean, Mod, the comparisons, the logical and bitwise
+op types, BitShift) as DirectML's binary operators, and Where as ELEMENT_WISE_IF, with ONNX's multidirectional
+(NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
 of another shape is read with the output's Sizes and 0-strides along the dimensions it repeats, as DirectML
 broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)). PRelu is read so
-too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU.
+too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU. Where's three inputs
+broadcast together, its condition an ONNX bool (UINT8, IF's ConditionTensor) and X and Y of one type.
 
 The variadic op types are chains of binary nodes, left to right, as onnx.reference computes them: Max, Min and
 Sum of a, b, c are op(op(a, b), c); one input is an ELEMENT_WISE_IDENTITY copy. Mean of two inputs is DirectML's
@@ -17,13 +19,14 @@ from functools import reduce
 
 import numpy as np
 
-from dmlpy.enums import TensorDataType
+from dmlpy.enums import OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression
 from dmlpy.graph.nodes import CONSTANT_LEVEL
 from dmlpy.graph.operators import BUILDERS
 from dmlpy.onnx.elements import MAX_DIMENSIONS, NodeRefused, onnx_name
 from dmlpy.onnx.nodes import LOWERED_TO
+from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryElementWiseDesc
 from dmlpy.tensor import BufferTensorDesc, packed_strides
 
@@ -31,12 +34,15 @@ UNIDIRECTIONAL_OPS = ("PRelu",)
 """The op types whose second input ONNX broadcasts to the first's shape, never the first to the second's
 (unidirectional broadcasting): PRelu's slope, read with X's Sizes and 0-strides as PARAMETERIZED_RELU's
 SlopeTensor."""
+SELECTION_OPS = tuple(op for op, desc in LOWERED_TO.items() if desc.OPERATOR_TYPE == OperatorType.ELEMENT_WISE_IF)
+"""Where: ELEMENT_WISE_IF, the condition first."""
 BROADCASTING_OPS = (
     *(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc)),
     *UNIDIRECTIONAL_OPS,
+    *SELECTION_OPS,
 )
 """The op types of two or more inputs that ONNX broadcasts: those lowered to binary operators (Add, Sub, ...,
-Sum, Mean) and PRelu."""
+Sum, Mean, Mod, BitShift), PRelu and Where."""
 _CHAINED_OPS = {"Max", "Min", "Sum"}
 """The variadic op types that are a chain of their binary operator (Mean's third input is no MEAN of the first
 two's)."""
@@ -72,17 +78,25 @@ def broadcast_read(data_type: TensorDataType, shape: tuple[int, ...], output: tu
 
 def arithmetic_node(
     op_type: str,
+    desc: type[OperatorDescBase],
     found: Sequence[tuple[str, tuple[int, ...], TensorDataType]],
     read: Callable[[str, tuple[int, ...], str], Expression],
     where: str,
     expressed: Expressed,
 ) -> tuple[Expression, tuple[int, ...]]:
-    """A node of ``op_type`` whose inputs are ``found``, (name, ONNX shape, data type) in the node's order: its
-    result and ONNX shape, the inputs' broadcast, each input read with it by ``read(name, shape, where)``
-    (lowering's: ``broadcast_read`` for a graph input or initializer)."""
-    if len({data_type for _, _, data_type in found}) > 1:
-        given = ", ".join(f"{name!r} {onnx_name(data_type)}" for name, _, data_type in found)
-        raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for all of them")
+    """A node of ``op_type`` lowered to ``desc`` (``nodes.lowered_operator``) whose inputs are ``found``, (name,
+    ONNX shape, data type) in the node's order: its result and ONNX shape, the inputs' broadcast, each input read
+    with it by ``read(name, shape, where)`` (lowering's: ``broadcast_read`` for a graph input or initializer)."""
+    selection = op_type in SELECTION_OPS
+    operands = found[1:] if selection else found
+    if len({data_type for _, _, data_type in operands}) > 1:
+        given = ", ".join(f"{name!r} {onnx_name(data_type)}" for name, _, data_type in operands)
+        alike = "X and Y" if selection else "all of them"
+        raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for {alike}")
+    if selection and found[0][2] != TensorDataType.UINT8:
+        raise InvalidArgumentError(
+            f"{where}: its condition {found[0][0]!r} is {onnx_name(found[0][2])}; {op_type}'s condition is a bool"
+        )
     names = [name for name, _, _ in found]
     shape = broadcast_shape(names, [shape for _, shape, _ in found], where)
     if op_type in UNIDIRECTIONAL_OPS and shape != found[0][1]:
@@ -93,15 +107,19 @@ def arithmetic_node(
         )
     if len(shape) > MAX_DIMENSIONS:
         raise NodeRefused(f"{where}: its output has {len(shape)} dimensions; DirectML tensors have 1 to 8")
-    return _arithmetic(op_type, [read(name, shape, where) for name in names], where, expressed), shape
+    values = [read(name, shape, where) for name in names]
+    if selection:
+        return expressed(where, BUILDERS["if_"], *values), shape
+    return _arithmetic(op_type, desc, values, where, expressed), shape
 
 
-def _arithmetic(op_type: str, operands: Sequence[Expression], where: str, expressed: Expressed) -> Expression:
-    """The node's result from its ``operands`` (one DataType, the output's Sizes): one binary node for Add, Sub,
-    Mul and Div; a chain, left to right, for Max, Min and Sum; Mean as the module says."""
+def _arithmetic(
+    op_type: str, desc: type[OperatorDescBase], operands: Sequence[Expression], where: str, expressed: Expressed
+) -> Expression:
+    """The node's result from its ``operands`` (one DataType, the output's Sizes): one binary node of ``desc`` for
+    Add, Sub, Mul, Div, Mod, ...; a chain, left to right, for Max, Min and Sum; Mean as the module says."""
     if len(operands) == 1:
         return expressed(where, BUILDERS["identity"], operands[0])
-    desc = LOWERED_TO[op_type]
     assert desc.BUILDER_NAME is not None, "every arithmetic operator has a builder function"
     build = BUILDERS[desc.BUILDER_NAME]
     if op_type in _CHAINED_OPS or len(operands) == 2:

@@ -25,7 +25,7 @@ from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
-from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read
+from dmlpy.onnx.arithmetic import BROADCASTING_OPS, SELECTION_OPS, arithmetic_node, broadcast_read
 from dmlpy.onnx.clip import clip_node
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
@@ -44,6 +44,7 @@ from dmlpy.onnx.nodes import (
     builder_keywords,
     check_schema_type,
     input_types,
+    lowered_operator,
     node_attributes,
     node_name,
 )
@@ -267,7 +268,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             if node.op_type in BROADCASTING_OPS:
                 _check_booleans_alike(node, booleans, where)
                 found = [(name, *known(name, where)) for name in node.input]
-                result, shape = arithmetic_node(node.op_type, found, broadcast, where, expressed)
+                # The operands' type: the last input's (Where's condition is the first).
+                desc = lowered_operator(node, rep.opset, found[-1][2], where)
+                result, shape = arithmetic_node(node.op_type, desc, found, broadcast, where, expressed)
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
                 result = clip_node(node, rep.opset, x, constant, where)
@@ -278,7 +281,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
                 result = expressed(where, build, x, **keywords)
-            if boolean_output(node.op_type, rep.opset, node.input[0] in booleans):
+            if boolean_output(node.op_type, rep.opset, [name in booleans for name in node.input]):
                 booleans.add(node.output[0])
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
             # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
@@ -312,9 +315,11 @@ _UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32,
 
 def _check_booleans_alike(node: onnx.NodeProto, booleans: set[str], where: str) -> None:
     """InvalidArgumentError where some of the node's inputs are ONNX bools and others not: ONNX's binary op types
-    take one type T for both (a bool and a UINT8 are both UINT8 to DirectML, so its validation cannot tell)."""
-    if len({name in booleans for name in node.input}) > 1:
-        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in node.input)
+    take one type T for both, Where for X and Y (a bool and a UINT8 are both UINT8 to DirectML, so its validation
+    cannot tell)."""
+    names = node.input[1:] if node.op_type in SELECTION_OPS else node.input
+    if len({name in booleans for name in names}) > 1:
+        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in names)
         raise InvalidArgumentError(f"{where}: its inputs are {given}; {node.op_type} takes one type for all of them")
 
 

@@ -1,24 +1,45 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
 inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; FLOAT ones: Clip's bounds before
-opset 11, the activations' alpha and beta), what an attribute becomes in the operator's builder function (IsInf's
-detect_negative and detect_positive, DirectML's InfinityMode; an activation's alpha and beta, its descriptor's C
-FLOAT fields), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+opset 11, the activations' parameters), what an attribute becomes in the operator's builder function (IsInf's
+detect_negative and detect_positive, DirectML's InfinityMode; an activation's parameters, its descriptor's C
+FLOAT fields), which operator an attribute chooses (Mod's fmod, BitShift's direction: ``lowered_operator``), and
+which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import onnx
 
-from dmlpy.enums import IsInfinityMode, TensorDataType
+from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.ops import OPERATORS
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._types import FLOATS, SIGNED_8_32
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
 SUPPORTED_OPS = tuple(LOWERED_TO)
+
+_CHOSEN_BY: dict[str, tuple[str, dict[int | str, OperatorType]]] = {
+    "Mod": (
+        "fmod",
+        {0: OperatorType.ELEMENT_WISE_MODULUS_FLOOR, 1: OperatorType.ELEMENT_WISE_MODULUS_TRUNCATE},
+    ),
+    "BitShift": (
+        "direction",
+        {"LEFT": OperatorType.ELEMENT_WISE_BIT_SHIFT_LEFT, "RIGHT": OperatorType.ELEMENT_WISE_BIT_SHIFT_RIGHT},
+    ),
+}
+"""The op types one of two operators lowers, as an attribute's value chooses: Mod's fmod (0, its default: the
+floored remainder, the divisor's sign; 1: C's fmod, truncated, the dividend's sign) and BitShift's direction. The
+table declares each op type once, on the operator of fmod 0 and of LEFT."""
+FLOAT_FLOOR_MOD_OPSET = 28
+"""Mod of floats with fmod 0: refused by ONNX before opset 28 ("fmod must be set to 1"), the floored remainder
+(np.mod's, MODULUS_FLOOR's) from Mod-28."""
 
 QUANTIZATION_OPS = ("QuantizeLinear", "DequantizeLinear")
 """The op types with a scale and a zero point, lowered by their own path; the others take one input."""
@@ -28,8 +49,15 @@ _ATTRIBUTES = {
     "IsInf": {"detect_negative", "detect_positive"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
-_ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}
-"""The activations' FLOAT attributes, their builder's keywords of the same names."""
+_ACTIVATION_PARAMETERS = {
+    "LeakyRelu": {"alpha"},
+    "ThresholdedRelu": {"alpha"},
+    "HardSigmoid": {"alpha", "beta"},
+    "Shrink": {"bias", "lambd"},
+}
+"""The activations' FLOAT attributes, their builder's keywords of the same names but where ``_KEYWORD_OF`` says."""
+_KEYWORD_OF = {"lambd": "threshold"}
+"""The builder keywords that ONNX names otherwise: Shrink's lambd is SHRINK's Threshold."""
 _FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
 """The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
 ``dmlpy.onnx.clip``) and the activations' parameters."""
@@ -49,7 +77,8 @@ INFINITY_MODES = {
 
 
 def _expressed_by() -> str:
-    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in LOWERED_TO.values()))
+    chosen = [OPERATORS[operator] for _, choices in _CHOSEN_BY.values() for operator in choices.values()]
+    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in (*LOWERED_TO.values(), *chosen)))
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
@@ -82,6 +111,8 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
+        if attribute.name == _CHOSEN_BY.get(node.op_type, ("",))[0]:
+            continue  # read by lowered_operator
         if attribute.name in _FLOAT_ATTRIBUTES.get(node.op_type, set()):
             if attribute.type != onnx.AttributeProto.FLOAT:
                 raise InvalidArgumentError(
@@ -102,6 +133,40 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if attributes.get("block_size", 0) < 0:
         raise InvalidArgumentError(f"{where}: block_size {attributes['block_size']}; ONNX asks for 0 or more")
     return attributes
+
+
+def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType, where: str) -> type[OperatorDescBase]:
+    """The operator a node of operands of ``data_type`` lowers to: its op type's, or the one its attribute chooses
+    (``_CHOSEN_BY``). Refused: Mod of floats with fmod 0 before opset 28 (malformed) and BitShift of a signed type
+    (from opset 28), which DirectML's shifts do not take: their tables hold unsigned types, shifted logically,
+    and ONNX shifts a signed value right arithmetically (sign-extending)."""
+    if node.op_type not in _CHOSEN_BY:
+        return LOWERED_TO[node.op_type]
+    name, choices = _CHOSEN_BY[node.op_type]
+    given = {attribute.name: attribute for attribute in node.attribute}
+    value: int | str = 0
+    if name in given:
+        attribute = given[name]
+        value = attribute.s.decode(errors="replace") if attribute.type == onnx.AttributeProto.STRING else attribute.i
+        if attribute.type not in (onnx.AttributeProto.STRING, onnx.AttributeProto.INT) or value not in choices:
+            raise InvalidArgumentError(
+                f"{where}: attribute {name!r} is {value!r}; {node.op_type} takes {' or '.join(map(repr, choices))}"
+            )
+    elif node.op_type == "BitShift":
+        raise InvalidArgumentError(f"{where}: attribute 'direction' is missing; BitShift takes 'LEFT' or 'RIGHT'")
+    floats = FLOATS | {TensorDataType.FLOAT64}
+    if node.op_type == "Mod" and value == 0 and data_type in floats and opset < FLOAT_FLOOR_MOD_OPSET:
+        raise InvalidArgumentError(
+            f"{where}: fmod 0 with {onnx_name(data_type)} inputs; before opset {FLOAT_FLOOR_MOD_OPSET} Mod takes "
+            "floating-point inputs only with fmod 1 (fmod 0 on floats, the floored remainder, is Mod-28's)"
+        )
+    if node.op_type == "BitShift" and data_type in SIGNED_8_32 | {TensorDataType.INT64}:
+        raise NodeRefused(
+            f"{where}: its inputs are {onnx_name(data_type)}; DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take "
+            "unsigned types only (UINT8 to UINT64, shifted logically), and ONNX shifts a signed value right "
+            "arithmetically, filling with its sign bit"
+        )
+    return OPERATORS[choices[value]]
 
 
 def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int], where: str) -> dict[str, Any]:
@@ -128,13 +193,14 @@ def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int
 
 
 def _float_parameters(node: onnx.NodeProto, opset: int) -> dict[str, float]:
-    """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``), each left out taking
-    its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and 0.5, ...), each rounded to
-    float32, as ONNX's FLOAT attribute and DirectML's C FLOAT field hold it."""
+    """The FLOAT attributes of an activation ``node`` (checked FLOAT by ``node_attributes``) as its builder's
+    keywords, each left out taking its schema's default at ``opset`` (LeakyRelu's alpha 0.01, HardSigmoid's 0.2 and
+    0.5, Shrink's bias 0 and lambd 0.5, ...), each rounded to float32, as ONNX's FLOAT attribute and DirectML's C
+    FLOAT field hold it."""
     schema = onnx.defs.get_schema(node.op_type, opset)
     given = {attribute.name: attribute.f for attribute in node.attribute}
     return {
-        name: float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
+        _KEYWORD_OF.get(name, name): float(np.float32(given.get(name, schema.attributes[name].default_value.f)))
         for name in sorted(_ACTIVATION_PARAMETERS[node.op_type])
     }
 
@@ -146,12 +212,15 @@ def _allowed_types(schema: onnx.defs.OpSchema, type_str: str) -> list[str]:
     return allowed.get(type_str, [type_str])
 
 
-def boolean_output(op_type: str, opset: int, input_is_boolean: bool) -> bool:
+def boolean_output(op_type: str, opset: int, inputs_boolean: Sequence[bool]) -> bool:
     """Whether a node's output is an ONNX bool tensor (which DirectML stores as UINT8, 1 and 0): its op type's
-    schema allows only bool there (IsNaN, IsInf), or gives it the input's type and the input is bool."""
+    schema allows only bool there (IsNaN, IsInf), or gives it the type of an input (the first; Where's X) that is
+    bool (``inputs_boolean``: the node's inputs, in order)."""
     schema = onnx.defs.get_schema(op_type, opset)
-    output, first_input = schema.outputs[0].type_str, schema.inputs[0].type_str
-    return _allowed_types(schema, output) == ["tensor(bool)"] or (output == first_input and input_is_boolean)
+    output = schema.outputs[0].type_str
+    pairs = zip(schema.inputs, inputs_boolean, strict=False)  # a variadic input (Sum's) is one formal parameter
+    alike = [boolean for formal, boolean in pairs if formal.type_str == output]
+    return _allowed_types(schema, output) == ["tensor(bool)"] or alike[:1] == [True]
 
 
 def input_types(op_type: str, opset: int, index: int) -> list[str]:

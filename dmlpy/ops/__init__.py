@@ -13,6 +13,7 @@ from dmlpy.ops.activation_piecewise import (
     ActivationParameterizedReluOperatorDesc,
     ActivationReluGradOperatorDesc,
     ActivationReluOperatorDesc,
+    ActivationShrinkOperatorDesc,
     ActivationSoftsignOperatorDesc,
     ActivationThresholdedReluOperatorDesc,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "ActivationParameterizedReluOperatorDesc",
     "ActivationReluGradOperatorDesc",
     "ActivationReluOperatorDesc",
+    "ActivationShrinkOperatorDesc",
     "ActivationSoftsignOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
     "DequantizeOperatorDesc",

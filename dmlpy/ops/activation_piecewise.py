@@ -1,23 +1,29 @@
 """DirectML's piecewise activations (docs/operators/activation_piecewise.md): ACTIVATION_RELU, LEAKY_RELU,
-THRESHOLDED_RELU, LINEAR, IDENTITY, HARD_SIGMOID, SOFTSIGN (DML_FEATURE_LEVEL_1_0), HARD_SWISH (6_2),
+THRESHOLDED_RELU, LINEAR, IDENTITY, HARD_SIGMOID, SOFTSIGN (DML_FEATURE_LEVEL_1_0), SHRINK (2_0), HARD_SWISH (6_2),
 PARAMETERIZED_RELU (1_0, a SlopeTensor) and RELU_GRAD (3_0, the gradient). Each is its page's formula step by
 step, every step correctly rounded, so each is exact as its formula reads; RELU, PARAMETERIZED_RELU and RELU_GRAD
-take the signed integers from 5_1. The arithmetic and the NaN and -0 results: ``opencl/elementwise_ops.h``, section
-"piecewise activations". Their parameters are C FLOATs, compiled in as exact literals (each value its own
-program), and the builder's defaults are DirectMLX's.
+take the signed integers from 5_1, SHRINK every 8- to 32-bit integer (its FLOAT Bias and Threshold as the real
+numbers they are, the result converted as Direct3D converts a float to an integer). The arithmetic and the NaN
+and -0 results: ``opencl/elementwise_ops.h``, section "piecewise activations". Their parameters are C FLOATs,
+compiled in as exact literals (each value its own program), and the builder's defaults are DirectMLX's.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
 from pydantic import Field
 
+from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._types import FLOATS, INPUT_OUTPUT
+from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32
 from dmlpy.ops._unary import UnaryElementWiseDesc, float_literal, register
+from dmlpy.ops.element_wise_clip import integer_literal
+from dmlpy.ops.element_wise_clip_grad import integer_conditions
 from dmlpy.support import SupportTable, TypesRow
 from dmlpy.tensor import TensorDesc
 
@@ -145,6 +151,60 @@ class ActivationSoftsignOperatorDesc(ActivationDesc):
     ONNX_OPS = ("Softsign",)
 
 
+WHOLE_LIMIT = 2**40
+"""Beyond the 32-bit types' range by far: a whole part of Bias past it is clamped to it, as the result then
+saturates either way (|x - whole| > 2**39 > every 32-bit value, and the last step moves it by 1 at most)."""
+
+
+class ActivationShrinkOperatorDesc(ActivationDesc):
+    """DML_ACTIVATION_SHRINK_OPERATOR_DESC: OutputTensor = x - Bias where x > Threshold, x + Bias where
+    x < -Threshold, else 0 (strict comparisons, in that order). An integer tensor's (from 5_1) Bias and Threshold
+    are the real numbers their FLOATs hold: compared exactly, the exact sum converted toward zero and saturated."""
+
+    OPERATOR_TYPE = OperatorType.ACTIVATION_SHRINK
+    SUPPORT = _table(OPERATOR_TYPE, (*FLOAT_ROWS[1:], (L.FL_5_1, (1, 8), FLOATS | INTEGERS_8_32)))
+    FUNCTION, BUILDER_NAME, PARAMETERS = "shrink", "activation_shrink", ("bias", "threshold")
+    ONNX_OPS = ("Shrink",)
+    BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"bias": 0.0, "threshold": 0.5}
+
+    bias: float = Field(alias="Bias")
+    """Bias (FLOAT): subtracted above Threshold, added below -Threshold (DirectMLX's default 0)."""
+    threshold: float = Field(alias="Threshold")
+    """Threshold (FLOAT): x is kept (shifted by Bias) where |x| strictly exceeds it (DirectMLX's default 0.5)."""
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        x = inputs[0]
+        assert x is not None, "InputTensor is required"
+        data_type = self.input_tensor.desc.data_type
+        if data_type in FLOATS:
+            literals = (float_literal(self.threshold), float_literal(-self.threshold), float_literal(self.bias))
+            return f"shrink_float({x}, {', '.join(literals)})"
+        return f"(({register(data_type)})shrink_integer((long)({x}), {', '.join(self._integer_arguments(x))}))"
+
+    def _integer_arguments(self, x: str) -> list[str]:
+        """shrink_integer's arguments after x (opencl/elementwise_ops.h): whether x > Threshold and x < -Threshold
+        (CLIP_GRAD's exact comparisons with a real bound; none holds for a NaN Threshold), Bias's whole part
+        (toward zero) and the sign of its fraction, and the type's range the result saturates to (0 and 0 for a
+        NaN Bias: Direct3D converts the NaN sum to 0)."""
+        data_type = self.input_tensor.desc.data_type
+        info = np.iinfo(np.dtype(DATA_TYPES[data_type].numpy.str))
+        with np.errstate(over="ignore"):  # a FLOAT beyond float32's range: an infinity, as C's conversion gives
+            threshold, bias = float(np.float32(self.threshold)), float(np.float32(self.bias))
+        if math.isnan(threshold):
+            above, below = "0", "0"
+        else:
+            at_or_below, at_or_above = integer_conditions(x, threshold, -threshold, data_type)  # type: ignore[arg-type]
+            above, below = f"!{at_or_below}", f"!{at_or_above}"
+        if math.isnan(bias):
+            whole, sign, lowest, highest = 0, 0, 0, 0
+        else:
+            whole = math.trunc(max(-WHOLE_LIMIT, min(WHOLE_LIMIT, bias)))  # an infinity clamped too
+            fraction = bias - whole if abs(bias) < WHOLE_LIMIT else 0.0  # float32s past 2**40 are whole
+            sign, lowest, highest = (fraction > 0) - (fraction < 0), int(info.min), int(info.max)
+        whole_literal, lowest_literal, highest_literal = (integer_literal(v, T.INT64) for v in (whole, lowest, highest))
+        return [above, below, whole_literal, str(sign), lowest_literal, highest_literal]
+
+
 class ActivationIdentityOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_IDENTITY_OPERATOR_DESC: OutputTensor = InputTensor, a copy of each element's bits."""
 
@@ -231,6 +291,7 @@ PIECEWISE_ACTIVATIONS: tuple[type[OperatorDescBase], ...] = (
     ActivationHardSwishOperatorDesc,
     ActivationSoftsignOperatorDesc,
     ActivationIdentityOperatorDesc,
+    ActivationShrinkOperatorDesc,
     ActivationParameterizedReluOperatorDesc,
     ActivationReluGradOperatorDesc,
 )

@@ -66,7 +66,7 @@ class ElementWiseBitAndOperatorDesc(BinaryBitsDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_BIT_AND
     SUPPORT = binary_support(OPERATOR_TYPE, BITWISE_ROWS)
-    FUNCTION, BUILDER_NAME = "BIT_AND", "bit_and"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "BIT_AND", "bit_and", ("BitwiseAnd",)
 
 
 class ElementWiseBitOrOperatorDesc(BinaryBitsDesc):
@@ -74,7 +74,7 @@ class ElementWiseBitOrOperatorDesc(BinaryBitsDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_BIT_OR
     SUPPORT = binary_support(OPERATOR_TYPE, BITWISE_ROWS)
-    FUNCTION, BUILDER_NAME = "BIT_OR", "bit_or"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "BIT_OR", "bit_or", ("BitwiseOr",)
 
 
 class ElementWiseBitXorOperatorDesc(BinaryBitsDesc):
@@ -82,7 +82,7 @@ class ElementWiseBitXorOperatorDesc(BinaryBitsDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_BIT_XOR
     SUPPORT = binary_support(OPERATOR_TYPE, BITWISE_ROWS)
-    FUNCTION, BUILDER_NAME = "BIT_XOR", "bit_xor"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "BIT_XOR", "bit_xor", ("BitwiseXor",)
 
 
 SHIFT_ROWS = (
@@ -100,6 +100,7 @@ class ElementWiseBitShiftLeftOperatorDesc(BinaryBitsDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_BIT_SHIFT_LEFT
     SUPPORT = binary_support(OPERATOR_TYPE, SHIFT_ROWS)
     FUNCTION, BUILDER_NAME = "BIT_SHIFT_LEFT", "bit_shift_left"
+    ONNX_OPS = ("BitShift",)  # direction LEFT; RIGHT lowers to BIT_SHIFT_RIGHT (dmlpy.onnx.nodes)
 
 
 class ElementWiseBitShiftRightOperatorDesc(BinaryBitsDesc):
@@ -116,7 +117,7 @@ class ElementWiseBitNotOperatorDesc(BitsDesc, UnaryElementWiseDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_BIT_NOT
     SUPPORT = SupportTable.same_types(OPERATOR_TYPE, ("InputTensor", "OutputTensor"), BITWISE_ROWS)
-    FUNCTION, BUILDER_NAME = "BIT_NOT", "bit_not"
+    FUNCTION, BUILDER_NAME, ONNX_OPS = "BIT_NOT", "bit_not", ("BitwiseNot",)
     BARE_FORM = False  # its fields are Identity's
 
     def tensor_types(self) -> list[TensorDataType]:

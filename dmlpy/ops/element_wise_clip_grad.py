@@ -58,7 +58,7 @@ class ClipGradDesc(OperatorDescBase):
         return [f"{self.expression(['x', 'dy'])} (opencl/elementwise_ops.h): 0 at or beyond a bound"]
 
 
-def _integer_conditions(x: str, low: float, high: float, data_type: TensorDataType) -> tuple[str, str]:
+def integer_conditions(x: str, low: float, high: float, data_type: TensorDataType) -> tuple[str, str]:
     """``x <= low`` and ``x >= high`` for an integer ``x`` of ``data_type`` and real bounds, exactly: x <= floor(low),
     x >= ceil(high), a comparison that no value of the type could change written as the constant it is."""
     info = np.iinfo(np.dtype(DATA_TYPES[data_type].numpy.str))
@@ -99,7 +99,7 @@ class ElementWiseClipGradOperatorDesc(ClipGradDesc):
             return f"AT_OR_BELOW({x}, {float_literal(self.min)})", f"AT_OR_ABOVE({x}, {float_literal(self.max)})"
         with np.errstate(over="ignore"):  # a FLOAT beyond float32's range: an infinity, as C's conversion gives
             low, high = float(np.float32(self.min)), float(np.float32(self.max))
-        return _integer_conditions(x, low, high, data_type)  # type: ignore[arg-type]  # the table's types
+        return integer_conditions(x, low, high, data_type)  # type: ignore[arg-type]  # the table's types
 
 
 class ElementWiseClipGrad1OperatorDesc(ClipGradDesc):

@@ -43,6 +43,7 @@ class ElementWiseIfOperatorDesc(OperatorDescBase):
     OUTPUTS = ("output_tensor",)
     SUPPORTS_IN_PLACE = False  # the page allows it not
     BUILDER_NAME = "if_"
+    ONNX_OPS = ("Where",)
 
     condition_tensor: TensorDesc = Field(alias="ConditionTensor")
     """ConditionTensor: UINT8, any nonzero byte choosing ATensor; ATensor's DimensionCount and Sizes."""

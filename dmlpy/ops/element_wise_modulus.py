@@ -35,6 +35,7 @@ class ElementWiseModulusFloorOperatorDesc(BinaryArithmeticDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_MODULUS_FLOOR
     SUPPORT = binary_support(OPERATOR_TYPE, ROWS)
     FUNCTION, BUILDER_NAME = "modulus_floor", "modulus_floor"
+    ONNX_OPS = ("Mod",)  # fmod 0, its default; fmod 1 lowers to MODULUS_TRUNCATE (dmlpy.onnx.nodes)
 
 
 MODULUS_OPERATORS = (ElementWiseModulusTruncateOperatorDesc, ElementWiseModulusFloorOperatorDesc)

@@ -1,16 +1,19 @@
 """The operator-table rows of the piecewise activations (RELU, LEAKY_RELU, THRESHOLDED_RELU, LINEAR, HARD_SIGMOID,
-HARD_SWISH, SOFTSIGN, IDENTITY, PARAMETERIZED_RELU, RELU_GRAD): FLOAT32 and FLOAT16 with DirectMLX's default
-parameters (LINEAR's 1.5 and -0.25), the signed integers where the table takes them (a default run INT8, the
-others with --run-slow).
+HARD_SWISH, SOFTSIGN, IDENTITY, SHRINK, PARAMETERIZED_RELU, RELU_GRAD): FLOAT32 and FLOAT16 with DirectMLX's default
+parameters (LINEAR's 1.5 and -0.25; SHRINK's -100.25 and 2.5, a fractional Bias that saturates INT8), the integers
+where the table takes them (a default run INT8, the others with --run-slow).
 
 References: NumPy, each formula step by step in float32 (as dmlpy computes a FLOAT16 operator, then rounded once to
 the output's type), with the choices of docs/operators/activation_piecewise.md written as NumPy says them: a NaN
 gives 0 from RELU, THRESHOLDED_RELU and RELU_GRAD, 1 from HARD_SIGMOID (D3D's min and max: ``np.fmin``/``np.fmax``
-on quieted NaNs); -0 gives +0 from RELU."""
+on quieted NaNs); -0 gives +0 from RELU. SHRINK of an integer: Bias and Threshold as the real numbers their float32s
+hold, compared and added exactly in Python (``fractions.Fraction``), the sum truncated toward zero and saturated."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,19 +22,39 @@ import dmlpy as dml
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers.row_model import F16, F32, Array, Case, OperatorRow, Reference, other_values, quieted
 
-I8, I16, I32 = (np.dtype(t) for t in ("i1", "i2", "i4"))
+I8, I16, I32, U8, U16, U32 = (np.dtype(t) for t in ("i1", "i2", "i4", "u1", "u2", "u4"))
 PARAMETERS: Mapping[type[OperatorDescBase], dict[str, float]] = {
     dml.ActivationLeakyReluOperatorDesc: {"alpha": 0.01},
     dml.ActivationThresholdedReluOperatorDesc: {"alpha": 1.0},
     dml.ActivationLinearOperatorDesc: {"alpha": 1.5, "beta": -0.25},
     dml.ActivationHardSigmoidOperatorDesc: {"alpha": 0.2, "beta": 0.5},
     dml.ActivationHardSwishOperatorDesc: {"alpha": 1 / 6, "beta": 0.5},
+    dml.ActivationShrinkOperatorDesc: {"bias": -100.25, "threshold": 2.5},
 }
-"""The parameters the rows run with: DirectMLX's defaults, LINEAR's own (it has none)."""
+"""The parameters the rows run with: DirectMLX's defaults, LINEAR's and SHRINK's own (DirectMLX's Bias 0 would add
+nothing)."""
 
 
 def _hard_sigmoid(x: Array, alpha: float, beta: float) -> Array:
     return np.fmax(F32.type(0), np.fmin(quieted(F32.type(alpha) * x + F32.type(beta)), F32.type(1)))
+
+
+def _shrink(x: Array, bias: float, threshold: float) -> Array:
+    if x.dtype.kind == "f":
+        b, t = F32.type(bias), F32.type(threshold)
+        return np.where(x > t, x - b, np.where(x < -t, x + b, F32.type(0)))
+    info = np.iinfo(x.dtype)
+    b, t = float(np.float32(bias)), float(np.float32(threshold))
+
+    def shrunk(v: int) -> int:
+        sign = -1 if v > t else 1 if v < -t else 0  # Python compares an int and a float exactly
+        if sign == 0 or math.isnan(b):
+            return 0  # a NaN sum converts to 0
+        if math.isinf(b):
+            return int(info.max) if sign * b > 0 else int(info.min)
+        return min(max(math.trunc(v + sign * Fraction(b)), int(info.min)), int(info.max))
+
+    return np.array([shrunk(v) for v in x.tolist()], x.dtype)
 
 
 FORMULAS: Mapping[type[OperatorDescBase], Callable[..., Array]] = {
@@ -43,6 +66,7 @@ FORMULAS: Mapping[type[OperatorDescBase], Callable[..., Array]] = {
     dml.ActivationHardSwishOperatorDesc: lambda x, alpha, beta: x * _hard_sigmoid(x, alpha, beta),
     dml.ActivationSoftsignOperatorDesc: lambda x: x / (F32.type(1) + np.abs(x)),
     dml.ActivationIdentityOperatorDesc: lambda x: x,
+    dml.ActivationShrinkOperatorDesc: _shrink,
 }
 """Each one-input activation's formula on float32 values (or an integer type's, for RELU)."""
 
@@ -72,17 +96,17 @@ def _two_inputs(function: Callable[[Array, Array], Array], second: str, output: 
 
 def _cases(desc: type[OperatorDescBase], names: tuple[str, ...]) -> tuple[Case, ...]:
     table = desc.SUPPORT.rows[-1].data_types["InputTensor"]
-    dtypes = [d for d in (F32, F16, I8, I16, I32) if dml.TensorDataType[_name(d)] in table]
+    dtypes = [d for d in (F32, F16, I8, I16, I32, U8, U16, U32) if dml.TensorDataType[_name(d)] in table]
     return tuple(Case(dict.fromkeys(names, d), PARAMETERS.get(desc, {})) for d in dtypes)
 
 
 def _name(dtype: np.dtype[Any]) -> str:
-    return {"f": "FLOAT", "i": "INT"}[dtype.kind] + str(dtype.itemsize * 8)
+    return {"f": "FLOAT", "i": "INT", "u": "UINT"}[dtype.kind] + str(dtype.itemsize * 8)
 
 
 def _row(desc: type[OperatorDescBase], names: tuple[str, ...], reference: Reference, **parameters: Any) -> OperatorRow:
     cases = _cases(desc, names)
-    slow = frozenset(c.id for c in cases if c.dtypes["input_tensor"] in (I16, I32))
+    slow = frozenset(c.id for c in cases if c.dtypes["input_tensor"] not in (F32, F16, I8))
     nan = "bits" if desc is dml.ActivationIdentityOperatorDesc else "any"  # a copy keeps every bit
     return OperatorRow(desc, cases, reference, parameters, sampled=True, slow_cases=slow, nan=nan)
 

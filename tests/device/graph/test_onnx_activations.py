@@ -1,6 +1,7 @@
 """The ONNX op types of DirectML's piecewise activations (issue 31, group 8: Relu, LeakyRelu, ThresholdedRelu,
-HardSigmoid, HardSwish, Softsign, PRelu), beyond ONNX's node tests (test_onnx_backend.py): a chain of them in one
-fused kernel, their FLOAT attributes (given, defaulted, of the wrong type), PRelu's one-way broadcast, and the
+HardSigmoid, HardSwish, Softsign, PRelu; Shrink), beyond ONNX's node tests (test_onnx_backend.py): a chain of them
+in one fused kernel, their FLOAT attributes (given, defaulted, of the wrong type, Shrink's lambd as SHRINK's
+Threshold), PRelu's one-way broadcast, and the
 inputs where dmlpy answers as DirectML rather than as onnx.reference (docs/conformance.md). Results are compared
 with onnx.reference's bit for bit, except where the module says they differ."""
 
@@ -159,3 +160,28 @@ def test_prelu_broadcasts_its_slope_to_x_and_never_x_to_the_slope() -> None:
         r"'slope' to 'x'",
     ):
         DmlBackend.prepare(model).run([np.zeros((3, 1), np.float32), np.zeros((1, 4), np.float32)])
+
+
+def test_shrink_reads_lambd_as_threshold_and_bias_as_bias() -> None:
+    """Shrink lowers to ACTIVATION_SHRINK, lambd its Threshold and bias its Bias (defaults 0.5 and 0, the
+    schema's): onnx.reference's bits for every special value (a NaN compares false in both, giving 0) and, at
+    INT8, for every value whose exact sum lies in the type (onnx.reference adds in float64 and truncates, as
+    DirectML's conversion does; a sum past the type saturates in dmlpy). A negative lambd is where the two differ:
+    between lambd and -lambd both cases hold, and DirectML's page takes x - Bias first, ONNX's x + bias."""
+    got, want = _one_node("Shrink", SPECIAL, lambd=2.5, bias=0.75)
+    assert got.tobytes() == want.tobytes()
+    assert got[SPECIAL == 3.0].tolist() == [2.25] and got[SPECIAL == 2.5].tobytes() == np.float32(0).tobytes()
+    got, want = _one_node("Shrink", SPECIAL)
+    assert got.tobytes() == want.tobytes() and got[SPECIAL == 0.1].tolist() == [0.0]
+    between = np.float32([-0.5, 0.0, 0.5])
+    got, want = _one_node("Shrink", between, lambd=-1.0, bias=0.25)
+    assert got.tolist() == [-0.75, -0.25, 0.25] and want.tolist() == [-0.25, 0.25, 0.75]
+    x = np.arange(-128, 128).astype(np.int8)
+    node = helper.make_node("Shrink", ["x"], ["y"], lambd=1.5, bias=-2.5)
+    value = [helper.make_tensor_value_info(name, TensorProto.INT8, [256]) for name in "xy"]
+    model = _model([node], value[:1], value[1:])
+    (got,) = DmlBackend.prepare(model).run([x])
+    exact = np.where(x > 1.5, x + 2.5, np.where(x < -1.5, x - 2.5, 0.0))
+    inside = (exact >= -128) & (exact <= 127)
+    assert np.array_equal(got[inside], _reference(model, {"x": x})[0][inside])
+    assert got[x == 126].tolist() == [127] and got[x == -126].tolist() == [-128] and got[x == 3].tolist() == [5]

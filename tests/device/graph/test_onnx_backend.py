@@ -30,7 +30,12 @@ from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
 from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
 
-OPS = rf"^test_({'|'.join(op_type.lower() for op_type in SUPPORTED_OPS)})(_[a-z0-9_]+)?_(cpu|cuda)$"
+TEST_NAMES = sorted(
+    {spelling for op in SUPPORTED_OPS for spelling in (op.lower(), re.sub(r"(?<=[a-z])(?=[A-Z])", "_", op).lower())}
+)
+"""The op types as ONNX's node tests spell them: run together (test_round, test_bitshift_...) or in snake case
+(test_bitwise_and_...)."""
+OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[a-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
 CLIP_BOUNDS_GIVEN = (
@@ -45,7 +50,22 @@ CLIP_BOUNDS_GIVEN = (
     "_default_int8_min",
     "_default_int8_max",
 )
-"""Clip's node tests whose min or max is a graph input (each has an ``_expanded`` twin of Less and Where nodes)."""
+"""Clip's node tests whose min or max is a graph input (each has an ``_expanded`` twin of Less and Where nodes, which
+runs)."""
+SIGNED_SHIFTS = (
+    *(f"bitshift_{direction}_{t}" for direction in ("left", "right") for t in ("int8", "int16", "int32", "int64")),
+    *(
+        f"bitshift_left_{t}_{form}"
+        for t in ("int8", "int32")
+        for form in ("negative_shift", "overflow", "shift_ge_width")
+    ),
+    *(
+        f"bitshift_right_{t}_{form}"
+        for t in ("int8", "int32")
+        for form in ("negative_input", "negative_shift", "shift_ge_width")
+    ),
+)
+"""BitShift's node tests of signed types (Mod-28's BitShift takes them; DirectML's shifts take unsigned types)."""
 
 ACTIVATIONS_EXPANDED = (
     ("relu", "_ver18"),
@@ -54,6 +74,7 @@ ACTIVATIONS_EXPANDED = (
     *((f"hardsigmoid{form}", "_ver18") for form in ("", "_example", "_default")),
     *((f"softsign{form}", "_ver18") for form in ("", "_example")),
     *((f"prelu{form}", "") for form in ("_example", "_broadcast")),
+    *((f"shrink{form}", "_ver18") for form in ("_hard", "_soft")),
 )
 """The activations' node tests whose ``_expanded`` twin is the op type's function body, which begins with
 Constant nodes (the 0, alpha and beta; not mapped); HardSwish's, a HardSigmoid and a Mul, runs."""
@@ -78,19 +99,23 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "identity_opt": "optional",
     "max_float64": "FLOAT64",
     "min_float64": "FLOAT64",
+    "mod_mixed_sign_float64": "FLOAT64",
+    "mod_float64_mixed_sign_fmod_0": "FLOAT64",
+    "mod_float_edge_cases_fmod_0_float64": "FLOAT64",
+    **dict.fromkeys(SIGNED_SHIFTS, "unsigned"),
     "equal_string": "STRING",
     "equal_string_broadcast": "STRING",
     **{f"clip{form}": "graph input" for form in CLIP_BOUNDS_GIVEN},
-    **{f"clip{form}_expanded": "Where" for form in CLIP_BOUNDS_GIVEN},
     **{f"{case}_expanded{version}": "Constant" for case, version in ACTIVATIONS_EXPANDED},
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
 blocked symmetric case's output_dtype is INT16; DirectML's quantization outputs 8- and 4-bit integers),
-sequences and optionals (DirectML has tensors only), Max and Min of DOUBLE (no table of MAX or MIN has
-FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are descriptor fields,
-fixed when the graph is built: a bound must be an initializer) and the expanded Clip tests (Where, not mapped
-yet), and the expanded activation tests (Constant, not mapped)."""
+sequences and optionals (DirectML has tensors only), Max, Min and Mod of DOUBLE (no table of MAX, MIN or the
+MODULUS operators has FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are
+descriptor fields, fixed when the graph is built: a bound must be an initializer), BitShift of signed types
+(DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take unsigned types, shifted logically; ONNX's right shift of a signed
+type is arithmetic), and the expanded activation tests (Constant, not mapped)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -179,6 +204,29 @@ LOGICAL_FORMS = {
 }
 """The comparison and logical node tests the runner runs (every one the installed onnx ships but Equal's of
 strings): GreaterOrEqual and LessOrEqual come expanded too (Greater or Less, Equal and Or nodes)."""
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
+SELECTION_AND_BITS_FORMS = {
+    "mod": (
+        "_broadcast",
+        "_int64_fmod",
+        *(f"_mixed_sign_{t}" for t in ("float16", "float32", "int8", "int16", "int32", "int64")),
+        *(f"_{t}" for t in UNSIGNED),
+        "_float16_mixed_sign_fmod_0",
+        "_float32_mixed_sign_fmod_0",
+        "_float_edge_cases_fmod_0_float16",
+        "_float_edge_cases_fmod_0_float32",
+    ),
+    "where": ("_example", "_long_example"),
+    "bitshift": tuple(f"_{direction}_{t}" for direction in ("left", "right") for t in UNSIGNED),
+    **{
+        f"bitwise_{op}": ("_i16_3d" if op != "or" else "_i16_4d", "_i32_2d", "_ui64_bcast_3v1d", "_ui8_bcast_4v3d")
+        for op in ("and", "or", "xor")
+    },
+    "bitwise_not": ("_2d", "_3d", "_4d"),
+    "shrink": ("_hard", "_soft"),
+}
+"""The node tests of Mod (fmod 0 and 1; float64 refused), Where, BitShift (unsigned; signed refused), BitwiseAnd, Or,
+Xor and Not, and Shrink that the runner runs."""
 
 
 def test_the_runner_runs_the_expressible_node_tests() -> None:
@@ -188,7 +236,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes), the
     # arithmetic op types (ARITHMETIC_FORMS), Abs, Neg, Sign, Clip without bounds given as inputs, the comparisons and
     # logical op types (LOGICAL_FORMS), the piecewise activations (Relu, LeakyRelu, ThresholdedRelu, HardSigmoid,
-    # Softsign, PRelu, HardSwish and its expansion): what the installed onnx ships for them, less the excluded forms.
+    # Softsign, PRelu, HardSwish and its expansion, Shrink), Mod, Where (Clip's expansions of Less and Where too),
+    # BitShift, BitwiseAnd, Or, Xor and Not: what the installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -225,6 +274,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_clip_default_inbounds_expanded_cpu",
         "test_clip_default_int8_inbounds_cpu",
         "test_clip_default_int8_inbounds_expanded_cpu",
+        *(f"test_clip{form}_expanded_cpu" for form in CLIP_BOUNDS_GIVEN),
+        *(f"test_{op}{form}_cpu" for op, forms in SELECTION_AND_BITS_FORMS.items() for form in forms),
         *(f"test_{op}{form}_cpu" for op, forms in LOGICAL_FORMS.items() for form in forms),
         *(f"test_{case}_cpu" for case, _ in ACTIVATIONS_EXPANDED),
         "test_hardswish_cpu",
