@@ -16,7 +16,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -202,7 +201,6 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
             pytest.fail("mkdocs and mkdocstrings[python] are dev dependencies: pip install -e '.[dev]'")
         pytest.skip("mkdocs or mkdocstrings[python] is not installed (pip install -e '.[dev]')")
     site = tmp_path / "site"
-    started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=REPO,
@@ -211,9 +209,7 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
         timeout=300,
         check=False,
     )
-    elapsed = time.perf_counter() - started
     assert result.returncode == 0, result.stdout + result.stderr
-    assert elapsed < 60, f"the docs took {elapsed:.0f} s to build; keep it under a minute"
     pages = {path.relative_to(site).as_posix() for path in site.rglob("index.html")}
     expected = {"index.html", "tour/index.html", "modes/index.html", "conformance/index.html"}
     expected |= {"architecture/index.html", "reliability/index.html", "api/index.html"}

@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 
 import dmlpy as dml
-from dmlpy.descriptors_json import DescriptorProblems, descriptor_schema, parse_descriptor
+from dmlpy.descriptors_json import DescriptorProblems, parse_descriptor
+from tests.helpers.schema import schema_validator
 
 T = dml.TensorDataType
 TENSOR = {"DataType": "FLOAT16", "Sizes": [2, 3, 4, 5]}
@@ -105,14 +106,14 @@ def test_structural_problems_name_c_fields(scale_bias: object, problem: str) -> 
 
 
 def test_schema_accepts_what_dmlpy_reads() -> None:
-    schema = descriptor_schema()
+    schema = schema_validator()
     for scale_bias in CASES.values():
         for by_alias in (True, False):
             wrapped = dml.OperatorDesc(type=dml.OperatorType.ELEMENT_WISE_IDENTITY, desc=identity(scale_bias))
-            jsonschema.validate(json.loads(wrapped.model_dump_json(by_alias=by_alias)), schema)
+            schema.validate(json.loads(wrapped.model_dump_json(by_alias=by_alias)))
     broken = {"Type": 1, "Desc": {"InputTensor": TENSOR, "OutputTensor": TENSOR, "ScaleBias": {"Scale": 1}}}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(broken, schema)
+        schema.validate(broken)
 
 
 # ---------------------------------------------------------------------------------------------------------- CLI

@@ -24,6 +24,7 @@ import dmlpy as dml
 DMLPY_SOURCES = str(Path(dml.__file__).resolve().parent)
 ELEMENTS = 8 * 2**20  # 32 MiB of float32: the kernel runs long enough for a premature free to be caught
 SENTINEL = np.float32(-7.25)
+pytestmark = pytest.mark.one_profile  # the host side's frees, the same under either launch profile's kernel shape
 
 
 class _Interrupter:

@@ -24,8 +24,9 @@ import pytest
 
 import dmlpy as dml
 from dmlpy import nibbles
-from dmlpy.descriptors_json import descriptor_schema, parse_descriptor
+from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.kernels import ElementwiseLayout
+from tests.helpers.schema import schema_validator
 
 T = dml.TensorDataType
 FL = dml.FeatureLevel
@@ -271,20 +272,18 @@ def test_nine_dimensions_refused(op: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def schema() -> dict[str, Any]:
-    document = json.loads(json.dumps(descriptor_schema()))
-    jsonschema.Draft202012Validator.check_schema(document)
-    return document
+def schema() -> Any:
+    return schema_validator()
 
 
 @OPS
 @pytest.mark.parametrize("zero_point", [True, False], ids=["scale-zero-point", "scale"])
-def test_json_round_trip_and_schema(op: str, zero_point: bool, schema: dict[str, Any]) -> None:
+def test_json_round_trip_and_schema(op: str, zero_point: bool, schema: Any) -> None:
     desc = make(op, quantized=T.UINT4, scale_sizes=(2, 3), zero_point=zero_point)
     wrapped = dml.OperatorDesc(type=dml.OperatorType[op], desc=desc)
     for by_alias in (True, False):
         document = json.loads(wrapped.model_dump_json(by_alias=by_alias))
-        jsonschema.validate(document, schema)
+        schema.validate(document)
         assert parse_descriptor(document) == desc
     document = json.loads(wrapped.model_dump_json(by_alias=True))
     assert document["Type"] == {"QUANTIZE": 173, "DEQUANTIZE": 174}[op]  # DirectML.h's enum positions
@@ -292,7 +291,7 @@ def test_json_round_trip_and_schema(op: str, zero_point: bool, schema: dict[str,
 
 
 @OPS
-def test_json_written_by_hand(op: str, schema: dict[str, Any]) -> None:
+def test_json_written_by_hand(op: str, schema: Any) -> None:
     # C names, QuantizationTensorCount left out (derived), the data types spelled as a person would.
     source, target = ("FLOAT16", "UINT4") if op == "QUANTIZE" else ("UINT4", "FLOAT16")
     document = {
@@ -307,7 +306,7 @@ def test_json_written_by_hand(op: str, schema: dict[str, Any]) -> None:
             "OutputTensor": {"Type": "BUFFER", "Desc": {"DataType": target, "Sizes": [3, 15]}},
         },
     }
-    jsonschema.validate(document, schema)
+    schema.validate(document)
     desc = parse_descriptor(document)
     assert desc == make(op, real=T.FLOAT16, quantized=T.UINT4, sizes=(3, 15), scale_sizes=(3, 3))
     assert desc.quantization_tensor_count == 2
@@ -323,7 +322,7 @@ def test_json_written_by_hand(op: str, schema: dict[str, Any]) -> None:
     ],
     ids=["unknown_quantization_type", "tensors_not_a_list", "negative_count"],
 )
-def test_what_dmlpy_refuses_the_schema_refuses(change: dict[str, Any], schema: dict[str, Any]) -> None:
+def test_what_dmlpy_refuses_the_schema_refuses(change: dict[str, Any], schema: Any) -> None:
     document = json.loads(
         dml.OperatorDesc(type=dml.OperatorType.QUANTIZE, desc=make("QUANTIZE")).model_dump_json(by_alias=True)
     )
@@ -331,7 +330,7 @@ def test_what_dmlpy_refuses_the_schema_refuses(change: dict[str, Any], schema: d
     with pytest.raises(dml.InvalidArgumentError):
         parse_descriptor(document)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(document, schema)
+        schema.validate(document)
 
 
 # ------------------------------------------------------------------------------------------------ 4-bit sizes

@@ -15,6 +15,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.descriptors_json import descriptor_schema, parse_descriptor
 from dmlpy.enums import DmlEnum, DmlFlag
+from tests.helpers.schema import schema_validator
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "descriptors"
 VALID_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.json") if p.name != "round_broken.json")
@@ -32,14 +33,15 @@ def _spelled(value: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def schema() -> dict[str, Any]:
+def schema() -> Any:
+    """The validator of the schema `dmlpy schema` prints, which is the library's (checked against the
+    metaschema once: tests/helpers/schema.py)."""
     printed = subprocess.run(
         [sys.executable, "-m", "dmlpy", "schema"], capture_output=True, text=True, check=True
     ).stdout
     parsed: dict[str, Any] = json.loads(printed)
     assert parsed == json.loads(json.dumps(descriptor_schema()))  # `dmlpy schema` prints the library's schema
-    jsonschema.Draft202012Validator.check_schema(parsed)
-    return parsed
+    return schema_validator()
 
 
 def test_operator_desc_schema_is_one_member_per_operator() -> None:
@@ -54,7 +56,7 @@ def test_operator_desc_schema_is_one_member_per_operator() -> None:
 
 @pytest.mark.parametrize("name", VALID_EXAMPLES)
 @pytest.mark.parametrize("spelling", ["as_shipped", "c_names", "snake_case"])
-def test_examples_validate_in_every_spelling(schema: dict[str, Any], name: str, spelling: str) -> None:
+def test_examples_validate_in_every_spelling(schema: Any, name: str, spelling: str) -> None:
     document = json.loads((EXAMPLES / name).read_text())
     if spelling != "as_shipped":
         desc = parse_descriptor(document)
@@ -64,13 +66,13 @@ def test_examples_validate_in_every_spelling(schema: dict[str, Any], name: str, 
             wrapped = dml.OperatorDesc(type=desc.OPERATOR_TYPE, desc=desc)  # type: ignore[union-attr]
             document = _spelled(wrapped.model_dump(by_alias=spelling == "c_names"))
         assert parse_descriptor(document) == desc  # what the schema accepts, dmlpy reads back equal
-    jsonschema.validate(document, schema)
+    schema.validate(document)
 
 
-def test_broken_example_fails_the_schema_as_dmlpy_refuses_it(schema: dict[str, Any]) -> None:
+def test_broken_example_fails_the_schema_as_dmlpy_refuses_it(schema: Any) -> None:
     document = json.loads((EXAMPLES / "round_broken.json").read_text())
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(document, schema)
+        schema.validate(document)
     with pytest.raises(dml.InvalidArgumentError):
         parse_descriptor(document)
 
@@ -85,8 +87,8 @@ def test_broken_example_fails_the_schema_as_dmlpy_refuses_it(schema: dict[str, A
     ],
     ids=["output_missing", "unknown_field", "unknown_type", "bad_data_type"],
 )
-def test_what_dmlpy_refuses_the_schema_refuses(schema: dict[str, Any], document: dict[str, Any]) -> None:
+def test_what_dmlpy_refuses_the_schema_refuses(schema: Any, document: dict[str, Any]) -> None:
     with pytest.raises(dml.InvalidArgumentError):
         parse_descriptor(document)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(document, schema)
+        schema.validate(document)
