@@ -16,6 +16,14 @@ from dmlpy.ops.activation_piecewise import (
     ActivationSoftsignOperatorDesc,
     ActivationThresholdedReluOperatorDesc,
 )
+from dmlpy.ops.activation_softmax import (
+    ActivationHardmax1OperatorDesc,
+    ActivationHardmaxOperatorDesc,
+    ActivationLogSoftmax1OperatorDesc,
+    ActivationLogSoftmaxOperatorDesc,
+    ActivationSoftmax1OperatorDesc,
+    ActivationSoftmaxOperatorDesc,
+)
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
     ElementWiseDifferenceSquareOperatorDesc,
@@ -112,12 +120,18 @@ __all__ = [
     "OPERATORS",
     "ActivationHardSigmoidOperatorDesc",
     "ActivationHardSwishOperatorDesc",
+    "ActivationHardmax1OperatorDesc",
+    "ActivationHardmaxOperatorDesc",
     "ActivationIdentityOperatorDesc",
     "ActivationLeakyReluOperatorDesc",
     "ActivationLinearOperatorDesc",
+    "ActivationLogSoftmax1OperatorDesc",
+    "ActivationLogSoftmaxOperatorDesc",
     "ActivationParameterizedReluOperatorDesc",
     "ActivationReluGradOperatorDesc",
     "ActivationReluOperatorDesc",
+    "ActivationSoftmax1OperatorDesc",
+    "ActivationSoftmaxOperatorDesc",
     "ActivationSoftsignOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
     "DequantizeOperatorDesc",
