@@ -122,8 +122,7 @@ def run_case(
             device, desc, fills(row, case), offsets=offsets, in_place=bool(layout.get("in_place")), slack=0,
             fill_output=False,
         )  # fmt: skip
-        flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in run.inputs.items()}
-        want = row.reference(flat, case).reshape(run.got.shape)
+        want = row.reference_in_shape(run.inputs, case)
         check(tally, run.kernel, label, assert_same, row, run.got, want, run.inputs[row.first], case)
         ran.append(label)
     if not row.desc.is_extension() and UNINITIALIZED_PLUGIN and keeps_its_own_kernel(row, case):

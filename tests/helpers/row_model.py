@@ -38,9 +38,35 @@ class Case:
 
 
 Reference = Callable[[Mapping[str, Array], Case], Array]
-"""``reference(inputs, case)``: the expected output for ``inputs`` (1-D arrays by field name, all one length)."""
+"""``reference(inputs, case)``: the expected output for ``inputs`` (1-D arrays by field name, all one length; for a
+``Reduction`` row, arrays in the tensor's shape)."""
 Parameter = Callable[[np.dtype[Any], int, np.random.Generator], Array]
 """``values(dtype, count, rng)``: values for a tensor other than InputTensor (a scale, a zero point)."""
+
+
+@dataclass(frozen=True)
+class PerRank:
+    """A descriptor field whose value depends on the tensor's rank (the softmax family's Axes: the last axis, the
+    first, ...): ``descriptor`` resolves it for the shape each test runs; ``name`` is what the case's id shows."""
+
+    name: str
+    pick: Callable[[int], Any]
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How the table's tests run an operator whose outputs each read a group of elements (the softmax family)
+    rather than one: its reference reads the inputs in the tensor's shape, and the values test runs ``count``
+    elements of ``values`` as rows of ``row_length``."""
+
+    values: Parameter
+    """The input's values (``input_values`` would put a NaN into most groups)."""
+    count: int = 4096
+    row_length: int = 16
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return (self.count // self.row_length, self.row_length)
 
 
 @dataclass(frozen=True)
@@ -52,8 +78,9 @@ class OperatorRow:
     reference: Reference
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
     slow_layouts: tuple[str, ...] = ()
-    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them;
-    the value tests cover what they would (a large packed tensor)."""
+    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them
+    (the value tests cover what they would: a large packed tensor), or because the operator refuses their shape
+    (the older softmax forms: an effective rank over 2)."""
     sampled: bool = False
     """Whether the layout tests sample this row: one layout per case by default, rotating through the layouts
     across the sampled rows, every layout with --run-slow. For a family that lowers as another row does (the
@@ -65,6 +92,8 @@ class OperatorRow:
     nan: str = "payload"
     """How a NaN result is compared (ext_oracle.mismatches): "payload" for operators that pass a NaN through,
     "any" for those whose NaN is arithmetic's (IEEE 754 fixes no sign or payload)."""
+    reduction: Reduction | None = None
+    """For an operator that reduces groups of elements (not element-wise): how its tests shape them."""
 
     def cases_run(self, slow: bool) -> tuple[Case, ...]:
         """The cases a run takes: every one with --run-slow (``slow``), else those not in ``slow_cases``."""
@@ -78,6 +107,21 @@ class OperatorRow:
         if np.dtype(dtype) == F32:
             return float32_ulps
         return min(float32_ulps, 1) if np.dtype(dtype) == F16 else 0
+
+    def reference_in_shape(self, inputs: Mapping[str, Array], case: Case) -> Array:
+        """The reference's output for ``inputs`` (arrays of the tensor's shape), in that shape: the reference
+        reads them flattened, or as they are for a ``reduction`` row."""
+        shape = inputs[self.first].shape
+        if self.reduction is None:
+            inputs = {name: np.ascontiguousarray(array).reshape(-1) for name, array in inputs.items()}
+        return self.reference(inputs, case).reshape(shape)
+
+    def value_sizes(self, case: Case) -> tuple[int, ...]:
+        """The Sizes of the values test and the graph tests: every value of the input's set in one dimension, or
+        a ``reduction`` row's rows."""
+        if self.reduction is not None:
+            return self.reduction.sizes
+        return (int(input_values(case.dtypes[self.first], np.random.default_rng(0)).size),)
 
     @property
     def name(self) -> str:
