@@ -65,11 +65,7 @@ def layouts(every_layout: bool) -> dict[str, dict[str, Any]]:
 def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
     """The run labels of one case: its layouts (in place where the operator allows it), then the fused chain
     for a DirectML operator."""
-    names = [
-        name
-        for name, layout in layouts(every_layout).items()
-        if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
-    ]
+    names = [name for name, layout in layouts(every_layout).items() if row.runs_layout(name, layout)]
     if not every_layout:
         names = sampled_layout(row, case, names)
     chain = [] if row.desc.is_extension() else ["fused_chain"]

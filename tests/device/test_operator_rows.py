@@ -100,11 +100,7 @@ def test_values_match_the_reference(
 def layout_cases(row: OperatorRow, case: Case) -> list[Any]:
     """The case in each layout it runs in (in place where the operator allows it); those a sampled row leaves
     to --run-slow marked slow."""
-    names = [
-        name
-        for name, layout in LAYOUTS.items()
-        if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
-    ]
+    names = [name for name, layout in LAYOUTS.items() if row.runs_layout(name, layout)]
     default = [] if case.id in row.slow_cases else sampled_layout(row, case, names)
     return [
         pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}", marks=() if name in default else SLOW)

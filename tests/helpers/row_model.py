@@ -63,6 +63,9 @@ class Reduction:
     """The input's values (``input_values`` would put a NaN into most groups)."""
     count: int = 4096
     row_length: int = 16
+    max_effective_rank: int | None = None
+    """The largest rank the operator takes, leading dimensions of size 1 aside (the older softmax forms' 2): the
+    layout tests leave out the shapes beyond it."""
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -78,9 +81,8 @@ class OperatorRow:
     reference: Reference
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
     slow_layouts: tuple[str, ...] = ()
-    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them
-    (the value tests cover what they would: a large packed tensor), or because the operator refuses their shape
-    (the older softmax forms: an effective rank over 2)."""
+    """Layouts (helpers.layouts.LAYOUTS) the layout test leaves out because the exact reference is slow on them;
+    the value tests cover what they would (a large packed tensor)."""
     sampled: bool = False
     """Whether the layout tests sample this row: one layout per case by default, rotating through the layouts
     across the sampled rows, every layout with --run-slow. For a family that lowers as another row does (the
@@ -107,6 +109,15 @@ class OperatorRow:
         if np.dtype(dtype) == F32:
             return float32_ulps
         return min(float32_ulps, 1) if np.dtype(dtype) == F16 else 0
+
+    def runs_layout(self, name: str, layout: Mapping[str, Any]) -> bool:
+        """Whether the layout tests run ``layout`` (helpers.layouts' keyword form) named ``name``: not one of
+        ``slow_layouts``, in place only where the operator allows it, and of a shape the operator takes."""
+        if name in self.slow_layouts or (layout.get("in_place") and not self.desc.SUPPORTS_IN_PLACE):
+            return False
+        most = None if self.reduction is None else self.reduction.max_effective_rank
+        sizes = tuple(layout["sizes"])
+        return most is None or len(sizes) - next((d for d, n in enumerate(sizes) if n != 1), len(sizes)) <= most
 
     def reference_in_shape(self, inputs: Mapping[str, Array], case: Case) -> Array:
         """The reference's output for ``inputs`` (arrays of the tensor's shape), in that shape: the reference
