@@ -14,6 +14,7 @@ import onnx
 from dmlpy.enums import IsInfinityMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
+from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
@@ -26,6 +27,7 @@ _ATTRIBUTES = {
     "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
     "IsInf": {"detect_negative", "detect_positive"},
+    **{op_type: {"axis"} for op_type in SOFTMAX_OPS},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
 _ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}

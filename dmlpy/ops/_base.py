@@ -123,6 +123,8 @@ class OperatorDescBase(DmlModel):
     the descriptor keeps the field required, as the C struct does."""
     BUILDER_KEYWORDS: ClassVar[dict[str, str]] = {}
     """Field -> the builder's keyword for it, where the builder names a field otherwise (Round's ``mode``)."""
+    BUILDER_DERIVED: ClassVar[tuple[str, ...]] = ()
+    """Fields the builder takes no keyword for, as the descriptor derives them (SOFTMAX1's AxisCount, from Axes)."""
     ONNX_OPS: ClassVar[tuple[str, ...]] = ()
     """The ONNX op types the ONNX backend lowers to this operator (``Round``); empty where none."""
     FLOAT32_ULPS: ClassVar[int] = 0

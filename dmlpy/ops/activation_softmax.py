@@ -99,6 +99,8 @@ class AxesDesc(AxisReducingDesc):
     """The "1" forms (FL 5_1): a group is the elements that share their coordinates along every axis not in Axes,
     the Axes reduced jointly."""
 
+    BUILDER_DERIVED = ("axis_count",)  # dml::ActivationSoftMax(input, axes)
+
     # Left out, it is derived from Axes by _derive_count, so after construction it is an int.
     axis_count: UInt32 = Field(default=None, alias="AxisCount")  # type: ignore[assignment]
     """AxisCount: the entries of Axes; derived when left out."""
@@ -153,6 +155,7 @@ class ActivationSoftmax1OperatorDesc(AxesDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTMAX1
     SUPPORT = _table(OPERATOR_TYPE, _ROWS_5_1)
     OPERATION, BUILDER_NAME = "SOFTMAX", "activation_softmax1"
+    ONNX_OPS = ("Softmax",)
     FLOAT32_ULPS = SOFTMAX_ULPS
 
 
@@ -163,6 +166,7 @@ class ActivationLogSoftmax1OperatorDesc(AxesDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_LOG_SOFTMAX1
     SUPPORT = _table(OPERATOR_TYPE, _ROWS_5_1)
     OPERATION, BUILDER_NAME = "LOG_SOFTMAX", "activation_log_softmax1"
+    ONNX_OPS = ("LogSoftmax",)
     FLOAT32_ULPS = LOG_SOFTMAX_ULPS
 
 
@@ -173,6 +177,7 @@ class ActivationHardmax1OperatorDesc(AxesDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_HARDMAX1
     SUPPORT = _table(OPERATOR_TYPE, _ROWS_5_1)
     OPERATION, BUILDER_NAME = "HARDMAX", "activation_hardmax1"
+    ONNX_OPS = ("Hardmax",)
 
 
 class ActivationSoftmaxOperatorDesc(LastAxisDesc):
