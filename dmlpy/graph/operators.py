@@ -106,7 +106,8 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
             "OutputTensor): write its builder function in dmlpy/graph/operators.py and register it in _WRITTEN"
         )
     where = f"dml.graph.{name}"
-    fields = [f for f in desc_class.model_fields if f not in (*desc_class.INPUTS, *desc_class.OUTPUTS)]
+    derived = (*desc_class.INPUTS, *desc_class.OUTPUTS, *desc_class.BUILDER_DERIVED)
+    fields = [f for f in desc_class.model_fields if f not in derived]
     keywords = {field: (desc_class.BUILDER_KEYWORDS.get(field, field), _keyword(desc_class, field)) for field in fields}
     parameters = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Expression)]
     # The required fields first (CLIP's Min and Max before its ScaleBias), as DirectMLX's functions order them.

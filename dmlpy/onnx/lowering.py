@@ -1,8 +1,9 @@
 """ONNX nodes as nodes of a dml.Graph, lowered to DirectML's element-wise operators (which nodes and attributes
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
 builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode, an activation's
-alpha and beta), an arithmetic node (Add, ..., Mean, the comparisons and logical op types, PRelu) with ONNX's
-broadcasting (``dmlpy.onnx.arithmetic``), Clip with its bounds read from initializers (``dmlpy.onnx.clip``),
+alpha and beta, the axis of Softmax, LogSoftmax and Hardmax as Axes: ``dmlpy.onnx.softmax``), an arithmetic node
+(Add, ..., Mean, the comparisons and logical op types, PRelu) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``),
+Clip with its bounds read from initializers (``dmlpy.onnx.clip``),
 QuantizeLinear and DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero
 point inputs (``dmlpy.onnx.quantization``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
@@ -49,6 +50,7 @@ from dmlpy.onnx.nodes import (
     node_name,
 )
 from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
+from dmlpy.onnx.softmax import SOFTMAX_OPS, softmax_axes
 from dmlpy.quantization_blocks import BlockSplit
 from dmlpy.tensor import BufferTensorDesc
 
@@ -277,6 +279,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             else:
                 x, shape, _ = data(node.input[0], where)
                 keywords = builder_keywords(node, rep.opset, attributes, where)
+                if node.op_type in SOFTMAX_OPS:
+                    keywords["axes"] = softmax_axes(rep.opset, attributes, len(shape), where)
                 # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
                 unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]

@@ -16,6 +16,7 @@ import onnx
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
+from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS, SIGNED_8_32
@@ -47,6 +48,7 @@ _ATTRIBUTES = {
     "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
     "IsInf": {"detect_negative", "detect_positive"},
+    **{op_type: {"axis"} for op_type in SOFTMAX_OPS},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
 _ACTIVATION_PARAMETERS = {

@@ -10,6 +10,7 @@ from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
+from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
 )
@@ -72,6 +73,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseAtanYxOperatorDesc,
     ElementWiseIfOperatorDesc,
     *PIECEWISE_ACTIVATIONS,
+    *SOFTMAX_ACTIVATIONS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,

@@ -65,11 +65,7 @@ def layouts(every_layout: bool) -> dict[str, dict[str, Any]]:
 def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
     """The run labels of one case: its layouts (in place where the operator allows it), then the fused chain
     for a DirectML operator."""
-    names = [
-        name
-        for name, layout in layouts(every_layout).items()
-        if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
-    ]
+    names = [name for name, layout in layouts(every_layout).items() if row.runs_layout(name, layout)]
     if not every_layout:
         names = sampled_layout(row, case, names)
     chain = [] if row.desc.is_extension() else ["fused_chain"]
@@ -142,8 +138,7 @@ def run_case(
             device, desc, fills(row, case), offsets=offsets, in_place=bool(layout.get("in_place")), slack=0,
             fill_output=False,
         )  # fmt: skip
-        flat = {k: np.ascontiguousarray(v).reshape(-1) for k, v in run.inputs.items()}
-        want = row.reference(flat, case).reshape(run.got.shape)
+        want = row.reference_in_shape(run.inputs, case)
         check(tally, run.kernel, label, assert_same, row, run.got, want, run.inputs[row.first], case)
         ran.append(label)
     if not row.desc.is_extension() and UNINITIALIZED_PLUGIN and keeps_its_own_kernel(row, case):

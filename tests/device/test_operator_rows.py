@@ -33,7 +33,7 @@ from dmlpy.kernels import LAUNCH_PROFILE_NAMES
 from tests.helpers.layouts import LAYOUTS
 from tests.helpers.object_model import run_graph, run_operator
 from tests.helpers.operators import ROWS, descriptor, sampled_layout, sampled_profile
-from tests.helpers.row_model import Case, OperatorRow, input_values
+from tests.helpers.row_model import Case, OperatorRow
 from tests.helpers.row_runs import (
     assert_equals_alone,
     assert_fused_equals_alone,
@@ -53,17 +53,15 @@ CASES = [
 _EXPECTED: dict[tuple[str, str, bytes], Array] = {}
 
 
-def value_count(row: OperatorRow, case: Case) -> int:
-    return int(input_values(case.dtypes[row.first], np.random.default_rng(0)).size)
-
-
 def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array:
-    """The reference's output for ``inputs`` in their shape; kept per input bytes, so the second launch profile
-    (and a layout that reads the same elements) does not recompute an exact but slow oracle."""
-    flat = {name: np.ascontiguousarray(array).reshape(-1) for name, array in inputs.items()}
-    key = (row.name, case.id, b"".join(array.tobytes() for array in flat.values()))
+    """The reference's output for ``inputs`` in their shape; kept per input bytes (and, for a row that reduces
+    groups, shape), so the second launch profile (and a layout that reads the same elements) does not recompute
+    an exact but slow oracle."""
+    flat = b"".join(np.ascontiguousarray(array).tobytes() for array in inputs.values())
+    shape = inputs[row.first].shape if row.reduction is not None else ()
+    key = (row.name, case.id, shape, flat)
     if key not in _EXPECTED:
-        _EXPECTED[key] = row.reference(flat, case)
+        _EXPECTED[key] = row.reference_in_shape(inputs, case)
     return _EXPECTED[key].reshape(inputs[row.first].shape)
 
 
@@ -92,7 +90,7 @@ def test_values_match_the_reference(
 ) -> None:
     run_on_this_profile(request, device, row, case)
     skip_without_fp64(device, case)
-    desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
+    desc = descriptor(row, row.value_sizes(case), case.dtypes, **case.options)
     run = run_operator(device_for(row, request), desc, fills(row, case))
     assert run.changed_outside == []
     assert_same(row, run.got, expected(row, case, run.inputs), run.inputs[row.first], case)
@@ -102,11 +100,7 @@ def test_values_match_the_reference(
 def layout_cases(row: OperatorRow, case: Case) -> list[Any]:
     """The case in each layout it runs in (in place where the operator allows it); those a sampled row leaves
     to --run-slow marked slow."""
-    names = [
-        name
-        for name, layout in LAYOUTS.items()
-        if name not in row.slow_layouts and (row.desc.SUPPORTS_IN_PLACE or not layout.get("in_place"))
-    ]
+    names = [name for name, layout in LAYOUTS.items() if row.runs_layout(name, layout)]
     default = [] if case.id in row.slow_cases else sampled_layout(row, case, names)
     return [
         pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}", marks=() if name in default else SLOW)
@@ -144,7 +138,7 @@ def test_one_node_and_fused_graphs_equal_the_operator_alone(
     request: pytest.FixtureRequest, device: Any, row: OperatorRow, case: Case
 ) -> None:
     run_on_this_profile(request, device, row, case)
-    desc = descriptor(row, (value_count(row, case),), case.dtypes, **case.options)
+    desc = descriptor(row, row.value_sizes(case), case.dtypes, **case.options)
     alone = run_operator(device, desc, fills(row, case))
     arrays = [alone.inputs[name] for name in desc.INPUTS if name in alone.inputs]
 

@@ -40,6 +40,7 @@ from tests.helpers.row_model import (
     Case,
     OperatorRow,
     Parameter,
+    PerRank,
     Reference,
     other_values,
     quieted,
@@ -52,6 +53,7 @@ from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_logical import ROWS_LOGICAL
 from tests.helpers.rows_select import ROWS_SELECT
+from tests.helpers.rows_softmax import ROWS_SOFTMAX
 
 
 def descriptor(
@@ -62,15 +64,16 @@ def descriptor(
     **options: Any,
 ) -> OperatorDescBase:
     """The operator's descriptor: each tensor of ``dtypes`` (by field name, a NumPy dtype or a TensorDataType;
-    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent)."""
-    fields: dict[str, Any] = {}
+    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent); an
+    option that is a ``PerRank`` takes its value for ``sizes``' rank."""
+    fields: dict[str, Any] = {k: v.pick(len(sizes)) if isinstance(v, PerRank) else v for k, v in options.items()}
     for name in row.tensors():
         dtype = dtypes.get(name)
         if dtype is None:
             continue
         data_type = dtype if isinstance(dtype, dml.TensorDataType) else DATA_TYPE[np.dtype(dtype)]
         fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(strides or {}).get(name))
-    return row.desc(**fields, **options)
+    return row.desc(**fields)
 
 
 def unary_descriptor(
@@ -365,6 +368,7 @@ ROWS: tuple[OperatorRow, ...] = (
     *ROWS_BITS,
     *ROWS_SELECT,
     *ROWS_ACTIVATIONS,
+    *ROWS_SOFTMAX,
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

@@ -38,9 +38,38 @@ class Case:
 
 
 Reference = Callable[[Mapping[str, Array], Case], Array]
-"""``reference(inputs, case)``: the expected output for ``inputs`` (1-D arrays by field name, all one length)."""
+"""``reference(inputs, case)``: the expected output for ``inputs`` (1-D arrays by field name, all one length; for a
+``Reduction`` row, arrays in the tensor's shape)."""
 Parameter = Callable[[np.dtype[Any], int, np.random.Generator], Array]
 """``values(dtype, count, rng)``: values for a tensor other than InputTensor (a scale, a zero point)."""
+
+
+@dataclass(frozen=True)
+class PerRank:
+    """A descriptor field whose value depends on the tensor's rank (the softmax family's Axes: the last axis, the
+    first, ...): ``descriptor`` resolves it for the shape each test runs; ``name`` is what the case's id shows."""
+
+    name: str
+    pick: Callable[[int], Any]
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How the table's tests run an operator whose outputs each read a group of elements (the softmax family)
+    rather than one: its reference reads the inputs in the tensor's shape, and the values test runs ``count``
+    elements of ``values`` as rows of ``row_length``."""
+
+    values: Parameter
+    """The input's values (``input_values`` would put a NaN into most groups)."""
+    count: int = 4096
+    row_length: int = 16
+    max_effective_rank: int | None = None
+    """The largest rank the operator takes, leading dimensions of size 1 aside (the older softmax forms' 2): the
+    layout tests leave out the shapes beyond it."""
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return (self.count // self.row_length, self.row_length)
 
 
 @dataclass(frozen=True)
@@ -65,6 +94,8 @@ class OperatorRow:
     nan: str = "payload"
     """How a NaN result is compared (ext_oracle.mismatches): "payload" for operators that pass a NaN through,
     "any" for those whose NaN is arithmetic's (IEEE 754 fixes no sign or payload)."""
+    reduction: Reduction | None = None
+    """For an operator that reduces groups of elements (not element-wise): how its tests shape them."""
 
     def cases_run(self, slow: bool) -> tuple[Case, ...]:
         """The cases a run takes: every one with --run-slow (``slow``), else those not in ``slow_cases``."""
@@ -78,6 +109,30 @@ class OperatorRow:
         if np.dtype(dtype) == F32:
             return float32_ulps
         return min(float32_ulps, 1) if np.dtype(dtype) == F16 else 0
+
+    def runs_layout(self, name: str, layout: Mapping[str, Any]) -> bool:
+        """Whether the layout tests run ``layout`` (helpers.layouts' keyword form) named ``name``: not one of
+        ``slow_layouts``, in place only where the operator allows it, and of a shape the operator takes."""
+        if name in self.slow_layouts or (layout.get("in_place") and not self.desc.SUPPORTS_IN_PLACE):
+            return False
+        most = None if self.reduction is None else self.reduction.max_effective_rank
+        sizes = tuple(layout["sizes"])
+        return most is None or len(sizes) - next((d for d, n in enumerate(sizes) if n != 1), len(sizes)) <= most
+
+    def reference_in_shape(self, inputs: Mapping[str, Array], case: Case) -> Array:
+        """The reference's output for ``inputs`` (arrays of the tensor's shape), in that shape: the reference
+        reads them flattened, or as they are for a ``reduction`` row."""
+        shape = inputs[self.first].shape
+        if self.reduction is None:
+            inputs = {name: np.ascontiguousarray(array).reshape(-1) for name, array in inputs.items()}
+        return self.reference(inputs, case).reshape(shape)
+
+    def value_sizes(self, case: Case) -> tuple[int, ...]:
+        """The Sizes of the values test and the graph tests: every value of the input's set in one dimension, or
+        a ``reduction`` row's rows."""
+        if self.reduction is not None:
+            return self.reduction.sizes
+        return (int(input_values(case.dtypes[self.first], np.random.default_rng(0)).size),)
 
     @property
     def name(self) -> str:

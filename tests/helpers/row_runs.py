@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 import dmlpy as dml
+from dmlpy.graph.fusion import fuses
 from dmlpy.ops._base import OperatorDescBase
 
 from .ext_oracle import describe, mismatches
@@ -25,10 +26,12 @@ F16 = np.dtype(np.float16)
 
 
 def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
-    """The values of each tensor of ``case``: the input's value set repeated to the span, the row's parameters
-    drawn from a generator seeded by the case."""
+    """The values of each tensor of ``case``: the input's value set (a ``reduction`` row's own) repeated to the
+    span, the row's parameters drawn from a generator seeded by the case."""
     rng = np.random.default_rng(zlib.crc32(f"{row.name}-{case.id}".encode()))
-    main = input_values(case.dtypes[row.first], rng)
+    dtype = case.dtypes[row.first]
+    reduction = row.reduction
+    main = input_values(dtype, rng) if reduction is None else reduction.values(dtype, reduction.count, rng)
     values: dict[str, Callable[[int], Array]] = {row.first: lambda count: np.resize(main, count)}
     for name, parameter in row.parameters.items():
         if name in case.dtypes:
@@ -100,13 +103,11 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 
 
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
-    """Whether the operator cannot join a fused kernel: a FLOAT64 tensor (no register type), or an operator that
-    at this case's types acts on encodings only (``bits_expression`` and no ``expression``: a FLOAT16 Identity copy,
-    ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register would not keep)."""
-    desc = descriptor(row, (1,), case.dtypes, **case.options)
-    names = [f"in{k}" for k in range(len(desc.input_fields()))]
-    encodings_only = desc.bits_expression(names) is not None and desc.expression(names) is None
-    return encodings_only or any(d == np.float64 for d in case.dtypes.values())
+    """Whether the operator cannot join a fused kernel (``fusion.fuses``): a FLOAT64 tensor (no register type), an
+    operator that at this case's types acts on encodings only (``bits_expression`` and no ``expression``: a
+    FLOAT16 Identity copy, ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register
+    would not keep), or one that is not element-wise (the softmax family)."""
+    return not fuses(descriptor(row, (1,), case.dtypes, **case.options))
 
 
 def run_fused_chain(

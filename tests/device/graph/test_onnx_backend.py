@@ -26,7 +26,8 @@ import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
-from tests.helpers.operators import MATH_FUNCTIONS, ROWS  # noqa: E402
+from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
+from tests.helpers.row_model import F32, Case  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
 from tests.helpers.ulps import NUMPY_FLOAT32_ULPS  # noqa: E402
 
@@ -78,6 +79,15 @@ ACTIVATIONS_EXPANDED = (
 )
 """The activations' node tests whose ``_expanded`` twin is the op type's function body, which begins with
 Constant nodes (the 0, alpha and beta; not mapped); HardSwish's, a HardSigmoid and a Mul, runs."""
+SOFTMAX_FORMS = ("_example", "_large_number", "_axis_0", "_axis_1", "_axis_2", "_negative_axis", "_default_axis")
+"""The node tests of Softmax and LogSoftmax (their names: softmax_example, logsoftmax_example_1, ...); Hardmax's
+are its own (HARDMAX_FORMS)."""
+SOFTMAX_CASES = tuple(
+    f"{op}{'_example_1' if op == 'logsoftmax' and form == '_example' else form}"
+    for op in ("softmax", "logsoftmax")
+    for form in SOFTMAX_FORMS
+)
+HARDMAX_FORMS = ("_example", "_one_hot", "_axis_0", "_axis_1", "_axis_2", "_negative_axis", "_default_axis")
 
 NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_blocked_symmetric": "INT16",
@@ -107,6 +117,7 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "equal_string_broadcast": "STRING",
     **{f"clip{form}": "graph input" for form in CLIP_BOUNDS_GIVEN},
     **{f"{case}_expanded{version}": "Constant" for case, version in ACTIVATIONS_EXPANDED},
+    **{f"{case}_expanded{version}": "Constant" for case in SOFTMAX_CASES for version in ("", "_ver18")},
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
@@ -115,7 +126,8 @@ sequences and optionals (DirectML has tensors only), Max, Min and Mod of DOUBLE 
 MODULUS operators has FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are
 descriptor fields, fixed when the graph is built: a bound must be an initializer), BitShift of signed types
 (DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take unsigned types, shifted logically; ONNX's right shift of a signed
-type is arithmetic), and the expanded activation tests (Constant, not mapped)."""
+type is arithmetic), and the expanded activation, Softmax and LogSoftmax tests (Constant, not mapped; then
+ReduceMax, Exp, ReduceSum)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -237,7 +249,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # arithmetic op types (ARITHMETIC_FORMS), Abs, Neg, Sign, Clip without bounds given as inputs, the comparisons and
     # logical op types (LOGICAL_FORMS), the piecewise activations (Relu, LeakyRelu, ThresholdedRelu, HardSigmoid,
     # Softsign, PRelu, HardSwish and its expansion, Shrink), Mod, Where (Clip's expansions of Less and Where too),
-    # BitShift, BitwiseAnd, Or, Xor and Not: what the installed onnx ships for them, less the excluded forms.
+    # BitShift, BitwiseAnd, Or, Xor and Not, Softmax, LogSoftmax and Hardmax (one axis, opset 13): what the
+    # installed onnx ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -280,6 +293,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_{case}_cpu" for case, _ in ACTIVATIONS_EXPANDED),
         "test_hardswish_cpu",
         "test_hardswish_expanded_cpu",
+        *(f"test_{case}_cpu" for case in SOFTMAX_CASES),
+        *(f"test_hardmax{form}_cpu" for form in HARDMAX_FORMS),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
@@ -441,6 +456,35 @@ def test_models_dmlpy_rewrites_into_graphs_directml_accepts() -> None:
     assert len(got) == 4
     for result, want in zip(got, expected, strict=True):
         assert result.dtype == want.dtype and result.tobytes() == want.tobytes()
+
+
+def test_softmax_before_opset_13_reduces_the_rows_of_the_coerced_2d_input() -> None:
+    """Softmax, LogSoftmax and Hardmax of opset 11 (axis 1 by default) coerce the input to 2-D, [the dimensions
+    before axis, those from it on], and reduce each row: the "1" forms along every axis from ``axis`` on, within the
+    operator's bound of the rows' float64 reference of the coerced rows (Hardmax exactly: a row's first maximum is
+    the first in row-major order of those axes). onnx.reference implements opset 13's one axis only, so it is no
+    oracle here. An axis out of range is refused."""
+    F = onnx.TensorProto.FLOAT
+    x = np.round(np.random.default_rng(5).standard_normal((2, 3, 4)) * 4).astype(np.float32)  # ties for Hardmax
+    case = Case({"input_tensor": F32, "output_tensor": F32})
+    for desc in (
+        dml.ActivationSoftmax1OperatorDesc,
+        dml.ActivationLogSoftmax1OperatorDesc,
+        dml.ActivationHardmax1OperatorDesc,
+    ):
+        for axis in (0, 1, 2, -1):
+            node = onnx.helper.make_node(desc.ONNX_OPS[0], ["x"], ["y"], **({} if axis == 1 else {"axis": axis}))
+            graph = onnx.helper.make_graph([node], "g", [_tensor("x", F, [2, 3, 4])], [_tensor("y", F, [2, 3, 4])])
+            model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 11)])
+            (got,) = DmlBackend.prepare(model).run([x])
+            rows = x.reshape(int(np.prod(x.shape[: axis % 3])), -1)
+            want = row_of(desc).reference({"input_tensor": rows}, case).reshape(x.shape)
+            assert_same(row_of(desc), got, want, x, case)
+    node = onnx.helper.make_node("Softmax", ["x"], ["y"], axis=3)
+    graph = onnx.helper.make_graph([node], "g", [_tensor("x", F, [2, 3, 4])], [_tensor("y", F, [2, 3, 4])])
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 11)])
+    with pytest.raises(NodeRefused, match=r"axis 3 is out of range for an input of rank 3 \(-3 to 2\)"):
+        DmlBackend.prepare(model).run([x])
 
 
 def test_a_tree_of_math_nodes_runs_as_one_kernel_each_node_within_its_bound_of_onnx_reference(device: Any) -> None:
