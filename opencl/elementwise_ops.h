@@ -427,7 +427,9 @@ inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
 // * SOFTPLUS and PARAMETRIC_SOFTPLUS's ln(1 + exp(t)) is max(t, 0) + log1p(exp(-|t|)): exp never overflows (its
 //   argument is at most 0) and log1p keeps ln(1 + e) accurate where e is tiny (t well below 0). SOFTPLUS divides
 //   max(t, 0) by Steepness before adding, as x itself where t > 0 (t / Steepness is x in exact arithmetic, for
-//   either sign of Steepness), so an overflowing t = Steepness * x still gives x + 0.
+//   either sign of Steepness), so an overflowing t = Steepness * x still gives x + 0; PARAMETRIC_SOFTPLUS gives
+//   (Alpha * x) * Beta where t = Beta * x overflows to +inf (the log1p term is 0 there), which Alpha may bring back
+//   into range.
 // * GELU's 0.5 * x * (1 + erf(x / sqrt(2))) is x * (0.5 * erfc(-x / sqrt(2))), as 1 + erf(z) = erfc(-z): 1 + erf(z)
 //   cancels for z below 0, where erfc keeps its 16-ULP bound. erfc(z) falls steeply (its relative slope is about
 //   2z at z = 9), so z's own rounding would cost up to a hundred ULPs: z is the float z plus dz, the product's
@@ -467,6 +469,8 @@ inline float softplus_float(float x, float steepness)
 inline float parametric_softplus_float(float x, float alpha, float beta)
 {
     const float t = beta * x;
+    if (t == INFINITY)
+        return (alpha * x) * beta;
     return alpha * ((t > 0.0f ? t : 0.0f) + log1p_exp_negative(t));
 }
 #define SQRT1_2_REST 0x1.9fcef4p-27f // 1 / sqrt(2) - M_SQRT1_2_F, rounded

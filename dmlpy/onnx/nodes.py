@@ -1,8 +1,9 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
 inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; FLOAT ones: Clip's bounds before
-opset 11, the activations' alpha and beta), what an attribute becomes in the operator's builder function (IsInf's
-detect_negative and detect_positive, DirectML's InfinityMode; an activation's alpha and beta, its descriptor's C
-FLOAT fields), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+opset 11, the activations' alpha, beta and gamma; Gelu's approximate STRING), what an attribute becomes in the
+operator's builder function (IsInf's detect_negative and detect_positive, DirectML's InfinityMode; an activation's
+alpha, beta and gamma, its descriptor's C FLOAT fields), and which node outputs are ONNX bool tensors (UINT8 in
+DirectML)."""
 
 from __future__ import annotations
 
@@ -28,15 +29,27 @@ _ATTRIBUTES = {
     "IsInf": {"detect_negative", "detect_positive"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
-_ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}
-"""The activations' FLOAT attributes, their builder's keywords of the same names."""
+_ACTIVATION_PARAMETERS = {
+    "LeakyRelu": {"alpha"},
+    "ThresholdedRelu": {"alpha"},
+    "HardSigmoid": {"alpha", "beta"},
+    "Elu": {"alpha"},
+    "Celu": {"alpha"},
+    "Selu": {"alpha", "gamma"},
+}
+"""The activations' FLOAT attributes, their builder's keywords of the same names (Selu's alpha and gamma are
+SCALED_ELU's Alpha and Gamma)."""
 _FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
 """The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
 ``dmlpy.onnx.clip``) and the activations' parameters."""
-_FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}}
+_FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}, "Softplus": {"steepness": 1.0}}
 """The parameters of the op types that define them rather than take them: ONNX's HardSwish is
 ``x * max(0, min(1, alpha * x + beta))`` with alpha 1/6 and beta 0.5, its function body a HardSigmoid of those
-(1/6 as a FLOAT attribute, float32) and a Mul, which DirectML's HARD_SWISH computes step for step."""
+(1/6 as a FLOAT attribute, float32) and a Mul, which DirectML's HARD_SWISH computes step for step; ONNX's Softplus
+is ``ln(exp(x) + 1)``, SOFTPLUS with Steepness 1."""
+_GELU_FORMS = {"none": "", "tanh": "DirectML's ACTIVATION_GELU is the exact erf form, not tanh's approximation"}
+"""Gelu's approximate attribute: "none" is DirectML's GELU; "tanh" (0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715
+* x^3)))) is refused with the reason."""
 _QUANTIZATION_INPUTS = (2, 3)
 """QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
 
@@ -82,6 +95,9 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
+        if node.op_type == "Gelu" and attribute.name == "approximate":
+            _check_gelu_form(attribute, where)
+            continue
         if attribute.name in _FLOAT_ATTRIBUTES.get(node.op_type, set()):
             if attribute.type != onnx.AttributeProto.FLOAT:
                 raise InvalidArgumentError(
@@ -102,6 +118,15 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if attributes.get("block_size", 0) < 0:
         raise InvalidArgumentError(f"{where}: block_size {attributes['block_size']}; ONNX asks for 0 or more")
     return attributes
+
+
+def _check_gelu_form(attribute: onnx.AttributeProto, where: str) -> None:
+    """Gelu's approximate: a STRING, "none" (DirectML's GELU) or "tanh" (refused, _GELU_FORMS says why)."""
+    form = attribute.s.decode("utf-8", "replace") if attribute.type == onnx.AttributeProto.STRING else None
+    if form not in _GELU_FORMS:
+        raise InvalidArgumentError(f"{where}: attribute 'approximate' is {form!r}; ONNX asks for 'none' or 'tanh'")
+    if _GELU_FORMS[form]:
+        raise NodeRefused(f"{where}: approximate {form!r}: {_GELU_FORMS[form]}")
 
 
 def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int], where: str) -> dict[str, Any]:

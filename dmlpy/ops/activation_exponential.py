@@ -37,6 +37,7 @@ class ActivationEluOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "elu", "activation_elu", ("alpha",)
     FLOAT32_ULPS = 7
+    ONNX_OPS = ("Elu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
 
     alpha: float = Field(alias="Alpha")
@@ -50,6 +51,7 @@ class ActivationCeluOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE, _since(L.FL_3_0))
     FUNCTION, BUILDER_NAME, PARAMETERS = "celu", "activation_celu", ("alpha",)
     FLOAT32_ULPS = 8
+    ONNX_OPS = ("Celu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
 
     alpha: float = Field(alias="Alpha")
@@ -64,6 +66,7 @@ class ActivationScaledEluOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "scaled_elu", "activation_scaled_elu", ("alpha", "gamma")
     FLOAT32_ULPS = 8
+    ONNX_OPS = ("Selu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.6732631921768188, "gamma": 1.0507010221481323}
 
     alpha: float = Field(alias="Alpha")
@@ -79,6 +82,7 @@ class ActivationSigmoidOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME = "sigmoid", "activation_sigmoid"
     FLOAT32_ULPS = 8
+    ONNX_OPS = ("Sigmoid",)
 
 
 class ActivationTanhOperatorDesc(ActivationDesc):
@@ -114,6 +118,7 @@ class ActivationSoftplusOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "softplus", "activation_softplus", ("steepness",)
     FLOAT32_ULPS = 11
+    ONNX_OPS = ("Softplus",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"steepness": 1.0}
 
     steepness: float = Field(alias="Steepness")
@@ -151,6 +156,7 @@ class ActivationGeluOperatorDesc(ActivationDesc):
     SUPPORT = _table(OPERATOR_TYPE, _since(L.FL_5_1))
     FUNCTION, BUILDER_NAME = "gelu", "activation_gelu"
     FLOAT32_ULPS = 34
+    ONNX_OPS = ("Gelu",)
 
 
 class ActivationSwishOperatorDesc(ActivationDesc):
