@@ -478,7 +478,7 @@ inline float gelu_float(float x)
 {
     const float z = -x * M_SQRT1_2_F;
     const float dz = fma(-x, M_SQRT1_2_F, -z) - x * SQRT1_2_REST;
-    const float slope_term = fabs(z) < 16.0f ? M_2_SQRTPI_F * exp(-z * z) * dz : 0.0f;
+    const float slope_term = abs_float(z) < 16.0f ? M_2_SQRTPI_F * exp(-z * z) * dz : 0.0f;
     const float half_erfc = 0.5f * (erfc(z) - slope_term);
     return half_erfc == 0.0f ? -0.0f : x * half_erfc;
 }
