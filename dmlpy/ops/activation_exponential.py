@@ -14,15 +14,11 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.ops._types import FLOATS, INPUT_OUTPUT
-from dmlpy.ops.activation_piecewise import FLOAT_ROWS, ActivationDesc
-from dmlpy.support import SupportTable, TypesRow
+from dmlpy.ops._types import FLOATS
+from dmlpy.ops.activation_piecewise import ActivationDesc, activation_table
+from dmlpy.support import TypesRow
 
 L = FeatureLevel
-
-
-def _table(operator: OperatorType, rows: tuple[TypesRow, ...] = FLOAT_ROWS) -> SupportTable:
-    return SupportTable.same_types(operator, INPUT_OUTPUT, rows)
 
 
 def _since(level: FeatureLevel) -> tuple[TypesRow, ...]:
@@ -34,7 +30,7 @@ class ActivationEluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_ELU_OPERATOR_DESC: OutputTensor = x where x >= 0, else Alpha * (exp(x) - 1)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_ELU
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "elu", "activation_elu", ("alpha",)
     FLOAT32_ULPS = 7
     ONNX_OPS = ("Elu",)
@@ -48,7 +44,7 @@ class ActivationCeluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_CELU_OPERATOR_DESC: OutputTensor = max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_CELU
-    SUPPORT = _table(OPERATOR_TYPE, _since(L.FL_3_0))
+    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_3_0))
     FUNCTION, BUILDER_NAME, PARAMETERS = "celu", "activation_celu", ("alpha",)
     FLOAT32_ULPS = 8
     ONNX_OPS = ("Celu",)
@@ -63,7 +59,7 @@ class ActivationScaledEluOperatorDesc(ActivationDesc):
     Gamma * (Alpha * exp(x) - Alpha)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SCALED_ELU
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "scaled_elu", "activation_scaled_elu", ("alpha", "gamma")
     FLOAT32_ULPS = 8
     ONNX_OPS = ("Selu",)
@@ -79,7 +75,7 @@ class ActivationSigmoidOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_SIGMOID_OPERATOR_DESC: OutputTensor = 1 / (1 + exp(-x))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SIGMOID
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME = "sigmoid", "activation_sigmoid"
     FLOAT32_ULPS = 8
     ONNX_OPS = ("Sigmoid",)
@@ -90,7 +86,7 @@ class ActivationTanhOperatorDesc(ActivationDesc):
     ONNX op type Tanh stays ELEMENT_WISE_TANH's)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_TANH
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME = "tanh", "activation_tanh"
     FLOAT32_ULPS = 5
 
@@ -99,7 +95,7 @@ class ActivationScaledTanhOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_SCALED_TANH_OPERATOR_DESC: OutputTensor = Alpha * tanh(Beta * x)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SCALED_TANH
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "scaled_tanh", "activation_scaled_tanh", ("alpha", "beta")
     FLOAT32_ULPS = 12
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0, "beta": 0.5}
@@ -115,7 +111,7 @@ class ActivationSoftplusOperatorDesc(ActivationDesc):
     least 1 below DML_FEATURE_LEVEL_6_4."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTPLUS
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "softplus", "activation_softplus", ("steepness",)
     FLOAT32_ULPS = 11
     ONNX_OPS = ("Softplus",)
@@ -139,7 +135,7 @@ class ActivationParametricSoftplusOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_PARAMETRIC_SOFTPLUS_OPERATOR_DESC: OutputTensor = Alpha * ln(1 + exp(Beta * x))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_PARAMETRIC_SOFTPLUS
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "parametric_softplus", "activation_parametric_softplus", ("alpha", "beta")
     FLOAT32_ULPS = 12
 
@@ -153,7 +149,7 @@ class ActivationGeluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_GELU_OPERATOR_DESC: OutputTensor = 0.5 * x * (1 + erf(x / sqrt(2))), the exact (erf) form."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_GELU
-    SUPPORT = _table(OPERATOR_TYPE, _since(L.FL_5_1))
+    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_5_1))
     FUNCTION, BUILDER_NAME = "gelu", "activation_gelu"
     FLOAT32_ULPS = 34
     ONNX_OPS = ("Gelu",)
@@ -163,7 +159,7 @@ class ActivationSwishOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_SWISH_OPERATOR_DESC: OutputTensor = x * sigmoid(SigmoidInputScale * x)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SWISH
-    SUPPORT = _table(OPERATOR_TYPE, _since(L.FL_6_2))
+    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_6_2))
     FUNCTION, BUILDER_NAME, PARAMETERS = "swish", "activation_swish", ("sigmoid_input_scale",)
     FLOAT32_ULPS = 22
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"sigmoid_input_scale": 1.0}
