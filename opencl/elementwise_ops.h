@@ -438,6 +438,82 @@ inline long shrink_integer(long x, bool above, bool below, long whole, int fract
     return (above || below) ? clamp(truncated, lowest, highest) : 0;
 }
 
+// --------------------------------------------------------------------------------- exponential activations
+// ACTIVATION_ELU, CELU, SCALED_ELU, SIGMOID, TANH, SCALED_TANH, SOFTPLUS, PARAMETRIC_SOFTPLUS, GELU and SWISH
+// (dmlpy/ops/activation_exponential.py): each page's formula on OpenCL's built-ins, in float, rewritten where the
+// formula as written loses accuracy or overflows (the same function of exact numbers; the choices and each operator's
+// ULP bound, propagated from the built-ins' OpenCL bounds: docs/operators/activation_exponential.md):
+// * exp(x) - 1 is expm1(x) (ELU, CELU, SCALED_ELU): exp(x) - 1 cancels near 0, where expm1 keeps its 3-ULP bound.
+//   SCALED_ELU's Alpha * exp(x) - Alpha is Alpha * expm1(x).
+// * SIGMOID, 1 / (1 + exp(-x)), takes e = exp(-|x|), never above 1, so nothing overflows: 1 / (1 + e) from 0,
+//   e / (1 + e) below, whose subnormal results (x < -87.3) come from exp's own, not from 1 / (1 + inf).
+// * SOFTPLUS and PARAMETRIC_SOFTPLUS's ln(1 + exp(t)) is max(t, 0) + log1p(exp(-|t|)): exp never overflows (its
+//   argument is at most 0) and log1p keeps ln(1 + e) accurate where e is tiny (t well below 0). SOFTPLUS divides
+//   max(t, 0) by Steepness before adding, as x itself where t > 0 (t / Steepness is x in exact arithmetic, for
+//   either sign of Steepness), so an overflowing t = Steepness * x still gives x + 0; PARAMETRIC_SOFTPLUS gives
+//   (Alpha * x) * Beta where t = Beta * x overflows to +inf (the log1p term is 0 there), which Alpha may bring back
+//   into range.
+// * GELU's 0.5 * x * (1 + erf(x / sqrt(2))) is x * (0.5 * erfc(-x / sqrt(2))), as 1 + erf(z) = erfc(-z): 1 + erf(z)
+//   cancels for z below 0, where erfc keeps its 16-ULP bound. erfc(z) falls steeply (its relative slope is about
+//   2z at z = 9), so z's own rounding would cost up to a hundred ULPs: z is the float z plus dz, the product's
+//   rounding error (exact, by fma) and the rest of 1 / sqrt(2), and erfc(z + dz) is erfc(z) - 2 / sqrt(pi) *
+//   exp(-z^2) * dz, the first-order term, as |dz| < 2^-23 |z| leaves the second below 2^-40 relative. Beyond
+//   |z| = 16 erfc is 0 or 2 and the term is dropped, which also keeps infinities from making it NaN. 0.5 * erfc is
+//   exact for a normal erfc (it is at most 2); where it underflows to 0 (x below about -14.1) the result is -0, the
+//   product's sign, not -inf * 0.
+// * SWISH is x * SIGMOID(t), t = SigmoidInputScale * x; below t = 0 it is (x * h) * h / (1 + h * h) with
+//   h = exp(t / 2): SIGMOID's e^t is subnormal below t = -87.3, with a subnormal's few significant bits, which a
+//   product with x (up to 2^128) would carry into a normal result; h stays normal down to t = -174, where x * e^t
+//   underflows anyway. Where h is 0 the result is a zero of x's sign (not -inf * 0 for x = -inf).
+// * SCALED_TANH is Alpha * tanh(Beta * x) with ELEMENT_WISE_TANH's TANH.
+// Branches compare with x >= 0 (ELU, CELU) and x > 0 (SCALED_ELU) as the pages write; both keep -0 (ELU's x, or
+// Alpha * expm1(-0) = -0 for positive Alpha), and CELU keeps x from 0 up for every nonzero Alpha, as its
+// max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1)) does (one of its terms is always 0). A NaN comes back a NaN from
+// every one: each branch's arithmetic propagates it (IEEE 754 fixes no payload).
+inline float elu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1(x); }
+inline float celu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1(x / alpha); }
+inline float scaled_elu_float(float x, float alpha, float gamma)
+{
+    return x > 0.0f ? gamma * x : gamma * (alpha * expm1(x));
+}
+inline float sigmoid_float(float x)
+{
+    const float e = exp(-abs_float(x));
+    return x >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+inline float tanh_float(float x) { return TANH(x); }
+inline float scaled_tanh_float(float x, float alpha, float beta) { return alpha * TANH(beta * x); }
+inline float log1p_exp_negative(float t) { return log1p(exp(-abs_float(t))); }
+inline float softplus_float(float x, float steepness)
+{
+    const float t = steepness * x;
+    return (t > 0.0f ? x : 0.0f) + log1p_exp_negative(t) / steepness;
+}
+inline float parametric_softplus_float(float x, float alpha, float beta)
+{
+    const float t = beta * x;
+    if (t == INFINITY)
+        return (alpha * x) * beta;
+    return alpha * ((t > 0.0f ? t : 0.0f) + log1p_exp_negative(t));
+}
+#define SQRT1_2_REST 0x1.9fcef4p-27f // 1 / sqrt(2) - M_SQRT1_2_F, rounded
+inline float gelu_float(float x)
+{
+    const float z = -x * M_SQRT1_2_F;
+    const float dz = fma(-x, M_SQRT1_2_F, -z) - x * SQRT1_2_REST;
+    const float slope_term = abs_float(z) < 16.0f ? M_2_SQRTPI_F * exp(-z * z) * dz : 0.0f;
+    const float half_erfc = 0.5f * (erfc(z) - slope_term);
+    return half_erfc == 0.0f ? -0.0f : x * half_erfc;
+}
+inline float swish_float(float x, float sigmoid_input_scale)
+{
+    const float t = sigmoid_input_scale * x;
+    if (t >= 0.0f || t != t)
+        return x * sigmoid_float(t);
+    const float h = exp(0.5f * t); // e^t = h * h
+    return h == 0.0f ? copysign(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
+}
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from dmlpy.ops import OPERATORS
+from dmlpy.ops.activation_exponential import EXPONENTIAL_ACTIVATIONS
 from dmlpy.ops.activation_piecewise import PIECEWISE_ACTIVATIONS
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
@@ -47,11 +48,12 @@ SHARED_PAGES = {
     "DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1": "element_wise_clip.md",
     **{desc.OPERATOR_TYPE.c_name: "activation_piecewise.md" for desc in PIECEWISE_ACTIVATIONS},
     **{desc.OPERATOR_TYPE.c_name: "activation_softmax.md" for desc in SOFTMAX_ACTIVATIONS},
+    **{desc.OPERATOR_TYPE.c_name: "activation_exponential.md" for desc in EXPONENTIAL_ACTIVATIONS},
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
 arithmetic operators, the sign operators, the clamps and their gradients, the comparisons and logical operators,
-the bit operators, the remainders, the piecewise activations, the softmax family)."""
+the bit operators, the remainders, the piecewise and the exponential activations, the softmax family)."""
 
 
 def _page_link(c_name: str, text: str) -> str:

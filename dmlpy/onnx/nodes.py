@@ -1,9 +1,9 @@
 """Which ONNX nodes dmlpy runs, read from the operator table (each operator's ``ONNX_OPS``): the op types, their
 inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; FLOAT ones: Clip's bounds before
-opset 11, the activations' parameters), what an attribute becomes in the operator's builder function (IsInf's
-detect_negative and detect_positive, DirectML's InfinityMode; an activation's parameters, its descriptor's C
-FLOAT fields), which operator an attribute chooses (Mod's fmod, BitShift's direction: ``lowered_operator``), and
-which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
+opset 11, the activations' parameters; Gelu's approximate STRING), what an attribute becomes in the operator's
+builder function (IsInf's detect_negative and detect_positive, DirectML's InfinityMode; an activation's parameters,
+its descriptor's C FLOAT fields), which operator an attribute chooses (Mod's fmod, BitShift's direction:
+``lowered_operator``), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
 
@@ -56,17 +56,25 @@ _ACTIVATION_PARAMETERS = {
     "ThresholdedRelu": {"alpha"},
     "HardSigmoid": {"alpha", "beta"},
     "Shrink": {"bias", "lambd"},
+    "Elu": {"alpha"},
+    "Celu": {"alpha"},
+    "Selu": {"alpha", "gamma"},
 }
-"""The activations' FLOAT attributes, their builder's keywords of the same names but where ``_KEYWORD_OF`` says."""
+"""The activations' FLOAT attributes, their builder's keywords of the same names but where ``_KEYWORD_OF`` says
+(Selu's alpha and gamma are SCALED_ELU's Alpha and Gamma)."""
 _KEYWORD_OF = {"lambd": "threshold"}
 """The builder keywords that ONNX names otherwise: Shrink's lambd is SHRINK's Threshold."""
 _FLOAT_ATTRIBUTES = {"Clip": {"min", "max"}, **_ACTIVATION_PARAMETERS}
 """The FLOAT attributes each op type takes: Clip's bounds before opset 11 (inputs from opset 11, read by
 ``dmlpy.onnx.clip``) and the activations' parameters."""
-_FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}}
+_FIXED_PARAMETERS = {"HardSwish": {"alpha": float(np.float32(1 / 6)), "beta": 0.5}, "Softplus": {"steepness": 1.0}}
 """The parameters of the op types that define them rather than take them: ONNX's HardSwish is
 ``x * max(0, min(1, alpha * x + beta))`` with alpha 1/6 and beta 0.5, its function body a HardSigmoid of those
-(1/6 as a FLOAT attribute, float32) and a Mul, which DirectML's HARD_SWISH computes step for step."""
+(1/6 as a FLOAT attribute, float32) and a Mul, which DirectML's HARD_SWISH computes step for step; ONNX's Softplus
+is ``ln(exp(x) + 1)``, SOFTPLUS with Steepness 1."""
+_GELU_FORMS = {"none": "", "tanh": "DirectML's ACTIVATION_GELU is the exact erf form, not tanh's approximation"}
+"""Gelu's approximate attribute: "none" is DirectML's GELU; "tanh" (0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715
+* x^3)))) is refused with the reason."""
 _QUANTIZATION_INPUTS = (2, 3)
 """QuantizeLinear and DequantizeLinear take x, the scale and, optionally, the zero point."""
 
@@ -115,6 +123,9 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     for attribute in node.attribute:
         if attribute.name == _CHOSEN_BY.get(node.op_type, ("",))[0]:
             continue  # read by lowered_operator
+        if node.op_type == "Gelu" and attribute.name == "approximate":
+            _check_gelu_form(attribute, where)
+            continue
         if attribute.name in _FLOAT_ATTRIBUTES.get(node.op_type, set()):
             if attribute.type != onnx.AttributeProto.FLOAT:
                 raise InvalidArgumentError(
@@ -169,6 +180,15 @@ def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType
             "arithmetically, filling with its sign bit"
         )
     return OPERATORS[choices[value]]
+
+
+def _check_gelu_form(attribute: onnx.AttributeProto, where: str) -> None:
+    """Gelu's approximate: a STRING, "none" (DirectML's GELU) or "tanh" (refused, _GELU_FORMS says why)."""
+    form = attribute.s.decode("utf-8", "replace") if attribute.type == onnx.AttributeProto.STRING else None
+    if form not in _GELU_FORMS:
+        raise InvalidArgumentError(f"{where}: attribute 'approximate' is {form!r}; ONNX asks for 'none' or 'tanh'")
+    if _GELU_FORMS[form]:
+        raise NodeRefused(f"{where}: approximate {form!r}: {_GELU_FORMS[form]}")
 
 
 def builder_keywords(node: onnx.NodeProto, opset: int, attributes: dict[str, int], where: str) -> dict[str, Any]:

@@ -4,6 +4,18 @@ DML_OPERATOR_DESC (``dmlpy.ops.union``) is built from it; this package exports t
 from __future__ import annotations
 
 from dmlpy.ops._unary import ScaleBias
+from dmlpy.ops.activation_exponential import (
+    ActivationCeluOperatorDesc,
+    ActivationEluOperatorDesc,
+    ActivationGeluOperatorDesc,
+    ActivationParametricSoftplusOperatorDesc,
+    ActivationScaledEluOperatorDesc,
+    ActivationScaledTanhOperatorDesc,
+    ActivationSigmoidOperatorDesc,
+    ActivationSoftplusOperatorDesc,
+    ActivationSwishOperatorDesc,
+    ActivationTanhOperatorDesc,
+)
 from dmlpy.ops.activation_piecewise import (
     ActivationHardSigmoidOperatorDesc,
     ActivationHardSwishOperatorDesc,
@@ -119,6 +131,9 @@ from dmlpy.ops.union import validate as validate
 __all__ = [
     "DIRECTML_OPERATORS",
     "OPERATORS",
+    "ActivationCeluOperatorDesc",
+    "ActivationEluOperatorDesc",
+    "ActivationGeluOperatorDesc",
     "ActivationHardSigmoidOperatorDesc",
     "ActivationHardSwishOperatorDesc",
     "ActivationHardmax1OperatorDesc",
@@ -129,12 +144,19 @@ __all__ = [
     "ActivationLogSoftmax1OperatorDesc",
     "ActivationLogSoftmaxOperatorDesc",
     "ActivationParameterizedReluOperatorDesc",
+    "ActivationParametricSoftplusOperatorDesc",
     "ActivationReluGradOperatorDesc",
     "ActivationReluOperatorDesc",
+    "ActivationScaledEluOperatorDesc",
+    "ActivationScaledTanhOperatorDesc",
     "ActivationShrinkOperatorDesc",
+    "ActivationSigmoidOperatorDesc",
     "ActivationSoftmax1OperatorDesc",
     "ActivationSoftmaxOperatorDesc",
+    "ActivationSoftplusOperatorDesc",
     "ActivationSoftsignOperatorDesc",
+    "ActivationSwishOperatorDesc",
+    "ActivationTanhOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
     "DequantizeOperatorDesc",
     "ElementWiseAbsOperatorDesc",

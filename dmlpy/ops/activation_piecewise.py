@@ -60,7 +60,9 @@ class ActivationDesc(UnaryElementWiseDesc):
         return [f"{self.expression(['x'])} through the element-wise template (opencl/elementwise_ops.h)"]
 
 
-def _table(operator: OperatorType, rows: tuple[TypesRow, ...] = FLOAT_ROWS) -> SupportTable:
+def activation_table(operator: OperatorType, rows: tuple[TypesRow, ...] = FLOAT_ROWS) -> SupportTable:
+    """A one-input activation's table: InputTensor and OutputTensor of one type of each row (FLOAT_ROWS's by
+    default)."""
     return SupportTable.same_types(operator, INPUT_OUTPUT, rows)
 
 
@@ -68,7 +70,7 @@ class ActivationReluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_RELU_OPERATOR_DESC: OutputTensor = max(0, InputTensor) (+0 for -0 and a NaN)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_RELU
-    SUPPORT = _table(OPERATOR_TYPE, RELU_ROWS)
+    SUPPORT = activation_table(OPERATOR_TYPE, RELU_ROWS)
     FUNCTION, BUILDER_NAME = "relu", "activation_relu"
     ONNX_OPS = ("Relu",)
 
@@ -77,7 +79,7 @@ class ActivationLeakyReluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC: OutputTensor = x where x >= 0, else Alpha * x."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_LEAKY_RELU
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "leaky_relu", "activation_leaky_relu", ("alpha",)
     ONNX_OPS = ("LeakyRelu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.01}
@@ -90,7 +92,7 @@ class ActivationThresholdedReluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC: OutputTensor = x where x > Alpha, else 0."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_THRESHOLDED_RELU
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "thresholded_relu", "activation_thresholded_relu", ("alpha",)
     ONNX_OPS = ("ThresholdedRelu",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0}
@@ -103,7 +105,7 @@ class ActivationLinearOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_LINEAR_OPERATOR_DESC: OutputTensor = Alpha * x + Beta (two roundings, no fma)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_LINEAR
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "linear", "activation_linear", ("alpha", "beta")
 
     alpha: float = Field(alias="Alpha")
@@ -116,7 +118,7 @@ class ActivationHardSigmoidOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC: OutputTensor = max(0, min(Alpha * x + Beta, 1))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SIGMOID
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "hard_sigmoid", "activation_hard_sigmoid", ("alpha", "beta")
     ONNX_OPS = ("HardSigmoid",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 0.2, "beta": 0.5}
@@ -131,7 +133,7 @@ class ActivationHardSwishOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_HARD_SWISH_OPERATOR_DESC: OutputTensor = x * max(0, min(Alpha * x + Beta, 1))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_HARD_SWISH
-    SUPPORT = _table(OPERATOR_TYPE, ((L.FL_6_2, (1, 8), FLOATS),))
+    SUPPORT = activation_table(OPERATOR_TYPE, ((L.FL_6_2, (1, 8), FLOATS),))
     FUNCTION, BUILDER_NAME, PARAMETERS = "hard_swish", "activation_hard_swish", ("alpha", "beta")
     ONNX_OPS = ("HardSwish",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1 / 6, "beta": 0.5}
@@ -146,7 +148,7 @@ class ActivationSoftsignOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_SOFTSIGN_OPERATOR_DESC: OutputTensor = x / (1 + |x|)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTSIGN
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME = "softsign", "activation_softsign"
     ONNX_OPS = ("Softsign",)
 
@@ -162,7 +164,7 @@ class ActivationShrinkOperatorDesc(ActivationDesc):
     are the real numbers their FLOATs hold: compared exactly, the exact sum converted toward zero and saturated."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SHRINK
-    SUPPORT = _table(OPERATOR_TYPE, (*FLOAT_ROWS[1:], (L.FL_5_1, (1, 8), FLOATS | INTEGERS_8_32)))
+    SUPPORT = activation_table(OPERATOR_TYPE, (*FLOAT_ROWS[1:], (L.FL_5_1, (1, 8), FLOATS | INTEGERS_8_32)))
     FUNCTION, BUILDER_NAME, PARAMETERS = "shrink", "activation_shrink", ("bias", "threshold")
     ONNX_OPS = ("Shrink",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"bias": 0.0, "threshold": 0.5}
@@ -209,7 +211,7 @@ class ActivationIdentityOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_IDENTITY_OPERATOR_DESC: OutputTensor = InputTensor, a copy of each element's bits."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_IDENTITY
-    SUPPORT = _table(OPERATOR_TYPE)
+    SUPPORT = activation_table(OPERATOR_TYPE)
     BUILDER_NAME = "activation_identity"
 
     def bits_expression(self, inputs: Sequence[str | None]) -> str | None:

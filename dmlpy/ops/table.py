@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dmlpy.enums import ExtOperatorType, OperatorType
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.activation_exponential import EXPONENTIAL_ACTIVATIONS
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
@@ -74,6 +75,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseIfOperatorDesc,
     *PIECEWISE_ACTIVATIONS,
     *SOFTMAX_ACTIVATIONS,
+    *EXPONENTIAL_ACTIVATIONS,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,

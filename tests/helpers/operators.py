@@ -51,6 +51,7 @@ from tests.helpers.row_model import (
 from tests.helpers.rows_activations import ROWS_ACTIVATIONS
 from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
+from tests.helpers.rows_exponential import ROWS_EXPONENTIAL
 from tests.helpers.rows_logical import ROWS_LOGICAL
 from tests.helpers.rows_select import ROWS_SELECT
 from tests.helpers.rows_softmax import ROWS_SOFTMAX
@@ -369,6 +370,7 @@ ROWS: tuple[OperatorRow, ...] = (
     *ROWS_SELECT,
     *ROWS_ACTIVATIONS,
     *ROWS_SOFTMAX,
+    *ROWS_EXPONENTIAL,
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

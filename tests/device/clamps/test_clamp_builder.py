@@ -71,7 +71,9 @@ def test_clip1_int64_bounds_beyond_2_53_stay_exact_fused(device: Any) -> None:
     assert got_signs == [-1] * len(values)  # min(-5, -|v|) is negative for every v
 
 
-@pytest.mark.parametrize("page", ["element_wise_signs.md", "element_wise_clip.md", "activation_piecewise.md"])
+@pytest.mark.parametrize(
+    "page", ["element_wise_signs.md", "element_wise_clip.md", "activation_piecewise.md", "activation_exponential.md"]
+)
 def test_the_pages_examples_print_what_they_say(device: Any, page: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each ```python block of the page runs (on the test's device); every value its comments show after a print
     (``# [[0.  0. ...]]: why``, or ``print(y)  # [...]``) is what it printed."""

@@ -76,6 +76,12 @@ ACTIVATIONS_EXPANDED = (
     *((f"softsign{form}", "_ver18") for form in ("", "_example")),
     *((f"prelu{form}", "") for form in ("_example", "_broadcast")),
     *((f"shrink{form}", "_ver18") for form in ("_hard", "_soft")),
+    *((f"{op}{form}", "_ver18") for op in ("elu", "selu") for form in ("", "_example", "_default")),
+    *((f"softplus{form}", "_ver18") for form in ("", "_example")),
+    ("celu", ""),
+    ("celu_float16", ""),
+    ("gelu_default_1", ""),
+    ("gelu_default_2", ""),
 )
 """The activations' node tests whose ``_expanded`` twin is the op type's function body, which begins with
 Constant nodes (the 0, alpha and beta; not mapped); HardSwish's, a HardSigmoid and a Mul, runs."""
@@ -118,6 +124,10 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     **{f"clip{form}": "graph input" for form in CLIP_BOUNDS_GIVEN},
     **{f"{case}_expanded{version}": "Constant" for case, version in ACTIVATIONS_EXPANDED},
     **{f"{case}_expanded{version}": "Constant" for case in SOFTMAX_CASES for version in ("", "_ver18")},
+    **{f"gelu_tanh_{n}": "tanh" for n in (1, 2)},
+    **{f"gelu_tanh_{n}_expanded": "Constant" for n in (1, 2)},
+    "celu_bfloat16": "BFLOAT16",
+    "celu_bfloat16_expanded": "BFLOAT16",
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
@@ -126,8 +136,9 @@ sequences and optionals (DirectML has tensors only), Max, Min and Mod of DOUBLE 
 MODULUS operators has FLOAT64), Equal of strings, Clip with a bound given as a graph input (CLIP1's Min and Max are
 descriptor fields, fixed when the graph is built: a bound must be an initializer), BitShift of signed types
 (DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take unsigned types, shifted logically; ONNX's right shift of a signed
-type is arithmetic), and the expanded activation, Softmax and LogSoftmax tests (Constant, not mapped; then
-ReduceMax, Exp, ReduceSum)."""
+type is arithmetic), the expanded activation, Softmax and LogSoftmax tests (Constant, not mapped; then ReduceMax,
+Exp, ReduceSum), Gelu's tanh approximation (DirectML's GELU is the erf form) and Celu of BFLOAT16 (no DirectML
+tensor type)."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -248,9 +259,10 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # example each, Erf a random case only), IsNaN and IsInf (float32 and float16, IsInf's three modes), the
     # arithmetic op types (ARITHMETIC_FORMS), Abs, Neg, Sign, Clip without bounds given as inputs, the comparisons and
     # logical op types (LOGICAL_FORMS), the piecewise activations (Relu, LeakyRelu, ThresholdedRelu, HardSigmoid,
-    # Softsign, PRelu, HardSwish and its expansion, Shrink), Mod, Where (Clip's expansions of Less and Where too),
-    # BitShift, BitwiseAnd, Or, Xor and Not, Softmax, LogSoftmax and Hardmax (one axis, opset 13): what the
-    # installed onnx ships for them, less the excluded forms.
+    # Softsign, PRelu, HardSwish and its expansion, Shrink), the exponential ones (Elu, Selu, Celu, Sigmoid,
+    # Softplus, Gelu without approximation), Mod, Where (Clip's expansions of Less and Where too), BitShift,
+    # BitwiseAnd, Or, Xor and Not, Softmax, LogSoftmax and Hardmax (one axis, opset 13): what the installed onnx
+    # ships for them, less the excluded forms.
     expected = {
         "test_round_cpu",
         "test_identity_cpu",
@@ -295,6 +307,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_hardswish_expanded_cpu",
         *(f"test_{case}_cpu" for case in SOFTMAX_CASES),
         *(f"test_hardmax{form}_cpu" for form in HARDMAX_FORMS),
+        "test_sigmoid_cpu",
+        "test_sigmoid_example_cpu",
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
