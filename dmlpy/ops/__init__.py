@@ -16,6 +16,7 @@ from dmlpy.ops.activation_piecewise import (
     ActivationSoftsignOperatorDesc,
     ActivationThresholdedReluOperatorDesc,
 )
+from dmlpy.ops.cast import CastOperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
     ElementWiseDifferenceSquareOperatorDesc,
@@ -87,6 +88,7 @@ from dmlpy.ops.element_wise_modulus import (
     ElementWiseModulusFloorOperatorDesc,
     ElementWiseModulusTruncateOperatorDesc,
 )
+from dmlpy.ops.element_wise_pow import ElementWiseConstantPowOperatorDesc, ElementWisePowOperatorDesc
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -120,6 +122,7 @@ __all__ = [
     "ActivationReluOperatorDesc",
     "ActivationSoftsignOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
+    "CastOperatorDesc",
     "DequantizeOperatorDesc",
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
@@ -142,6 +145,7 @@ __all__ = [
     "ElementWiseClipGrad1OperatorDesc",
     "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipOperatorDesc",
+    "ElementWiseConstantPowOperatorDesc",
     "ElementWiseCosOperatorDesc",
     "ElementWiseCoshOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
@@ -171,6 +175,7 @@ __all__ = [
     "ElementWiseModulusTruncateOperatorDesc",
     "ElementWiseMultiplyOperatorDesc",
     "ElementWiseNegateOperatorDesc",
+    "ElementWisePowOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",

@@ -10,6 +10,7 @@ from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
+from dmlpy.ops.cast import CastOperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
 )
@@ -39,6 +40,7 @@ from dmlpy.ops.element_wise_math import (
 from dmlpy.ops.element_wise_modulus import (
     MODULUS_OPERATORS,
 )
+from dmlpy.ops.element_wise_pow import POW_OPERATORS
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -71,7 +73,9 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *MODULUS_OPERATORS,
     ElementWiseAtanYxOperatorDesc,
     ElementWiseIfOperatorDesc,
+    *POW_OPERATORS,
     *PIECEWISE_ACTIVATIONS,
+    CastOperatorDesc,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
