@@ -2,7 +2,8 @@
 multidirectional (NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
 of another shape is read with the output's Sizes and 0-strides along the dimensions it repeats, as DirectML
 broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)). PRelu is read so
-too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU.
+too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU, and Pow, its exponent of a
+type of its own (ELEMENT_WISE_POW from DML_FEATURE_LEVEL_3_0), the output the base's.
 
 The variadic op types are chains of binary nodes, left to right, as onnx.reference computes them: Max, Min and
 Sum of a, b, c are op(op(a, b), c); one input is an ELEMENT_WISE_IDENTITY copy. Mean of two inputs is DirectML's
@@ -31,12 +32,15 @@ UNIDIRECTIONAL_OPS = ("PRelu",)
 """The op types whose second input ONNX broadcasts to the first's shape, never the first to the second's
 (unidirectional broadcasting): PRelu's slope, read with X's Sizes and 0-strides as PARAMETERIZED_RELU's
 SlopeTensor."""
+MIXED_TYPE_OPS = ("Pow",)
+"""The op types whose second input's type is its own (Pow's exponent, T1), the output having the first's."""
 BROADCASTING_OPS = (
     *(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc)),
     *UNIDIRECTIONAL_OPS,
+    *MIXED_TYPE_OPS,
 )
 """The op types of two or more inputs that ONNX broadcasts: those lowered to binary operators (Add, Sub, ...,
-Sum, Mean) and PRelu."""
+Sum, Mean), PRelu and Pow."""
 _CHAINED_OPS = {"Max", "Min", "Sum"}
 """The variadic op types that are a chain of their binary operator (Mean's third input is no MEAN of the first
 two's)."""
@@ -80,7 +84,7 @@ def arithmetic_node(
     """A node of ``op_type`` whose inputs are ``found``, (name, ONNX shape, data type) in the node's order: its
     result and ONNX shape, the inputs' broadcast, each input read with it by ``read(name, shape, where)``
     (lowering's: ``broadcast_read`` for a graph input or initializer)."""
-    if len({data_type for _, _, data_type in found}) > 1:
+    if op_type not in MIXED_TYPE_OPS and len({data_type for _, _, data_type in found}) > 1:
         given = ", ".join(f"{name!r} {onnx_name(data_type)}" for name, _, data_type in found)
         raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for all of them")
     names = [name for name, _, _ in found]

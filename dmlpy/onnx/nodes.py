@@ -26,6 +26,8 @@ _ATTRIBUTES = {
     "QuantizeLinear": {"axis", "saturate", "output_dtype", "block_size"},
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
     "IsInf": {"detect_negative", "detect_positive"},
+    "Cast": {"to", "saturate"},
+    "CastLike": {"saturate"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
 _ACTIVATION_PARAMETERS = {"LeakyRelu": {"alpha"}, "ThresholdedRelu": {"alpha"}, "HardSigmoid": {"alpha", "beta"}}

@@ -50,7 +50,7 @@ class CastOperatorDesc(UnaryElementWiseDesc):
     )
     SUPPORTS_IN_PLACE = False  # the page says nothing of it, and the two types may differ in width
     BARE_FORM = False  # its fields are Identity's: a bare descriptor with them stays Identity's
-    BUILDER_NAME = "cast"
+    BUILDER_NAME, ONNX_OPS = "cast", ("Cast", "CastLike")
 
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: InputTensor's DimensionCount and Sizes; its DataType is the one converted to, and Strides

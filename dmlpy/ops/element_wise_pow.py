@@ -44,7 +44,7 @@ class ElementWisePowOperatorDesc(OperatorDescBase):
     INPUTS = ("input_tensor", "exponent_tensor")
     OUTPUTS = ("output_tensor",)
     SUPPORTS_IN_PLACE = True  # the page: the output may alias InputTensor
-    BUILDER_NAME = "pow"
+    BUILDER_NAME, ONNX_OPS = "pow", ("Pow",)
     FLOAT32_ULPS = 16  # OpenCL's pow and pown (full profile)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
