@@ -514,6 +514,146 @@ inline float swish_float(float x, float sigmoid_input_scale)
     return h == 0.0f ? copysign(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
 }
 
+// ------------------------------------------------------------------------------------------------- powers
+// POW and CONSTANT_POW (dmlpy/ops/element_wise_pow.py). Floats: OpenCL's pow, or pown where the exponent is an
+// integer tensor (ExponentTensor of another type, from DML_FEATURE_LEVEL_3_0), both C99 Annex F's special cases
+// (pow(x, +-0) = 1 and pow(1, y) = 1 even for a NaN; a negative base with a non-integral exponent NaN, as the pages
+// say) and within the OpenCL specification's 16 ULPs (FLOAT32_ULPS; docs/operators/element_wise_pow.md gives the
+// errors measured). pown takes an int: a UINT32 exponent above INT_MAX becomes the largest int of its parity, which
+// leaves every result unchanged (0, an infinity or +-1 by parity at such powers).
+// Integers: exact, "when input and exponent are both integer types" (the page), by squaring in the unsigned type W,
+// so each product wraps modulo 2^width as MULTIPLY's does. A negative exponent is 1 / x^n truncated toward zero, as
+// integer DIVIDE truncates: 1 for x = 1, +-1 by parity for x = -1, 0 for |x| > 1, and for x = 0 the quotient of a
+// zero divisor, all bits set (the rule of DIVIDE above; the page says nothing of it).
+inline int pown_exponent(long n) { return n > 0x7fffffffL ? 0x7ffffffe | (int)(n & 1L) : (int)n; }
+#define DEFINE_POW(T, U, W, SIGNED)                                                                        \
+    inline T integer_pow_##T(T x, long n)                                                                  \
+    {                                                                                                      \
+        if (n < 0L)                                                                                        \
+            return x == (T)1                     ? (T)1                                                    \
+                   : (SIGNED && x == (T)-1)      ? ((n & 1L) != 0L ? (T)-1 : (T)1)                          \
+                   : x == (T)0                   ? as_##T((U)~(U)0)                                        \
+                                                 : (T)0;                                                   \
+        W result = 1u, square = (W)x;                                                                      \
+        for (ulong e = (ulong)n; e != 0UL; e >>= 1) {                                                      \
+            if ((e & 1UL) != 0UL)                                                                          \
+                result *= square;                                                                          \
+            square *= square;                                                                              \
+        }                                                                                                  \
+        return WRAPPED(T, U, W, result);                                                                   \
+    }
+DEFINE_POW(char, uchar, uint, 1)
+DEFINE_POW(uchar, uchar, uint, 0)
+DEFINE_POW(short, ushort, uint, 1)
+DEFINE_POW(ushort, ushort, uint, 0)
+DEFINE_POW(int, uint, uint, 1)
+DEFINE_POW(uint, uint, uint, 0)
+
+// ---------------------------------------------------------------------------------------------------- cast
+// CAST (dmlpy/ops/cast.py) converts each element to OutputTensor's DataType. Microsoft's page documents no
+// conversion rule; these are Direct3D's, which DirectML's HLSL shaders inherit (D3D11.3 functional spec, 3.9
+// "Data conversion"), else IEEE 754's and C's (docs/operators/cast.md):
+//   float to integer   toward zero; beyond the type's range, infinities included, saturated; NaN to 0 (D3D's
+//                      ftoi/ftou). TO_INTEGER above, with FLOAT16 exact in float first.
+//   integer to integer two's complement wrap modulo 2^width of the output, sign-extended from a signed input
+//                      (C's conversion to an unsigned type, as HLSL's casts truncate bits).
+//   to a float         to nearest, ties to even, overflow to infinity (IEEE 754's default; D3D's float32 to
+//                      float16 rounds so too): convert_float_rte for integers (exact up to 2^24), the store's
+//                      half_value for a FLOAT16 output. An integer is rounded once to float, and to half from that:
+//                      innocuous, as an integer not exact in float (|x| > 2^24) is infinite in half either way.
+//   float to float     widening exact; a NaN keeps its sign and payload's top bits, quieted (IEEE 754).
+// FLOAT64 has no register (double needs cl_khr_fp64, which no DirectML operator may ask of a device): a cast from
+// or to FLOAT64 runs on the encodings, every tensor bound as the unsigned integer of its width, in the integer
+// arithmetic below, exact on any device. round_shift rounds m / 2^shift (shift 1 to 63) to nearest even, or to odd
+// (the kept bits ORed with "anything dropped"): a value rounded to odd at float's 24 bits rounds correctly to any
+// format of at most 22 bits afterwards (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved
+// algorithms using rounding to odd", 2008), which is how a FLOAT64 reaches FLOAT16 through a float.
+#define CAST_INTEGER(T, U, x) WRAPPED(T, U, U, x)
+#define DOUBLE_FRACTION 0x000fffffffffffffUL
+
+inline ulong round_shift(ulong m, uint shift, bool to_odd)
+{
+    const ulong kept = m >> shift, dropped = m & ((1UL << shift) - 1UL), midpoint = 1UL << (shift - 1u);
+    if (to_odd)
+        return kept | (dropped != 0UL ? 1UL : 0UL);
+    return kept + ((dropped > midpoint || (dropped == midpoint && (kept & 1UL) != 0UL)) ? 1UL : 0UL);
+}
+
+// A FLOAT64's bits to the nearest float's (or rounded to odd): a normal double is m * 2^(e - 1075) with m of 53
+// bits; the float keeps 24, fewer below 2^-126 (float subnormals), none below 2^-150. Adding the rounded m (hidden
+// bit included) to the exponent field minus one lets a carry step the exponent, into infinity at the top.
+inline uint double_bits_to_float_bits(ulong d, bool to_odd)
+{
+    const uint sign = (uint)(d >> 32) & 0x80000000u, e = (uint)(d >> 52) & 0x7ffu;
+    const ulong fraction = d & DOUBLE_FRACTION;
+    if (e == 0x7ffu)
+        return sign | 0x7f800000u | (fraction != 0UL ? 0x00400000u | (uint)(fraction >> 29) : 0u);
+    if (e >= 1151u) // 2^128 and above
+        return sign | 0x7f800000u;
+    const ulong m = e != 0u ? fraction | (1UL << 52) : fraction;
+    const int biased = (int)(e != 0u ? e : 1u) - 896; // the float's exponent field for this binade
+    const uint shift = biased >= 1 ? 29u : (uint)(30 - biased);
+    if (shift > 63u) // below 2^-150: nearer 0 than the least subnormal
+        return sign | (to_odd && m != 0UL ? 1u : 0u);
+    return sign | ((biased >= 1 ? (uint)(biased - 1) << 23 : 0u) + (uint)round_shift(m, shift, to_odd));
+}
+
+// A float's bits to the FLOAT64 of the same value, exactly; a NaN quieted, sign and payload kept.
+inline ulong float_bits_to_double_bits(uint f)
+{
+    const ulong sign = (ulong)(f & 0x80000000u) << 32;
+    const uint e = (f >> 23) & 0xffu, fraction = f & 0x7fffffu;
+    if (e == 0xffu)
+        return sign | 0x7ff0000000000000UL | ((ulong)fraction << 29) | (fraction != 0u ? 0x0008000000000000UL : 0UL);
+    if (e != 0u)
+        return sign | ((ulong)(e + 896u) << 52) | ((ulong)fraction << 29);
+    if (fraction == 0u)
+        return sign;
+    const uint top = 31u - clz(fraction); // a subnormal float is fraction * 2^-149: 2^(top - 149) and below
+    return sign | ((ulong)(top + 874u) << 52) | (((ulong)fraction << (52u - top)) & DOUBLE_FRACTION);
+}
+
+// An unsigned 64-bit integer to the nearest FLOAT64's bits (ties to even), as the exponent field plus the
+// rounded significand, its hidden bit carrying into the exponent.
+inline ulong unsigned_to_double_bits(ulong m)
+{
+    if (m == 0UL)
+        return 0UL;
+    const uint top = 63u - clz(m);
+    if (top <= 52u)
+        return ((ulong)(top + 1023u) << 52) | ((m << (52u - top)) & DOUBLE_FRACTION);
+    return ((ulong)(top + 1022u) << 52) + round_shift(m, top - 52u, false);
+}
+inline ulong signed_to_double_bits(long x)
+{
+    const ulong magnitude = x < 0L ? 0UL - (ulong)x : (ulong)x;
+    return (x < 0L ? 0x8000000000000000UL : 0UL) | unsigned_to_double_bits(magnitude);
+}
+
+// A FLOAT64's bits to an integer of `width` bits, D3D's rule: |x| truncated (saturated at 2^64 - 1), then the sign
+// and the type's range; NaN gives 0.
+inline ulong double_bits_truncated_magnitude(ulong d)
+{
+    const int e = (int)((d >> 52) & 0x7ffUL) - 1023;
+    const ulong m = (d & DOUBLE_FRACTION) | (1UL << 52);
+    return e < 0 ? 0UL : e > 63 ? ~0UL : e <= 52 ? m >> (52 - e) : m << (e - 52);
+}
+inline bool double_bits_is_nan(ulong d) { return (d & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL; }
+inline long double_bits_to_signed(ulong d, uint width)
+{
+    const ulong high = (1UL << (width - 1u)) - 1UL, magnitude = double_bits_truncated_magnitude(d);
+    if (double_bits_is_nan(d))
+        return 0L;
+    if ((d >> 63) != 0UL) // -(high + 1) is the type's minimum, reached exactly or by saturation
+        return magnitude > high ? -(long)high - 1L : -(long)magnitude;
+    return magnitude > high ? (long)high : (long)magnitude;
+}
+inline ulong double_bits_to_unsigned(ulong d, uint width)
+{
+    const ulong high = width == 64u ? ~0UL : (1UL << width) - 1UL, magnitude = double_bits_truncated_magnitude(d);
+    return (double_bits_is_nan(d) || (d >> 63) != 0UL) ? 0UL : min(magnitude, high);
+}
+
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value
 // passes, else 0, converted exactly to the output's integer type by the store. Comparisons only, exact for every

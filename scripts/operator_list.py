@@ -49,11 +49,13 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "activation_piecewise.md" for desc in PIECEWISE_ACTIVATIONS},
     **{desc.OPERATOR_TYPE.c_name: "activation_softmax.md" for desc in SOFTMAX_ACTIVATIONS},
     **{desc.OPERATOR_TYPE.c_name: "activation_exponential.md" for desc in EXPONENTIAL_ACTIVATIONS},
+    "DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW": "element_wise_pow.md",
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
 arithmetic operators, the sign operators, the clamps and their gradients, the comparisons and logical operators,
-the bit operators, the remainders, the piecewise and the exponential activations, the softmax family)."""
+the bit operators, the remainders, the piecewise and the exponential activations, the softmax family, POW with
+CONSTANT_POW)."""
 
 
 def _page_link(c_name: str, text: str) -> str:

@@ -21,6 +21,7 @@ from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, output_data_type, packed_like
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
+from dmlpy.ops.element_wise_pow import ElementWisePowOperatorDesc
 from dmlpy.tensor import BufferTensorDesc
 
 Builder = Callable[..., Expression]
@@ -101,6 +102,27 @@ def if_(condition: Expression | Any, a: Expression | Any, b: Expression | Any) -
             output_tensor=packed_like(like.data_type, like),
         )
         return like.graph.add_operator(op, [condition_value, a_value, b_value])
+
+
+def pow(x: Expression | Any, exponent: Expression | Any) -> Expression:
+    """``dml::Pow``: DML_OPERATOR_ELEMENT_WISE_POW, ``x`` to the power ``exponent``, the output packed (x's Sizes, x's
+    DataType).
+
+    ``x``, ``exponent``: expressions of one Sizes; the exponent's DataType may differ from x's (from
+    DML_FEATURE_LEVEL_3_0). One of them may be a number or a NumPy array of the other's rank (a constant node, from
+    6_2), of the other's DataType."""
+    where = "dml.graph.pow"
+    like = x if isinstance(x, Expression) else exponent
+    if not isinstance(like, Expression):
+        raise argument_error(where, "x", x, "an expression of a dml.Graph (x or exponent; the other may be a number)")
+    with like.graph._all_or_nothing():  # a constant made, then the operator refused
+        base = broadcast_operand(x, like, where, "x")
+        exponent_type = exponent.data_type if isinstance(exponent, Expression) else None
+        power = broadcast_operand(exponent, like, where, "exponent", exponent_type)
+        op = ElementWisePowOperatorDesc(
+            input_tensor=base.desc, exponent_tensor=power.desc, output_tensor=packed_like(base.data_type, like)
+        )
+        return like.graph.add_operator(op, [base, power])
 
 
 def broadcast_operand(

@@ -22,19 +22,21 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph.binary import binary_builder, if_
+from dmlpy.graph.binary import binary_builder, if_, pow
 from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
+    CastOperatorDesc,
     DequantizeOperatorDesc,
     ElementWiseClip1OperatorDesc,
     ElementWiseClipGrad1OperatorDesc,
     ElementWiseClipGradOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseIfOperatorDesc,
+    ElementWisePowOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
     ScalarUnion,
@@ -225,11 +227,23 @@ def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expre
     return x.graph.add_operator(op, [x, gradient])
 
 
+def cast(x: Expression, dtype: TensorDataType | str | int) -> Expression:
+    """``dml::Cast``: DML_OPERATOR_CAST, ``x`` converted to ``dtype``, its output packed (the input's Sizes).
+
+    ``dtype``: the output's DataType (DirectMLX's targetDataType), required; docs/operators/cast.md gives the rules"""
+    where = "dml.graph.cast"
+    x = operand(x, where, "x")
+    op = CastOperatorDesc(input_tensor=x.desc, output_tensor=packed_like(output_data_type(dtype, where), x))
+    return x.graph.add_operator(op, [x])
+
+
 _WRITTEN: dict[type[OperatorDescBase], Builder] = {
+    CastOperatorDesc: cast,
     ElementWiseClipGradOperatorDesc: clip_grad,
     ElementWiseClipGrad1OperatorDesc: clip_grad1,
     ElementWiseClip1OperatorDesc: clip1,
     ElementWiseIfOperatorDesc: if_,
+    ElementWisePowOperatorDesc: pow,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
     QuantizeOperatorDesc: quantize,

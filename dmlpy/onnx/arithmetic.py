@@ -3,7 +3,8 @@ op types, BitShift) as DirectML's binary operators, and Where as ELEMENT_WISE_IF
 (NumPy) broadcasting: the output's shape is ``np.broadcast_shapes`` of the inputs', and an input
 of another shape is read with the output's Sizes and 0-strides along the dimensions it repeats, as DirectML
 broadcasts (its three tensors have one DimensionCount and Sizes; a rank-0 value is Sizes (1,)). PRelu is read so
-too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU. Where's three inputs
+too, its slope broadcast one way only (to X's shape), as DirectML's PARAMETERIZED_RELU, and Pow, its exponent of a
+type of its own (ELEMENT_WISE_POW from DML_FEATURE_LEVEL_3_0), the output the base's. Where's three inputs
 broadcast together, its condition an ONNX bool (UINT8, IF's ConditionTensor) and X and Y of one type.
 
 The variadic op types are chains of binary nodes, left to right, as onnx.reference computes them: Max, Min and
@@ -36,13 +37,16 @@ UNIDIRECTIONAL_OPS = ("PRelu",)
 SlopeTensor."""
 SELECTION_OPS = tuple(op for op, desc in LOWERED_TO.items() if desc.OPERATOR_TYPE == OperatorType.ELEMENT_WISE_IF)
 """Where: ELEMENT_WISE_IF, the condition first."""
+MIXED_TYPE_OPS = ("Pow",)
+"""The op types whose second input's type is its own (Pow's exponent, T1), the output having the first's."""
 BROADCASTING_OPS = (
     *(op for op, desc in LOWERED_TO.items() if issubclass(desc, BinaryElementWiseDesc)),
     *UNIDIRECTIONAL_OPS,
     *SELECTION_OPS,
+    *MIXED_TYPE_OPS,
 )
 """The op types of two or more inputs that ONNX broadcasts: those lowered to binary operators (Add, Sub, ...,
-Sum, Mean, Mod, BitShift), PRelu and Where."""
+Sum, Mean, Mod, BitShift), PRelu, Where and Pow."""
 _CHAINED_OPS = {"Max", "Min", "Sum"}
 """The variadic op types that are a chain of their binary operator (Mean's third input is no MEAN of the first
 two's)."""
@@ -89,7 +93,7 @@ def arithmetic_node(
     with it by ``read(name, shape, where)`` (lowering's: ``broadcast_read`` for a graph input or initializer)."""
     selection = op_type in SELECTION_OPS
     operands = found[1:] if selection else found
-    if len({data_type for _, _, data_type in operands}) > 1:
+    if op_type not in MIXED_TYPE_OPS and len({data_type for _, _, data_type in operands}) > 1:
         given = ", ".join(f"{name!r} {onnx_name(data_type)}" for name, _, data_type in operands)
         alike = "X and Y" if selection else "all of them"
         raise InvalidArgumentError(f"{where}: its inputs are {given}; {op_type} takes one type for {alike}")

@@ -2,8 +2,9 @@
 dmlpy runs: ``dmlpy.onnx.nodes``): a standard unary node (Round, Identity, IsNaN, ...) through its operator's
 builder function with its defaults or the keywords its attributes give (IsInf's InfinityMode, an activation's
 alpha and beta, the axis of Softmax, LogSoftmax and Hardmax as Axes: ``dmlpy.onnx.softmax``), an arithmetic node
-(Add, ..., Mean, the comparisons and logical op types, PRelu) with ONNX's broadcasting (``dmlpy.onnx.arithmetic``),
-Clip with its bounds read from initializers (``dmlpy.onnx.clip``),
+(Add, ..., Mean, the comparisons and logical op types, PRelu, Pow) with ONNX's broadcasting
+(``dmlpy.onnx.arithmetic``), Clip with its bounds read from initializers (``dmlpy.onnx.clip``), Cast and CastLike
+to their target type (``dmlpy.onnx.cast``),
 QuantizeLinear and DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero
 point inputs (``dmlpy.onnx.quantization``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
@@ -27,6 +28,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.onnx.arithmetic import BROADCASTING_OPS, SELECTION_OPS, arithmetic_node, broadcast_read
+from dmlpy.onnx.cast import CAST_OPS, cast_node, cast_target
 from dmlpy.onnx.clip import clip_node
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
@@ -276,6 +278,13 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
                 result = clip_node(node, rep.opset, x, constant, where)
+            elif node.op_type in CAST_OPS:
+                x, shape, _ = data(node.input[0], where)
+                like = [(known(name, where)[1], name in booleans) for name in node.input[1:]]
+                target = cast_target(node, attributes, like, where)
+                result = cast_node(x, node.input[0] in booleans, target, where)
+                if target == onnx.TensorProto.BOOL:
+                    booleans.add(node.output[0])
             else:
                 x, shape, _ = data(node.input[0], where)
                 keywords = builder_keywords(node, rep.opset, attributes, where)

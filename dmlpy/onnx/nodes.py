@@ -49,6 +49,8 @@ _ATTRIBUTES = {
     "DequantizeLinear": {"axis", "output_dtype", "block_size"},
     "IsInf": {"detect_negative", "detect_positive"},
     **{op_type: {"axis"} for op_type in SOFTMAX_OPS},
+    "Cast": {"to", "saturate"},
+    "CastLike": {"saturate"},
 }
 """The INT attributes each op type takes, and so the ones dmlpy reads; the other op types take none."""
 _ACTIVATION_PARAMETERS = {

@@ -37,6 +37,7 @@ from dmlpy.ops.activation_softmax import (
     ActivationSoftmax1OperatorDesc,
     ActivationSoftmaxOperatorDesc,
 )
+from dmlpy.ops.cast import CastOperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
     ElementWiseDifferenceSquareOperatorDesc,
@@ -108,6 +109,7 @@ from dmlpy.ops.element_wise_modulus import (
     ElementWiseModulusFloorOperatorDesc,
     ElementWiseModulusTruncateOperatorDesc,
 )
+from dmlpy.ops.element_wise_pow import ElementWiseConstantPowOperatorDesc, ElementWisePowOperatorDesc
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -158,6 +160,7 @@ __all__ = [
     "ActivationSwishOperatorDesc",
     "ActivationTanhOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
+    "CastOperatorDesc",
     "DequantizeOperatorDesc",
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
@@ -180,6 +183,7 @@ __all__ = [
     "ElementWiseClipGrad1OperatorDesc",
     "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipOperatorDesc",
+    "ElementWiseConstantPowOperatorDesc",
     "ElementWiseCosOperatorDesc",
     "ElementWiseCoshOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
@@ -209,6 +213,7 @@ __all__ = [
     "ElementWiseModulusTruncateOperatorDesc",
     "ElementWiseMultiplyOperatorDesc",
     "ElementWiseNegateOperatorDesc",
+    "ElementWisePowOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",

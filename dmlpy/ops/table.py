@@ -12,6 +12,7 @@ from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
+from dmlpy.ops.cast import CastOperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
 )
@@ -41,6 +42,7 @@ from dmlpy.ops.element_wise_math import (
 from dmlpy.ops.element_wise_modulus import (
     MODULUS_OPERATORS,
 )
+from dmlpy.ops.element_wise_pow import POW_OPERATORS
 from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
@@ -73,9 +75,11 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *MODULUS_OPERATORS,
     ElementWiseAtanYxOperatorDesc,
     ElementWiseIfOperatorDesc,
+    *POW_OPERATORS,
     *PIECEWISE_ACTIVATIONS,
     *SOFTMAX_ACTIVATIONS,
     *EXPONENTIAL_ACTIVATIONS,
+    CastOperatorDesc,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
     ExtElementWiseRoundOperatorDesc,

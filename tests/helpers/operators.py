@@ -50,9 +50,11 @@ from tests.helpers.row_model import (
 )
 from tests.helpers.rows_activations import ROWS_ACTIVATIONS
 from tests.helpers.rows_bits import ROWS_BITS
+from tests.helpers.rows_cast import ROWS_CAST
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_exponential import ROWS_EXPONENTIAL
 from tests.helpers.rows_logical import ROWS_LOGICAL
+from tests.helpers.rows_pow import ROWS_POW
 from tests.helpers.rows_select import ROWS_SELECT
 from tests.helpers.rows_softmax import ROWS_SOFTMAX
 
@@ -368,9 +370,11 @@ ROWS: tuple[OperatorRow, ...] = (
     *ROWS_LOGICAL,
     *ROWS_BITS,
     *ROWS_SELECT,
+    *ROWS_POW,
     *ROWS_ACTIVATIONS,
     *ROWS_SOFTMAX,
     *ROWS_EXPONENTIAL,
+    *ROWS_CAST,
     OperatorRow(
         dml.ElementWiseQuantizeLinearOperatorDesc,
         (_linear(F32, F32, I8, True), _linear(F16, F16, U8, True), _linear(F32, F32, U8, False)),

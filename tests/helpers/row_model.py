@@ -217,8 +217,15 @@ def to_integer(values: Array, dtype: np.dtype[Any]) -> Array:
     """Float ``values`` as Direct3D converts them to the integer ``dtype`` (dmlpy's rule for an integer tensor's
     ScaleBias result and FLOAT bounds): toward zero, saturated to the type's range, NaN to 0."""
     info = np.iinfo(dtype)
-    finite = np.nan_to_num(values.astype(np.float64), nan=0.0, posinf=1e300, neginf=-1e300)
-    return np.array([min(max(int(v), int(info.min)), int(info.max)) for v in finite.tolist()], dtype=dtype)
+    with np.errstate(invalid="ignore"):  # a signalling NaN widened: a quiet one, and 0 below
+        truncated = np.trunc(np.nan_to_num(values.astype(np.float64), nan=0.0))
+    # The range's ends as float64: the minimum (0 or -2^(w-1)) exactly, and the first value above the maximum (2^w or
+    # 2^(w-1)), a power of two, exactly too; between them the truncated value converts exactly.
+    low, above = float(info.min), float(int(info.max) + 1)
+    inside = (truncated >= low) & (truncated < above)
+    wide = np.where(inside, truncated, 0.0).astype(np.int64 if info.min else np.uint64)
+    saturated = np.where(truncated < low, wide.dtype.type(info.min), wide.dtype.type(info.max))
+    return np.where(inside, wide, saturated).astype(dtype)
 
 
 def unary_reference(function: Callable[[Array], Array], *, rounded: bool = True) -> Reference:

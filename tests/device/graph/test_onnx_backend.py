@@ -35,8 +35,9 @@ TEST_NAMES = sorted(
     {spelling for op in SUPPORTED_OPS for spelling in (op.lower(), re.sub(r"(?<=[a-z])(?=[A-Z])", "_", op).lower())}
 )
 """The op types as ONNX's node tests spell them: run together (test_round, test_bitshift_...) or in snake case
-(test_bitwise_and_...)."""
-OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[a-z0-9_]+)?_(cpu|cuda)$"
+(test_bitwise_and_...); Cast's name their types in capitals
+(test_cast_FLOAT_to_FLOAT16)."""
+OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
 CLIP_BOUNDS_GIVEN = (
@@ -128,6 +129,10 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     **{f"gelu_tanh_{n}_expanded": "Constant" for n in (1, 2)},
     "celu_bfloat16": "BFLOAT16",
     "celu_bfloat16_expanded": "BFLOAT16",
+    "pow_types_float32_int64": "INT64",
+    "pow_types_float32_uint64": "UINT64",
+    "pow_types_int64_float32": "INT64",
+    "pow_types_int64_int64": "INT64",
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
@@ -137,8 +142,9 @@ MODULUS operators has FLOAT64), Equal of strings, Clip with a bound given as a g
 descriptor fields, fixed when the graph is built: a bound must be an initializer), BitShift of signed types
 (DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take unsigned types, shifted logically; ONNX's right shift of a signed
 type is arithmetic), the expanded activation, Softmax and LogSoftmax tests (Constant, not mapped; then ReduceMax,
-Exp, ReduceSum), Gelu's tanh approximation (DirectML's GELU is the erf form) and Celu of BFLOAT16 (no DirectML
-tensor type)."""
+Exp, ReduceSum), Gelu's tanh approximation (DirectML's GELU is the erf form), Celu of BFLOAT16 (no DirectML
+tensor type), Pow with a 64-bit base or exponent (no table of ELEMENT_WISE_POW has one), and the casts from or to
+a type DirectML has none for, added below."""
 
 
 def rtol_of(op_types: Iterable[str]) -> float:
@@ -160,6 +166,46 @@ def _node_cases() -> dict[str, Any]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # loading every operator's cases warns about their NumPy arithmetic
         return {case.name: case for case in load_model_tests(kind="node")}
+
+
+CAST_TYPES_NOT_EXPRESSIBLE = (
+    "BFLOAT16",
+    "FLOAT8E4M3FNUZ",
+    "FLOAT8E4M3FN",
+    "FLOAT8E5M2FNUZ",
+    "FLOAT8E5M2",
+    "FLOAT8E8M0",
+    "FLOAT4E2M1",
+    "UINT4",
+    "INT4",
+    "UINT2",
+    "INT2",
+)
+"""The types of Cast's and CastLike's node tests that no DML_OPERATOR_CAST table has (4-bit ones: only QUANTIZE and
+DEQUANTIZE take them), longest names first, so that a name containing another is found first."""
+
+
+def _cast_refusal(form: str) -> str | None:
+    """The word the refusal of the Cast or CastLike node test ``form`` must contain, None where it runs: the type
+    DirectML has no CAST of (the first it meets: a graph input's, else the target's); Cast to FLOAT8E8M0 is refused
+    for its STRING attribute round_mode first."""
+    if form.startswith("cast_e8m0_") and form.endswith("_to_FLOAT8E8M0"):
+        return "round_mode"
+    source, _, target = form.removeprefix("castlike_").removeprefix("cast_").partition("_to_")
+    for side in (source, target):
+        word = next((name for name in CAST_TYPES_NOT_EXPRESSIBLE if name in side), None)
+        if word is not None:
+            return word
+    return None
+
+
+NOT_EXPRESSIBLE |= {
+    form: word
+    for form in (name.removeprefix("test_") for name in _node_cases())
+    if form.startswith(("cast_", "castlike_"))
+    for word in (_cast_refusal(form),)
+    if word is not None
+}
 
 
 def _op_types(case: Any) -> set[str]:
@@ -252,6 +298,27 @@ SELECTION_AND_BITS_FORMS = {
 Xor and Not, and Shrink that the runner runs."""
 
 
+POW_FORMS = (
+    "",
+    "_example",
+    "_bcast_scalar",
+    "_bcast_array",
+    *(f"_types_{t}" for t in ("float32_int32", "float32_uint32", "int32_float32", "int32_int32")),
+)
+"""Pow's node tests the runner runs: every one but those of a 64-bit base or exponent."""
+CAST_FLOATS = ("FLOAT", "FLOAT16", "DOUBLE")
+CAST_FORMS = tuple(
+    (op, f"{a}_to_{b}{expanded}")
+    for op, expansions in (("cast", ("",)), ("castlike", ("", "_expanded")))
+    for a in CAST_FLOATS
+    for b in CAST_FLOATS
+    if a != b
+    for expanded in expansions
+)
+"""Cast's and CastLike's node tests the runner runs: between FLOAT, FLOAT16 and DOUBLE (CastLike's expansion, a Cast
+node, too)."""
+
+
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
@@ -309,6 +376,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_hardmax{form}_cpu" for form in HARDMAX_FORMS),
         "test_sigmoid_cpu",
         "test_sigmoid_example_cpu",
+        *(f"test_pow{form}_cpu" for form in POW_FORMS),
+        *(f"test_{op}_{pair}_cpu" for op, pair in CAST_FORMS),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
