@@ -24,7 +24,7 @@ from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
 from dmlpy.graph.binary import binary_builder, if_
 from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
-from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
+from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
 from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
@@ -35,6 +35,7 @@ from dmlpy.ops import (
     ElementWiseClipGradOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseIfOperatorDesc,
+    ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
     ScalarUnion,
@@ -231,6 +232,7 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseIfOperatorDesc: if_,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
+    ElementWiseQuantizedLinearAddOperatorDesc: quantized_linear_add,
     QuantizeOperatorDesc: quantize,
     DequantizeOperatorDesc: dequantize,
 }

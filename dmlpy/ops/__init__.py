@@ -92,6 +92,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
 )
+from dmlpy.ops.element_wise_quantized_linear_add import ElementWiseQuantizedLinearAddOperatorDesc
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.element_wise_signs import (
     ElementWiseAbsOperatorDesc,
@@ -174,6 +175,7 @@ __all__ = [
     "ElementWiseMultiplyOperatorDesc",
     "ElementWiseNegateOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
+    "ElementWiseQuantizedLinearAddOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",
     "ElementWiseSignOperatorDesc",

@@ -43,6 +43,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
 )
+from dmlpy.ops.element_wise_quantized_linear_add import ElementWiseQuantizedLinearAddOperatorDesc
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.element_wise_signs import (
     SIGN_OPERATORS,
@@ -57,6 +58,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseRoundOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseIdentityOperatorDesc,
     ElementWiseCeilOperatorDesc,
     ElementWiseFloorOperatorDesc,

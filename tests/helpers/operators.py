@@ -51,6 +51,7 @@ from tests.helpers.rows_activations import ROWS_ACTIVATIONS
 from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_logical import ROWS_LOGICAL
+from tests.helpers.rows_quantized import ROW_QUANTIZED_LINEAR_ADD
 from tests.helpers.rows_select import ROWS_SELECT
 
 
@@ -62,14 +63,16 @@ def descriptor(
     **options: Any,
 ) -> OperatorDescBase:
     """The operator's descriptor: each tensor of ``dtypes`` (by field name, a NumPy dtype or a TensorDataType;
-    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent)."""
+    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent; the
+    row's ``per_tensor`` ones 0 everywhere)."""
     fields: dict[str, Any] = {}
     for name in row.tensors():
         dtype = dtypes.get(name)
         if dtype is None:
             continue
         data_type = dtype if isinstance(dtype, dml.TensorDataType) else DATA_TYPE[np.dtype(dtype)]
-        fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(strides or {}).get(name))
+        tensor_strides = (0,) * len(sizes) if name in row.per_tensor else (strides or {}).get(name)
+        fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=tensor_strides)
     return row.desc(**fields, **options)
 
 
@@ -379,6 +382,7 @@ ROWS: tuple[OperatorRow, ...] = (
         QUANTIZE_PARAMETERS,
         FRACTION_ORACLE_SLOW,
     ),
+    ROW_QUANTIZED_LINEAR_ADD,
     OperatorRow(
         dml.extensions.ExtElementWiseRoundOperatorDesc,
         tuple(

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 import dmlpy as dml
+from dmlpy.graph.fusion import MAX_FUSED_TENSORS
 from dmlpy.ops._base import OperatorDescBase
 
 from .ext_oracle import describe, mismatches
@@ -100,13 +101,15 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 
 
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
-    """Whether the operator cannot join a fused kernel: a FLOAT64 tensor (no register type), or an operator that
-    at this case's types acts on encodings only (``bits_expression`` and no ``expression``: a FLOAT16 Identity copy,
-    ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register would not keep)."""
+    """Whether the operator cannot join a fused kernel: a FLOAT64 tensor (no register type), more tensors than a
+    fused kernel binds (graph.fusion.MAX_FUSED_TENSORS), or an operator that at this case's types acts on encodings
+    only (``bits_expression`` and no ``expression``: a FLOAT16 Identity copy, ABS and NEGATE, the bit operators on
+    floats, whose signalling NaNs a float register would not keep)."""
     desc = descriptor(row, (1,), case.dtypes, **case.options)
     names = [f"in{k}" for k in range(len(desc.input_fields()))]
     encodings_only = desc.bits_expression(names) is not None and desc.expression(names) is None
-    return encodings_only or any(d == np.float64 for d in case.dtypes.values())
+    too_many = len(case.dtypes) > MAX_FUSED_TENSORS  # QUANTIZED_LINEAR_ADD with its zero points binds 9 tensors
+    return encodings_only or too_many or any(d == np.float64 for d in case.dtypes.values())
 
 
 def run_fused_chain(
