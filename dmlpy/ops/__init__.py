@@ -17,6 +17,7 @@ from dmlpy.ops.activation_piecewise import (
     ActivationSoftsignOperatorDesc,
     ActivationThresholdedReluOperatorDesc,
 )
+from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
     ElementWiseDifferenceSquareOperatorDesc,
@@ -101,6 +102,7 @@ from dmlpy.ops.element_wise_signs import (
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.ops.table import DIRECTML_OPERATORS as DIRECTML_OPERATORS
@@ -127,6 +129,7 @@ __all__ = [
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
+    "ElementWiseAdd1OperatorDesc",
     "ElementWiseAddOperatorDesc",
     "ElementWiseAsinOperatorDesc",
     "ElementWiseAsinhOperatorDesc",
@@ -188,6 +191,7 @@ __all__ = [
     "ElementWiseThresholdOperatorDesc",
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
+    "FusedActivation",
     "OperatorDesc",
     "QuantizeOperatorDesc",
     "ScalarUnion",

@@ -10,6 +10,7 @@ from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
+from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
 )
@@ -50,6 +51,7 @@ from dmlpy.ops.element_wise_signs import (
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fused_activation import FUSIBLE_ACTIVATIONS, FusedActivation
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 
 AnyOperatorType = OperatorType | ExtOperatorType
@@ -65,6 +67,7 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *MATH_OPERATORS,
     *TEST_OPERATORS,
     *ARITHMETIC_OPERATORS,
+    ElementWiseAdd1OperatorDesc,
     *SIGN_OPERATORS,
     *CLIP_OPERATORS,
     *CLIP_GRAD_OPERATORS,
@@ -83,3 +86,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {desc.OPERATOR_TYPE: 
 """Every operator dmlpy implements, DirectML's and the extensions (not DirectML), by operator type."""
 DIRECTML_OPERATORS = {t: desc for t, desc in OPERATORS.items() if not desc.is_extension()}
 """The DirectML operators: what DML_OPERATOR_DESC (``OperatorDesc``) holds."""
+
+FusedActivation.ACTIVATIONS = {
+    t: desc for t, desc in DIRECTML_OPERATORS.items() if isinstance(t, OperatorType) and t.name in FUSIBLE_ACTIVATIONS
+}
+"""The activations an operator's FusedActivation may name: every one of the table that DirectML fuses."""

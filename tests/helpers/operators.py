@@ -48,6 +48,7 @@ from tests.helpers.row_model import (
     zero_points,
 )
 from tests.helpers.rows_activations import ROWS_ACTIVATIONS
+from tests.helpers.rows_add1 import ROW_ADD1
 from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_logical import ROWS_LOGICAL
@@ -363,6 +364,7 @@ ROWS: tuple[OperatorRow, ...] = (
         _is_infinity,
     ),
     *(binary_row(desc) for desc in ARITHMETIC_OPERATORS),
+    ROW_ADD1,
     *ROWS_SIGNS_CLAMPS,
     *ROWS_LOGICAL,
     *ROWS_BITS,
