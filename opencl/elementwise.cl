@@ -6,8 +6,9 @@
 //
 // dmlpy/kernels/elementwise.py writes the specialisation as #define lines before this file (the program's
 // source shows them); the defaults below make it compile on its own, as a float32 copy.
-//   TENSOR_COUNT         tensors bound to the kernel (1 to 8): the inputs, then the outputs. A single operator
-//                        binds every tensor slot, an absent optional one too (never read).
+//   TENSOR_COUNT         tensors bound to the kernel (1 to 9: QUANTIZED_LINEAR_ADD's eight inputs and output; a
+//                        fused group binds at most 8): the inputs, then the outputs. A single operator binds
+//                        every tensor slot, an absent optional one too (never read).
 //   TENSOR<k>_T          tensor k's storage type (float, half, uchar, char, short, ushort, int, uint, ulong;
 //                        uchar for the 4-bit types, two elements a byte)
 //   STEP<k>              PACKED and ROWS: tensor k's step along the innermost dimension, 1 or 0 (a per-tensor
@@ -67,8 +68,8 @@
 #ifndef PAIRED
 #define PAIRED 0
 #endif
-#if TENSOR_COUNT > 8
-#error "an element-wise kernel binds at most 8 tensors"
+#if TENSOR_COUNT > 9
+#error "an element-wise kernel binds at most 9 tensors"
 #endif
 
 #include "elementwise_walk.h"
@@ -173,6 +174,9 @@ __kernel void elementwise(
 #if TENSOR_COUNT > 7
                                 , TENSOR_PARAMETER(7)
 #endif
+#if TENSOR_COUNT > 8
+                                , TENSOR_PARAMETER(8)
+#endif
                                 , ulong element_count, uint8 sizes STRIDES_PARAMETER(0)
 #if TENSOR_COUNT > 1
                                 STRIDES_PARAMETER(1)
@@ -194,6 +198,9 @@ __kernel void elementwise(
 #endif
 #if TENSOR_COUNT > 7
                                 STRIDES_PARAMETER(7)
+#endif
+#if TENSOR_COUNT > 8
+                                STRIDES_PARAMETER(8)
 #endif
 )
 {
@@ -244,6 +251,9 @@ __kernel void elementwise(
 #if TENSOR_COUNT > 7
                                          , strides7
 #endif
+#if TENSOR_COUNT > 8
+                                         , strides8
+#endif
     };
     const ulong offsets[TENSOR_COUNT] = {tensor0_offset
 #if TENSOR_COUNT > 1
@@ -266,6 +276,9 @@ __kernel void elementwise(
 #endif
 #if TENSOR_COUNT > 7
                                          , tensor7_offset
+#endif
+#if TENSOR_COUNT > 8
+                                         , tensor8_offset
 #endif
     };
 #if ROWS

@@ -752,6 +752,10 @@ inline float quantize(float x, float scale, float zero_point, bool half_input)
     return RINT(quantize_quotient(x, scale, half_input)) + zero_point;
 }
 
+// ELEMENT_WISE_QUANTIZED_LINEAR_ADD is these helpers composed, no arithmetic of its own:
+// saturate(quantize(dequantize(a) + dequantize(b), output scale, output zero point)). The page does not say how
+// round() breaks ties; halves go to even, as QuantizeLinear's do and ONNX's QLinearAdd specifies.
+
 // ------------------------------------------------------------------------------- float to integer
 // The OpenCL rule for NaN converted to an integer with saturation: 0. Written out before every such conversion:
 // PoCL 3.0 (LLVM 14, the pyopencl wheels') returns the type's minimum from convert_<type>_sat_rtz(NaN), and an

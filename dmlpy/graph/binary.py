@@ -20,8 +20,10 @@ from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, output_data_type, packed_like
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
 from dmlpy.ops.element_wise_pow import ElementWisePowOperatorDesc
+from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.tensor import BufferTensorDesc
 
 Builder = Callable[..., Expression]
@@ -207,3 +209,31 @@ def _type_name(dtype: np.dtype[Any]) -> str:
 
 def _shown(value: Any) -> str:
     return value.name if isinstance(value, TensorDataType) else str(list(value))
+
+
+def add1(a: Expression | Any, b: Expression | Any, fused_activation: FusedActivation | None = None) -> Expression:
+    """``dml::Add`` with DirectMLX's FusedActivation: DML_OPERATOR_ELEMENT_WISE_ADD1, ``fused_activation(a + b)``,
+    the output packed (their Sizes); FLOAT32 or FLOAT16.
+
+    ``a``, ``b``: as ``add`` takes them; ``fused_activation``: a ``dml.FusedActivation`` (Type, one of the
+    activations DirectML fuses, and Desc, its fields with InputTensor and OutputTensor null), or None for a + b."""
+    where = "dml.graph.add1"
+    like = a if isinstance(a, Expression) else b
+    if not isinstance(like, Expression):
+        raise argument_error(
+            where, "a", a, "an expression of a dml.Graph (a or b; the other may be a number or a NumPy array)"
+        )
+    if fused_activation is not None and not isinstance(fused_activation, FusedActivation):
+        raise argument_error(
+            where, "fused_activation", fused_activation, "a dml.FusedActivation(type=..., desc={...}) or None"
+        )
+    with like.graph._all_or_nothing():
+        a_value = broadcast_operand(a, like, where, "a")
+        b_value = broadcast_operand(b, like, where, "b")
+        op = ElementWiseAdd1OperatorDesc(
+            a_tensor=a_value.desc,
+            b_tensor=b_value.desc,
+            output_tensor=packed_like(like.data_type, like),
+            fused_activation=fused_activation,
+        )
+        return like.graph.add_operator(op, [a_value, b_value])

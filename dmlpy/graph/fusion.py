@@ -23,12 +23,13 @@ from typing import Literal
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
 from dmlpy.kernels import LaunchProfile, LoweredOperator, block_counts, blocked_layout
-from dmlpy.kernels.elementwise import MAX_TENSORS, Statement, elementwise_kernel, load_name, value_name, value_type
+from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc
 
-MAX_FUSED_TENSORS = MAX_TENSORS
-"""Tensors one fused kernel binds at most (the element-wise template's parameter list)."""
+MAX_FUSED_TENSORS = 8
+"""Tensors one fused kernel binds at most: one fewer than the template's MAX_TENSORS, which a lone
+QUANTIZED_LINEAR_ADD binds, so that the groups planned (and the graphs' kernel counts) stay as they were."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class GraphPlan:
 def fuses(op: OperatorDescBase) -> bool:
     """Whether a node running ``op`` can join a fused kernel."""
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
-    if any(value_type(t.desc.data_type) is None for t in tensors):
+    if len(tensors) > MAX_FUSED_TENSORS or any(value_type(t.desc.data_type) is None for t in tensors):
         return False
     return op.expression([load_name(i) for i in range(len(op.input_fields()))]) is not None
 

@@ -22,21 +22,23 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph.binary import binary_builder, if_, pow
+from dmlpy.graph.binary import add1, binary_builder, if_, pow
 from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
-from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
+from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
 from dmlpy.model import DmlModel
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
     CastOperatorDesc,
     DequantizeOperatorDesc,
+    ElementWiseAdd1OperatorDesc,
     ElementWiseClip1OperatorDesc,
     ElementWiseClipGrad1OperatorDesc,
     ElementWiseClipGradOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseIfOperatorDesc,
     ElementWisePowOperatorDesc,
+    ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
     ScalarUnion,
@@ -244,8 +246,10 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseClip1OperatorDesc: clip1,
     ElementWiseIfOperatorDesc: if_,
     ElementWisePowOperatorDesc: pow,
+    ElementWiseAdd1OperatorDesc: add1,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,
+    ElementWiseQuantizedLinearAddOperatorDesc: quantized_linear_add,
     QuantizeOperatorDesc: quantize,
     DequantizeOperatorDesc: dequantize,
 }

@@ -1,6 +1,7 @@
 """The builder functions of the quantization operators, which take more than their fields: ``quantize_linear``
 and ``dequantize_linear`` (ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR, the scale and zero point with x's
-Sizes), ``quantize`` and ``dequantize`` (FL 6_3's QUANTIZE / DEQUANTIZE, which keep their own Sizes). A scale or
+Sizes), ``quantize`` and ``dequantize`` (FL 6_3's QUANTIZE / DEQUANTIZE, which keep their own Sizes),
+``quantized_linear_add`` (per-tensor scales and zero points of one element). A scale or
 zero point is an expression, a number or a NumPy array, made a constant node (from 6_2); a number zero point is
 checked as dml.quantize_linear checks it (``dmlpy.quantization_values``), and a call that raises leaves the graph
 as it was. ``dmlpy.graph.operators`` registers them in the operator table's builders."""
@@ -20,6 +21,7 @@ from dmlpy.graph.builder import Expression, operand, packed_like
 from dmlpy.ops import (
     DequantizeOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     QuantizeOperatorDesc,
 )
@@ -325,3 +327,52 @@ def dequantize(
         output_type,
         where,
     )
+
+
+def quantized_linear_add(
+    a: Expression,
+    a_scale: Expression | float,
+    a_zero_point: Expression | int | None,
+    b: Expression,
+    b_scale: Expression | float,
+    b_zero_point: Expression | int | None,
+    output_scale: Expression | float,
+    output_zero_point: Expression | int | None = None,
+    *,
+    dtype: TensorDataType | str | int | None = None,
+) -> Expression:
+    """ELEMENT_WISE_QUANTIZED_LINEAR_ADD (DirectMLX has no function for it; the arguments in the C struct's order,
+    ONNX QLinearAdd's): ``a`` and ``b`` (INT8 or UINT8, one Sizes) dequantized, added and quantized to the output
+    zero point's type when it is an expression (a ``dtype`` that differs is refused), else to ``dtype`` (a's type
+    when left out). Each scale and zero point is per-tensor: an expression of one element (Sizes 1 or a's with
+    0-strides) or a number, made a constant node (from 6_2); a zero point None is 0, a number one its tensor's
+    type holds."""
+    where = "dml.graph.quantized_linear_add"
+    a, b = operand(a, where, "a"), operand(b, where, "b")
+    output_type = _output_type(dtype, output_zero_point, a.data_type, where, "output_zero_point")
+    given = {
+        "a_scale_tensor": (a_scale, TensorDataType.FLOAT32, "a_scale"),
+        "a_zero_point_tensor": (a_zero_point, a.data_type, "a_zero_point"),
+        "b_scale_tensor": (b_scale, TensorDataType.FLOAT32, "b_scale"),
+        "b_zero_point_tensor": (b_zero_point, b.data_type, "b_zero_point"),
+        "output_scale_tensor": (output_scale, TensorDataType.FLOAT32, "output_scale"),
+        "output_zero_point_tensor": (output_zero_point, output_type, "output_zero_point"),
+    }
+    for value, data_type, name in given.values():
+        if name.endswith("zero_point"):
+            _check_zero_point(value, data_type, f"{where} ({name})", ())
+    with a.graph._all_or_nothing():
+        parameters = {
+            field: None if value is None else _own_shape_parameter(value, a, data_type, where, name)
+            for field, (value, data_type, name) in given.items()
+        }
+        op = ElementWiseQuantizedLinearAddOperatorDesc.from_slots(
+            {
+                "a_tensor": a.desc,
+                "b_tensor": b.desc,
+                "output_tensor": packed_like(output_type, a),
+                **{field: None if p is None else p.desc for field, p in parameters.items()},
+            }
+        )
+        inputs = {"a_tensor": a, "b_tensor": b, **parameters}
+        return a.graph.add_operator(op, [inputs[field] for field in op.INPUTS])

@@ -19,8 +19,9 @@ from dmlpy.kernels.coalescing import ElementwiseLayout
 from dmlpy.kernels.launch import PACKED_RUN, LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
 
-MAX_TENSORS = 8
-"""Tensors the template binds at most (opencl/elementwise.cl's parameter list)."""
+MAX_TENSORS = 9
+"""Tensors the template binds at most (opencl/elementwise.cl's parameter list): ELEMENT_WISE_QUANTIZED_LINEAR_ADD's
+eight inputs and its output."""
 ELEMENTS_PER_ITEM = 1024
 """Consecutive elements per work-item under the "cpu" profile when not packed (rows or the strided walk)."""
 

@@ -38,6 +38,7 @@ from dmlpy.ops.activation_softmax import (
     ActivationSoftmaxOperatorDesc,
 )
 from dmlpy.ops.cast import CastOperatorDesc
+from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
     ElementWiseDifferenceSquareOperatorDesc,
@@ -114,6 +115,7 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
 )
+from dmlpy.ops.element_wise_quantized_linear_add import ElementWiseQuantizedLinearAddOperatorDesc
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.element_wise_signs import (
     ElementWiseAbsOperatorDesc,
@@ -122,6 +124,7 @@ from dmlpy.ops.element_wise_signs import (
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.ops.table import DIRECTML_OPERATORS as DIRECTML_OPERATORS
@@ -165,6 +168,7 @@ __all__ = [
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
+    "ElementWiseAdd1OperatorDesc",
     "ElementWiseAddOperatorDesc",
     "ElementWiseAsinOperatorDesc",
     "ElementWiseAsinhOperatorDesc",
@@ -215,6 +219,7 @@ __all__ = [
     "ElementWiseNegateOperatorDesc",
     "ElementWisePowOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
+    "ElementWiseQuantizedLinearAddOperatorDesc",
     "ElementWiseRecipOperatorDesc",
     "ElementWiseRoundOperatorDesc",
     "ElementWiseSignOperatorDesc",
@@ -227,6 +232,7 @@ __all__ = [
     "ElementWiseThresholdOperatorDesc",
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
+    "FusedActivation",
     "OperatorDesc",
     "QuantizeOperatorDesc",
     "ScalarUnion",

@@ -13,6 +13,7 @@ from dmlpy.ops.activation_piecewise import (
 )
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
 from dmlpy.ops.cast import CastOperatorDesc
+from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
 )
@@ -47,12 +48,14 @@ from dmlpy.ops.element_wise_quantize_linear import (
     ElementWiseDequantizeLinearOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
 )
+from dmlpy.ops.element_wise_quantized_linear_add import ElementWiseQuantizedLinearAddOperatorDesc
 from dmlpy.ops.element_wise_round import ElementWiseRoundOperatorDesc
 from dmlpy.ops.element_wise_signs import (
     SIGN_OPERATORS,
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fused_activation import FUSIBLE_ACTIVATIONS, FusedActivation
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 
 AnyOperatorType = OperatorType | ExtOperatorType
@@ -61,12 +64,14 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     ElementWiseRoundOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
+    ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseIdentityOperatorDesc,
     ElementWiseCeilOperatorDesc,
     ElementWiseFloorOperatorDesc,
     *MATH_OPERATORS,
     *TEST_OPERATORS,
     *ARITHMETIC_OPERATORS,
+    ElementWiseAdd1OperatorDesc,
     *SIGN_OPERATORS,
     *CLIP_OPERATORS,
     *CLIP_GRAD_OPERATORS,
@@ -89,3 +94,8 @@ OPERATORS: dict[AnyOperatorType, type[OperatorDescBase]] = {desc.OPERATOR_TYPE: 
 """Every operator dmlpy implements, DirectML's and the extensions (not DirectML), by operator type."""
 DIRECTML_OPERATORS = {t: desc for t, desc in OPERATORS.items() if not desc.is_extension()}
 """The DirectML operators: what DML_OPERATOR_DESC (``OperatorDesc``) holds."""
+
+FusedActivation.ACTIVATIONS = {
+    t: desc for t, desc in DIRECTML_OPERATORS.items() if isinstance(t, OperatorType) and t.name in FUSIBLE_ACTIVATIONS
+}
+"""The activations an operator's FusedActivation may name: every one of the table that DirectML fuses."""

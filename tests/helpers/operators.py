@@ -49,12 +49,14 @@ from tests.helpers.row_model import (
     zero_points,
 )
 from tests.helpers.rows_activations import ROWS_ACTIVATIONS
+from tests.helpers.rows_add1 import ROW_ADD1
 from tests.helpers.rows_bits import ROWS_BITS
 from tests.helpers.rows_cast import ROWS_CAST
 from tests.helpers.rows_clamps import ROWS_SIGNS_CLAMPS
 from tests.helpers.rows_exponential import ROWS_EXPONENTIAL
 from tests.helpers.rows_logical import ROWS_LOGICAL
 from tests.helpers.rows_pow import ROWS_POW
+from tests.helpers.rows_quantized import ROW_QUANTIZED_LINEAR_ADD
 from tests.helpers.rows_select import ROWS_SELECT
 from tests.helpers.rows_softmax import ROWS_SOFTMAX
 
@@ -67,15 +69,16 @@ def descriptor(
     **options: Any,
 ) -> OperatorDescBase:
     """The operator's descriptor: each tensor of ``dtypes`` (by field name, a NumPy dtype or a TensorDataType;
-    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent); an
-    option that is a ``PerRank`` takes its value for ``sizes``' rank."""
+    None or absent leaves an optional tensor out) with ``sizes`` and its ``strides`` (packed when absent; the
+    row's ``per_tensor`` ones 0 everywhere); an option that is a ``PerRank`` takes its value for ``sizes``' rank."""
     fields: dict[str, Any] = {k: v.pick(len(sizes)) if isinstance(v, PerRank) else v for k, v in options.items()}
     for name in row.tensors():
         dtype = dtypes.get(name)
         if dtype is None:
             continue
         data_type = dtype if isinstance(dtype, dml.TensorDataType) else DATA_TYPE[np.dtype(dtype)]
-        fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(strides or {}).get(name))
+        tensor_strides = (0,) * len(sizes) if name in row.per_tensor else (strides or {}).get(name)
+        fields[name] = dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=tensor_strides)
     return row.desc(**fields)
 
 
@@ -366,6 +369,7 @@ ROWS: tuple[OperatorRow, ...] = (
         _is_infinity,
     ),
     *(binary_row(desc) for desc in ARITHMETIC_OPERATORS),
+    ROW_ADD1,
     *ROWS_SIGNS_CLAMPS,
     *ROWS_LOGICAL,
     *ROWS_BITS,
@@ -389,6 +393,7 @@ ROWS: tuple[OperatorRow, ...] = (
         QUANTIZE_PARAMETERS,
         FRACTION_ORACLE_SLOW,
     ),
+    ROW_QUANTIZED_LINEAR_ADD,
     OperatorRow(
         dml.extensions.ExtElementWiseRoundOperatorDesc,
         tuple(

@@ -91,6 +91,9 @@ class OperatorRow:
     """Cases (by id) a default run leaves to --run-slow, values, layouts and graphs alike: where a family's cases
     are many (the binary operators at every integer width), each program costs a compile on every device, and the
     default run keeps a rotation of them."""
+    per_tensor: frozenset[str] = frozenset()
+    """Tensors that hold one element (QUANTIZED_LINEAR_ADD's scales and zero points): 0-strides along every
+    dimension, in every test, where the other parameters are per-axis in the layouts."""
     nan: str = "payload"
     """How a NaN result is compared (ext_oracle.mismatches): "payload" for operators that pass a NaN through,
     "any" for those whose NaN is arithmetic's (IEEE 754 fixes no sign or payload)."""

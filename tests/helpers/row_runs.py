@@ -103,10 +103,11 @@ def assert_equal_nan_as_nan(got: Array, want: Array, message: str) -> None:
 
 
 def keeps_its_own_kernel(row: OperatorRow, case: Case) -> bool:
-    """Whether the operator cannot join a fused kernel (``fusion.fuses``): a FLOAT64 tensor (no register type), an
-    operator that at this case's types acts on encodings only (``bits_expression`` and no ``expression``: a
-    FLOAT16 Identity copy, ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register
-    would not keep), or one that is not element-wise (the softmax family)."""
+    """Whether the operator cannot join a fused kernel (``fusion.fuses``): a FLOAT64 tensor (no register type), more
+    tensors than a fused kernel binds (QUANTIZED_LINEAR_ADD with its three zero points binds 9), an operator that at
+    this case's types acts on encodings only (``bits_expression`` and no ``expression``: a FLOAT16 Identity copy,
+    ABS and NEGATE, the bit operators on floats, whose signalling NaNs a float register would not keep), or one that
+    is not element-wise (the softmax family)."""
     return not fuses(descriptor(row, (1,), case.dtypes, **case.options))
 
 
