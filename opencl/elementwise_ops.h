@@ -303,23 +303,27 @@ inline float atan_yx_float(float a, float b) { return atan2(a, b); }
 // ABS, NEGATE, SIGN (dmlpy/ops/element_wise_signs.py), CLIP, CLIP1, THRESHOLD (dmlpy/ops/element_wise_clip.py), as
 // <name>_<T> for each register type T they take. Float ABS and NEGATE are IEEE 754's sign-bit operations, exact for
 // every input, a NaN's payload kept: ABS clears the sign bit through as_uint rather than fabs, a library call on
-// PoCL that keeps the loop scalar; NEGATE is C's -x, which flips the sign bit. Integer NEGATE and ABS wrap as two's
-// complement does: -MIN and abs(MIN) are MIN (the pages leave them undocumented). Integer ABS is OpenCL's abs(),
-// whose unsigned result (2^(w-1) for MIN) reinterpreted is that wrap: written as a select, clang makes it
-// llvm.abs, which Oclgrind cannot run. SIGN is the page's formula:
-// -1 below 0, 1 above, 0 otherwise: -0 and NaN give 0.
+// PoCL that keeps the loop scalar; NEGATE flips it through as_uint too, as C's -x would, but NVIDIA's compiler
+// makes -x of a NaN its canonical NaN 0x7fffffff (measured on an H100, driver 580.159.04). Integer NEGATE and ABS
+// wrap as two's complement does: -MIN and abs(MIN) are MIN (the pages leave them undocumented). Integer ABS is
+// OpenCL's abs(), whose unsigned result (2^(w-1) for MIN) reinterpreted is that wrap: written as a select, clang
+// makes it llvm.abs, which Oclgrind cannot run. SIGN is the page's formula: -1 below 0, 1 above, 0 otherwise: -0
+// and NaN give 0.
 // The clamps are the pages' formulas with MIN and MAX above (D3D's min and max, a NaN operand giving the other):
 // CLIP min(high, max(low, x)), CLIP1 max(low, min(x, high)), THRESHOLD max(x, low). So a NaN input gives low for
 // CLIP and THRESHOLD and high for CLIP1 (low for CLIP1 too where low > high), and where low > high CLIP gives high
 // and CLIP1 low. Integer bounds come exact in the tensor's type (dmlpy converts CLIP's and THRESHOLD's FLOAT bounds
 // as Direct3D converts a float to an integer: toward zero, saturated).
+// A NaN x takes its result explicitly (the formula's, with the NaN operand dropped), before the clamp: NVIDIA's
+// compiler turns a clamp to [0, 1] into the saturate modifier, which flushes NaN to +0 (measured on an H100, driver
+// 580.159.04: CLIP1 of NaN to [0, 1] gave 0, not 1). For an integer x the test is false and folds away.
 inline float abs_float(float x) { return as_float(as_uint(x) & 0x7fffffffu); }
 // A FLOAT16 or FLOAT32 ABS or NEGATE alone acts on the encoding (its tensors bound as unsigned integers): the sign
 // bit cleared or flipped, every other bit kept, a signalling NaN's too, which a half through a float register would
 // come back without (half_bits.h quiets it).
 #define ABS_BITS(bits, sign) ((bits) & ~(sign))
 #define NEGATE_BITS(bits, sign) ((bits) ^ (sign))
-inline float negate_float(float x) { return -x; }
+inline float negate_float(float x) { return as_float(as_uint(x) ^ 0x80000000u); }
 inline float sign_float(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 #define DEFINE_SIGNED(T, U, W)                                                                             \
     inline T abs_##T(T x) { return as_##T(abs(x)); }                                                      \
@@ -328,8 +332,8 @@ inline float sign_float(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0
 #define DEFINE_UNSIGNED(T)                                                                                 \
     inline T sign_##T(T x) { return x > 0 ? (T)1 : (T)0; }
 #define DEFINE_CLAMPS(T)                                                                                   \
-    inline T clip_##T(T x, T low, T high) { return min_##T(high, max_##T(low, x)); }                       \
-    inline T clip1_##T(T x, T low, T high) { return max_##T(low, min_##T(x, high)); }                      \
+    inline T clip_##T(T x, T low, T high) { return x != x ? min_##T(high, low) : min_##T(high, max_##T(low, x)); } \
+    inline T clip1_##T(T x, T low, T high) { return x != x ? max_##T(low, high) : max_##T(low, min_##T(x, high)); } \
     inline T threshold_##T(T x, T low) { return max_##T(x, low); }
 DEFINE_SIGNED(char, uchar, uint)
 DEFINE_SIGNED(short, ushort, uint)
@@ -410,7 +414,8 @@ inline float thresholded_relu_float(float x, float alpha) { return x > alpha ? x
 inline float linear_float(float x, float alpha, float beta) { return alpha * x + beta; }
 inline float hard_sigmoid_float(float x, float alpha, float beta)
 {
-    return max_float(0.0f, min_float(alpha * x + beta, 1.0f));
+    const float y = alpha * x + beta;
+    return y != y ? 1.0f : max_float(0.0f, min_float(y, 1.0f));  // NaN before the clamp: see CLIP1's
 }
 inline float hard_swish_float(float x, float alpha, float beta) { return x * hard_sigmoid_float(x, alpha, beta); }
 inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
