@@ -184,7 +184,7 @@ def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType
 def _attribute_kind(attribute: onnx.AttributeProto) -> str:
     """The attribute's type as ONNX names it (INT, STRING, ...), or its number where ONNX names none."""
     try:
-        return onnx.AttributeProto.AttributeType.Name(attribute.type)
+        return str(onnx.AttributeProto.AttributeType.Name(attribute.type))
     except ValueError:
         return f"attribute type {attribute.type}"
 
