@@ -417,9 +417,28 @@ inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
 // SHRINK: x - Bias where x > Threshold, else x + Bias where x < -Threshold, else 0, in the page's order (a negative
 // Threshold, where both hold, gives x - Bias; ONNX's Shrink tests x < -lambd first). Floats: IEEE 754's strict
 // comparisons (a NaN x fails both, giving +0) and one correctly rounded sum (dmlpy writes -Threshold as its literal).
+// FLOAT16 (shrink_to_half): the float sum rounded to nearest and then to half would be rounded twice, missing the
+// nearest half where the first rounding lands on a tie between halves (x = 1, Bias = -(2^-11 + 2^-34) would give 1,
+// not the nearest half 1.001: up to 0.5 + 2^-14 half ULP off). Rounded to odd instead, a float of 24 bits rounds correctly to half's 11 (Boldo and
+// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008): Knuth's
+// TwoSum gives the nearest sum's error exactly, and an inexact even sum steps one unit toward the exact value, to
+// the odd neighbour on that side (an exact, odd, infinite or NaN sum is kept).
 inline float shrink_float(float x, float threshold, float negated_threshold, float bias)
 {
     return x > threshold ? x - bias : x < negated_threshold ? x + bias : 0.0f;
+}
+inline float sum_rounded_to_odd(float a, float b)
+{
+    const float sum = a + b;
+    const float b_in_sum = sum - a;
+    const float error = (a - (sum - b_in_sum)) + (b - b_in_sum);
+    if (error == 0.0f || !isfinite(sum) || (as_uint(sum) & 1u) != 0u)
+        return sum;
+    return as_float((error > 0.0f) == (sum > 0.0f) ? as_uint(sum) + 1u : as_uint(sum) - 1u);
+}
+inline float shrink_to_half(float x, float threshold, float negated_threshold, float bias)
+{
+    return x > threshold ? sum_rounded_to_odd(x, -bias) : x < negated_threshold ? sum_rounded_to_odd(x, bias) : 0.0f;
 }
 // Integer tensors (from FL 5_1): the pages leave the conversion of the FLOAT Bias and Threshold undocumented. dmlpy
 // takes both as the real numbers they are: the comparisons are CLIP_GRAD's, exact (x > Threshold is
