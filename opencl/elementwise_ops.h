@@ -477,7 +477,7 @@ inline long shrink_integer(long x, bool above, bool below, long whole, int fract
 //   the rounding, exactly (0 where t is infinite, where no rounding remains to correct), and
 //   exp(s + d) = exp(s) * (1 + d) to first order: SOFTPLUS's e = exp(-|t|) becomes fma(e, -+t_lo, e), SWISH's
 //   h = exp(t / 2) fma(h, t_lo / 2, h). |t_lo| <= 2^-24 |t| < 2^-16 wherever exp's result is nonzero, so the
-//   second-order term, t_lo^2 / 2, is under 2^-33 relative; each fma adds one rounding, half an ULP, to the bound.
+//   second-order term, t_lo^2 / 2, is under 2^-33 relative; each fma adds one rounding, 2^-24 relative, to the bound.
 // * GELU's 0.5 * x * (1 + erf(x / sqrt(2))) is x * (0.5 * erfc(-x / sqrt(2))), as 1 + erf(z) = erfc(-z): 1 + erf(z)
 //   cancels for z below 0, where erfc keeps its 16-ULP bound. erfc(z) falls steeply (its relative slope is about
 //   2z at z = 9), so z's own rounding would cost up to a hundred ULPs: z is the float z plus dz, the product's
