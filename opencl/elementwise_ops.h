@@ -419,10 +419,10 @@ inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
 // comparisons (a NaN x fails both, giving +0) and one correctly rounded sum (dmlpy writes -Threshold as its literal).
 // FLOAT16 (shrink_to_half): the float sum rounded to nearest and then to half would be rounded twice, missing the
 // nearest half where the first rounding lands on a tie between halves (x = 1, Bias = -(2^-11 + 2^-34) would give 1,
-// not the nearest half 1.001: up to 0.5 + 2^-14 half ULP off). Rounded to odd instead, a float of 24 bits rounds correctly to half's 11 (Boldo and
-// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008): Knuth's
-// TwoSum gives the nearest sum's error exactly, and an inexact even sum steps one unit toward the exact value, to
-// the odd neighbour on that side (an exact, odd, infinite or NaN sum is kept).
+// not the nearest half 1.001: up to 0.5 + 2^-14 half ULP off). Rounded to odd instead, a float of 24 bits rounds
+// correctly to half's 11 (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+// rounding to odd", 2008): Knuth's TwoSum gives the nearest sum's error exactly, and an inexact even sum steps one
+// unit toward the exact value, to the odd neighbour on that side (an exact, odd, infinite or NaN sum is kept).
 inline float shrink_float(float x, float threshold, float negated_threshold, float bias)
 {
     return x > threshold ? x - bias : x < negated_threshold ? x + bias : 0.0f;
