@@ -422,9 +422,28 @@ inline float softsign_float(float x) { return x / (1.0f + abs_float(x)); }
 // SHRINK: x - Bias where x > Threshold, else x + Bias where x < -Threshold, else 0, in the page's order (a negative
 // Threshold, where both hold, gives x - Bias; ONNX's Shrink tests x < -lambd first). Floats: IEEE 754's strict
 // comparisons (a NaN x fails both, giving +0) and one correctly rounded sum (dmlpy writes -Threshold as its literal).
+// FLOAT16 (shrink_to_half): the float sum rounded to nearest and then to half would be rounded twice, missing the
+// nearest half where the first rounding lands on a tie between halves (x = 1, Bias = -(2^-11 + 2^-34) would give 1,
+// not the nearest half 1.001: up to 0.5 + 2^-14 half ULP off). Rounded to odd instead, a float of 24 bits rounds
+// correctly to half's 11 (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+// rounding to odd", 2008): Knuth's TwoSum gives the nearest sum's error exactly, and an inexact even sum steps one
+// unit toward the exact value, to the odd neighbour on that side (an exact, odd, infinite or NaN sum is kept).
 inline float shrink_float(float x, float threshold, float negated_threshold, float bias)
 {
     return x > threshold ? x - bias : x < negated_threshold ? x + bias : 0.0f;
+}
+inline float sum_rounded_to_odd(float a, float b)
+{
+    const float sum = a + b;
+    const float b_in_sum = sum - a;
+    const float error = (a - (sum - b_in_sum)) + (b - b_in_sum);
+    if (error == 0.0f || !isfinite(sum) || (as_uint(sum) & 1u) != 0u)
+        return sum;
+    return as_float((error > 0.0f) == (sum > 0.0f) ? as_uint(sum) + 1u : as_uint(sum) - 1u);
+}
+inline float shrink_to_half(float x, float threshold, float negated_threshold, float bias)
+{
+    return x > threshold ? sum_rounded_to_odd(x, -bias) : x < negated_threshold ? sum_rounded_to_odd(x, bias) : 0.0f;
 }
 // Integer tensors (from FL 5_1): the pages leave the conversion of the FLOAT Bias and Threshold undocumented. dmlpy
 // takes both as the real numbers they are: the comparisons are CLIP_GRAD's, exact (x > Threshold is
@@ -458,6 +477,12 @@ inline long shrink_integer(long x, bool above, bool below, long whole, int fract
 //   either sign of Steepness), so an overflowing t = Steepness * x still gives x + 0; PARAMETRIC_SOFTPLUS gives
 //   (Alpha * x) * Beta where t = Beta * x overflows to +inf (the log1p term is 0 there), which Alpha may bring back
 //   into range.
+// * A parameter that scales x (Steepness, Beta, SigmoidInputScale) rounds t unless it is a power of two, and exp
+//   multiplies that rounding by |t| (up to 87 * 2^-24: 65 ULPs measured at Steepness 3). t_lo = fma(param, x, -t) is
+//   the rounding, exactly (0 where t is infinite, where no rounding remains to correct), and
+//   exp(s + d) = exp(s) * (1 + d) to first order: SOFTPLUS's e = exp(-|t|) becomes fma(e, -+t_lo, e), SWISH's
+//   h = exp(t / 2) fma(h, t_lo / 2, h). |t_lo| <= 2^-24 |t| < 2^-16 wherever exp's result is nonzero, so the
+//   second-order term, t_lo^2 / 2, is under 2^-33 relative; each fma adds one rounding, 2^-24 relative, to the bound.
 // * GELU's 0.5 * x * (1 + erf(x / sqrt(2))) is x * (0.5 * erfc(-x / sqrt(2))), as 1 + erf(z) = erfc(-z): 1 + erf(z)
 //   cancels for z below 0, where erfc keeps its 16-ULP bound. erfc(z) falls steeply (its relative slope is about
 //   2z at z = 9), so z's own rounding would cost up to a hundred ULPs: z is the float z plus dz, the product's
@@ -488,18 +513,25 @@ inline float sigmoid_float(float x)
 }
 inline float tanh_float(float x) { return TANH(x); }
 inline float scaled_tanh_float(float x, float alpha, float beta) { return alpha * TANH(beta * x); }
-inline float log1p_exp_negative(float t) { return log1p(exp(-abs_float(t))); }
+inline float product_rounding(float a, float b, float product) { return isinf(product) ? 0.0f : fma(a, b, -product); }
+inline float log1p_exp_negative(float t, float t_lo)
+{
+    const float e = exp(-abs_float(t)); // e^-|t + t_lo| = e * (1 -+ t_lo) to first order
+    return log1p(fma(e, t > 0.0f ? -t_lo : t_lo, e));
+}
 inline float softplus_float(float x, float steepness)
 {
     const float t = steepness * x;
-    return (t > 0.0f ? x : 0.0f) + log1p_exp_negative(t) / steepness;
+    const float t_lo = product_rounding(steepness, x, t);
+    return (t > 0.0f ? x : 0.0f) + log1p_exp_negative(t, t_lo) / steepness;
 }
 inline float parametric_softplus_float(float x, float alpha, float beta)
 {
     const float t = beta * x;
     if (t == INFINITY)
         return (alpha * x) * beta;
-    return alpha * ((t > 0.0f ? t : 0.0f) + log1p_exp_negative(t));
+    const float t_lo = product_rounding(beta, x, t);
+    return alpha * ((t > 0.0f ? t : 0.0f) + log1p_exp_negative(t, t_lo));
 }
 #define SQRT1_2_REST 0x1.9fcef4p-27f // 1 / sqrt(2) - M_SQRT1_2_F, rounded
 inline float gelu_float(float x)
@@ -515,7 +547,8 @@ inline float swish_float(float x, float sigmoid_input_scale)
     const float t = sigmoid_input_scale * x;
     if (t >= 0.0f || t != t)
         return x * sigmoid_float(t);
-    const float h = exp(0.5f * t); // e^t = h * h
+    const float h_of_rounded_t = exp(0.5f * t); // e^t = h * h
+    const float h = fma(h_of_rounded_t, 0.5f * product_rounding(sigmoid_input_scale, x, t), h_of_rounded_t);
     return h == 0.0f ? copysign(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
 }
 

@@ -139,10 +139,7 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
                 f"{where}: attribute {attribute.name!r} is not one dmlpy knows how to express in DirectML"
             )
         if attribute.type != onnx.AttributeProto.INT:
-            try:
-                kind = onnx.AttributeProto.AttributeType.Name(attribute.type)
-            except ValueError:
-                kind = f"attribute type {attribute.type}"
+            kind = _attribute_kind(attribute)
             raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is {kind}; {node.op_type} takes an INT")
         attributes[attribute.name] = int(attribute.i)
     if attributes.get("block_size", 0) < 0:
@@ -184,9 +181,21 @@ def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType
     return OPERATORS[choices[value]]
 
 
+def _attribute_kind(attribute: onnx.AttributeProto) -> str:
+    """The attribute's type as ONNX names it (INT, STRING, ...), or its number where ONNX names none."""
+    try:
+        return str(onnx.AttributeProto.AttributeType.Name(attribute.type))
+    except ValueError:
+        return f"attribute type {attribute.type}"
+
+
 def _check_gelu_form(attribute: onnx.AttributeProto, where: str) -> None:
     """Gelu's approximate: a STRING, "none" (DirectML's GELU) or "tanh" (refused, _GELU_FORMS says why)."""
-    form = attribute.s.decode("utf-8", "replace") if attribute.type == onnx.AttributeProto.STRING else None
+    if attribute.type != onnx.AttributeProto.STRING:
+        raise InvalidArgumentError(
+            f"{where}: attribute 'approximate' is {_attribute_kind(attribute)}; Gelu takes a STRING, 'none' or 'tanh'"
+        )
+    form = attribute.s.decode("utf-8", "replace")
     if form not in _GELU_FORMS:
         raise InvalidArgumentError(f"{where}: attribute 'approximate' is {form!r}; ONNX asks for 'none' or 'tanh'")
     if _GELU_FORMS[form]:

@@ -113,7 +113,7 @@ class ActivationSoftplusOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_SOFTPLUS
     SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "softplus", "activation_softplus", ("steepness",)
-    FLOAT32_ULPS = 11
+    FLOAT32_ULPS = 12
     ONNX_OPS = ("Softplus",)
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"steepness": 1.0}
 
@@ -137,7 +137,7 @@ class ActivationParametricSoftplusOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_PARAMETRIC_SOFTPLUS
     SUPPORT = activation_table(OPERATOR_TYPE)
     FUNCTION, BUILDER_NAME, PARAMETERS = "parametric_softplus", "activation_parametric_softplus", ("alpha", "beta")
-    FLOAT32_ULPS = 12
+    FLOAT32_ULPS = 13
 
     alpha: float = Field(alias="Alpha")
     """Alpha (FLOAT): the output's scale (DirectMLX gives no default)."""
@@ -161,7 +161,7 @@ class ActivationSwishOperatorDesc(ActivationDesc):
     OPERATOR_TYPE = OperatorType.ACTIVATION_SWISH
     SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_6_2))
     FUNCTION, BUILDER_NAME, PARAMETERS = "swish", "activation_swish", ("sigmoid_input_scale",)
-    FLOAT32_ULPS = 22
+    FLOAT32_ULPS = 24
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"sigmoid_input_scale": 1.0}
 
     sigmoid_input_scale: float = Field(alias="SigmoidInputScale")

@@ -1,7 +1,8 @@
 """DirectML's piecewise activations (docs/operators/activation_piecewise.md): ACTIVATION_RELU, LEAKY_RELU,
 THRESHOLDED_RELU, LINEAR, IDENTITY, HARD_SIGMOID, SOFTSIGN (DML_FEATURE_LEVEL_1_0), SHRINK (2_0), HARD_SWISH (6_2),
 PARAMETERIZED_RELU (1_0, a SlopeTensor) and RELU_GRAD (3_0, the gradient). Each is its page's formula step by
-step, every step correctly rounded, so each is exact as its formula reads; RELU, PARAMETERIZED_RELU and RELU_GRAD
+step, every step correctly rounded in float32 (a FLOAT16 result then rounded to half; SHRINK's sum rounded to odd
+first, so that it is the nearest half), so each is exact as its formula reads; RELU, PARAMETERIZED_RELU and RELU_GRAD
 take the signed integers from 5_1, SHRINK every 8- to 32-bit integer (its FLOAT Bias and Threshold as the real
 numbers they are, the result converted as Direct3D converts a float to an integer). The arithmetic and the NaN
 and -0 results: ``opencl/elementwise_ops.h``, section "piecewise activations". Their parameters are C FLOATs,
@@ -180,7 +181,8 @@ class ActivationShrinkOperatorDesc(ActivationDesc):
         data_type = self.input_tensor.desc.data_type
         if data_type in FLOATS:
             literals = (float_literal(self.threshold), float_literal(-self.threshold), float_literal(self.bias))
-            return f"shrink_float({x}, {', '.join(literals)})"
+            function = "shrink_to_half" if data_type == T.FLOAT16 else "shrink_float"  # half: rounded once
+            return f"{function}({x}, {', '.join(literals)})"
         return f"(({register(data_type)})shrink_integer((long)({x}), {', '.join(self._integer_arguments(x))}))"
 
     def _integer_arguments(self, x: str) -> list[str]:

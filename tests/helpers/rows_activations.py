@@ -40,9 +40,14 @@ def _hard_sigmoid(x: Array, alpha: float, beta: float) -> Array:
 
 
 def _shrink(x: Array, bias: float, threshold: float) -> Array:
-    if x.dtype.kind == "f":
+    """SHRINK's exact result, rounded once to the output's type (its FLOAT16 result is the nearest half, as dmlpy
+    rounds the float sum to odd). The float64 sum of two float32s is exact unless Bias lies 2^-29 below x or
+    further; then x + Bias stays over 2^-27 |x| from a float32 or half tie, far beyond float64's
+    rounding (2^-53), so rounding it to the output gives the exact sum's nearest value."""
+    if x.dtype.kind == "f":  # the sum in float64, rounded once by the caller's astype
         b, t = F32.type(bias), F32.type(threshold)
-        return np.where(x > t, x - b, np.where(x < -t, x + b, F32.type(0)))
+        wide = x.astype(np.float64)
+        return np.where(x > t, wide - b, np.where(x < -t, wide + b, 0.0))
     info = np.iinfo(x.dtype)
     b, t = float(np.float32(bias)), float(np.float32(threshold))
 

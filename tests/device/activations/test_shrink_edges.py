@@ -6,14 +6,16 @@ program per type:
   quiet and signalling NaNs with payloads) and the values at and next to ±Threshold, through DirectMLX's defaults
   (Bias 0, Threshold 0.5), a negative Threshold (both comparisons hold: the page's first, x - Bias, wins), an
   infinite Threshold (all 0), a NaN Bias and Threshold, an infinite Bias;
+* at FLOAT16 a Bias whose sums with ±1 and ±1.5, rounded to float, land on ties between halves: the results are
+  the nearest halves (rounded once, as dmlpy's sum rounded to odd gives), not the ties' even neighbours;
 * at INT8 and UINT8 (the other integers with --run-slow) every value of the type through a fractional Bias (the
   exact sum truncated toward zero), a negative Threshold and Bias, a Bias past the type's range and 2**40
   (saturated), a NaN Bias (0), an infinite Bias, a Threshold past the range (all 0) and one below it (every x
   shifted).
 
-Reference: the row's (tests/helpers/rows_activations.py: NumPy in float32; for integers Python's exact comparison
-of an int with a float and ``fractions.Fraction`` sums); the results the module's rules write out are asserted as
-written beside them."""
+Reference: the row's (tests/helpers/rows_activations.py: the sum in float64, rounded once; for integers Python's
+exact comparison of an int with a float and ``fractions.Fraction`` sums); the results the module's rules write out
+are asserted as written beside them."""
 
 from __future__ import annotations
 
@@ -48,7 +50,8 @@ def _shrunk(device: Any, x: Array, parameters: tuple[tuple[float, float], ...]) 
     xi = g.input(dml.BufferTensorDesc(data_type=DATA_TYPE[x.dtype], sizes=x.shape))
     compiled = g.compile([dml.graph.activation_shrink(xi, bias=b, threshold=t) for b, t in parameters])
     assert compiled.kernel_count == 1
-    results = list(compiled(x))
+    outputs = compiled(x)
+    results = list(outputs) if isinstance(outputs, tuple) else [outputs]
     for (bias, threshold), got in zip(parameters, results, strict=True):
         case = Case({"input_tensor": x.dtype, "output_tensor": x.dtype}, {"bias": bias, "threshold": threshold})
         want = row_of(SHRINK).reference({"input_tensor": x}, case)
@@ -85,6 +88,16 @@ def test_special_values_and_thresholds(device: Any, dtype: np.dtype[Any]) -> Non
     assert np.isnan(nan_bias[np.abs(x.astype(F32)) > 0.5]).all()  # x - NaN
     assert not nan_threshold.view(bits).any()  # no comparison with a NaN holds: every result +0
     assert np.isnan(value(infinite_bias, INF)) and np.isnan(value(infinite_bias, -INF))  # inf - inf
+
+
+def test_float16_sum_is_rounded_once(device: Any) -> None:
+    """x - Bias with Bias -(2^-11 + 2^-34) at x = 1 is 1 + 2^-11 + 2^-34: float32's nearest is 1 + 2^-11, the tie
+    between halves 1 and 1 + 2^-10, which a second rounding (ties to even) would take to 1; the nearest half is
+    1 + 2^-10. Likewise at -1 (x + Bias) and ±1.5 (whose tie goes to 1.5 rounding twice)."""
+    x = np.concatenate([edge_values(format_of(F16)), np.array([1.0, -1.0, 1.5, -1.5], F16)])
+    (got,) = _shrunk(device, x, ((-(2.0**-11 + 2.0**-34), 0.5),))
+    nearest = [1 + 2.0**-10, -1 - 2.0**-10, 1.5 + 2.0**-10, -1.5 - 2.0**-10]
+    assert got[-4:].tolist() == nearest
 
 
 INTEGERS = [I8, U8, *(pytest.param(d, marks=pytest.mark.slow) for d in (I16, I32, U16, U32))]

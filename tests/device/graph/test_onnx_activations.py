@@ -18,6 +18,7 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import DmlBackend  # noqa: E402
+from dmlpy.onnx.nodes import node_attributes  # noqa: E402
 from tests.helpers.operators import row_of  # noqa: E402
 from tests.helpers.row_model import Case  # noqa: E402
 from tests.helpers.rows_activations import PARAMETERS  # noqa: E402
@@ -185,3 +186,17 @@ def test_shrink_reads_lambd_as_threshold_and_bias_as_bias() -> None:
     inside = (exact >= -128) & (exact <= 127)
     assert np.array_equal(got[inside], _reference(model, {"x": x})[0][inside])
     assert got[x == 126].tolist() == [127] and got[x == -126].tolist() == [-128] and got[x == 3].tolist() == [5]
+
+
+def test_gelu_approximate_of_another_type_is_refused_naming_the_type() -> None:
+    """Gelu's approximate is a STRING; onnx.checker refuses another type first, and the node's own check (reached
+    by a node read without the checker) names the type it got, not None."""
+    node = helper.make_node("Gelu", ["x"], ["y"], name="gelu")
+    node.attribute.append(helper.make_attribute("approximate", 1))
+    with pytest.raises(
+        dml.InvalidArgumentError,
+        match=r"^gelu: attribute 'approximate' is INT; Gelu takes a STRING, 'none' or 'tanh'$",
+    ):
+        node_attributes(node, 20, "gelu")
+    node.attribute[0].CopyFrom(helper.make_attribute("approximate", "none"))
+    assert node_attributes(node, 20, "gelu") == {}
