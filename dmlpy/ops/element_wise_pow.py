@@ -45,6 +45,7 @@ class ElementWisePowOperatorDesc(OperatorDescBase):
     OUTPUTS = ("output_tensor",)
     SUPPORTS_IN_PLACE = True  # the page: the output may alias InputTensor
     BUILDER_NAME, ONNX_OPS = "pow", ("Pow",)
+    BARE_FORM = False  # Identity's fields are a subset of its own: a bare descriptor with them stays Identity's
     FLOAT32_ULPS = 16  # OpenCL's pow and pown (full profile)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -105,6 +106,7 @@ class ElementWiseConstantPowOperatorDesc(ScaledUnaryDesc):
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_CONSTANT_POW
     SUPPORT = float_math_support(OPERATOR_TYPE)
     BUILDER_NAME = "constant_pow"
+    BARE_FORM = False  # Identity's fields are a subset of its own: a bare descriptor with them stays Identity's
     FLOAT32_ULPS = 16  # OpenCL's pow (full profile)
 
     exponent: float = Field(alias="Exponent")

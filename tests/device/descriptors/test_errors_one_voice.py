@@ -71,14 +71,15 @@ def _valid(cls: type[DmlModel]) -> dict[str, Any]:
 
 def _valid_value(annotation: Any) -> Any:
     """A valid value of a required operator field: a tensor, a list of one tensor (QUANTIZE's
-    QuantizationTensors), an enum's member (QuantizationType, MinMaxDataType), a FLOAT (CLIP's Min, an
+    QuantizationTensors) or of one axis (SOFTMAX1's Axes), an enum's member (QuantizationType, MinMaxDataType), a FLOAT (CLIP's Min, an
     activation's Alpha) or a DML_SCALAR_UNION (CLIP1's Min: one Float32)."""
     members = _members(annotation)
     enums = [m for m in members if isinstance(m, type) and issubclass(m, DmlEnum)]
     if enums:
         return list(enums[0])[-1].name
-    if any(typing.get_origin(m) is tuple for m in members):
-        return [TENSOR]
+    tuples = [m for m in members if typing.get_origin(m) is tuple]
+    if tuples:  # QUANTIZE's QuantizationTensors, or the softmax "1" forms' Axes (the last of TENSOR's 4)
+        return [3] if int in _members(typing.get_args(tuples[0])[0]) else [TENSOR]
     if float in members:
         return 1.0
     if dml.ScalarUnion in members:

@@ -100,7 +100,7 @@ def test_every_builder_name_of_the_table_is_a_graph_function(desc: type[Operator
     assert desc.BUILDER_NAME in dml.graph.__all__ and desc.BUILDER_NAME in dir(dml.graph)
     if not _standard_unary(desc) or desc in _WRITTEN:
         return
-    fields = [f for f in desc.model_fields if f not in (*desc.INPUTS, *desc.OUTPUTS)]
+    fields = [f for f in desc.model_fields if f not in (*desc.INPUTS, *desc.OUTPUTS, *desc.BUILDER_DERIVED)]
     # The required fields first (CLIP's Min and Max before its ScaleBias), as DirectMLX's functions order them.
     fields.sort(key=lambda field: not desc.model_fields[field].is_required())
     keywords = [desc.BUILDER_KEYWORDS.get(field, field) for field in fields]
@@ -150,12 +150,14 @@ ONNX_BOOL_INPUT = ("Not",)
 """The unary op types that take ONNX bools, not floats (tests/device/graph/test_onnx_signs_and_logic.py runs them)."""
 ONNX_INTEGER_INPUT = ("BitwiseNot",)
 """The unary op types that take integers only, not floats (ONNX's node tests run them: test_onnx_backend.py)."""
+ONNX_TYPED = ("Cast", "CastLike")
+"""The unary op types told their output type (Cast's `to`, CastLike's second input; test_onnx_cast_pow.py runs them)."""
 ONNX_UNARY = [
     op_type
     for desc in OPERATORS.values()
     if _standard_unary(desc) and desc.BUILDER_NAME
     for op_type in desc.ONNX_OPS
-    if op_type not in (*ONNX_BOOL_INPUT, *ONNX_INTEGER_INPUT)
+    if op_type not in (*ONNX_BOOL_INPUT, *ONNX_INTEGER_INPUT, *ONNX_TYPED)
 ]
 DIRECTML_NAN = {"Sign": 0.0, "Relu": 0.0, "HardSigmoid": 1.0}
 """What DirectML gives for NaN where onnx.reference gives NaN (SIGN's "otherwise", RELU's and HARD_SIGMOID's D3D
