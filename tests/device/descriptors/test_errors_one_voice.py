@@ -71,8 +71,8 @@ def _valid(cls: type[DmlModel]) -> dict[str, Any]:
 
 def _valid_value(annotation: Any) -> Any:
     """A valid value of a required operator field: a tensor, a list of one tensor (QUANTIZE's
-    QuantizationTensors) or of one axis (SOFTMAX1's Axes), an enum's member (QuantizationType, MinMaxDataType), a FLOAT (CLIP's Min, an
-    activation's Alpha) or a DML_SCALAR_UNION (CLIP1's Min: one Float32)."""
+    QuantizationTensors) or of one axis (SOFTMAX1's Axes), an enum's member (QuantizationType, MinMaxDataType), a
+    FLOAT (CLIP's Min, an activation's Alpha) or a DML_SCALAR_UNION (CLIP1's Min: one Float32)."""
     members = _members(annotation)
     enums = [m for m in members if isinstance(m, type) and issubclass(m, DmlEnum)]
     if enums:
