@@ -348,8 +348,8 @@ QUANTIZE_PARAMETERS: Mapping[str, Parameter] = {"scale_tensor": scales, "zero_po
 
 ROWS: tuple[OperatorRow, ...] = (
     OperatorRow(dml.ElementWiseIdentityOperatorDesc, unary_cases(EVERY_TYPE), unary_reference(np.copy)),
-    OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil)),
-    OperatorRow(dml.ElementWiseFloorOperatorDesc, float_cases(), unary_reference(np.floor)),
+    OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil), sampled=True),
+    OperatorRow(dml.ElementWiseFloorOperatorDesc, float_cases(), unary_reference(np.floor), sampled=True),
     OperatorRow(
         dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
     ),
@@ -358,6 +358,7 @@ ROWS: tuple[OperatorRow, ...] = (
         dml.ElementWiseIsNanOperatorDesc,
         tuple(Case({"input_tensor": x, "output_tensor": out}) for x in (F32, F16) for out in (U8, U32)),
         unary_reference(np.isnan),  # True and False as the output's 1 and 0
+        sampled=True,
     ),
     OperatorRow(
         dml.ElementWiseIsInfinityOperatorDesc,
@@ -367,6 +368,7 @@ ROWS: tuple[OperatorRow, ...] = (
             for mode in dml.IsInfinityMode
         ),
         _is_infinity,
+        sampled=True,
     ),
     *(binary_row(desc) for desc in ARITHMETIC_OPERATORS),
     ROW_ADD1,
@@ -385,6 +387,7 @@ ROWS: tuple[OperatorRow, ...] = (
         _quantize,
         QUANTIZE_PARAMETERS,
         FRACTION_ORACLE_SLOW,
+        sampled=True,
     ),
     OperatorRow(
         dml.ElementWiseDequantizeLinearOperatorDesc,
@@ -392,6 +395,7 @@ ROWS: tuple[OperatorRow, ...] = (
         _dequantize,
         QUANTIZE_PARAMETERS,
         FRACTION_ORACLE_SLOW,
+        sampled=True,
     ),
     ROW_QUANTIZED_LINEAR_ADD,
     OperatorRow(
@@ -413,7 +417,9 @@ ROWS: tuple[OperatorRow, ...] = (
         FRACTION_ORACLE_SLOW,
     ),
 )
-"""Every operator dmlpy implements, one row each (tests/unit/test_operator_table.py checks none is missing)."""
+"""Every operator dmlpy implements, one row each (tests/unit/test_operator_table.py checks none is missing). Every
+layout runs by default for IDENTITY (the element-wise template's walk at every type), ROUND (its own kernel) and the
+extensions (theirs); the other rows, the template with another expression, are ``sampled``."""
 
 
 def row_of(desc: type[OperatorDescBase]) -> OperatorRow:

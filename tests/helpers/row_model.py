@@ -85,8 +85,9 @@ class OperatorRow:
     the value tests cover what they would (a large packed tensor)."""
     sampled: bool = False
     """Whether the layout tests sample this row: one layout per case by default, rotating through the layouts
-    across the sampled rows, every layout with --run-slow. For a family that lowers as another row does (the
-    unary math operators are CEIL's kernel with another function): its values and graphs are tested in full."""
+    across the sampled rows, every layout with --run-slow. For a row that lowers as another does (the element-wise
+    template with another expression, whose every layout IDENTITY's row runs at every type): its values and
+    graphs are tested in full."""
     slow_cases: frozenset[str] = frozenset()
     """Cases (by id) a default run leaves to --run-slow, values, layouts and graphs alike: where a family's cases
     are many (the binary operators at every integer width), each program costs a compile on every device, and the
