@@ -23,6 +23,7 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
+#include "double_bits.h"
 #include "half_bits.h"
 
 #ifndef DML_KEEP_NAN_BITS
@@ -599,98 +600,13 @@ DEFINE_POW(uint, uint, uint, 0)
 //                      float16 rounds so too): convert_float_rte for integers (exact up to 2^24), the store's
 //                      half_value for a FLOAT16 output. An integer is rounded once to float, and to half from that:
 //                      innocuous, as an integer not exact in float (|x| > 2^24) is infinite in half either way.
-//   float to float     widening exact; a NaN keeps its sign and payload's top bits, quieted (IEEE 754).
+//   float to float     widening exact; a NaN keeps its sign and payload's top bits, quieted (IEEE 754), but
+//                      FLOAT16 to FLOAT32 keeps every NaN's bits, a signalling one signalling (the template loads a
+//                      half through half_bits_to_float: 0x7d01 becomes 0x7fa02000).
 // FLOAT64 has no register (double needs cl_khr_fp64, which no DirectML operator may ask of a device): a cast from
 // or to FLOAT64 runs on the encodings, every tensor bound as the unsigned integer of its width, in the integer
-// arithmetic below, exact on any device. round_shift rounds m / 2^shift (shift 1 to 63) to nearest even, or to odd
-// (the kept bits ORed with "anything dropped"): a value rounded to odd at float's 24 bits rounds correctly to any
-// format of at most 22 bits afterwards (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved
-// algorithms using rounding to odd", 2008), which is how a FLOAT64 reaches FLOAT16 through a float.
+// arithmetic of double_bits.h, exact on any device.
 #define CAST_INTEGER(T, U, x) WRAPPED(T, U, U, x)
-#define DOUBLE_FRACTION 0x000fffffffffffffUL
-
-inline ulong round_shift(ulong m, uint shift, bool to_odd)
-{
-    const ulong kept = m >> shift, dropped = m & ((1UL << shift) - 1UL), midpoint = 1UL << (shift - 1u);
-    if (to_odd)
-        return kept | (dropped != 0UL ? 1UL : 0UL);
-    return kept + ((dropped > midpoint || (dropped == midpoint && (kept & 1UL) != 0UL)) ? 1UL : 0UL);
-}
-
-// A FLOAT64's bits to the nearest float's (or rounded to odd): a normal double is m * 2^(e - 1075) with m of 53
-// bits; the float keeps 24, fewer below 2^-126 (float subnormals), none below 2^-150. Adding the rounded m (hidden
-// bit included) to the exponent field minus one lets a carry step the exponent, into infinity at the top.
-inline uint double_bits_to_float_bits(ulong d, bool to_odd)
-{
-    const uint sign = (uint)(d >> 32) & 0x80000000u, e = (uint)(d >> 52) & 0x7ffu;
-    const ulong fraction = d & DOUBLE_FRACTION;
-    if (e == 0x7ffu)
-        return sign | 0x7f800000u | (fraction != 0UL ? 0x00400000u | (uint)(fraction >> 29) : 0u);
-    if (e >= 1151u) // 2^128 and above
-        return sign | 0x7f800000u;
-    const ulong m = e != 0u ? fraction | (1UL << 52) : fraction;
-    const int biased = (int)(e != 0u ? e : 1u) - 896; // the float's exponent field for this binade
-    const uint shift = biased >= 1 ? 29u : (uint)(30 - biased);
-    if (shift > 63u) // below 2^-150: nearer 0 than the least subnormal
-        return sign | (to_odd && m != 0UL ? 1u : 0u);
-    return sign | ((biased >= 1 ? (uint)(biased - 1) << 23 : 0u) + (uint)round_shift(m, shift, to_odd));
-}
-
-// A float's bits to the FLOAT64 of the same value, exactly; a NaN quieted, sign and payload kept.
-inline ulong float_bits_to_double_bits(uint f)
-{
-    const ulong sign = (ulong)(f & 0x80000000u) << 32;
-    const uint e = (f >> 23) & 0xffu, fraction = f & 0x7fffffu;
-    if (e == 0xffu)
-        return sign | 0x7ff0000000000000UL | ((ulong)fraction << 29) | (fraction != 0u ? 0x0008000000000000UL : 0UL);
-    if (e != 0u)
-        return sign | ((ulong)(e + 896u) << 52) | ((ulong)fraction << 29);
-    if (fraction == 0u)
-        return sign;
-    const uint top = 31u - clz(fraction); // a subnormal float is fraction * 2^-149: 2^(top - 149) and below
-    return sign | ((ulong)(top + 874u) << 52) | (((ulong)fraction << (52u - top)) & DOUBLE_FRACTION);
-}
-
-// An unsigned 64-bit integer to the nearest FLOAT64's bits (ties to even), as the exponent field plus the
-// rounded significand, its hidden bit carrying into the exponent.
-inline ulong unsigned_to_double_bits(ulong m)
-{
-    if (m == 0UL)
-        return 0UL;
-    const uint top = 63u - clz(m);
-    if (top <= 52u)
-        return ((ulong)(top + 1023u) << 52) | ((m << (52u - top)) & DOUBLE_FRACTION);
-    return ((ulong)(top + 1022u) << 52) + round_shift(m, top - 52u, false);
-}
-inline ulong signed_to_double_bits(long x)
-{
-    const ulong magnitude = x < 0L ? 0UL - (ulong)x : (ulong)x;
-    return (x < 0L ? 0x8000000000000000UL : 0UL) | unsigned_to_double_bits(magnitude);
-}
-
-// A FLOAT64's bits to an integer of `width` bits, D3D's rule: |x| truncated (saturated at 2^64 - 1), then the sign
-// and the type's range; NaN gives 0.
-inline ulong double_bits_truncated_magnitude(ulong d)
-{
-    const int e = (int)((d >> 52) & 0x7ffUL) - 1023;
-    const ulong m = (d & DOUBLE_FRACTION) | (1UL << 52);
-    return e < 0 ? 0UL : e > 63 ? ~0UL : e <= 52 ? m >> (52 - e) : m << (e - 52);
-}
-inline bool double_bits_is_nan(ulong d) { return (d & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL; }
-inline long double_bits_to_signed(ulong d, uint width)
-{
-    const ulong high = (1UL << (width - 1u)) - 1UL, magnitude = double_bits_truncated_magnitude(d);
-    if (double_bits_is_nan(d))
-        return 0L;
-    if ((d >> 63) != 0UL) // -(high + 1) is the type's minimum, reached exactly or by saturation
-        return magnitude > high ? -(long)high - 1L : -(long)magnitude;
-    return magnitude > high ? (long)high : (long)magnitude;
-}
-inline ulong double_bits_to_unsigned(ulong d, uint width)
-{
-    const ulong high = width == 64u ? ~0UL : (1UL << width) - 1UL, magnitude = double_bits_truncated_magnitude(d);
-    return (double_bits_is_nan(d) || (d >> 63) != 0UL) ? 0UL : min(magnitude, high);
-}
 
 // ------------------------------------------------------------------------------------- special-value tests
 // ELEMENT_WISE_IS_NAN and ELEMENT_WISE_IS_INFINITY (dmlpy/ops/element_wise_is.py): 1 where the float value

@@ -33,6 +33,8 @@
 //     of the reduced axes), 0 elsewhere; a NaN counts as the maximum, the first NaN winning, as NumPy's argmax
 //     (and so onnx.reference's Hardmax) decides. Exact.
 
+#include "half_bits.h"
+
 #ifndef OPERATION
 #error "define OPERATION: SOFTMAX, LOG_SOFTMAX or HARDMAX"
 #endif
@@ -46,10 +48,12 @@
 #error "define REDUCED_RANK: the reduced dimensions after coalescing (at least 1)"
 #endif
 
+// A FLOAT16 tensor is bound as its bits and converted through half_bits.h, as the element-wise template does:
+// vload_half and vstore_half stop PoCL's vectoriser and lose NaN payloads on NVIDIA (half_bits.h).
 #if DML_FLOAT16
-typedef half storage_t;
-#define LOAD(buffer, at) vload_half((size_t)(at), (buffer))
-#define STORE(value, buffer, at) vstore_half_rte((value), (size_t)(at), (buffer))
+typedef ushort storage_t;
+#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
+#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
 #else
 typedef float storage_t;
 #define LOAD(buffer, at) ((buffer)[at])

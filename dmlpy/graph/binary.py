@@ -106,9 +106,9 @@ def if_(condition: Expression | Any, a: Expression | Any, b: Expression | Any) -
         return like.graph.add_operator(op, [condition_value, a_value, b_value])
 
 
-def pow(x: Expression | Any, exponent: Expression | Any) -> Expression:
+def pow_(x: Expression | Any, exponent: Expression | Any) -> Expression:
     """``dml::Pow``: DML_OPERATOR_ELEMENT_WISE_POW, ``x`` to the power ``exponent``, the output packed (x's Sizes, x's
-    DataType).
+    DataType). Called as ``dml.graph.pow`` (its BUILDER_NAME); named ``pow_`` here so as not to shadow the builtin.
 
     ``x``, ``exponent``: expressions of one Sizes; the exponent's DataType may differ from x's (from
     DML_FEATURE_LEVEL_3_0). One of them may be a number or a NumPy array of the other's rank (a constant node, from

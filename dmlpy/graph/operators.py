@@ -22,7 +22,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph.binary import add1, binary_builder, if_, pow
+from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
 from dmlpy.model import DmlModel
@@ -245,7 +245,7 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseClipGrad1OperatorDesc: clip_grad1,
     ElementWiseClip1OperatorDesc: clip1,
     ElementWiseIfOperatorDesc: if_,
-    ElementWisePowOperatorDesc: pow,
+    ElementWisePowOperatorDesc: pow_,
     ElementWiseAdd1OperatorDesc: add1,
     ElementWiseQuantizeLinearOperatorDesc: quantize_linear,
     ElementWiseDequantizeLinearOperatorDesc: dequantize_linear,

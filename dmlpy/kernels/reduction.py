@@ -12,11 +12,9 @@ import math
 from collections.abc import Sequence
 
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
+from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
 from dmlpy.kernels.launch import LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
-
-REDUCTION_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
-"""Softmax divides: a correctly rounded division (OpenCL's default float division may be 2.5 ULPs off)."""
 
 
 def _part(sizes: Sequence[int], strides: Sequence[Sequence[int]], dims: Sequence[int]) -> ElementwiseLayout:
@@ -58,7 +56,7 @@ def reduction_kernel(
         source_name,
         kernel_name,
         (*defines, ("KEPT_RANK", str(kept_rank)), ("REDUCED_RANK", str(layout.rank - kept_rank))),
-        REDUCTION_OPTIONS,
+        TEMPLATE_OPTIONS,  # softmax divides: correctly rounded, as the template builds it (2.5 ULPs otherwise)
     )
     group_length = math.prod(layout.sizes[kept_rank:])
     return LoweredOperator(spec, layout, group_length, profile)

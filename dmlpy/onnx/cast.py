@@ -17,6 +17,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression
 from dmlpy.graph.operators import BUILDERS
 from dmlpy.onnx.elements import BOOL_HELD_AS, expressed, onnx_element_type, value_type
+from dmlpy.ops._types import FLOATS_AND_FLOAT64
 
 CAST_OPS = ("Cast", "CastLike")
 
@@ -41,7 +42,7 @@ def cast_node(x: Expression, input_is_boolean: bool, target: int, where: str) ->
     if target == onnx.TensorProto.BOOL:
         if input_is_boolean:
             return expressed(where, BUILDERS["identity"], x)
-        zero = 0.0 if x.data_type in (TensorDataType.FLOAT32, TensorDataType.FLOAT16, TensorDataType.FLOAT64) else 0
+        zero = 0.0 if x.data_type in FLOATS_AND_FLOAT64 else 0
         equal = expressed(where, BUILDERS["equals"], x, zero, dtype=BOOL_HELD_AS)
         return expressed(where, BUILDERS["logical_not"], equal)
     return expressed(where, BUILDERS["cast"], x, data_type)

@@ -19,7 +19,7 @@ from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._types import FLOATS, SIGNED_8_32
+from dmlpy.ops._types import FLOATS_AND_FLOAT64, SIGNED
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
@@ -166,13 +166,12 @@ def lowered_operator(node: onnx.NodeProto, opset: int, data_type: TensorDataType
             )
     elif node.op_type == "BitShift":
         raise InvalidArgumentError(f"{where}: attribute 'direction' is missing; BitShift takes 'LEFT' or 'RIGHT'")
-    floats = FLOATS | {TensorDataType.FLOAT64}
-    if node.op_type == "Mod" and value == 0 and data_type in floats and opset < FLOAT_FLOOR_MOD_OPSET:
+    if node.op_type == "Mod" and value == 0 and data_type in FLOATS_AND_FLOAT64 and opset < FLOAT_FLOOR_MOD_OPSET:
         raise InvalidArgumentError(
             f"{where}: fmod 0 with {onnx_name(data_type)} inputs; before opset {FLOAT_FLOOR_MOD_OPSET} Mod takes "
             "floating-point inputs only with fmod 1 (fmod 0 on floats, the floored remainder, is Mod-28's)"
         )
-    if node.op_type == "BitShift" and data_type in SIGNED_8_32 | {TensorDataType.INT64}:
+    if node.op_type == "BitShift" and data_type in SIGNED:
         raise NodeRefused(
             f"{where}: its inputs are {onnx_name(data_type)}; DirectML's BIT_SHIFT_LEFT and BIT_SHIFT_RIGHT take "
             "unsigned types only (UINT8 to UINT64, shifted logically), and ONNX shifts a signed value right "

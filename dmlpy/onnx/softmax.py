@@ -8,7 +8,7 @@ of those axes is the first of the flattened row)."""
 
 from __future__ import annotations
 
-from dmlpy.onnx.elements import NodeRefused
+from dmlpy.errors import InvalidArgumentError
 
 SOFTMAX_OPS = ("Softmax", "LogSoftmax", "Hardmax")
 ONE_AXIS_OPSET = 13
@@ -23,6 +23,8 @@ def softmax_axes(opset: int, attributes: dict[str, int], rank: int, where: str) 
     one_axis = opset >= ONE_AXIS_OPSET
     axis = attributes.get("axis", -1 if one_axis else 1)
     if not -rank <= axis < rank:
-        raise NodeRefused(f"{where}: axis {axis} is out of range for an input of rank {rank} ({-rank} to {rank - 1})")
+        raise InvalidArgumentError(
+            f"{where}: axis {axis} is out of range for an input of rank {rank} ({-rank} to {rank - 1})"
+        )
     first = axis % rank
     return (first,) if one_axis else tuple(range(first, rank))

@@ -14,16 +14,9 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.ops._types import FLOATS
-from dmlpy.ops.activation_piecewise import ActivationDesc, activation_table
-from dmlpy.support import TypesRow
+from dmlpy.ops.activation_piecewise import ActivationDesc, activation_table, floats_since
 
 L = FeatureLevel
-
-
-def _since(level: FeatureLevel) -> tuple[TypesRow, ...]:
-    """The one table of a newer page: FLOAT32 and FLOAT16, 1 to 8 dimensions, from ``level``."""
-    return ((level, (1, 8), FLOATS),)
 
 
 class ActivationEluOperatorDesc(ActivationDesc):
@@ -44,7 +37,7 @@ class ActivationCeluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_CELU_OPERATOR_DESC: OutputTensor = max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1))."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_CELU
-    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_3_0))
+    SUPPORT = activation_table(OPERATOR_TYPE, floats_since(L.FL_3_0))
     FUNCTION, BUILDER_NAME, PARAMETERS = "celu", "activation_celu", ("alpha",)
     FLOAT32_ULPS = 8
     ONNX_OPS = ("Celu",)
@@ -149,7 +142,7 @@ class ActivationGeluOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_GELU_OPERATOR_DESC: OutputTensor = 0.5 * x * (1 + erf(x / sqrt(2))), the exact (erf) form."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_GELU
-    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_5_1))
+    SUPPORT = activation_table(OPERATOR_TYPE, floats_since(L.FL_5_1))
     FUNCTION, BUILDER_NAME = "gelu", "activation_gelu"
     FLOAT32_ULPS = 34
     ONNX_OPS = ("Gelu",)
@@ -159,7 +152,7 @@ class ActivationSwishOperatorDesc(ActivationDesc):
     """DML_ACTIVATION_SWISH_OPERATOR_DESC: OutputTensor = x * sigmoid(SigmoidInputScale * x)."""
 
     OPERATOR_TYPE = OperatorType.ACTIVATION_SWISH
-    SUPPORT = activation_table(OPERATOR_TYPE, _since(L.FL_6_2))
+    SUPPORT = activation_table(OPERATOR_TYPE, floats_since(L.FL_6_2))
     FUNCTION, BUILDER_NAME, PARAMETERS = "swish", "activation_swish", ("sigmoid_input_scale",)
     FLOAT32_ULPS = 24
     BUILDER_DEFAULTS: ClassVar[dict[str, Any]] = {"sigmoid_input_scale": 1.0}

@@ -36,6 +36,11 @@ RELU_ROWS = (*FLOAT_ROWS, (L.FL_5_1, (1, 8), FLOATS | SIGNED))
 """RELU's and PARAMETERIZED_RELU's: the signed integers too from 5_1."""
 
 
+def floats_since(level: FeatureLevel) -> tuple[TypesRow, ...]:
+    """The one table of a newer activation's page: FLOAT32 and FLOAT16, 1 to 8 dimensions, from ``level``."""
+    return ((level, (1, 8), FLOATS),)
+
+
 class ActivationDesc(UnaryElementWiseDesc):
     """Base of the one-input activations: OutputTensor = ``<FUNCTION>_<T>(x, parameters...)``, its parameters the
     descriptor's PARAMETERS fields (C FLOATs) in C order."""

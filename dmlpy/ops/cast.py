@@ -5,7 +5,8 @@ Microsoft's page documents no conversion rule; dmlpy's are Direct3D's, which Dir
 754's and C's, each with its source in ``opencl/elementwise_ops.h``'s "cast" section: a float to an integer toward
 zero, saturated, NaN to 0; an integer to a narrower one wrapping modulo 2^width; anything to a float to nearest,
 ties to even, overflowing to infinity; widening exact. A cast from or to FLOAT64 runs on the encodings in integer
-arithmetic (no device needs cl_khr_fp64), in a kernel of its own in graphs; the others fuse.
+arithmetic (no device needs cl_khr_fp64; ``opencl/double_bits.h``), in a kernel of its own in graphs, as does a
+FLOAT16 to FLOAT16 copy (which keeps a signalling NaN); the others fuse.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pydantic import Field
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.kernels.elementwise import bits_type
-from dmlpy.ops._types import EVERY_TYPE, FLOATS, INTEGERS_8_16, INTEGERS_64
+from dmlpy.ops._types import EVERY_TYPE, FLOATS, INPUT_OUTPUT, INTEGERS_8_16, INTEGERS_64, SIGNED
 from dmlpy.ops._unary import UnaryElementWiseDesc, register
-from dmlpy.support import SupportRow, SupportTable
+from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
 
 T, L = TensorDataType, FeatureLevel
@@ -27,25 +28,18 @@ _TYPES_1_0 = FLOATS | INTEGERS_8_16
 _TYPES_3_0 = _TYPES_1_0 | {T.INT32, T.UINT32} | INTEGERS_64
 
 
-def _row(level: FeatureLevel, dimensions: tuple[int, int], types: frozenset[TensorDataType]) -> SupportRow:
-    return SupportRow(level, dimensions, {"InputTensor": types, "OutputTensor": types})
-
-
-def _signed(data_type: TensorDataType) -> bool:
-    return DATA_TYPES[data_type].numpy.kind == "i"
-
-
 class CastOperatorDesc(UnaryElementWiseDesc):
     """DML_CAST_OPERATOR_DESC: OutputTensor = InputTensor converted to OutputTensor's DataType."""
 
     OPERATOR_TYPE = OperatorType.CAST
-    SUPPORT = SupportTable(
+    SUPPORT = SupportTable.same_types(
         OPERATOR_TYPE,
-        rows=(
-            _row(L.FL_1_0, (4, 4), _TYPES_1_0),
-            _row(L.FL_3_0, (4, 4), _TYPES_3_0),
-            _row(L.FL_3_1, (1, 8), _TYPES_3_0),
-            _row(L.FL_4_1, (1, 8), EVERY_TYPE),
+        INPUT_OUTPUT,
+        (
+            (L.FL_1_0, (4, 4), _TYPES_1_0),
+            (L.FL_3_0, (4, 4), _TYPES_3_0),
+            (L.FL_3_1, (1, 8), _TYPES_3_0),
+            (L.FL_4_1, (1, 8), EVERY_TYPE),
         ),
     )
     SUPPORTS_IN_PLACE = False  # the page says nothing of it, and the two types may differ in width
@@ -102,10 +96,13 @@ class CastOperatorDesc(UnaryElementWiseDesc):
     def explain_lines(self) -> list[str]:
         source, target = self.types()
         if T.FLOAT64 in (source, target):
-            how = "on the encodings in integer arithmetic (every tensor bound as unsigned bits, no cl_khr_fp64)"
-        else:
-            how = "through the element-wise template"
-        return [f"{source.name} -> {target.name} {how} (opencl/elementwise_ops.h, section cast)"]
+            return [
+                f"{source.name} -> {target.name} on the encodings in integer arithmetic (every tensor bound as "
+                "unsigned bits, no cl_khr_fp64; opencl/double_bits.h)"
+            ]
+        return [
+            f"{source.name} -> {target.name} through the element-wise template (opencl/elementwise_ops.h, section cast)"
+        ]
 
 
 def _from_double_bits(d: str, target: TensorDataType) -> str:
@@ -116,7 +113,7 @@ def _from_double_bits(d: str, target: TensorDataType) -> str:
         return f"half_value_bits(half_value(as_float(double_bits_to_float_bits({d}, true))))"
     width = DATA_TYPES[target].bits
     bits = bits_type(target).register
-    if _signed(target):
+    if target in SIGNED:
         return f"as_{bits}(({register(target)})double_bits_to_signed({d}, {width}u))"
     return f"({bits})double_bits_to_unsigned({d}, {width}u)"
 
@@ -127,6 +124,6 @@ def _to_double_bits(x: str, source: TensorDataType) -> str:
         return f"float_bits_to_double_bits({x})"
     if source == T.FLOAT16:
         return f"float_bits_to_double_bits(as_uint(half_bits_to_float({x})))"
-    if _signed(source):
+    if source in SIGNED:
         return f"signed_to_double_bits(as_{register(source)}({x}))"
     return f"unsigned_to_double_bits({x})"

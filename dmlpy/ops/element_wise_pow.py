@@ -22,17 +22,15 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32
 from dmlpy.ops._unary import ScaleBias, ScaledUnaryDesc, float_literal, float_math_support, register
-from dmlpy.support import SupportRow, SupportTable
+from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
 
 L = FeatureLevel
 _TENSORS = ("InputTensor", "ExponentTensor", "OutputTensor")
-_POW_SUPPORT = SupportTable(
+_POW_SUPPORT = SupportTable.same_types(
     OperatorType.ELEMENT_WISE_POW,
-    rows=(
-        SupportRow(L.FL_1_0, (4, 4), dict.fromkeys(_TENSORS, FLOATS)),
-        SupportRow(L.FL_3_0, (1, 8), dict.fromkeys(_TENSORS, FLOATS | INTEGERS_8_32)),
-    ),
+    _TENSORS,
+    ((L.FL_1_0, (4, 4), FLOATS), (L.FL_3_0, (1, 8), FLOATS | INTEGERS_8_32)),
 )
 
 

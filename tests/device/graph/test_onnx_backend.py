@@ -546,7 +546,7 @@ def test_softmax_before_opset_13_reduces_the_rows_of_the_coerced_2d_input() -> N
     before axis, those from it on], and reduce each row: the "1" forms along every axis from ``axis`` on, within the
     operator's bound of the rows' float64 reference of the coerced rows (Hardmax exactly: a row's first maximum is
     the first in row-major order of those axes). onnx.reference implements opset 13's one axis only, so it is no
-    oracle here. An axis out of range is refused."""
+    oracle here. An axis out of range is a malformed model (InvalidArgumentError, not a refusal)."""
     F = onnx.TensorProto.FLOAT
     x = np.round(np.random.default_rng(5).standard_normal((2, 3, 4)) * 4).astype(np.float32)  # ties for Hardmax
     case = Case({"input_tensor": F32, "output_tensor": F32})
@@ -566,7 +566,7 @@ def test_softmax_before_opset_13_reduces_the_rows_of_the_coerced_2d_input() -> N
     node = onnx.helper.make_node("Softmax", ["x"], ["y"], axis=3)
     graph = onnx.helper.make_graph([node], "g", [_tensor("x", F, [2, 3, 4])], [_tensor("y", F, [2, 3, 4])])
     model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 11)])
-    with pytest.raises(NodeRefused, match=r"axis 3 is out of range for an input of rank 3 \(-3 to 2\)"):
+    with pytest.raises(dml.InvalidArgumentError, match=r"axis 3 is out of range for an input of rank 3 \(-3 to 2\)"):
         DmlBackend.prepare(model).run([x])
 
 
