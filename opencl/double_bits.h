@@ -12,7 +12,7 @@
 
 #define DOUBLE_FRACTION 0x000fffffffffffffUL
 
-inline ulong round_shift(ulong m, uint shift, bool to_odd)
+static inline ulong round_shift(ulong m, uint shift, bool to_odd)
 {
     const ulong kept = m >> shift, dropped = m & ((1UL << shift) - 1UL), midpoint = 1UL << (shift - 1u);
     if (to_odd)
@@ -23,7 +23,7 @@ inline ulong round_shift(ulong m, uint shift, bool to_odd)
 // A FLOAT64's bits to the nearest float's (or rounded to odd): a normal double is m * 2^(e - 1075) with m of 53
 // bits; the float keeps 24, fewer below 2^-126 (float subnormals), none below 2^-150. Adding the rounded m (hidden
 // bit included) to the exponent field minus one lets a carry step the exponent, into infinity at the top.
-inline uint double_bits_to_float_bits(ulong d, bool to_odd)
+static inline uint double_bits_to_float_bits(ulong d, bool to_odd)
 {
     const uint sign = (uint)(d >> 32) & 0x80000000u, e = (uint)(d >> 52) & 0x7ffu;
     const ulong fraction = d & DOUBLE_FRACTION;
@@ -40,7 +40,7 @@ inline uint double_bits_to_float_bits(ulong d, bool to_odd)
 }
 
 // A float's bits to the FLOAT64 of the same value, exactly; a NaN quieted, sign and payload kept.
-inline ulong float_bits_to_double_bits(uint f)
+static inline ulong float_bits_to_double_bits(uint f)
 {
     const ulong sign = (ulong)(f & 0x80000000u) << 32;
     const uint e = (f >> 23) & 0xffu, fraction = f & 0x7fffffu;
@@ -56,7 +56,7 @@ inline ulong float_bits_to_double_bits(uint f)
 
 // An unsigned 64-bit integer to the nearest FLOAT64's bits (ties to even), as the exponent field plus the
 // rounded significand, its hidden bit carrying into the exponent.
-inline ulong unsigned_to_double_bits(ulong m)
+static inline ulong unsigned_to_double_bits(ulong m)
 {
     if (m == 0UL)
         return 0UL;
@@ -65,7 +65,7 @@ inline ulong unsigned_to_double_bits(ulong m)
         return ((ulong)(top + 1023u) << 52) | ((m << (52u - top)) & DOUBLE_FRACTION);
     return ((ulong)(top + 1022u) << 52) + round_shift(m, top - 52u, false);
 }
-inline ulong signed_to_double_bits(long x)
+static inline ulong signed_to_double_bits(long x)
 {
     const ulong magnitude = x < 0L ? 0UL - (ulong)x : (ulong)x;
     return (x < 0L ? 0x8000000000000000UL : 0UL) | unsigned_to_double_bits(magnitude);
@@ -73,14 +73,14 @@ inline ulong signed_to_double_bits(long x)
 
 // A FLOAT64's bits to an integer of `width` bits, D3D's rule: |x| truncated (saturated at 2^64 - 1), then the sign
 // and the type's range; NaN gives 0.
-inline ulong double_bits_truncated_magnitude(ulong d)
+static inline ulong double_bits_truncated_magnitude(ulong d)
 {
     const int e = (int)((d >> 52) & 0x7ffUL) - 1023;
     const ulong m = (d & DOUBLE_FRACTION) | (1UL << 52);
     return e < 0 ? 0UL : e > 63 ? ~0UL : e <= 52 ? m >> (52 - e) : m << (e - 52);
 }
-inline bool double_bits_is_nan(ulong d) { return (d & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL; }
-inline long double_bits_to_signed(ulong d, uint width)
+static inline bool double_bits_is_nan(ulong d) { return (d & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL; }
+static inline long double_bits_to_signed(ulong d, uint width)
 {
     const ulong high = (1UL << (width - 1u)) - 1UL, magnitude = double_bits_truncated_magnitude(d);
     if (double_bits_is_nan(d))
@@ -89,7 +89,7 @@ inline long double_bits_to_signed(ulong d, uint width)
         return magnitude > high ? -(long)high - 1L : -(long)magnitude;
     return magnitude > high ? (long)high : (long)magnitude;
 }
-inline ulong double_bits_to_unsigned(ulong d, uint width)
+static inline ulong double_bits_to_unsigned(ulong d, uint width)
 {
     const ulong high = width == 64u ? ~0UL : (1UL << width) - 1UL, magnitude = double_bits_truncated_magnitude(d);
     return (double_bits_is_nan(d) || (d >> 63) != 0UL) ? 0UL : min(magnitude, high);

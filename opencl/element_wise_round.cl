@@ -114,7 +114,7 @@ DEFINE_ROUND_TOWARD_ZERO_SMALL(compute_vector_t, CONCAT(convert_int, VECTOR_WIDT
 // vstore_half(N) lose a half NaN's payload, so a NaN element is copied as its raw bits, quieted
 // (elementwise_ops.h's QUIET_NAN_BITS), instead of converted and rounded. A vector holding a NaN
 // (any(isnan(...)): one compare and a branch not taken on NaN-free data) goes element by element.
-inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+static inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
     const float x = LOAD(from, input);
     if (DML_KEEP_NAN_BITS && isnan(x))
@@ -124,7 +124,7 @@ inline void round_element(__global const storage_t *input, ulong from, __global 
 }
 
 // VECTOR_WIDTH consecutive elements from input[from] to output[to].
-inline void round_vector(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+static inline void round_vector(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
     const compute_vector_t x = LOAD_VECTOR(0, input + from);
     if (DML_KEEP_NAN_BITS && any(isnan(x))) {
@@ -142,7 +142,7 @@ inline void round_vector(__global const storage_t *input, ulong from, __global s
 // cache line read or written is used whole. A tile holding a NaN goes element by element (round_element).
 #define TILE_COLUMN(k) (float8)(rows[0].s##k, rows[1].s##k, rows[2].s##k, rows[3].s##k, \
                                 rows[4].s##k, rows[5].s##k, rows[6].s##k, rows[7].s##k)
-inline void round_tile(__global const storage_t *input, ulong from, ulong from_row, __global storage_t *output,
+static inline void round_tile(__global const storage_t *input, ulong from, ulong from_row, __global storage_t *output,
                        ulong to, ulong to_row)
 {
     // Unrolled, the eight rows stay in registers: 0.5 -> 0.7-0.9x the copy kernel (float32, 16M elements).
@@ -175,7 +175,7 @@ inline void round_tile(__global const storage_t *input, ulong from, ulong from_r
 // The tiles of a transpose: the tensors' last two dimensions cut into 8 x 8 tiles (partial ones at the edges go
 // element by element), the outer dimensions iterated around them. Work-item g of G takes tiles
 // [T * g / G, T * (g + 1) / G) of all T, which covers every tile whatever the launch's size.
-inline void round_tiles(__global const storage_t *input, ulong input_offset, __global storage_t *output,
+static inline void round_tiles(__global const storage_t *input, ulong input_offset, __global storage_t *output,
                         ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                         uint8 output_strides)
 {

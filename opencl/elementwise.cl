@@ -118,14 +118,14 @@
 #define STORE_PAIR(k) (tensor##k[(ROW_START(k) >> 1) + pair] = nibbles##k)
 #endif
 
-inline uchar uint4_at(__global const uchar *bytes, ulong at)
+static inline uchar uint4_at(__global const uchar *bytes, ulong at)
 {
     return (bytes[at >> 1] >> ((at & 1) * 4)) & 0x0f;
 }
 
 // The nibble's bit 3 is the sign: flipping it and subtracting 8 maps 8..15 to -8..-1 and keeps 0..7, with no
 // implementation-defined narrowing.
-inline char int4_at(__global const uchar *bytes, ulong at)
+static inline char int4_at(__global const uchar *bytes, ulong at)
 {
     return (char)((uint4_at(bytes, at) ^ 8) - 8);
 }
@@ -133,7 +133,7 @@ inline char int4_at(__global const uchar *bytes, ulong at)
 // Storing a nibble writes its whole byte: the even element writes it with a zero high nibble, the odd one that
 // follows in the same work-item (NIBBLE_PAIRS) reads it back and adds its own. So no work-item ever writes a
 // byte another one writes, and an odd element count leaves the last byte's high nibble 0.
-inline void store_nibble(__global uchar *bytes, ulong at, uchar value)
+static inline void store_nibble(__global uchar *bytes, ulong at, uchar value)
 {
     __global uchar *byte = bytes + (at >> 1);
     *byte = (at & 1) ? (uchar)((*byte & 0x0f) | (value << 4)) : (uchar)(value & 0x0f);

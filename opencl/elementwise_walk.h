@@ -76,7 +76,7 @@ typedef struct {
 } walk_t;
 
 // Position the walk on `element`: its coordinates and its offset in each tensor.
-inline void walk_seek(walk_t *w, ulong element)
+static inline void walk_seek(walk_t *w, ulong element)
 {
     for (int t = 0; t < TENSOR_COUNT; ++t)
         w->at[t] = w->base[t];
@@ -98,7 +98,7 @@ inline void walk_seek(walk_t *w, ulong element)
 }
 
 // Position the walk on `first`, keeping the sizes, strides and offsets for later steps.
-inline void walk_start(walk_t *w, ulong first, uint8 sizes, const uint8 *strides, const ulong *offsets)
+static inline void walk_start(walk_t *w, ulong first, uint8 sizes, const uint8 *strides, const ulong *offsets)
 {
     vstore8(sizes, 0, w->size);
     for (int t = 0; t < TENSOR_COUNT; ++t) {
@@ -109,7 +109,7 @@ inline void walk_start(walk_t *w, ulong first, uint8 sizes, const uint8 *strides
 }
 
 // Step to the next element like an odometer: the last coordinate moves and carries into earlier ones.
-inline void walk_next(walk_t *w)
+static inline void walk_next(walk_t *w)
 {
     for (int d = RANK - 1; d >= 0; --d) {
         for (int t = 0; t < TENSOR_COUNT; ++t)
@@ -123,7 +123,7 @@ inline void walk_next(walk_t *w)
 }
 
 // This work-item's first element (false when it has none).
-inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 *strides, const ulong *offsets)
+static inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 *strides, const ulong *offsets)
 {
 #if GRID_STRIDE
     w->element = get_global_id(0) * (ulong)(NIBBLE_PAIRS + 1);
@@ -139,7 +139,7 @@ inline bool walk_begin(walk_t *w, ulong element_count, uint8 sizes, const uint8 
 }
 
 // This work-item's next element (false after its last).
-inline bool walk_advance(walk_t *w)
+static inline bool walk_advance(walk_t *w)
 {
 #if GRID_STRIDE
 #if NIBBLE_PAIRS

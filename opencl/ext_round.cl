@@ -67,7 +67,7 @@ typedef ELEMENT_T storage_t;
 #include "elementwise_ops.h"
 
 // input[from] rounded into output[to].
-inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
+static inline void round_element(__global const storage_t *input, ulong from, __global storage_t *output, ulong to)
 {
 #if STORAGE == 5
     output[to] = input[from];

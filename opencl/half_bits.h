@@ -16,7 +16,7 @@
 // half's magnitude is off by exactly 2^-112 (subnormal halves land on float subnormals, which the product makes
 // normal): one multiplication by 2^112, exact. Infinities and NaN get the float's all-ones exponent instead,
 // payload kept (a signalling NaN stays one, as vload_half's does).
-inline float half_bits_to_float(ushort bits)
+static inline float half_bits_to_float(ushort bits)
 {
     const uint magnitude = bits & 0x7fffu;
     const float finite = as_float(magnitude << 13) * 0x1p112f;
@@ -30,7 +30,7 @@ inline float half_bits_to_float(ushort bits)
 // puts the half's last place at the sum's last bit, so the float addition itself rounds, ties to even, and
 // subtracting 0.5 again is exact. Above, adding 0xfff plus the kept mantissa's lowest bit to the 13 bits a
 // half drops, then clearing them, is rounding to nearest, ties to even (a carry runs into the exponent).
-inline float half_value(float value)
+static inline float half_value(float value)
 {
     const uint bits = as_uint(value);
     const uint magnitude = bits & 0x7fffffffu;
@@ -46,7 +46,7 @@ inline float half_value(float value)
 // The bits of a float that holds a half's value (a rounded half, or half_value's result): the product by
 // 2^-112 is exact and leaves the half's bits 13 places up. Infinity as itself, NaN as IEEE conversion gives
 // it: the sign, the quiet bit and the top ten payload bits (half_store.h uses this for NaN).
-inline ushort half_value_bits(float value)
+static inline ushort half_value_bits(float value)
 {
     const uint bits = as_uint(value);
     const uint magnitude = bits & 0x7fffffffu;

@@ -9,7 +9,7 @@
 
 #include "half_bits.h"
 
-inline void store_half(float value, ulong index, __global half *p)
+static inline void store_half(float value, ulong index, __global half *p)
 {
     if (isnan(value)) {
         ((__global ushort *)p)[index] = half_value_bits(value);

@@ -68,7 +68,7 @@ typedef struct {
     uint coordinate[REDUCED_RANK];
 } Cursor;
 
-inline Cursor cursor_at(ulong input, ulong output)
+static inline Cursor cursor_at(ulong input, ulong output)
 {
     Cursor cursor;
     cursor.input = input;
@@ -80,7 +80,7 @@ inline Cursor cursor_at(ulong input, ulong output)
 }
 
 // Steps to the next element of the group; size and strides are the reduced dimensions'.
-inline void cursor_next(Cursor *cursor, const uint *size, const uint *input_stride, const uint *output_stride)
+static inline void cursor_next(Cursor *cursor, const uint *size, const uint *input_stride, const uint *output_stride)
 {
     for (int d = REDUCED_RANK - 1; d >= 0; --d) {
         cursor->input += input_stride[d];
@@ -96,7 +96,7 @@ inline void cursor_next(Cursor *cursor, const uint *size, const uint *input_stri
 
 // x - maximum as hi + lo exactly (Knuth's TwoSum, which needs no ordering of the operands). Where hi is not
 // finite (x is -inf, or the difference overflows), exp(hi) is 0 and lo is 0.
-inline float2 exact_difference(float x, float maximum)
+static inline float2 exact_difference(float x, float maximum)
 {
     const float negated = -maximum;
     const float hi = x + negated;
@@ -107,7 +107,7 @@ inline float2 exact_difference(float x, float maximum)
 }
 
 // exp(hi + lo) = exp(hi) * exp(lo), and exp(lo) = 1 + lo within lo^2 / 2 (|lo| <= 2^-18 wherever exp(hi) is not 0).
-inline float exp_of(float2 difference)
+static inline float exp_of(float2 difference)
 {
     const float e = exp(difference.x);
     return fma(e, difference.y, e);
