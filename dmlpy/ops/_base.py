@@ -129,10 +129,10 @@ class OperatorDescBase(DmlModel):
     """The ONNX op types the ONNX backend lowers to this operator (``Round``); empty where none."""
     FLOAT32_ULPS: ClassVar[int] = 0
     """How far a FLOAT32 result may lie from the exact one, in float32 ULPs: 0 where it is exact or correctly
-    rounded (every operator but the unary math ones and SOFTMAX and LOG_SOFTMAX), else the OpenCL specification's
-    bound for the built-in that computes it (EXP 3, ...), or for SOFTMAX and LOG_SOFTMAX the largest error measured
-    on the devices tested, rounded up (docs and the tests' tolerances read it). A FLOAT16 result is then correctly
-    rounded, or within one ULP of half precision."""
+    rounded (every operator but those an OpenCL built-in computes), else the OpenCL specification's bound for the
+    built-in (EXP 3, ...), carried through the rest of the operator's formula where it has one (the exponential and
+    softmax activations, POW: derived in their docs pages, never a measured maximum; docs and the tests'
+    tolerances read it). A FLOAT16 result is then correctly rounded, or within one ULP of half precision."""
     BARE_FORM: ClassVar[bool] = True
     """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
     for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
