@@ -27,9 +27,9 @@ per-tensor (0 strides), as in a quantized network.
     per core    elements per second per compute unit of the kernel time: the bound of an operator that
                 computation bounds
     in cache    the kernel's time per element at the full size over its time per element at a 16th of the size
-                (1M elements: its tensors in the last-level cache), launched in turn with the two others: near 1
-                (or below), memory's speed plays no part and computation bounds the operator; well above 1,
-                memory does
+                (1M elements: its tensors in the last-level cache), launched in turn with the two others: near 1,
+                memory's speed plays no part and computation bounds the operator. Read for rows below 0.9 only:
+                a memory-bound kernel's 1M launch is short enough for launch costs to blur it
 
 Operators with rows elsewhere: ELSEWHERE. Timings are never asserted by the test suite;
 tests/device/artefacts/test_bench_operators_smoke.py runs ``--quick``.
