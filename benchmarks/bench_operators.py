@@ -1,12 +1,12 @@
 """Every operator of dmlpy's table that the other benchmarks leave out (issue 31's speed point: CAST, POW and
 CONSTANT_POW, the comparisons and logic, IS_NAN and IS_INFINITY, the signs, clamps and their gradients, the bit
-operators, MODULUS, IF, ATAN_YX, QUANTIZED_LINEAR_ADD, ADD1, CEIL, FLOOR, the activations, the softmax family
-along an axis, the extensions), each alone on packed tensors at FLOAT32 and its natural integer type, against a
+operators, MODULUS, IF, ATAN_YX, QUANTIZED_LINEAR_ADD, ADD1, IDENTITY, CEIL, FLOOR, the activations, the softmax
+family along an axis, the extensions), each alone on packed tensors at FLOAT32 and its natural integer type, against a
 copy kernel of its bytes.
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/bench_operators.py --json /tmp/operators.json     # 16M elements, 10-20 minutes
+    .venv/bin/python benchmarks/bench_operators.py --json /tmp/operators.json     # 16M elements, about 7 minutes
     .venv/bin/python benchmarks/bench_operators.py --only CAST,ELEMENT_WISE_POW    # some operators
     .venv/bin/python benchmarks/bench_operators.py --quick                        # a smoke run: 64K elements
 
@@ -14,9 +14,9 @@ Each row is one operator at one set of tensor types, through the object model on
 (bench_engine.Bound), on dmlpy's default device and launch profile, built by the operator test table's own
 ``descriptor`` from the row's first case with a FLOAT32 tensor (tests/helpers/operators.py; the softmax family's
 along its last axis), and from that case with its FLOAT32 tensors made INT32, where the operator takes INT32, as
-the natural integer row; an operator with no FLOAT32 case (the logical operators, the
-shifts, QUANTIZED_LINEAR_ADD) runs its own integer case, and CAST the issue's six pairs. Scales and zero points are
-per-tensor (0 strides), as in a quantized network.
+the natural integer row; an operator with no FLOAT32 case (the logical operators, the shifts, QUANTIZED_LINEAR_ADD)
+runs its own integer case, and CAST the issue's six pairs. Scales and zero points are per-tensor (0 strides), as
+in a quantized network.
 
     kernel      the dispatch's own time on a profiling queue (bench_graph.py's span), median of 15, taking turns
                 with the copy kernel
@@ -139,6 +139,7 @@ def build(row: OperatorRow, case: Case, sizes: tuple[int, ...]) -> OperatorDescB
 
 
 def accepted(dml_: Dml, row: OperatorRow, case: Case) -> bool:
+    """Whether the device creates the operator at ``case``'s types (its support table allows them)."""
     try:
         dml_.device.create_operator(build(row, case, (64,)))
     except DmlError:
