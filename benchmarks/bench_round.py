@@ -267,9 +267,10 @@ __kernel void copy16(__global const ushort *restrict src, __global ushort *restr
 
 
 class Dml:
-    """dmlpy's two paths: the object model on pre-bound device buffers, and dml.round on NumPy arrays."""
+    """dmlpy's two paths: the object model on pre-bound device buffers, and dml.round on NumPy arrays; devices
+    that take dmlpy's extension operators too where ``extensions``."""
 
-    def __init__(self, device_index: int | None) -> None:
+    def __init__(self, device_index: int | None, *, extensions: bool = False) -> None:
         import pyopencl as cl
 
         import dmlpy as dml
@@ -282,8 +283,10 @@ class Dml:
         # up to a quarter of a strided kernel's time) for the kernels' own times from their events.
         context = cl.Context([entry.cl_device])
         profiling = cl.command_queue_properties.PROFILING_ENABLE
-        self.device = dml.create_device(cl_queue=cl.CommandQueue(context))
-        self.profiled = dml.create_device(cl_queue=cl.CommandQueue(context, properties=profiling))
+        self.device = dml.create_device(cl_queue=cl.CommandQueue(context), extensions=extensions)
+        self.profiled = dml.create_device(
+            cl_queue=cl.CommandQueue(context, properties=profiling), extensions=extensions
+        )
         self.copy_program = cl.Program(self.device.context, COPY_KERNELS).build()
         self.copy_kernels = {2: cl.Kernel(self.copy_program, "copy16"), 4: cl.Kernel(self.copy_program, "copy32")}
 
