@@ -73,16 +73,25 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
 
 
 Share = tuple[int, int] | None
-"""(k, n): the k-th of n shares of the sampled rows (those whose turn is k modulo n), or None for all of them."""
+"""(k, n): the k-th of n shares (by default of the sampled rows, those whose turn is k modulo n; with
+--every-layout of every row's cases, those whose place in EVERY_CASE is k modulo n), or None for all of them."""
+EVERY_CASE = [(row.name, case.id) for row in ROWS for case in row.cases_run(True)]
+"""Every case of the table in order, as --every-layout's shares count them."""
 
 
 def cases_of(row: OperatorRow, every_layout: bool, share: Share = None) -> tuple[Case, ...]:
-    """The cases a pass takes: every one with --every-layout; by default a sampled row's one, its turn in the
-    rotation of its default cases (a family's operators build one kernel shape, and each case run under Oclgrind
-    takes seconds), and with a ``share`` only if the row is in it; a row that is not sampled all its default
-    cases."""
+    """The cases a pass takes: with --every-layout every one or, with a ``share``, every ``n``-th of the table's
+    cases from the ``k``-th (the sweep runs in pieces, each within a subprocess's timeout); by default a sampled
+    row's one, its turn in the rotation of its default cases (a family's operators build one kernel shape, and
+    each case run under Oclgrind takes seconds), and with a ``share`` only if the row is in it; a row that is not
+    sampled all its default cases."""
     cases = row.cases_run(every_layout)
-    if every_layout or not row.sampled:
+    if every_layout:
+        if share is None:
+            return cases
+        k, n = share
+        return tuple(case for case in cases if EVERY_CASE.index((row.name, case.id)) % n == k)
+    if not row.sampled:
         return cases
     turn = [r.name for r in ROWS if r.sampled].index(row.name)
     if share is None:
@@ -181,6 +190,6 @@ if __name__ == "__main__":
         main(
             run_all,
             flags=[("--every-layout", "every layout class of helpers.layouts but the large one")],
-            options=[("--share", "K/N: the K-th of N shares of the sampled rows (default: all of them)")],
+            options=[("--share", "K/N: the K-th of N shares of the rows or cases (default: all of them)")],
         )
     )

@@ -16,8 +16,8 @@ tests/helpers/oclgrind_passes.py):
   the memory pass only (the script's UNINITIALIZED_PLUGIN says why).
 
 ``--run-slow`` adds the same passes over every layout class of helpers.layouts but the large one (ranks 1 to 8,
-the tiled transposes, offsets). A negative control proves the reports are seen. Without Oclgrind the tests
-skip, except under CI=true.
+the tiled transposes, offsets), every case of every row, in eight pieces a pass. A negative control proves the
+reports are seen. Without Oclgrind the tests skip, except under CI=true.
 """
 
 from __future__ import annotations
@@ -38,12 +38,20 @@ PASSES = pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", 
 """The every-layout sweep's (--run-slow) and the negative control's parametrizations."""
 
 
+EVERY_LAYOUT_SHARES = 8
+"""The every-layout sweep in pieces of every 8th case, each a subprocess of a few minutes under Oclgrind (the
+whole sweep, about 15,000 runs a pass, outlasts any one subprocess's timeout)."""
+
+
 def run_rows(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, every_layout: bool
+    run_oclgrind_script: Any,
+    tmp_path: Path,
+    profile: str,
+    uninitialized: bool,
+    every_layout: bool,
+    share: tuple[int, int] | None,
 ) -> dict[str, Any]:
-    index = None if every_layout else default_share(profile, uninitialized)
-    share = None if index is None else (index, len(DEFAULT_PASSES))
-    flags = ("--every-layout",) if every_layout else ("--share", f"{share[0]}/{share[1]}") if share else ()
+    flags = (("--every-layout",) if every_layout else ()) + (("--share", f"{share[0]}/{share[1]}") if share else ())
     summary, errors = run_oclgrind_script(
         SCRIPT,
         "--launch-profile",
@@ -51,7 +59,7 @@ def run_rows(
         *flags,
         tmp_path=tmp_path,
         uninitialized=uninitialized,
-        timeout=600,
+        timeout=1200,
         **({} if uninitialized else {"OCLGRIND_DATA_RACES": "1"}),
     )
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
@@ -83,17 +91,20 @@ def test_the_default_passes_share_the_sampled_rows_between_them() -> None:
 def test_every_row_runs_clean_and_right(
     run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
 ) -> None:
-    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, every_layout=False)
+    index = default_share(profile, uninitialized)
+    share = None if index is None else (index, len(DEFAULT_PASSES))
+    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, False, share)
     tally["oclgrind operator-table runs"] += summary["variants"]
 
 
 @pytest.mark.slow
 @PROFILES
 @PASSES
+@pytest.mark.parametrize("piece", range(EVERY_LAYOUT_SHARES))
 def test_every_row_in_every_layout_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, piece: int, tally: Any
 ) -> None:
-    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, every_layout=True)
+    summary = run_rows(run_oclgrind_script, tmp_path, profile, uninitialized, True, (piece, EVERY_LAYOUT_SHARES))
     tally["oclgrind operator-table runs (every layout)"] += summary["variants"]
 
 

@@ -60,7 +60,7 @@ def assert_same(row: OperatorRow, got: Array, want: Array, inputs: Array, case: 
     ``x * Scale + Bias`` first: IEEE 754 fixes neither the sign nor the payload of a NaN that arithmetic returns
     (an NVIDIA H100 returns one canonical NaN, x86 the operand's), as docs/operators/element_wise_identity.md says
     of ScaleBias."""
-    bound = row.ulps(got.dtype)
+    bound = row.ulps(got.dtype, case)
     if bound:  # want: the exact float64 value
         wrong = within_ulps(got, want, bound)
         assert wrong.size == 0, f"more than {bound} ULPs off: " + describe(wrong, inputs, got, want.astype(got.dtype))

@@ -1,9 +1,10 @@
-"""The operator-table row of ELEMENT_WISE_ADD1: a + b, then each fusible piecewise activation.
+"""The operator-table row of ELEMENT_WISE_ADD1: a + b, then each fusible activation.
 
 Reference: ADD's, a + b in float32 rounded once to the output's type (as ADD stores it), then the activation's own
-row reference (tests/helpers/rows_activations.py) with the parameters its row runs with, so a result equals ADD then
-the activation node by node. A default run takes FLOAT32 without an activation and FLOAT16 with LEAKY_RELU; every
-other activation and type with --run-slow."""
+row reference (tests/helpers/rows_activations.py, rows_exponential.py) with the parameters its row runs with, so a
+result equals ADD then the activation node by node: bit for bit for a piecewise activation, within the exponential
+activation's own ULPs of the exact value for the others (``float32_ulps_of``). A default run takes FLOAT32 without
+an activation and FLOAT16 with LEAKY_RELU; every other activation and type with --run-slow."""
 
 from __future__ import annotations
 
@@ -15,11 +16,20 @@ import numpy as np
 import dmlpy as dml
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers.row_model import F16, F32, Array, Case, OperatorRow, other_values
-from tests.helpers.rows_activations import PARAMETERS, ROWS_ACTIVATIONS
+from tests.helpers.rows_activations import PARAMETERS as PIECEWISE_PARAMETERS
+from tests.helpers.rows_activations import ROWS_ACTIVATIONS
+from tests.helpers.rows_exponential import PARAMETERS as EXPONENTIAL_PARAMETERS
+from tests.helpers.rows_exponential import ROWS_EXPONENTIAL
 
 ADD1 = dml.ElementWiseAdd1OperatorDesc
-FUSIBLE_ROWS = {row.desc: row for row in ROWS_ACTIVATIONS if row.desc in dml.FusedActivation.ACTIVATIONS.values()}
-"""The piecewise activations' rows whose activation DirectML fuses."""
+FUSIBLE_ROWS = {
+    row.desc: row
+    for row in (*ROWS_ACTIVATIONS, *ROWS_EXPONENTIAL)
+    if row.desc in dml.FusedActivation.ACTIVATIONS.values()
+}
+"""The activations' rows whose activation DirectML fuses."""
+PARAMETERS = {**PIECEWISE_PARAMETERS, **EXPONENTIAL_PARAMETERS}
+"""The parameters each activation's row runs with."""
 
 
 def fused(desc: type[OperatorDescBase], **fields: float) -> dml.FusedActivation:
@@ -45,18 +55,24 @@ def add1_reference(a: Array, b: Array, fused_activation: dml.FusedActivation | N
     return FUSIBLE_ROWS[activation].reference({"input_tensor": total}, case)
 
 
+def add1_float32_ulps(case: Case) -> int:
+    """The bound of ``case``'s fused activation (0 without one: ADD is exact)."""
+    fused_activation = case.options.get("fused_activation")
+    return 0 if fused_activation is None else activation_of(fused_activation).FLOAT32_ULPS
+
+
 def _reference(inputs: Mapping[str, Array], case: Case) -> Array:
     return add1_reference(inputs["a_tensor"], inputs["b_tensor"], case.options.get("fused_activation"))
 
 
-def _case(dtype: np.dtype[Any], fused_activation: dml.FusedActivation | None) -> Case:
+def add1_case(dtype: np.dtype[Any], fused_activation: dml.FusedActivation | None) -> Case:
     options = {} if fused_activation is None else {"fused_activation": fused_activation}
     return Case(dict.fromkeys(("a_tensor", "b_tensor", "output_tensor"), dtype), options)
 
 
 _ACTIVATIONS = [None, *(fused(desc, **PARAMETERS.get(desc, {})) for desc in FUSIBLE_ROWS)]
-_CASES = tuple(_case(dtype, f) for f in _ACTIVATIONS for dtype in (F32, F16))
-_DEFAULT = {_case(F32, None).id, _case(F16, fused(dml.ActivationLeakyReluOperatorDesc, alpha=0.01)).id}
+_CASES = tuple(add1_case(dtype, f) for f in _ACTIVATIONS for dtype in (F32, F16))
+_DEFAULT = {add1_case(F32, None).id, add1_case(F16, fused(dml.ActivationLeakyReluOperatorDesc, alpha=0.01)).id}
 ROW_ADD1 = OperatorRow(
     ADD1,
     _CASES,
@@ -65,4 +81,5 @@ ROW_ADD1 = OperatorRow(
     sampled=True,
     slow_cases=frozenset(case.id for case in _CASES) - _DEFAULT,
     nan="any",  # a NaN result is arithmetic's (ADD's), as the binary rows say
+    float32_ulps_of=add1_float32_ulps,
 )
