@@ -67,7 +67,9 @@ static inline ulong unsigned_to_double_bits(ulong m)
 }
 static inline ulong signed_to_double_bits(long x)
 {
-    const ulong magnitude = x < 0L ? 0UL - (ulong)x : (ulong)x;
+    // |x| as the smaller of x and 0 - x as unsigned (2^63 for LONG_MIN): the select x < 0 ? 0 - x : x would be
+    // llvm.abs after clang's optimisation, which Oclgrind cannot run (elementwise_ops.h's integer ABS says more).
+    const ulong magnitude = min((ulong)x, 0UL - (ulong)x);
     return (x < 0L ? 0x8000000000000000UL : 0UL) | unsigned_to_double_bits(magnitude);
 }
 
