@@ -65,11 +65,11 @@ static inline ulong unsigned_to_double_bits(ulong m)
         return ((ulong)(top + 1023u) << 52) | ((m << (52u - top)) & DOUBLE_FRACTION);
     return ((ulong)(top + 1022u) << 52) + round_shift(m, top - 52u, false);
 }
-// abs() (|LONG_MIN| is 2^63 as a ulong), not x < 0 ? 0 - x : x: clang turns that select into llvm.abs.i64, which
-// Oclgrind cannot run ("Undefined external function"), as elementwise_ops.h's integer ABS says.
 static inline ulong signed_to_double_bits(long x)
 {
-    const ulong magnitude = abs(x);
+    // |x| as the smaller of x and 0 - x as unsigned (2^63 for LONG_MIN): the select x < 0 ? 0 - x : x would be
+    // llvm.abs after clang's optimisation, which Oclgrind cannot run (elementwise_ops.h's integer ABS says more).
+    const ulong magnitude = min((ulong)x, 0UL - (ulong)x);
     return (x < 0L ? 0x8000000000000000UL : 0UL) | unsigned_to_double_bits(magnitude);
 }
 
