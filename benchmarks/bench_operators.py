@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers, after PYTHONPATH
 from bench_engine import Bound
 from bench_math import run_meta
 from bench_round import RESULTS_DIR, Dml, event_timings, parse_size
