@@ -2,7 +2,7 @@
 
 Without ScaleBias every supported type is copied bit for bit (NaN payloads, signalling NaNs and -0 included) in
 every layout class of helpers.layouts, every byte of the output buffer outside the tensor unchanged: the Identity
-row of tests/device/test_operator_rows.py; here, the copies' special cases (NaNs through a transpose, ranks).
+row of tests/device/test_operator_rows_layouts.py; here, the copies' special cases (NaNs through a transpose, ranks).
 
 With ScaleBias the reference is NumPy float32 arithmetic, step by step: ``p = np.float32(x) * np.float32(scale)``
 then ``p + np.float32(bias)``, each rounded to float32 (no fused multiply-add: the kernel turns FP_CONTRACT off).
@@ -126,7 +126,7 @@ def test_a_copy_compiles_without_scale_bias_in_every_layout(
     dev: Any, data_type: dml.TensorDataType, layout: str
 ) -> None:
     """(The copy's values in every layout, bit for bit, with the bytes around the tensor unchanged, are the
-    Identity row of tests/device/test_operator_rows.py.)"""
+    Identity row of tests/device/test_operator_rows_layouts.py.)"""
     compiled = dev.compile_operator(
         dev.create_operator(identity_desc(data_type, LAYOUTS[layout])), dml.ExecutionFlags.NONE
     )
