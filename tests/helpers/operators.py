@@ -2,10 +2,10 @@
 its one independent NumPy reference and the values its tensors other than InputTensor take.
 
 The rows drive tests/unit/test_operator_table.py (the support tables against Microsoft's, through
-``tests/data/directml-elementwise``) and tests/device/test_operator_rows_values.py, _layouts.py (in place too) and
-_graphs.py (alone against one-node and fused graphs). Adding an operator means adding its row here (and its reference, where no
-oracle has it yet); tests/unit/test_operator_table.py fails while an operator of ``dmlpy.ops.OPERATORS`` has
-none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
+``tests/data/directml-elementwise``) and tests/device/test_operator_rows_values.py, _layouts.py (in place too)
+and _graphs.py (alone against one-node and fused graphs). Adding an operator means adding its row here (and its
+reference, where no oracle has it yet); tests/unit/test_operator_table.py fails while an operator of
+``dmlpy.ops.OPERATORS`` has none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
 
     OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil))
 
