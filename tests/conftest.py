@@ -36,20 +36,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without --run-slow, the long sweeps are deselected (not skipped: a skipped test still costs a run and a
+    report to pytest-xdist's controller); the terminal summary says how many."""
     if config.getoption("--run-slow"):
         return
-    skip = pytest.mark.skip(reason="long sweep: run with --run-slow")
-    for item in items:
-        if "slow" in item.keywords or (item.get_closest_marker("one_profile") and _under_gpu_profile(item)):
-            item.add_marker(skip)
+    long_sweeps = [item for item in items if _long_sweep(item)]
+    if long_sweeps:
+        config.hook.pytest_deselected(items=long_sweeps)
+        leaving = set(long_sweeps)
+        items[:] = [item for item in items if item not in leaving]
+    DESELECTED.append(len(long_sweeps))
 
 
-def _under_gpu_profile(item: pytest.Item) -> bool:
-    """Whether ``item`` runs on the ``device`` fixture under the "gpu" launch profile. The family edge tests check
-    values whose kernels the operator rows run in both shapes: each program they build is a compile per device,
-    so by default they take the "cpu" profile only (``one_profile``)."""
+def _long_sweep(item: pytest.Item) -> bool:
+    """Whether a default run leaves ``item`` to --run-slow: marked slow, or marked ``one_profile`` and run on the
+    ``device`` fixture under another launch profile than the mark names ("cpu" unless it names one). The family
+    edge tests check values whose kernels the operator rows run in both shapes, and a sampled row of the operator
+    table takes one profile per case: each program they build is a compile per device."""
+    if "slow" in item.keywords:
+        return True
+    marker = item.get_closest_marker("one_profile")
     callspec = getattr(item, "callspec", None)
-    return callspec is not None and "device" in callspec.params and callspec.params["device"][1] == "gpu"
+    if marker is None or callspec is None or "device" not in callspec.params:
+        return False
+    return bool(callspec.params["device"][1] != (marker.args[0] if marker.args else "cpu"))
+
+
+DESELECTED: list[int] = []
+"""How many long-sweep tests this process's collection deselected (each pytest-xdist worker collects all)."""
 
 
 COUNTS: Counter[str] = Counter()
@@ -65,14 +79,18 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # a pytest-xdist worker: the controller adds its counts to its own
         workeroutput["counts"] = dict(COUNTS)
+        workeroutput["deselected"] = DESELECTED
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on the controller
 def pytest_testnodedown(node: Any, error: Any) -> None:
     COUNTS.update(getattr(node, "workeroutput", {}).get("counts", {}))
+    DESELECTED.extend(getattr(node, "workeroutput", {}).get("deselected", []))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if max(DESELECTED, default=0):
+        terminalreporter.write_line(f"{max(DESELECTED)} long-sweep cases deselected: run with --run-slow")
     if COUNTS:
         terminalreporter.section("counts (cases compared, fuzz examples, threads x calls, Oclgrind variants)")
         for name, value in sorted(COUNTS.items()):

@@ -5,7 +5,7 @@ helpers.layouts but the large one) through the object model, each buffer exactly
 and the output left unwritten (tests/helpers/oclgrind_driver.py), and for a DirectML operator the fused chain
 (neighbour -> operator -> neighbour, tests/helpers/row_runs.py) against the operator alone.
 
-Results are compared with the row's reference as tests/device/test_operator_rows.py compares them (the value
+Results are compared with the row's reference as tests/device/test_operator_rows_*.py compare them (the value
 sets are the same, drawn by the same seeds: NaNs, infinities, subnormals, every integer).
 
 Started by test_operator_rows_oclgrind.py in a subprocess whose only OpenCL platform is Oclgrind. Prints one

@@ -2,10 +2,10 @@
 its one independent NumPy reference and the values its tensors other than InputTensor take.
 
 The rows drive tests/unit/test_operator_table.py (the support tables against Microsoft's, through
-``tests/data/directml-elementwise``) and tests/device/test_operator_rows.py (values, layouts, in place, alone
-against one-node and fused graphs). Adding an operator means adding its row here (and its reference, where no
-oracle has it yet); tests/unit/test_operator_table.py fails while an operator of ``dmlpy.ops.OPERATORS`` has
-none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
+``tests/data/directml-elementwise``) and tests/device/test_operator_rows_values.py, _layouts.py (in place too)
+and _graphs.py (alone against one-node and fused graphs). Adding an operator means adding its row here (and its
+reference, where no oracle has it yet); tests/unit/test_operator_table.py fails while an operator of
+``dmlpy.ops.OPERATORS`` has none. A unary operator with an optional ScaleBias, such as ELEMENT_WISE_CEIL, is one row::
 
     OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil))
 
@@ -342,6 +342,22 @@ EXT_ROUND_KINDS = (
     (np.dtype(np.uint64), "NEAREST_UPWARD"),
 )
 """The extension Round's cases: every storage class of its kernel, the floats in two modes each."""
+EXT_ROUND_CASES = tuple(
+    Case({"input_tensor": dtype, "output_tensor": dtype}, {"rounding_mode": ExtRoundingMode[mode]})
+    for dtype, mode in EXT_ROUND_KINDS
+)
+ROUND_CASES = unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode))
+
+
+def first_of_each_type(cases: tuple[Case, ...]) -> frozenset[str]:
+    """The first case of each input type: a row's ``every_layout_cases`` where its modes are compiled into one
+    walk per storage class (tests/device/round and tests/device/extensions test every mode's values)."""
+    firsts: dict[np.dtype[Any], str] = {}
+    for case in cases:
+        firsts.setdefault(case.dtypes["input_tensor"], case.id)
+    return frozenset(firsts.values())
+
+
 FRACTION_ORACLE_SLOW = ("packed_large",)
 """99,330 elements take the Fraction oracle about 5 s; the value tests already run 65,536+ packed elements."""
 QUANTIZE_PARAMETERS: Mapping[str, Parameter] = {"scale_tensor": scales, "zero_point_tensor": zero_points}
@@ -351,7 +367,10 @@ ROWS: tuple[OperatorRow, ...] = (
     OperatorRow(dml.ElementWiseCeilOperatorDesc, float_cases(), unary_reference(np.ceil), sampled=True),
     OperatorRow(dml.ElementWiseFloorOperatorDesc, float_cases(), unary_reference(np.floor), sampled=True),
     OperatorRow(
-        dml.ElementWiseRoundOperatorDesc, unary_cases((F32, F16), "rounding_mode", tuple(dml.RoundingMode)), _round
+        dml.ElementWiseRoundOperatorDesc,
+        ROUND_CASES,
+        _round,
+        every_layout_cases=first_of_each_type(ROUND_CASES),
     ),
     *(math_row(desc, function) for desc, function in MATH_FUNCTIONS.items()),
     OperatorRow(
@@ -400,11 +419,9 @@ ROWS: tuple[OperatorRow, ...] = (
     ROW_QUANTIZED_LINEAR_ADD,
     OperatorRow(
         dml.extensions.ExtElementWiseRoundOperatorDesc,
-        tuple(
-            Case({"input_tensor": dtype, "output_tensor": dtype}, {"rounding_mode": ExtRoundingMode[mode]})
-            for dtype, mode in EXT_ROUND_KINDS
-        ),
+        EXT_ROUND_CASES,
         _ext_round,
+        every_layout_cases=first_of_each_type(EXT_ROUND_CASES),
     ),
     OperatorRow(
         dml.extensions.ExtElementWiseQuantizeLinearOperatorDesc,
@@ -418,8 +435,10 @@ ROWS: tuple[OperatorRow, ...] = (
     ),
 )
 """Every operator dmlpy implements, one row each (tests/unit/test_operator_table.py checks none is missing). Every
-layout runs by default for IDENTITY (the element-wise template's walk at every type), ROUND (its own kernel) and the
-extensions (theirs); the other rows, the template with another expression, are ``sampled``."""
+layout runs by default for the rows that are not ``sampled``: IDENTITY (the element-wise template's walk at every
+type) and the operators with kernels of their own (of ROUND and the extension Round, each storage class in every
+layout and their other modes one layout per case: ``every_layout_cases``); the other rows, the template with another
+expression, are ``sampled``."""
 
 
 def row_of(desc: type[OperatorDescBase]) -> OperatorRow:
@@ -444,3 +463,13 @@ def sampled_layout(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
     if not row.sampled:
         return names
     return [names[SAMPLED_CASES.index((row.name, case.id)) % len(names)]]
+
+
+def default_layouts(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
+    """The layouts of ``names`` the default run of the device tests gives ``case``: ``sampled_layout``'s, but
+    for a row with ``every_layout_cases`` one per case outside them, spread over ``names`` (the Oclgrind pass
+    runs few small layouts, and keeps ``sampled_layout``'s)."""
+    if row.every_layout_cases is None or case.id in row.every_layout_cases:
+        return sampled_layout(row, case, names)
+    others = [c.id for c in row.cases if c.id not in row.every_layout_cases]
+    return [names[others.index(case.id) * len(names) // len(others)]]

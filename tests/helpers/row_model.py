@@ -88,6 +88,12 @@ class OperatorRow:
     across the sampled rows, every layout with --run-slow. For a row that lowers as another does (the element-wise
     template with another expression, whose every layout IDENTITY's row runs at every type): its values and
     graphs are tested in full."""
+    every_layout_cases: frozenset[str] | None = None
+    """For a row with a kernel of its own whose cases differ by a compiled-in mode (ROUND, the extension Round):
+    the cases (by id) whose layout tests run every layout by default, one per storage class of the kernel (the
+    walk over a layout depends on the element's storage, not on the mode); the row's other cases take one layout
+    each by default, every layout with --run-slow. None: every case runs every layout (one, for a ``sampled``
+    row)."""
     slow_cases: frozenset[str] = frozenset()
     """Cases (by id) a default run leaves to --run-slow, values, layouts and graphs alike: where a family's cases
     are many (the binary operators at every integer width), each program costs a compile on every device, and the

@@ -1,6 +1,7 @@
-"""What the table-driven tests share (tests/device/test_operator_rows.py and the Oclgrind pass,
-tests/device/oclgrind_operator_rows.py): a case's tensor values, its strides in a layout, the comparison with
-the row's reference, and the fused chain that runs an operator between two neighbours in one kernel."""
+"""What the table-driven tests share (tests/device/test_operator_rows_values.py, _layouts.py, _graphs.py and the
+Oclgrind pass, tests/device/oclgrind_operator_rows.py): a case's tensor values, its strides in a layout, the
+device it runs on, the reference's output (kept per inputs), the comparison with it, and the fused chain that runs
+an operator between two neighbours in one kernel."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 import dmlpy as dml
 from dmlpy.graph.fusion import fuses
@@ -37,6 +39,31 @@ def fills(row: OperatorRow, case: Case) -> dict[str, Callable[[int], Array]]:
         if name in case.dtypes:
             values[name] = lambda count, p=parameter, d=case.dtypes[name], r=rng: p(d, count, r)
     return values
+
+
+_EXPECTED: dict[tuple[str, str, tuple[int, ...], bytes], Array] = {}
+
+
+def expected(row: OperatorRow, case: Case, inputs: Mapping[str, Array]) -> Array:
+    """The reference's output for ``inputs`` in their shape; kept per input bytes (and, for a row that reduces
+    groups, shape), so the second launch profile (and a layout that reads the same elements) does not recompute
+    an exact but slow oracle."""
+    flat = b"".join(np.ascontiguousarray(array).tobytes() for array in inputs.values())
+    shape = inputs[row.first].shape if row.reduction is not None else ()
+    key = (row.name, case.id, shape, flat)
+    if key not in _EXPECTED:
+        _EXPECTED[key] = row.reference_in_shape(inputs, case)
+    return _EXPECTED[key].reshape(inputs[row.first].shape)
+
+
+def skip_without_fp64(device: Any, case: Case) -> None:
+    if any(d == np.float64 for d in case.dtypes.values()) and "cl_khr_fp64" not in device.cl_device.extensions:
+        pytest.skip(f"{device.name} has no cl_khr_fp64")
+
+
+def device_for(row: OperatorRow, request: pytest.FixtureRequest) -> Any:
+    """The ``device`` fixture's device, or for an extension row ``ext_device`` (tests/device/conftest.py)."""
+    return request.getfixturevalue("ext_device" if row.desc.is_extension() else "device")
 
 
 def layout_strides(row: OperatorRow, case: Case, layout: Mapping[str, Any]) -> dict[str, tuple[int, ...] | None]:

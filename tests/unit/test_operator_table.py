@@ -25,6 +25,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops import OPERATORS
+from dmlpy.ops._base import OperatorDescBase
 from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.operators import ROWS, OperatorRow, descriptor
 
@@ -81,17 +82,31 @@ def options_for(row: OperatorRow, output: dml.TensorDataType | None) -> dict[str
 
 def validator(row: OperatorRow) -> Any:
     """check_support.py's ``validate(op, level, tensor_types, dims)`` for ``row``: dml.validate's verdict on the
-    row's descriptor with those types, every tensor of ``dims`` dimensions."""
+    row's descriptor with those types, every tensor of ``dims`` dimensions. The script asks for each types and
+    dims at every feature level, so each descriptor is built once (None where building it fails: at any level)
+    and validated at each level."""
     fields = {row.alias(name): name for name in row.tensors()}
+    built: dict[tuple[tuple[str, str | None], ...], OperatorDescBase | None] = {}
 
-    def validate(op: str, level: str, tensor_types: dict[str, str | None], dims: int) -> bool:
-        assert op == row.directml_name
+    def build(tensor_types: dict[str, str | None], dims: int) -> OperatorDescBase | None:
         sizes = (2, 1, 3, 1, 2, 1, 2, 1, 1)[:dims]
         if row.reduction is not None:  # leading 1s: the older softmax forms take an effective rank of 2 at most
             sizes = ((1,) * 8 + (2, 3))[-dims:]
         types = {fields[c]: None if t is None else dml.TensorDataType[t] for c, t in tensor_types.items()}
         try:
-            desc = descriptor(row, sizes, types, **options_for(row, types.get(row.output)))
+            return descriptor(row, sizes, types, **options_for(row, types.get(row.output)))
+        except dml.DmlError:
+            return None
+
+    def validate(op: str, level: str, tensor_types: dict[str, str | None], dims: int) -> bool:
+        assert op == row.directml_name
+        key = (*sorted(tensor_types.items()), ("dims", str(dims)))
+        if key not in built:
+            built[key] = build(tensor_types, dims)
+        desc = built[key]
+        if desc is None:
+            return False
+        try:
             dml.validate(desc, dml.FeatureLevel.parse(f"DML_FEATURE_LEVEL_{level}"))
         except dml.DmlError:
             return False

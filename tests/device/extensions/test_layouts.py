@@ -1,6 +1,7 @@
 """DMLPY_EXT_ELEMENT_WISE_ROUND's layout refusals. (Its values in every layout class, through DirectML's object
 model, with the whole output buffer checked byte for byte, are the extension Round row of
-tests/device/test_operator_rows.py: every storage class of the kernel, the floats in two modes each.)"""
+tests/device/test_operator_rows_layouts.py: every storage class of the kernel in every layout, the floats' second
+mode in one layout each by default, in every layout with --run-slow.)"""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import pytest
 import dmlpy as dml
 from tests.helpers.object_model import initialize
 from tests.helpers.object_model import run_graph as run
+from tests.helpers.pairwise import pairwise_params
 from tests.helpers.references import round_reference
 
 T = dml.TensorDataType
@@ -71,14 +72,22 @@ def qdq_graph(
     return g, y
 
 
-@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.name)
-@pytest.mark.parametrize("real", [T.FLOAT32, T.FLOAT16], ids=["float32", "float16"])
-@pytest.mark.parametrize("data", [T.INT8, T.UINT8], ids=["int8", "uint8"])
-@pytest.mark.parametrize("per_axis", [False, True], ids=["per-tensor", "per-axis"])
-@pytest.mark.parametrize("zero_point", [True, False], ids=["zero-point", "no-zero-point"])
+@pytest.mark.parametrize(
+    ("zero_point", "per_axis", "data", "real", "mode"),
+    pairwise_params(
+        ([True, False], ["zero-point", "no-zero-point"]),
+        ([False, True], ["per-tensor", "per-axis"]),
+        ([T.INT8, T.UINT8], ["int8", "uint8"]),
+        ([T.FLOAT32, T.FLOAT16], ["float32", "float16"]),
+        (MODES, [m.name for m in MODES]),
+    ),
+)
 def test_dequantize_round_quantize_fused_equals_one_by_one_and_numpy(
     device: Any, mode: dml.RoundingMode, real: T, data: T, per_axis: bool, zero_point: bool
 ) -> None:
+    """By default the combinations of mode, real type, data type, per-axis and zero point in which every pair of
+    two choices' values occurs (tests/helpers/pairwise.py: 8 of 48), under both launch profiles; the other 40
+    with --run-slow."""
     rng = np.random.default_rng(int(mode) * 7 + (real == T.FLOAT16) * 3 + per_axis)
     data_type = np.dtype(np.int8 if data == T.INT8 else np.uint8)
     real_type = np.dtype(np.float32 if real == T.FLOAT32 else np.float16)

@@ -2,7 +2,7 @@
 
 Without ScaleBias every supported type is copied bit for bit (NaN payloads, signalling NaNs and -0 included) in
 every layout class of helpers.layouts, every byte of the output buffer outside the tensor unchanged: the Identity
-row of tests/device/test_operator_rows.py; here, the copies' special cases (NaNs through a transpose, ranks).
+row of tests/device/test_operator_rows_layouts.py; here, the copies' special cases (NaNs through a transpose, ranks).
 
 With ScaleBias the reference is NumPy float32 arithmetic, step by step: ``p = np.float32(x) * np.float32(scale)``
 then ``p + np.float32(bias)``, each rounded to float32 (no fused multiply-add: the kernel turns FP_CONTRACT off).
@@ -23,6 +23,7 @@ import dmlpy as dml
 from dmlpy.dtypes import element_size_in_bits
 from tests.helpers.layouts import LAYOUTS, S4, padded, permuted, pick
 from tests.helpers.object_model import compile_and_initialize, run_unary
+from tests.helpers.pairwise import pairwise_params
 
 T = dml.TensorDataType
 # Written out by hand (not dmlpy.dtypes, which is under test).
@@ -126,7 +127,7 @@ def test_a_copy_compiles_without_scale_bias_in_every_layout(
     dev: Any, data_type: dml.TensorDataType, layout: str
 ) -> None:
     """(The copy's values in every layout, bit for bit, with the bytes around the tensor unchanged, are the
-    Identity row of tests/device/test_operator_rows.py.)"""
+    Identity row of tests/device/test_operator_rows_layouts.py.)"""
     compiled = dev.compile_operator(
         dev.create_operator(identity_desc(data_type, LAYOUTS[layout])), dml.ExecutionFlags.NONE
     )
@@ -215,12 +216,20 @@ SCALE_BIAS_LAYOUTS = pick(
 )  # fmt: skip
 
 
-@pytest.mark.parametrize("layout", list(SCALE_BIAS_LAYOUTS), ids=list(SCALE_BIAS_LAYOUTS))
-@pytest.mark.parametrize("values", list(SCALE_BIAS_VALUES), ids=list(SCALE_BIAS_VALUES))
-@pytest.mark.parametrize("data_type", SCALE_BIAS_TYPES, ids=_type_id)
+@pytest.mark.parametrize(
+    ("data_type", "values", "layout"),
+    pairwise_params(
+        (SCALE_BIAS_TYPES, [_type_id(t) for t in SCALE_BIAS_TYPES]),
+        (list(SCALE_BIAS_VALUES), list(SCALE_BIAS_VALUES)),
+        (list(SCALE_BIAS_LAYOUTS), list(SCALE_BIAS_LAYOUTS)),
+    ),
+)
 def test_scale_bias_against_numpy_float32(
     dev: Any, data_type: dml.TensorDataType, values: str, layout: str, tally: Any
 ) -> None:
+    """By default the combinations of type, Scale and Bias and layout in which every pair of two choices' values
+    occurs (tests/helpers/pairwise.py: every type with every Scale and Bias, each in several layouts), the rest of
+    the grid with --run-slow; the operator rows run the copy's every layout at every type."""
     case, scale_bias = SCALE_BIAS_LAYOUTS[layout], SCALE_BIAS_VALUES[values]
     dtype = NUMPY[data_type]
     run = run_unary(

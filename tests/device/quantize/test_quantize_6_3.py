@@ -22,6 +22,7 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.dtypes import INTEGER_DTYPES_32
 from tests.helpers.object_model import run_operator
+from tests.helpers.pairwise import pairwise_params
 from tests.helpers.quantize_6_3 import (
     DTYPES,
     MIDPOINTS,
@@ -76,11 +77,19 @@ SCALES = np.array([0.37, 2.5, 1e-3, 3e-6, 1.0, 0.0625, 7.25, 0.1, 1e-4, 3.3, 0.5
 """Scale values, cycled: 3e-6 times a 4-bit value is a float16 subnormal."""
 
 
-@pytest.mark.parametrize("zero_point", [True, False], ids=["zero-point", "scale-only"])
-@pytest.mark.parametrize("scale_kind", SCALE_SIZES)
-@pytest.mark.parametrize("real", [T.FLOAT32, T.FLOAT16], ids=["float32", "float16"])
-@pytest.mark.parametrize("quantized", [T.INT4, T.UINT4], ids=["int4", "uint4"])
+@pytest.mark.parametrize(
+    ("quantized", "real", "scale_kind", "zero_point"),
+    pairwise_params(
+        ([T.INT4, T.UINT4], ["int4", "uint4"]),
+        ([T.FLOAT32, T.FLOAT16], ["float32", "float16"]),
+        (list(SCALE_SIZES), list(SCALE_SIZES)),
+        ([True, False], ["zero-point", "scale-only"]),
+    ),
+)
 def test_every_4_bit_value_dequantized(device: Any, quantized: T, real: T, scale_kind: str, zero_point: bool) -> None:
+    """By default the combinations of zero point, scale layout, real type and 4-bit type in which every pair of
+    two choices' values occurs (tests/helpers/pairwise.py: 7 of 24), under both launch profiles; the other 17
+    with --run-slow."""
     rng = np.random.default_rng(len(scale_kind) * 4 + zero_point * 2 + (real == T.FLOAT16))
     low = oracle.INTEGER_RANGES[NIBBLE_TYPES[quantized]][0]
     x = (np.arange(120) % 16 + low).reshape(SIZES)

@@ -1,7 +1,8 @@
 """Round through DirectML's object model (create_operator .. record_dispatch), checked byte for byte over the
 whole output buffer: the tensor's elements hold the oracle's results and every other byte is unchanged. NaN
 payloads in the layouts that store halves one at a time, every rank at DML_FEATURE_LEVEL_3_0, rank 4 only at
-2_1. (Every layout class in every mode and type: tests/device/test_operator_rows.py, the Round row.)"""
+2_1. (Every layout class at each type: tests/device/test_operator_rows_layouts.py, the Round row; in every mode
+with --run-slow.)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """An axis-reducing activation in a graph (docs/operators/activation_softmax.md): never element-wise, so the
 element-wise nodes before and after it fuse among themselves and it runs its own lowering as a step of its own
 (graph/fusion.py), which the graph's picture outlines. Planning is pure: no device. The values, bit for bit
-against the operator alone, are the operator rows' graph test (tests/device/test_operator_rows.py)."""
+against the operator alone, are the operator rows' graph test (tests/device/test_operator_rows_graphs.py)."""
 
 from __future__ import annotations
 
