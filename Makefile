@@ -47,11 +47,12 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 # Both cores (pytest-xdist), each test file on one worker (module fixtures and the Oclgrind suites stay whole, and a
-# file's programs are compiled once), the files with most tests first (xdist's default); the operator table is three
-# files so that the workers share it. --dist worksteal splits files: on the operator-table, round and quantize files
-# it took 10% longer and 12% more CPU (each worker compiling programs the other had compiled).
+# file's programs are compiled once), in tests/conftest.py's order (the Oclgrind suites, then the files with most
+# tests); the operator table is three files so that the workers share it. --dist worksteal splits files: on the
+# operator-table, round and quantize files it took 10% longer and 12% more CPU (each worker compiling programs the
+# other had compiled).
 unit: $(STAMP) $(OCLGRIND)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests
 
 test: lint typecheck docs unit
 

@@ -38,14 +38,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Without --run-slow, the long sweeps are deselected (not skipped: a skipped test still costs a run and a
     report to pytest-xdist's controller); the terminal summary says how many."""
-    if config.getoption("--run-slow"):
-        return
-    long_sweeps = [item for item in items if _long_sweep(item)]
-    if long_sweeps:
-        config.hook.pytest_deselected(items=long_sweeps)
-        leaving = set(long_sweeps)
-        items[:] = [item for item in items if item not in leaving]
-    DESELECTED.append(len(long_sweeps))
+    if not config.getoption("--run-slow"):
+        long_sweeps = [item for item in items if _long_sweep(item)]
+        if long_sweeps:
+            config.hook.pytest_deselected(items=long_sweeps)
+            leaving = set(long_sweeps)
+            items[:] = [item for item in items if item not in leaving]
+        DESELECTED.append(len(long_sweeps))
+    items[:] = _subprocess_suites_first(items)
+
+
+def _subprocess_suites_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files in the order `make unit` hands them to pytest-xdist's workers (--no-loadscope-reorder): the Oclgrind
+    suites first (few tests, each a subprocess of 20 to 60 s: last, one of them would keep one worker busy while the
+    other idles), then the others by their number of tests, most first (pytest-xdist's own order)."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(files, key=lambda path: ("oclgrind" not in path, -len(files[path])))
+    return [item for path in order for item in files[path]]
 
 
 def _long_sweep(item: pytest.Item) -> bool:
