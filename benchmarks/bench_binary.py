@@ -30,8 +30,6 @@ Timings are never asserted by the test suite; tests/device/artefacts/test_bench_
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import Bound
 from bench_math import chain_rows, run_meta
-from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size
+from bench_round import Dml, budget_for, event_timings, measure_together, parse_size, write_results
 
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 
@@ -193,9 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     chains = chain_rows(dml_, n, args.quick, {"five_ops": five_ops})
     chains += chain_rows(dml_, 4 * n, args.quick, {"qdq_add_relu6": qdq_add_relu6})
-    path = args.json or RESULTS_DIR / f"binary-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": meta, "operators": operators, "chains": chains}, indent=1))
+    path = write_results(args.json, "binary", {"meta": meta, "operators": operators, "chains": chains}, indent=1)
     print(f"\nresults: {path}")
     return 0
 

@@ -25,8 +25,6 @@ that no runtime always goes first.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import statistics
 import sys
 from collections.abc import Callable
@@ -37,7 +35,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_round import (  # bench_round lives beside this script, not in a package
-    RESULTS_DIR,
     Dml,
     budget_for,
     event_timings,
@@ -46,6 +43,7 @@ from bench_round import (  # bench_round lives beside this script, not in a pack
     measure_together,
     parse_size,
     size_label,
+    write_results,
 )
 
 MODE = "half_to_even"
@@ -145,10 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             f"  {figures['runtime']:44} {dml_us:7.1f} us {figures['device_array_us']:7.1f} us {bare_us:7.1f} us "
             f"{dml_us / bare_us:6.2f}x"
         )
-    path = args.json or RESULTS_DIR / f"cpu-runtimes-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"runtimes": [{"device": e.describe(), "platform_version": e.cl_device.platform.version} for e in entries]}
-    path.write_text(json.dumps({"meta": meta, "rows": rows, "latency": summary}, indent=1), encoding="utf-8")
+    path = write_results(args.json, "cpu-runtimes", {"meta": meta, "rows": rows, "latency": summary}, indent=1)
     print(f"JSON written to {path}")
     return 0
 

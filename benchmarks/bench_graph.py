@@ -31,8 +31,6 @@ onnxruntime and NumPy.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import platform
 import sys
 from pathlib import Path
@@ -42,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pyopencl as dml_cl
-from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size, size_label
+from bench_round import Dml, budget_for, event_timings, measure_together, parse_size, size_label, write_results
 
 CHANNELS = 64
 SCALES = np.linspace(0.02, 1.5, CHANNELS).astype(np.float32)
@@ -235,11 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             + "\n",
             flush=True,
         )
-    RESULTS_DIR.mkdir(exist_ok=True)
-    path = args.json or RESULTS_DIR / f"graph-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.write_text(
-        json.dumps({"size": n, "shape": shape, "device": dml_.device.name, "machine": platform.machine(), "rows": rows})
-    )
+    report = {"size": n, "shape": shape, "device": dml_.device.name, "machine": platform.machine(), "rows": rows}
+    path = write_results(args.json, "graph", report)
     print(f"results: {path}")
     return 0
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -55,7 +54,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers, after PYTHONPATH
 from bench_engine import Bound
-from bench_round import RESULTS_DIR, Dml, budget_for, event_timings, measure_together, parse_size, size_label
+from bench_round import Dml, budget_for, event_timings, measure_together, parse_size, size_label, write_results
 
 from dmlpy.kernels import opencl_source_dir
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
@@ -376,9 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     operators = operator_rows(dml_, n, args.dtypes.split(","), args.quick)
     print()
     chains = chain_rows(dml_, n, args.quick)
-    path = args.json or RESULTS_DIR / f"math-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": meta, "operators": operators, "chains": chains}, indent=1))
+    path = write_results(args.json, "math", {"meta": meta, "operators": operators, "chains": chains}, indent=1)
     print(f"\nresults: {path}")
     return 0
 

@@ -38,8 +38,6 @@ tests/device/artefacts/test_bench_operators_smoke.py runs ``--quick``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers, after PYTHONPATH
 from bench_engine import Bound
 from bench_math import run_meta
-from bench_round import RESULTS_DIR, Dml, event_timings, parse_size
+from bench_round import Dml, event_timings, parse_size, write_results
 
 from dmlpy.errors import DmlError
 from dmlpy.ops import (
@@ -269,9 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     only = None if args.only is None else set(args.only.split(","))
     rows = operator_rows(dml_, n, only, args.quick)
     elsewhere = {str(d.OPERATOR_TYPE.c_name): script for d, script in ELSEWHERE.items()}
-    path = args.json or RESULTS_DIR / f"operators-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": meta, "operators": rows, "elsewhere": elsewhere}, indent=1))
+    path = write_results(args.json, "operators", {"meta": meta, "operators": rows, "elsewhere": elsewhere}, indent=1)
     print(f"\nresults: {path}")
     return 0
 

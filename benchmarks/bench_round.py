@@ -89,6 +89,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 RESULTS_DIR = ROOT / "results"
+
+
+def write_results(path: Path | None, kind: str, report: dict[str, Any], **dump: Any) -> Path:
+    """``report`` as JSON at ``path``, or by default at results/<kind>-<time>.json (its folder made); where."""
+    path = path or RESULTS_DIR / f"{kind}-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, **dump), encoding="utf-8")
+    return path
+
+
 MODES = ("half_to_even", "toward_zero", "half_away_from_zero")
 LAYOUTS = ("packed", "inplace", "strided", "padded", "reversed", "broadcast")
 DTYPES = ("float32", "float16")
@@ -1132,9 +1142,7 @@ def main(argv: list[str] | None = None) -> int:
         "extras": extras,
         "targets": targets,
     }
-    path = args.json or RESULTS_DIR / f"round-{dt.datetime.now():%Y%m%d-%H%M%S}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    path = write_results(args.json, "round", report, indent=1, default=float)
     print(f"\n{len(rows)} rows in {meta['elapsed_s']:.0f} s; JSON written to {path}")
     return 0
 

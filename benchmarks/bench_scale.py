@@ -19,7 +19,6 @@ scratch array, so a failing device leaves ``y`` untouched) and into a new result
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_round import RESULTS_DIR, parse_size, size_label
+from bench_round import parse_size, size_label, write_results
 
 
 def _same(block: Any) -> Any:
@@ -122,9 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     split_n = parse_size("64K" if args.quick else args.split_size)
     print(f"Dask: {size_label(dask_n)} float32 in {args.chunks} chunks; sub-devices: {size_label(split_n)}\n")
     report = {"dask": dask_rows(dask_n, args.chunks, repeats), "sub_devices": sub_device_rows(split_n, repeats * 3)}
-    RESULTS_DIR.mkdir(exist_ok=True)
-    path = args.json or RESULTS_DIR / f"scale-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(json.dumps(report))
+    path = write_results(args.json, "scale", report)
     print(f"results: {path}")
     return 0
 
