@@ -77,6 +77,7 @@ SCALES = np.array([0.37, 2.5, 1e-3, 3e-6, 1.0, 0.0625, 7.25, 0.1, 1e-4, 3.3, 0.5
 """Scale values, cycled: 3e-6 times a 4-bit value is a float16 subnormal."""
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize(
     ("quantized", "real", "scale_kind", "zero_point"),
     pairwise_params(
@@ -157,6 +158,7 @@ def every_float16_parameters(out: T, zero_point: bool) -> tuple[Any, Any, Any]:
     return scale, zero, want
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize("zero_point", [True, False], ids=["zero-point", "scale-only"])
 @pytest.mark.parametrize("out", QUANTIZED, ids=lambda t: t.name.lower())
 def test_every_float16_quantized(device: Any, out: T, zero_point: bool) -> None:
@@ -177,6 +179,7 @@ def float32_case(out: T, scale_kind: str) -> tuple[Any, Any, Any, Any]:
     return x, scale, zero, quantize_reference(x, scale, zero, out)
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize("scale_kind", ["per-tensor", "per-axis", "blocked-2-axes"])  # one axis: every float16
 @pytest.mark.parametrize("out", QUANTIZED, ids=lambda t: t.name.lower())
 def test_float32_sweep_quantized(device: Any, out: T, scale_kind: str) -> None:
@@ -366,6 +369,7 @@ EXTREMES = [pytest.param(d, T.FLOAT32, id=f"{d.name}-float32") for d in INTEGER_
 """Every integer type into FLOAT32; the 32-bit ones, whose difference is taken in 64 bits, into FLOAT16 too."""
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize(("integer", "real"), EXTREMES)
 def test_element_wise_dequantize_linear_at_the_extremes(device: Any, integer: np.dtype[Any], real: T) -> None:
     low, high = oracle.INTEGER_RANGES[integer]

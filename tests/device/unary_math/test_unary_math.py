@@ -70,6 +70,7 @@ def test_every_operator_has_special_values() -> None:
     assert set(SPECIAL_VALUES) == {desc.FUNCTION for desc in MATH_OPERATORS}
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
 @pytest.mark.parametrize("desc", MATH_OPERATORS, ids=function_id)
 def test_special_values(device: Any, desc: type[UnaryMathDesc], data_type: T) -> None:
@@ -81,6 +82,7 @@ def test_special_values(device: Any, desc: type[UnaryMathDesc], data_type: T) ->
     assert_exactly(run.got, want, x)
 
 
+@pytest.mark.one_profile  # values, not launch shapes: the operator rows run both profiles
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
 def test_special_values_apply_to_the_scaled_value(device: Any, data_type: T) -> None:
     # Microsoft's LOG page: -INF where x * Scale + Bias is 0, NaN ("indefinite") where it is negative.
