@@ -40,7 +40,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import Bound
 from bench_math import chain_rows, run_meta
-from bench_round import Dml, budget_for, event_timings, measure_together, parse_size, write_results
+from bench_round import (
+    Dml,
+    budget_for,
+    event_timings,
+    measure_together,
+    parse_size,
+    print_memory_bound_count,
+    write_results,
+)
 
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 
@@ -107,8 +115,7 @@ def operator_rows(dml_: Dml, n: int, quick: bool) -> list[dict[str, Any]]:
                 f"numpy/dispatch {'-' if ratio is None else f'{ratio:.2f}x'}",
                 flush=True,
             )
-    met = sum(r["copy_over_kernel"] >= 0.9 for r in rows)
-    print(f"\ncopy/kernel >= 0.9 (the memory-bound target): {met} of {len(rows)} rows", flush=True)
+    print_memory_bound_count(rows)
     return rows
 
 

@@ -54,7 +54,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers, after PYTHONPATH
 from bench_engine import Bound
-from bench_round import Dml, budget_for, event_timings, measure_together, parse_size, size_label, write_results
+from bench_round import (
+    MEMORY_BOUND,
+    Dml,
+    budget_for,
+    event_timings,
+    measure_together,
+    parse_size,
+    print_memory_bound_count,
+    size_label,
+    write_results,
+)
 
 from dmlpy.kernels import opencl_source_dir
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
@@ -185,9 +195,8 @@ def operator_rows(dml_: Dml, n: int, dtypes: list[str], quick: bool) -> list[dic
                 f"numpy/dispatch {'-' if ratio is None else f'{ratio:.2f}x'}",
                 flush=True,
             )
-    met = [r for r in rows if r["copy_over_kernel"] >= 0.9]
-    rest = [r for r in rows if r["copy_over_kernel"] < 0.9]
-    print(f"\ncopy/kernel >= 0.9 (the memory-bound target): {len(met)} of {len(rows)} rows", flush=True)
+    rest = [r for r in rows if r["copy_over_kernel"] < MEMORY_BOUND]
+    print_memory_bound_count(rows)
     if rest:
         per_core = [r["elements_per_s_per_core"] / 1e9 for r in rest]
         gains = [r["kernel_over_lanes8"] for r in rest]

@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the repository root, for tests.helpers, after PYTHONPATH
 from bench_engine import Bound
 from bench_math import run_meta
-from bench_round import Dml, event_timings, parse_size, write_results
+from bench_round import Dml, event_timings, parse_size, print_memory_bound_count, write_results
 
 from dmlpy.errors import DmlError
 from dmlpy.ops import (
@@ -247,8 +247,7 @@ def operator_rows(dml_: Dml, n: int, only: set[str] | None, quick: bool) -> list
                 f"{result['elements_per_s_per_core'] / 1e6:7.0f} M/s/core  in cache {result['in_cache_gain']:4.2f}x",
                 flush=True,
             )
-    met = sum(r["copy_over_kernel"] >= 0.9 for r in results)
-    print(f"\ncopy/kernel >= 0.9 (the memory-bound target): {met} of {len(results)} rows", flush=True)
+    print_memory_bound_count(results)
     return results
 
 

@@ -99,6 +99,16 @@ def write_results(path: Path | None, kind: str, report: dict[str, Any], **dump: 
     return path
 
 
+MEMORY_BOUND = 0.9
+"""The issue's target for an operator bound by memory: its kernel at least this fraction of the copy kernel's speed."""
+
+
+def print_memory_bound_count(rows: list[dict[str, Any]]) -> None:
+    """How many of ``rows`` (each with ``copy_over_kernel``) meet MEMORY_BOUND."""
+    met = sum(row["copy_over_kernel"] >= MEMORY_BOUND for row in rows)
+    print(f"\ncopy/kernel >= {MEMORY_BOUND} (the memory-bound target): {met} of {len(rows)} rows", flush=True)
+
+
 MODES = ("half_to_even", "toward_zero", "half_away_from_zero")
 LAYOUTS = ("packed", "inplace", "strided", "padded", "reversed", "broadcast")
 DTYPES = ("float32", "float16")

@@ -5,24 +5,19 @@ the script, not the machine)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from dmlpy.runtime.platforms import list_devices
-
-SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_cpu_runtimes.py"
+from tests.helpers.benchmarks import run_benchmark
 
 
 def test_quick_run_writes_a_row_per_dtype_with_every_runtime(tmp_path: Path) -> None:
     cpus = [e.index for e in list_devices() if e.kind == "CPU" and e.compiler_error is None]
     chosen = (cpus * 2)[:2]
-    out = tmp_path / "runtimes.json"
-    arguments = ["--quick", "--sizes", "1K", "--devices", ",".join(map(str, chosen)), "--json", str(out)]
-    done = subprocess.run([sys.executable, str(SCRIPT), *arguments], capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    report = json.loads(out.read_text(encoding="utf-8"))
+    devices = ",".join(map(str, chosen))
+    report, _ = run_benchmark(
+        "bench_cpu_runtimes.py", tmp_path, "--quick", "--sizes", "1K", "--devices", devices, timeout=180
+    )
     assert [(row["dtype"], row["size"]) for row in report["rows"]] == [("float32", 1024), ("float16", 1024)]
     engines = {"copy_kernel", "kernel", "end_to_end", "copy_kernel@", "device_array@"}
     for row in report["rows"]:

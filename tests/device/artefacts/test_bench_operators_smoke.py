@@ -3,23 +3,14 @@ the table that no other benchmark measures, and those others named. Timings are 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from dmlpy.ops import OPERATORS
-
-SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_operators.py"
+from tests.helpers.benchmarks import run_benchmark
 
 
 def test_quick_run_measures_every_operator_the_other_benchmarks_leave_out(tmp_path: Path) -> None:
-    out = tmp_path / "operators.json"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report, _ = run_benchmark("bench_operators.py", tmp_path, "--quick")
     rows = report["operators"]
     measured = {row["operator"] for row in rows}
     elsewhere = set(report["elsewhere"])

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.helpers.benchmarks import run_benchmark
 from tests.helpers.modes import ONE_LINER_MODES
-
-SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_round.py"
 
 
 def test_quick_run_writes_json(tmp_path: Path) -> None:
-    out = tmp_path / "round.json"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--sizes", "1K,1000", "--peers", "numpy", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    report, printed = run_benchmark(
+        "bench_round.py", tmp_path, "--quick", "--sizes", "1K,1000", "--peers", "numpy", timeout=120
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    report = json.loads(out.read_text(encoding="utf-8"))
     assert set(report) >= {"meta", "results", "extras", "targets"}
     assert set(report["extras"]) == {"latency", "warm_cache", "peak_memory", "operators"}
     rows = report["results"]
@@ -45,19 +35,13 @@ def test_quick_run_writes_json(tmp_path: Path) -> None:
     assert all(o["ratio"] > 0 for o in report["extras"]["operators"])
     assert {t["target"] for t in report["targets"]} == {4, "6/15c", 7, 8, 9, "14a", "14b", "15a", "15b", "15d", "15e"}
     assert report["extras"]["peak_memory"]["correct"] is True
-    assert "Targets" in done.stdout
+    assert "Targets" in printed
 
 
 def test_graph_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
     """benchmarks/bench_graph.py: the fused QDQ graph, its nodes one by one, the copy kernel and the peers that
     are installed; it checks itself that fused and separate give the same bytes."""
-    out = tmp_path / "graph.json"
-    script = SCRIPT.with_name("bench_graph.py")
-    done = subprocess.run(
-        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=180
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    rows = run_benchmark("bench_graph.py", tmp_path, "--quick", timeout=180)[0]["rows"]
     engines = {(r["scale"], r["engine"]) for r in rows}
     for scale in ("per-tensor", "per-axis"):
         assert {(scale, e) for e in ("fused", "separate", "copy kernel", "numpy")} <= engines
@@ -68,13 +52,7 @@ def test_graph_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
 
 def test_scale_benchmark_quick_run_writes_json(tmp_path: Path) -> None:
     """benchmarks/bench_scale.py: Dask on LocalClusters of 1 and 2 worker processes, and sub-devices."""
-    out = tmp_path / "scale.json"
-    script = SCRIPT.with_name("bench_scale.py")
-    done = subprocess.run(
-        [sys.executable, str(script), "--quick", "--json", str(out)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report, _ = run_benchmark("bench_scale.py", tmp_path, "--quick")
     assert {(r["workers"], r["engine"]) for r in report["dask"]} == {
         (w, e) for w in (1, 2) for e in ("dml.round", "np.rint blocks", "da.rint")
     }
