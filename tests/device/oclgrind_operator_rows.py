@@ -75,8 +75,10 @@ def planned(row: OperatorRow, case: Case, every_layout: bool) -> list[str]:
 Share = tuple[int, int] | None
 """(k, n): the k-th of n shares (by default of the sampled rows, those whose turn is k modulo n; with
 --every-layout of every row's cases, those whose place in EVERY_CASE is k modulo n), or None for all of them."""
-EVERY_CASE = [(row.name, case.id) for row in ROWS for case in row.cases_run(True)]
-"""Every case of the table in order, as --every-layout's shares count them."""
+EVERY_CASE = {
+    key: place for place, key in enumerate((row.name, case.id) for row in ROWS for case in row.cases_run(True))
+}
+"""Every case of the table and its place in the table's order, as --every-layout's shares count them."""
 
 
 def cases_of(row: OperatorRow, every_layout: bool, share: Share = None) -> tuple[Case, ...]:
@@ -90,7 +92,7 @@ def cases_of(row: OperatorRow, every_layout: bool, share: Share = None) -> tuple
         if share is None:
             return cases
         k, n = share
-        return tuple(case for case in cases if EVERY_CASE.index((row.name, case.id)) % n == k)
+        return tuple(case for case in cases if EVERY_CASE[(row.name, case.id)] % n == k)
     if not row.sampled:
         return cases
     turn = [r.name for r in ROWS if r.sampled].index(row.name)
