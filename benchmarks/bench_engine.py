@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pyopencl as cl
-from bench_graph import Span
+from bench_graph import dispatch_events
 from bench_round import Dml, budget_for, event_timings, measure, parse_size, size_label
 
 KERNEL_TIMED_FROM = 16 << 20
@@ -114,9 +113,7 @@ class Bound:
         recorder.record_dispatch(queue, compiled, table).wait()
 
     def events(self) -> Any:
-        queue, compiled, table, recorder = self.calls[1]
-        start = cl.enqueue_marker(queue)
-        return Span(start, recorder.record_dispatch(queue, compiled, table))
+        return dispatch_events(*self.calls[1])
 
 
 def run(sizes: list[int], dtypes: list[str], quick: bool) -> list[dict[str, Any]]:

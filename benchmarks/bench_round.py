@@ -202,6 +202,17 @@ def budget_for(nbytes: int, quick: bool) -> Budget:
 # --------------------------------------------------------------------------------------------- inputs
 
 
+ORT_IR_VERSION = 10
+"""The ONNX IR version of the models the benchmarks give onnxruntime (opset 21's): a newer onnx writes its own newer
+one, which an older onnxruntime refuses (onnx 1.23 writes 14, onnxruntime 1.30 reads up to 13)."""
+
+
+def for_onnxruntime(model: Any) -> Any:
+    """``model`` with an IR version any onnxruntime that knows its opset reads."""
+    model.ir_version = min(model.ir_version, ORT_IR_VERSION)
+    return model
+
+
 def parse_size(text: str) -> int:
     text = text.strip().upper()
     for suffix, scale in (("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)):

@@ -37,6 +37,10 @@
 //                        an even element: two elements an iteration (HALF 0 and 1), so such a tensor reads or
 //                        writes one whole byte per iteration at constant shifts. PAIR_BEGIN declares the 4-bit
 //                        outputs' bytes, PAIR_END stores them.
+//   LANES=4              PACKED under the "gpu" profile, without 4-bit tensors: a work-item takes LANES consecutive
+//                        elements a step, each tensor's read with one vload before any is computed and written
+//                        with one vstore after (elementwise_lanes.h). LANE_LOADS, LANE_OUTPUTS and LANE_STORES are
+//                        the generated vector loads, output vectors and stores.
 //   DML_ELEMENTWISE_BUILTINS, DML_KEEP_NAN_BITS   elementwise_ops.h's options, set by dmlpy's runtime.
 //
 // Arguments follow dmlpy's element-wise convention (dmlpy/kernels/source.py): per tensor its buffer and element
@@ -75,20 +79,31 @@
 #include "elementwise_walk.h"
 #include "elementwise_ops.h"
 
+#ifndef LANES
+#define LANES 1
+#endif
+#if LANES > 1 && !(PACKED && GRID_STRIDE && !PAIRED && !NIBBLE_PAIRS && LANES == 4)
+#error "LANES (4) needs PACKED under the gpu launch profile (GRID_STRIDE=1), without 4-bit tensors"
+#endif
+
 // ------------------------------------------------------------------------------------------ loads and stores
-// AT(k) is the element offset of the current element in tensor k; each loop shape below defines it.
-#define LOAD(k) (tensor##k[AT(k)])
+// AT(k) is the element offset of the current element in tensor k; each loop shape below defines it. ELEMENT(k) is
+// that element, HALF_BITS(k) a half tensor's element as its bits: the LANES loop redefines both as a component
+// of the tensor's vector (elementwise_lanes.h).
+#define ELEMENT(k) tensor##k[AT(k)]
+#define HALF_BITS(k) ((__global ushort *)tensor##k)[AT(k)]
+#define LOAD(k) (ELEMENT(k))
 #define LOAD_ONE(k) (tensor##k[tensor##k##_offset])
-#define STORE(k, value) (tensor##k[AT(k)] = (value))
+#define STORE(k, value) (ELEMENT(k) = (value))
 // Half tensors are read and written through their bits on every device (half_bits.h): a value stored to a half
 // tensor is a half's already (TO_HALF: the nearest half as a float, NaN payload kept), so its bits are exact. Not
 // vload_half and half_store.h's store_half, as element_wise_round.cl (everywhere) and ext_round.cl (off PoCL)
 // read and write halves: on an NVIDIA H100 a kernel that read one half NaN and stored it to two half tensors
 // wrote both as 0x7fff (the compiler keeps such a value in half precision, where NaN is canonical), while those
 // kernels, which copy a NaN element's raw bits, kept the payload (0x7fbf).
-#define LOAD_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[AT(k)])
+#define LOAD_HALF(k) half_bits_to_float(HALF_BITS(k))
 #define LOAD_ONE_HALF(k) half_bits_to_float(((__global const ushort *)tensor##k)[tensor##k##_offset])
-#define STORE_HALF(k, value) (((__global ushort *)tensor##k)[AT(k)] = half_value_bits(value))
+#define STORE_HALF(k, value) (HALF_BITS(k) = half_value_bits(value))
 #define TO_HALF(x) half_value(x)
 // 4-bit tensors (INT4, UINT4): element e is in byte e / 2, the even element in the low nibble (DirectML's order,
 // docs/quantization.md). AT(k) counts elements, so a 4-bit tensor's offsets and strides need no conversion.
@@ -225,9 +240,21 @@ __kernel void elementwise(
     // Without MAY_ALIAS no output overlaps an input (DirectML refuses it; a graph runs no operator in place),
     // so reading the one-value tensors once is exact, and lets the loop vectorise.
     FUSED_PROLOGUE
+#if LANES > 1
+    // The last element_count % LANES elements first, one a work-item: the loop over whole groups after it redefines
+    // the element macros.
+    const ulong groups = element_count / LANES;
+    for (ulong i = groups * LANES + get_global_id(0); i < element_count; i += get_global_size(0)) {
+        FUSED_BODY
+    }
+    FOR_EACH_PACKED(group, groups) {
+#include "elementwise_lanes.h"
+    }
+#else
     FOR_EACH_PACKED(i, element_count) {
         FUSED_BODY
     }
+#endif
 #else
     const uint8 strides[TENSOR_COUNT] = {strides0
 #if TENSOR_COUNT > 1
