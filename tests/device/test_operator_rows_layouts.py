@@ -8,7 +8,9 @@ launch profiles): every layout for the rows that are not sampled, IDENTITY first
 at every type); of ROUND and the extension Round, whose modes are compiled into one walk per storage class, every
 layout for one case per input type and one layout for each other case (``every_layout_cases``; tests/device/round
 checks every mode's values in its own layouts); a sampled row, one of a family that lowers alike, one layout per
-case, taking turns, under one launch profile per case; none of a row's ``slow_cases``.
+case, taking turns, under one launch profile per case; none of a row's ``slow_cases``. Each (case, layout) runs
+under one launch profile, the two taking turns along the layouts and the cases, so each layout class runs under
+both.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ test_operator_rows_layouts.py and test_operator_rows_graphs.py): each file's ``p
 of layout cases, each a skipped test to run and report otherwise).
 
 A default run takes a row's cases but its ``slow_cases``, in the layouts ``default_layouts`` picks (every one for
-IDENTITY), and a sampled row's cases under the one launch profile ``sampled_profile`` gives each (the
-``one_profile`` mark, which tests/conftest.py applies); --run-slow takes every case in every layout under both
-profiles."""
+IDENTITY), a sampled row's cases under the one launch profile ``sampled_profile`` gives each, and each layout case
+under one profile, taking turns (the ``one_profile`` mark, which tests/conftest.py applies); --run-slow takes every
+case in every layout under both profiles."""
 
 from __future__ import annotations
 
@@ -22,22 +22,34 @@ from tests.helpers.row_model import Case, OperatorRow
 SLOW = pytest.mark.slow
 
 
-def _marks(row: OperatorRow, case: Case, slow: bool) -> list[pytest.MarkDecorator]:
+def _marks(row: OperatorRow, case: Case, slow: bool, profile: str | None = None) -> list[pytest.MarkDecorator]:
+    """``slow`` (or a row's slow case) marked slow; the one launch profile a default run gives it: a sampled row's
+    turn (``sampled_profile``), else ``profile`` where given."""
     marks = [SLOW] if slow or case.id in row.slow_cases else []
     if row.sampled:
         (profile,) = sampled_profile(row, case, LAUNCH_PROFILE_NAMES)
+    if profile is not None:
         marks.append(pytest.mark.one_profile(profile))
     return marks
 
 
 def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
     """The case in each layout it runs in (in place where the operator allows it); those a default run leaves to
-    --run-slow marked slow."""
+    --run-slow marked slow. A default run takes each under one launch profile, the two taking turns along the
+    layouts and from one case to the next, so that every layout class runs under both (the programs of a layout
+    are compiled once per profile and device; the values test runs every case under both)."""
     names = [name for name, layout in LAYOUTS.items() if row.runs_layout(name, layout)]
     default = [] if case.id in row.slow_cases else default_layouts(row, case, names)
+    turn = row.cases.index(case)
     return [
-        pytest.param(row, case, name, id=f"{row.name}-{case.id}-{name}", marks=_marks(row, case, name not in default))
-        for name in names
+        pytest.param(
+            row,
+            case,
+            name,
+            id=f"{row.name}-{case.id}-{name}",
+            marks=_marks(row, case, name not in default, LAUNCH_PROFILE_NAMES[(turn + k) % len(LAUNCH_PROFILE_NAMES)]),
+        )
+        for k, name in enumerate(names)
     ]
 
 
