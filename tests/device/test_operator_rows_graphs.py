@@ -4,8 +4,9 @@ which fuses where a FLOAT16 copy does not), equals the operator alone bit for bi
 as a NaN); the chain is one fused kernel except where the operator itself keeps a kernel of its own (an operator on
 encodings only at its types, a FLOAT64 tensor).
 
-Each case runs under both launch profiles, a sampled row's under one each, taking turns (``sampled_profile``), both
-with --run-slow; a row's ``slow_cases`` with --run-slow only (tests/helpers/row_params.py).
+Each case runs under one launch profile, the two taking turns from case to case (a sampled row's by
+``sampled_profile``), both with --run-slow; a row's ``slow_cases`` with --run-slow only (tests/helpers/row_params.py).
+The values test runs every case alone under both.
 """
 
 from __future__ import annotations

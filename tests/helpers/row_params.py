@@ -59,8 +59,19 @@ CASES = [
     for case in row.cases
 ]
 LAYOUT_CASES = [param for row in ROWS for case in row.cases for param in _layout_params(row, case)]
-GRAPH_CASES = [param for param in CASES if not param.values[0].desc.is_extension()]  # type: ignore[union-attr]
-"""A DML_GRAPH holds DirectML operators only."""
+GRAPH_CASES = [
+    pytest.param(
+        row,
+        case,
+        id=f"{row.name}-{case.id}",
+        marks=_marks(row, case, False, LAUNCH_PROFILE_NAMES[k % len(LAUNCH_PROFILE_NAMES)]),
+    )
+    for row in ROWS
+    if not row.desc.is_extension()
+    for k, case in enumerate(row.cases)
+]
+"""A DML_GRAPH holds DirectML operators only. A default run takes each case's graphs under one launch profile, the
+two taking turns from one case to the next (the values test runs every case alone under both)."""
 
 
 def params(every: list[Any], run_slow: bool) -> list[Any]:
