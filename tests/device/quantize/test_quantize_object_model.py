@@ -1,7 +1,8 @@
 """QuantizeLinear / DequantizeLinear through DirectML's object model: create_device, create_operator,
 compile_operator, an initializer dispatch, a binding table of dml.BufferBinding (None for a null ZeroPointTensor)
 and record_dispatch. The whole output buffer is checked: the tensor's elements hold the oracle's results and every
-other byte is unchanged."""
+other byte is unchanged. A default run takes each case under one launch profile, the two taking turns (both with
+--run-slow)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
+from dmlpy.kernels import LAUNCH_PROFILE_NAMES
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
@@ -143,8 +145,25 @@ LAYOUTS = {
 }
 
 
-@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
-@pytest.mark.parametrize("types", list(Q_TYPES.values()), ids=list(Q_TYPES))
+def one_profile_each(params: list[Any]) -> list[Any]:
+    """``params`` each under one launch profile by default, the two taking turns (both with --run-slow), so that
+    every layout and every type runs under both across the list."""
+    return [
+        pytest.param(*param.values, id=param.id, marks=pytest.mark.one_profile(LAUNCH_PROFILE_NAMES[k % 2]))
+        for k, param in enumerate(params)
+    ]
+
+
+Q_CASES = one_profile_each(
+    [
+        pytest.param(types, layout, id=f"{name}-{layout_name}")
+        for name, types in Q_TYPES.items()
+        for layout_name, layout in LAYOUTS.items()
+    ]
+)
+
+
+@pytest.mark.parametrize(("types", "layout"), Q_CASES)
 def test_quantize_object_model(device, types, layout):
     run(device, False, types, seed=len(str(layout)), **layout)
 
@@ -153,11 +172,14 @@ DQ_CASES = [
     pytest.param(types, "per_axis1_rank4_offsets", id=f"{name}-per_axis1_rank4_offsets")
     for name, types in DQ_TYPES.items()
 ]
-DQ_CASES += [
-    pytest.param(DQ_TYPES[name], layout, id=f"{name}-{layout}")
-    for name in ("INT8_FLOAT32", "UINT16_FLOAT16", "INT32_FLOAT32_null", "UINT32_FLOAT16_null")
-    for layout in ("per_tensor_rank4", "per_axis2_padded_output")
-]
+DQ_CASES = one_profile_each(
+    DQ_CASES
+    + [
+        pytest.param(DQ_TYPES[name], layout, id=f"{name}-{layout}")
+        for name in ("INT8_FLOAT32", "UINT16_FLOAT16", "INT32_FLOAT32_null", "UINT32_FLOAT16_null")
+        for layout in ("per_tensor_rank4", "per_axis2_padded_output")
+    ]
+)
 
 
 @pytest.mark.parametrize(("types", "layout"), DQ_CASES)
