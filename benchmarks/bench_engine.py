@@ -13,8 +13,9 @@ Only the public object model is used (``create_device``, ``compile_operator``, `
 tables, ``record_dispatch``), so this one script measures any revision of dmlpy (compare_revisions.py runs it on
 each). Measurements, per row (operator, variant, dtype, size):
 
-    kernel     from 16M elements: the dispatch's own time on a profiling queue, from a marker enqueued just before
-               it to the end of its last kernel (bench_graph.py's span), median of 15
+    kernel     from 16M elements: the dispatch's own time on a profiling queue (bench_graph.dispatch_events: a
+               one-kernel dispatch's own event, else from a marker enqueued just before it to the end of its last
+               kernel), median of 15
     dispatch   below 16M: ``record_dispatch`` + wait on a plain queue, wall time (bench_round.measure)
 """
 

@@ -11,7 +11,7 @@ Usage (from the repository root)::
 Each operator alone, per type, through the object model on pre-bound device buffers (bench_engine.Bound), on
 dmlpy's default device and its default launch profile ("cpu" on a CPU device):
 
-    kernel      the dispatch's own time on a profiling queue (bench_graph.py's span), median of 15, taking turns
+    kernel      the dispatch's own time on a profiling queue (bench_graph.dispatch_events), median of 15, taking turns
                 with the copy kernel
     copy        the copy kernel (bench_round.py's, 32-bit words) over the operator's bytes: it reads and writes
                 what the operator reads and writes; copy / kernel is the operator's speed against memory (the

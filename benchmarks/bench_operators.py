@@ -18,7 +18,7 @@ the natural integer row; an operator with no FLOAT32 case (the logical operators
 runs its own integer case, and CAST the issue's six pairs. Scales and zero points are per-tensor (0 strides), as
 in a quantized network.
 
-    kernel      the dispatch's own time on a profiling queue (bench_graph.py's span), median of 15, taking turns
+    kernel      the dispatch's own time on a profiling queue (bench_graph.dispatch_events), median of 15, taking turns
                 with the copy kernel
     copy        the copy kernel (bench_round.py's, 32-bit words) over the operator's bytes: it reads and writes
                 half of what the operator's tensors hold each (its inputs' bytes plus its output's), so that both

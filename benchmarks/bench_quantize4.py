@@ -7,7 +7,7 @@ Usage (from the repository root)::
 
 Per row (operator, output type), from one run:
 
-    kernel      the dispatch's own time on a profiling queue, median of 15 (bench_graph.py's span)
+    kernel      the dispatch's own time on a profiling queue, median of 15 (bench_graph.dispatch_events)
     copy        the copy kernel (bench_round.py's, 32-bit words) over the bytes of the float side (the output of
                 DEQUANTIZE, the input of QUANTIZE), the same way: it reads and writes them, more traffic than the
                 operator's (which moves them once, and an eighth or a quarter as many 4-bit bytes the other way);

@@ -22,6 +22,11 @@ from tests.helpers.row_model import Case, OperatorRow
 SLOW = pytest.mark.slow
 
 
+def profile_turn(k: int) -> str:
+    """The launch profile of the k-th item of a list whose items take one profile each, taking turns."""
+    return LAUNCH_PROFILE_NAMES[k % len(LAUNCH_PROFILE_NAMES)]
+
+
 def _marks(row: OperatorRow, case: Case, slow: bool, profile: str | None = None) -> list[pytest.MarkDecorator]:
     """``slow`` (or a row's slow case) marked slow; the one launch profile a default run gives it: a sampled row's
     turn (``sampled_profile``), else ``profile`` where given."""
@@ -47,7 +52,7 @@ def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
             case,
             name,
             id=f"{row.name}-{case.id}-{name}",
-            marks=_marks(row, case, name not in default, LAUNCH_PROFILE_NAMES[(turn + k) % len(LAUNCH_PROFILE_NAMES)]),
+            marks=_marks(row, case, name not in default, profile_turn(turn + k)),
         )
         for k, name in enumerate(names)
     ]
@@ -64,7 +69,7 @@ GRAPH_CASES = [
         row,
         case,
         id=f"{row.name}-{case.id}",
-        marks=_marks(row, case, False, LAUNCH_PROFILE_NAMES[k % len(LAUNCH_PROFILE_NAMES)]),
+        marks=_marks(row, case, False, profile_turn(k)),
     )
     for row in ROWS
     if not row.desc.is_extension()

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
-from dmlpy.kernels import LAUNCH_PROFILE_NAMES
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
+from tests.helpers.row_params import profile_turn
 
 from .test_quantize_values import assert_same
 
@@ -149,7 +149,7 @@ def one_profile_each(params: list[Any]) -> list[Any]:
     """``params`` each under one launch profile by default, the two taking turns (both with --run-slow), so that
     every layout and every type runs under both across the list."""
     return [
-        pytest.param(*param.values, id=param.id, marks=pytest.mark.one_profile(LAUNCH_PROFILE_NAMES[k % 2]))
+        pytest.param(*param.values, id=param.id, marks=pytest.mark.one_profile(profile_turn(k)))
         for k, param in enumerate(params)
     ]
 
