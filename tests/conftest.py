@@ -60,17 +60,30 @@ def _subprocess_suites_first(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 def _long_sweep(item: pytest.Item) -> bool:
-    """Whether a default run leaves ``item`` to --run-slow: marked slow, or marked ``one_profile`` and run on the
-    ``device`` fixture under another launch profile than the mark names ("cpu" unless it names one). The family
-    edge tests check values whose kernels the operator rows run in both shapes, and a sampled row of the operator
-    table takes one profile per case: each program they build is a compile per device."""
+    """Whether a default run leaves ``item`` to --run-slow: marked slow; marked ``one_profile`` and run on the
+    ``device`` fixture under another launch profile than the mark names ("cpu" unless it names one); or marked
+    ``one_run(k)`` and run on another (device, profile) pair than the k-th of ``run_turns``. The family edge tests
+    check values whose kernels the operator rows run in both shapes; the operator table's sampled cases, layouts
+    and graphs take turns: each program they build is a compile per device and profile."""
     if "slow" in item.keywords:
         return True
-    marker = item.get_closest_marker("one_profile")
     callspec = getattr(item, "callspec", None)
-    if marker is None or callspec is None or "device" not in callspec.params:
+    if callspec is None or "device" not in callspec.params:
         return False
-    return bool(callspec.params["device"][1] != (marker.args[0] if marker.args else "cpu"))
+    selected, profile = callspec.params["device"]
+    if (marker := item.get_closest_marker("one_run")) is not None:
+        turns = run_turns(item.config.stash[TEST_DEVICES])
+        return bool(turns[marker.args[0] % len(turns)] != (selected, profile))
+    if (marker := item.get_closest_marker("one_profile")) is not None:
+        return bool(profile != (marker.args[0] if marker.args else "cpu"))
+    return False
+
+
+def run_turns(devices: list[SelectedDevice]) -> list[tuple[SelectedDevice, str]]:
+    """The (device, launch profile) pairs that ``one_run`` marks take in turn, the devices alternating first, so
+    that any two consecutive turns run on two compilers where there are two, and any len(devices) x 2 consecutive
+    turns cover every pair."""
+    return [(d, profile) for profile in LAUNCH_PROFILES for d in devices]
 
 
 DESELECTED: list[int] = []

@@ -4,9 +4,9 @@ which fuses where a FLOAT16 copy does not), equals the operator alone bit for bi
 as a NaN); the chain is one fused kernel except where the operator itself keeps a kernel of its own (an operator on
 encodings only at its types, a FLOAT64 tensor).
 
-Each case runs under one launch profile, the two taking turns from case to case (a sampled row's by
-``sampled_profile``), both with --run-slow; a row's ``slow_cases`` with --run-slow only (tests/helpers/row_params.py).
-The values test runs every case alone under both.
+Each case runs on one (device, launch profile) pair, taking turns from case to case (a sampled row's along the
+sampled cases), every pair with --run-slow; a row's ``slow_cases`` with --run-slow only
+(tests/helpers/row_params.py). The values test runs every case alone on every device.
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@ padded, broadcast, transposed with the tiled paths, offsets, rank 1 to 8, and in
 SUPPORTS_IN_PLACE is True), the scale and zero point broadcast along axis 1, against its one reference, and no byte
 of the output buffer outside the tensor written.
 
-What a default run takes (tests/helpers/row_params.py; --run-slow takes every case in every layout under both
-launch profiles): every layout for the rows that are not sampled, IDENTITY first (the element-wise template's walk
-at every type); of ROUND and the extension Round, whose modes are compiled into one walk per storage class, every
-layout for one case per input type and one layout for each other case (``every_layout_cases``; tests/device/round
-checks every mode's values in its own layouts); a sampled row, one of a family that lowers alike, one layout per
-case, taking turns, under one launch profile per case; none of a row's ``slow_cases``. Each (case, layout) runs
-under one launch profile, the two taking turns along the layouts and the cases, so each layout class runs under
-both.
+What a default run takes (tests/helpers/row_params.py; --run-slow takes every case in every layout on every device
+under both launch profiles): every layout for the rows that are not sampled, IDENTITY first (the element-wise
+template's walk at every type); of ROUND and the extension Round, whose modes are compiled into one walk per storage
+class, every layout for one case per input type and one layout for each other case (``every_layout_cases``;
+tests/device/round checks every mode's values in its own layouts); a sampled row, one of a family that lowers alike,
+one layout per case, taking turns; none of a row's ``slow_cases``. Each (case, layout) runs on one (device, launch
+profile) pair, the pairs taking turns along the layouts and the cases, so that each layout class runs on every
+pair (the values test runs every case on every device).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ of the row on its value set (every float16 and bfloat16 pattern, float32 and flo
 
 The table's layouts and graphs are test_operator_rows_layouts.py and test_operator_rows_graphs.py (three files, so
 that pytest-xdist's two workers share them). Each test runs under both launch profiles (the ``device`` fixture); a
-sampled row's cases under one each, taking turns (``sampled_profile``), both with --run-slow, as each profile is a
+sampled row's cases under one each, taking turns (``sampled_turn``), both with --run-slow, as each profile is a
 program to compile for each case. A row's ``slow_cases`` run with --run-slow only (tests/helpers/row_params.py:
 a default run does not create their items). Per-operator suites (tests/device/round, quantize, identity,
 extensions) keep the sweeps that are specific to one operator.

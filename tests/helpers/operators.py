@@ -448,13 +448,10 @@ def row_of(desc: type[OperatorDescBase]) -> OperatorRow:
 SAMPLED_CASES = [(row.name, case.id) for row in ROWS if row.sampled for case in row.cases]
 
 
-def sampled_profile(row: OperatorRow, case: Case, profiles: tuple[str, ...]) -> tuple[str, ...]:
-    """The launch profiles of ``profiles`` a default run gives ``case``'s values and graphs: all of them, or for a
-    sampled row one, taking turns across the sampled cases (each case's programs are compiled once per profile
-    and device: the layout test still runs both)."""
-    if not row.sampled:
-        return profiles
-    return (profiles[SAMPLED_CASES.index((row.name, case.id)) % len(profiles)],)
+def sampled_turn(row: OperatorRow, case: Case) -> int:
+    """A sampled case's place among every sampled case of the table: the turn that picks its one launch profile
+    (tests/helpers/row_params.py) and its one layout (``sampled_layout``) in a default run."""
+    return SAMPLED_CASES.index((row.name, case.id))
 
 
 def sampled_layout(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
@@ -462,7 +459,7 @@ def sampled_layout(row: OperatorRow, case: Case, names: list[str]) -> list[str]:
     in the rotation picks (so that the sampled rows together cover every layout)."""
     if not row.sampled:
         return names
-    return [names[SAMPLED_CASES.index((row.name, case.id)) % len(names)]]
+    return [names[sampled_turn(row, case) % len(names)]]
 
 
 def default_layouts(row: OperatorRow, case: Case, names: list[str]) -> list[str]:

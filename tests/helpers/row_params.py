@@ -4,9 +4,11 @@ test_operator_rows_layouts.py and test_operator_rows_graphs.py): each file's ``p
 of layout cases, each a skipped test to run and report otherwise).
 
 A default run takes a row's cases but its ``slow_cases``, in the layouts ``default_layouts`` picks (every one for
-IDENTITY), a sampled row's cases under the one launch profile ``sampled_profile`` gives each, and each layout case
-under one profile, taking turns (the ``one_profile`` mark, which tests/conftest.py applies); --run-slow takes every
-case in every layout under both profiles."""
+IDENTITY). Each program a case builds is a compile per device and launch profile, so a default run takes turns:
+a sampled row's values under one launch profile per case on every device (the ``one_profile`` mark), and each
+layout case and each graph case on one (device, profile) pair (the ``one_run`` mark: consecutive turns on two
+compilers where two are under test, and every pair within four turns; tests/conftest.py applies both marks).
+--run-slow takes every case in every layout on every device under both profiles."""
 
 from __future__ import annotations
 
@@ -16,43 +18,41 @@ import pytest
 
 from dmlpy.kernels import LAUNCH_PROFILE_NAMES
 from tests.helpers.layouts import LAYOUTS
-from tests.helpers.operators import ROWS, default_layouts, sampled_profile
+from tests.helpers.operators import ROWS, default_layouts, sampled_turn
 from tests.helpers.row_model import Case, OperatorRow
 
 SLOW = pytest.mark.slow
 
 
-def profile_turn(k: int) -> str:
-    """The launch profile of the k-th item of a list whose items take one profile each, taking turns."""
-    return LAUNCH_PROFILE_NAMES[k % len(LAUNCH_PROFILE_NAMES)]
-
-
-def _marks(row: OperatorRow, case: Case, slow: bool, profile: str | None = None) -> list[pytest.MarkDecorator]:
-    """``slow`` (or a row's slow case) marked slow; the one launch profile a default run gives it: a sampled row's
-    turn (``sampled_profile``), else ``profile`` where given."""
+def _marks(row: OperatorRow, case: Case, slow: bool, turn: int | None = None) -> list[pytest.MarkDecorator]:
+    """``slow`` (or a row's slow case) marked slow; with a ``turn`` (layouts, graphs), the one (device, profile)
+    pair a default run gives it; without (values), a sampled row's case's one profile (its ``sampled_turn``)."""
     marks = [SLOW] if slow or case.id in row.slow_cases else []
-    if row.sampled:
-        (profile,) = sampled_profile(row, case, LAUNCH_PROFILE_NAMES)
-    if profile is not None:
-        marks.append(pytest.mark.one_profile(profile))
+    if turn is not None:
+        marks.append(pytest.mark.one_run(turn))
+    elif row.sampled:
+        profiles = LAUNCH_PROFILE_NAMES
+        marks.append(pytest.mark.one_profile(profiles[sampled_turn(row, case) % len(profiles)]))
     return marks
 
 
 def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
     """The case in each layout it runs in (in place where the operator allows it); those a default run leaves to
-    --run-slow marked slow. A default run takes each under one launch profile, the two taking turns along the
-    layouts and from one case to the next, so that every layout class runs under both (the programs of a layout
-    are compiled once per profile and device; the values test runs every case under both)."""
+    --run-slow marked slow. A default run takes each on one (device, profile) pair, taking turns along the layouts
+    and from one case to the next (a sampled case's one layout: along the sampled cases), so that every layout
+    class runs on every pair (each layout's programs are compiled once per profile and device; the values test
+    runs every case on every device)."""
     names = [name for name, layout in LAYOUTS.items() if row.runs_layout(name, layout)]
     default = [] if case.id in row.slow_cases else default_layouts(row, case, names)
-    turn = row.cases.index(case)
     return [
         pytest.param(
             row,
             case,
             name,
             id=f"{row.name}-{case.id}-{name}",
-            marks=_marks(row, case, name not in default, profile_turn(turn + k)),
+            marks=_marks(
+                row, case, name not in default, sampled_turn(row, case) if row.sampled else row.cases.index(case) + k
+            ),
         )
         for k, name in enumerate(names)
     ]
@@ -69,14 +69,14 @@ GRAPH_CASES = [
         row,
         case,
         id=f"{row.name}-{case.id}",
-        marks=_marks(row, case, False, profile_turn(k)),
+        marks=_marks(row, case, False, sampled_turn(row, case) if row.sampled else k),
     )
     for row in ROWS
     if not row.desc.is_extension()
     for k, case in enumerate(row.cases)
 ]
-"""A DML_GRAPH holds DirectML operators only. A default run takes each case's graphs under one launch profile, the
-two taking turns from one case to the next (the values test runs every case alone under both)."""
+"""A DML_GRAPH holds DirectML operators only. A default run takes each case's graphs on one (device, profile)
+pair, taking turns from one case to the next (the values test runs every case alone on every device)."""
 
 
 def params(every: list[Any], run_slow: bool) -> list[Any]:

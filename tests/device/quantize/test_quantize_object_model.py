@@ -1,8 +1,8 @@
 """QuantizeLinear / DequantizeLinear through DirectML's object model: create_device, create_operator,
 compile_operator, an initializer dispatch, a binding table of dml.BufferBinding (None for a null ZeroPointTensor)
 and record_dispatch. The whole output buffer is checked: the tensor's elements hold the oracle's results and every
-other byte is unchanged. A default run takes each case under one launch profile, the two taking turns (both with
---run-slow)."""
+other byte is unchanged. A default run takes each case on one (device, launch profile) pair, taking turns (every
+pair with --run-slow)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.row_params import profile_turn
 
 from .test_quantize_values import assert_same
 
@@ -145,16 +144,13 @@ LAYOUTS = {
 }
 
 
-def one_profile_each(params: list[Any]) -> list[Any]:
-    """``params`` each under one launch profile by default, the two taking turns (both with --run-slow), so that
-    every layout and every type runs under both across the list."""
-    return [
-        pytest.param(*param.values, id=param.id, marks=pytest.mark.one_profile(profile_turn(k)))
-        for k, param in enumerate(params)
-    ]
+def one_run_each(params: list[Any]) -> list[Any]:
+    """``params`` each on one (device, launch profile) pair by default, taking turns (every pair with
+    --run-slow), so that every layout and every type runs on every pair across the list."""
+    return [pytest.param(*param.values, id=param.id, marks=pytest.mark.one_run(k)) for k, param in enumerate(params)]
 
 
-Q_CASES = one_profile_each(
+Q_CASES = one_run_each(
     [
         pytest.param(types, layout, id=f"{name}-{layout_name}")
         for name, types in Q_TYPES.items()
@@ -172,7 +168,7 @@ DQ_CASES = [
     pytest.param(types, "per_axis1_rank4_offsets", id=f"{name}-per_axis1_rank4_offsets")
     for name, types in DQ_TYPES.items()
 ]
-DQ_CASES = one_profile_each(
+DQ_CASES = one_run_each(
     DQ_CASES
     + [
         pytest.param(DQ_TYPES[name], layout, id=f"{name}-{layout}")
