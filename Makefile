@@ -54,7 +54,8 @@ docs: $(STAMP)
 unit: $(STAMP) $(OCLGRIND)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests
 
-test: lint typecheck docs unit
+# The suite builds the docs site itself, strict (tests/device/artefacts/test_docs.py), beside the other tests.
+test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_round.py

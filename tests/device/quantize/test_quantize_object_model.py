@@ -15,6 +15,7 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
+from tests.helpers.turns import one_run_each
 
 from .test_quantize_values import assert_same
 
@@ -142,12 +143,6 @@ LAYOUTS = {
     "per_axis_last_rank8": {"sizes": (1, 2, 1, 2, 1, 2, 1, 5), "axis": 7},
     "per_axis2_padded_output": {"sizes": (3, 2, 7), "axis": 2, "output_strides": padded((3, 2, 7), 3)},
 }
-
-
-def one_run_each(params: list[Any]) -> list[Any]:
-    """``params`` each on one (device, launch profile) pair by default, taking turns (every pair with
-    --run-slow), so that every layout and every type runs on every pair across the list."""
-    return [pytest.param(*param.values, id=param.id, marks=pytest.mark.one_run(k)) for k, param in enumerate(params)]
 
 
 Q_CASES = one_run_each(

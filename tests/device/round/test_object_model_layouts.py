@@ -13,6 +13,7 @@ import dmlpy as dml
 from tests.helpers.layouts import LAYOUTS, S4, padded, permuted
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
 from tests.helpers.round_checks import DTYPE_IDS, DTYPES, round_through_object_model
+from tests.helpers.turns import one_run_product
 
 NAN_LAYOUTS = [
     "packed",
@@ -41,21 +42,35 @@ def test_nan_sign_and_payload_kept(device, layout, dtype):
 
 @pytest.fixture(scope="module")
 def device_3_0(device):
-    return dml.create_device(max_feature_level=dml.FeatureLevel.FL_3_0, cl_device=device.cl_device)
+    return dml.create_device(
+        max_feature_level=dml.FeatureLevel.FL_3_0,
+        cl_device=device.cl_device,
+        launch_profile=device.launch_profile.name,
+    )
 
 
 @pytest.fixture(scope="module")
 def device_2_1(device):
-    return dml.create_device(max_feature_level=dml.FeatureLevel.FL_2_1, cl_device=device.cl_device)
+    return dml.create_device(
+        max_feature_level=dml.FeatureLevel.FL_2_1,
+        cl_device=device.cl_device,
+        launch_profile=device.launch_profile.name,
+    )
 
 
 RANK_SIZES = (2, 3, 1, 2, 3, 2, 2, 3)
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("rank", range(1, 9), ids=[f"rank{r}" for r in range(1, 9)])
-@pytest.mark.parametrize("strided", [False, True], ids=["packed", "strided"])
+@pytest.mark.parametrize(
+    ("strided", "rank", "dtype"),
+    one_run_product(
+        ([False, True], ["packed", "strided"]),
+        (range(1, 9), [f"rank{r}" for r in range(1, 9)]),
+        (DTYPES, DTYPE_IDS),
+    ),
+)
 def test_every_rank_at_fl_3_0(device_3_0, rank, dtype, strided):
+    """Each rank, layout and type on one (device, launch profile) pair, taking turns (tests/helpers/turns.py)."""
     assert device_3_0.feature_level == dml.FeatureLevel.FL_3_0
     sizes = RANK_SIZES[:rank]
     strides = padded(sizes) if strided else None

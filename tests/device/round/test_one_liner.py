@@ -15,6 +15,7 @@ from tests.helpers.modes import DML_MODE_IDS as MODE_IDS
 from tests.helpers.modes import DML_ROUNDING_MODES as MODES
 from tests.helpers.references import round_reference
 from tests.helpers.round_checks import DTYPE_IDS, DTYPES, assert_rounds_like_reference, interesting_values
+from tests.helpers.turns import one_run_product
 
 
 def values(shape, dtype, seed=0):
@@ -80,10 +81,11 @@ def _views(base: np.ndarray) -> dict[str, np.ndarray]:
 VIEW_NAMES = list(_views(np.zeros(240, np.float32)))
 
 
-@pytest.mark.parametrize("mode", MODES, ids=MODE_IDS)
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-@pytest.mark.parametrize("view", VIEW_NAMES)
+@pytest.mark.parametrize(
+    ("view", "dtype", "mode"), one_run_product((VIEW_NAMES, VIEW_NAMES), (DTYPES, DTYPE_IDS), (MODES, MODE_IDS))
+)
 def test_input_layouts(device, view, dtype, mode):
+    """Each view, type and mode on one (device, launch profile) pair, taking turns (tests/helpers/turns.py)."""
     base = values((240,), dtype, seed=3)
     x = _views(base)[view]
     before = base.copy()
