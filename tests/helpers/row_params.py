@@ -64,19 +64,26 @@ CASES = [
     for case in row.cases
 ]
 LAYOUT_CASES = [param for row in ROWS for case in row.cases for param in _layout_params(row, case)]
+
+
+def _graph_turn(row: OperatorRow, case: Case) -> int | None:
+    """The turn of ``case``'s graphs: along the sampled cases for a sampled row, else along the row's cases; None
+    (every device, one profile) where a default run takes only one case of the row, so that every operator runs
+    fused on every device."""
+    if sum(c.id not in row.slow_cases for c in row.cases) < 2:
+        return None
+    return sampled_turn(row, case) if row.sampled else row.cases.index(case)
+
+
 GRAPH_CASES = [
-    pytest.param(
-        row,
-        case,
-        id=f"{row.name}-{case.id}",
-        marks=_marks(row, case, False, sampled_turn(row, case) if row.sampled else k),
-    )
+    pytest.param(row, case, id=f"{row.name}-{case.id}", marks=_marks(row, case, False, _graph_turn(row, case)))
     for row in ROWS
     if not row.desc.is_extension()
-    for k, case in enumerate(row.cases)
+    for case in row.cases
 ]
 """A DML_GRAPH holds DirectML operators only. A default run takes each case's graphs on one (device, profile)
-pair, taking turns from one case to the next (the values test runs every case alone on every device)."""
+pair, taking turns from one case to the next, two cases of a row on two devices (the values test runs every case
+alone on every device)."""
 
 
 def params(every: list[Any], run_slow: bool) -> list[Any]:

@@ -1,7 +1,7 @@
 """The operator table's default run takes each layout case and graph case on one (device, launch profile) pair
 (tests/helpers/row_params.py's ``one_run`` marks over tests/conftest.py's ``run_turns``). What that sampling
 promises, checked on the marks themselves with two stand-in devices, as CI has two compilers: every layout class
-still runs on every pair, and an operator with two default graph cases runs fused on both compilers."""
+still runs on every pair, and every operator runs fused on both compilers."""
 
 from __future__ import annotations
 
@@ -37,12 +37,12 @@ def test_every_layout_class_runs_on_every_pair_in_a_default_run() -> None:
     assert short == {}, f"layout classes a default run leaves off some (device, profile) pair: {short}"
 
 
-def test_an_operator_with_two_default_graph_cases_runs_fused_on_both_devices() -> None:
+def test_every_operator_runs_fused_on_every_device_in_a_default_run() -> None:
     devices_of: defaultdict[str, set[str]] = defaultdict(set)
-    cases_of: defaultdict[str, int] = defaultdict(int)
     for param in params(GRAPH_CASES, run_slow=False):
-        row = param.values[0].name
-        devices_of[row].add(_pair(param)[0])
-        cases_of[row] += 1
-    one_device = sorted(row for row, devices in devices_of.items() if cases_of[row] >= 2 and len(devices) < 2)
-    assert one_device == []
+        marks = {mark.name: mark for mark in param.marks}
+        on = {_pair(param)[0]} if "one_run" in marks else {device.id for device in DEVICES}
+        devices_of[param.values[0].name] |= on
+    every_device = {device.id for device in DEVICES}
+    assert {row for row, devices in devices_of.items() if devices != every_device} == set()
+    assert set(devices_of) == {param.values[0].name for param in GRAPH_CASES}
