@@ -79,9 +79,16 @@ static inline Cursor cursor_at(ulong input, ulong output)
     return cursor;
 }
 
-// Steps to the next element of the group; size and strides are the reduced dimensions'.
+// Steps to the next element of the group; size and strides are the reduced dimensions'. Each pass starts again
+// from cursor_at and never reads past the group's last element, so a group along one (coalesced) dimension just
+// steps by its strides: without the odometer's count and wrap SOFTMAX runs 1.17x faster on PoCL (16384 x 1024
+// float32 along the last axis, 8 launches of each taking turns: medians 282 and 242 ms, the same bits).
 static inline void cursor_next(Cursor *cursor, const uint *size, const uint *input_stride, const uint *output_stride)
 {
+#if REDUCED_RANK == 1
+    cursor->input += input_stride[0];
+    cursor->output += output_stride[0];
+#else
     for (int d = REDUCED_RANK - 1; d >= 0; --d) {
         cursor->input += input_stride[d];
         cursor->output += output_stride[d];
@@ -92,6 +99,7 @@ static inline void cursor_next(Cursor *cursor, const uint *size, const uint *inp
         cursor->input -= (ulong)input_stride[d] * size[d];
         cursor->output -= (ulong)output_stride[d] * size[d];
     }
+#endif
 }
 
 // x - maximum as hi + lo exactly (Knuth's TwoSum, which needs no ordering of the operands). Where hi is not
