@@ -54,7 +54,8 @@ docs: $(STAMP)
 unit: $(STAMP) $(OCLGRIND)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests
 
-# The suite builds the docs site itself, strict (tests/device/artefacts/test_docs.py), beside the other tests.
+# The suite builds the docs site itself, strict (tests/device/artefacts/test_docs.py), beside the other tests: a
+# broken page fails `make test` there, no longer before the suite starts.
 test: lint typecheck unit
 
 bench: $(STAMP)

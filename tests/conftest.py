@@ -20,12 +20,12 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers.devices import SelectedDevice, device_params, run_turns
 from tests.helpers.tools import missing_tool
 
 pytest_plugins = ["tests.helpers.cli"]  # the `run` and `write_json` fixtures of the command-line tests
@@ -63,27 +63,28 @@ def _long_sweep(item: pytest.Item) -> bool:
     """Whether a default run leaves ``item`` to --run-slow: marked slow; marked ``one_profile`` and run on the
     ``device`` fixture under another launch profile than the mark names ("cpu" unless it names one); or marked
     ``one_run(k)`` and run on another (device, profile) pair than the k-th of ``run_turns``. The family edge tests
-    check values whose kernels the operator rows run in both shapes; the operator table's sampled cases, layouts
-    and graphs take turns: each program they build is a compile per device and profile."""
+    check values whose kernels the operator rows run in both shapes; the operator table's layouts and graphs, and
+    the layout tests of Round and QuantizeLinear, take turns: each program they build is a compile per device and
+    profile. ``one_profile`` may mark a whole module (it leaves alone the module's tests without the fixture);
+    ``one_run`` on a test without the fixture, or both marks on one test, is a usage error: the turn would select
+    nothing, or one mark would silently override the other."""
     if "slow" in item.keywords:
         return True
+    one_run, one_profile = item.get_closest_marker("one_run"), item.get_closest_marker("one_profile")
     callspec = getattr(item, "callspec", None)
-    if callspec is None or "device" not in callspec.params:
+    on_device = callspec is not None and "device" in callspec.params
+    if one_run is not None and not on_device:
+        raise pytest.UsageError(f"{item.nodeid}: one_run marks tests of the device fixture only")
+    if not on_device or (one_run is None and one_profile is None):
         return False
+    if one_run is not None and one_profile is not None:
+        raise pytest.UsageError(f"{item.nodeid}: marked both one_run and one_profile; keep one")
     selected, profile = callspec.params["device"]
-    if (marker := item.get_closest_marker("one_run")) is not None:
+    if one_run is not None:
+        (turn,) = one_run.args
         turns = run_turns(item.config.stash[TEST_DEVICES])
-        return bool(turns[marker.args[0] % len(turns)] != (selected, profile))
-    if (marker := item.get_closest_marker("one_profile")) is not None:
-        return bool(profile != (marker.args[0] if marker.args else "cpu"))
-    return False
-
-
-def run_turns(devices: list[SelectedDevice]) -> list[tuple[SelectedDevice, str]]:
-    """The (device, launch profile) pairs that ``one_run`` marks take in turn, the devices alternating first, so
-    that any two consecutive turns run on two compilers where there are two, and any len(devices) x 2 consecutive
-    turns cover every pair."""
-    return [(d, profile) for profile in LAUNCH_PROFILES for d in devices]
+        return bool(turns[turn % len(turns)] != (selected, profile))
+    return bool(profile != (one_profile.args[0] if one_profile.args else "cpu"))
 
 
 DESELECTED: list[int] = []
@@ -135,17 +136,6 @@ PLATFORM_IDS = {
     "oclgrind": "oclgrind",
 }
 """Short names of common platforms for test ids; any other platform is named by its first word."""
-
-
-@dataclass(frozen=True)
-class SelectedDevice:
-    """One OpenCL device the device tests run on."""
-
-    id: str
-    """The pytest id: platform short name and device type, e.g. ``pocl-cpu`` (``-2`` ... when repeated)."""
-    label: str
-    """``"platform name: device name"``, what DMLPY_TEST_DEVICES is matched against."""
-    cl_device: Any
 
 
 def _device_kind(cl_device: Any) -> str:
@@ -221,15 +211,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[TEST_DEVICES] = opencl_test_devices(os.environ.get(DEVICES_VARIABLE))
 
 
-LAUNCH_PROFILES = ("cpu", "gpu")
-"""Every device test runs under both launch profiles (dmlpy.kernels.LaunchProfile): the kernels' two shapes
-must give bit-identical results on any device, whichever one "auto" picks there."""
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "device" in metafunc.fixturenames:
-        devices = metafunc.config.stash[TEST_DEVICES]
-        params = [(d, profile) for d in devices for profile in LAUNCH_PROFILES]
+        params = device_params(metafunc.config.stash[TEST_DEVICES])
         ids = [f"{d.id}-{profile}" for d, profile in params]
         metafunc.parametrize("device", params, ids=ids, indirect=True, scope="session")
 

@@ -4,9 +4,10 @@ which fuses where a FLOAT16 copy does not), equals the operator alone bit for bi
 as a NaN); the chain is one fused kernel except where the operator itself keeps a kernel of its own (an operator on
 encodings only at its types, a FLOAT64 tensor).
 
-Each case runs on one (device, launch profile) pair, taking turns from case to case (a sampled row's along the
-sampled cases), every pair with --run-slow; a row's ``slow_cases`` with --run-slow only
-(tests/helpers/row_params.py). The values test runs every case alone on every device.
+A default run takes each case on one (device, launch profile) pair, a row's cases taking turns so that with CI's
+two devices each operator runs fused on both and, where it has two default cases, under both profiles (a row
+with one default case: on every device under one profile); every pair with --run-slow; a row's ``slow_cases``
+with --run-slow only (tests/helpers/row_params.py). The values test runs every case alone on every device.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ of layout cases, each a skipped test to run and report otherwise).
 A default run takes a row's cases but its ``slow_cases``, in the layouts ``default_layouts`` picks (every one for
 IDENTITY). Each program a case builds is a compile per device and launch profile, so a default run takes turns:
 a sampled row's values under one launch profile per case on every device (the ``one_profile`` mark), and each
-layout case and each graph case on one (device, profile) pair (the ``one_run`` mark: consecutive turns on two
-compilers where two are under test, and every pair within four turns; tests/conftest.py applies both marks).
+layout case and each graph case on one (device, profile) pair (the ``one_run`` mark over
+tests/helpers/devices.py's ``run_turns``: with the two devices of CI, consecutive turns on two compilers and every
+pair within four turns; tests/conftest.py applies both marks; tests/unit/test_default_run_turns.py checks what
+they still cover).
 --run-slow takes every case in every layout on every device under both profiles."""
 
 from __future__ import annotations
@@ -24,16 +26,22 @@ from tests.helpers.row_model import Case, OperatorRow
 SLOW = pytest.mark.slow
 
 
-def _marks(row: OperatorRow, case: Case, slow: bool, turn: int | None = None) -> list[pytest.MarkDecorator]:
-    """``slow`` (or a row's slow case) marked slow; with a ``turn`` (layouts, graphs), the one (device, profile)
-    pair a default run gives it; without (values), a sampled row's case's one profile (its ``sampled_turn``)."""
+def _marks(
+    row: OperatorRow, case: Case, slow: bool, *, turn: int | None = None, profile: str | None = None
+) -> list[pytest.MarkDecorator]:
+    """``slow`` (or a row's slow case) marked slow; then what a default run gives the item: the one (device,
+    profile) pair of ``turn`` (``one_run``), or the one launch profile ``profile`` on every device
+    (``one_profile``), or, with neither, every pair."""
     marks = [SLOW] if slow or case.id in row.slow_cases else []
     if turn is not None:
         marks.append(pytest.mark.one_run(turn))
-    elif row.sampled:
-        profiles = LAUNCH_PROFILE_NAMES
-        marks.append(pytest.mark.one_profile(profiles[sampled_turn(row, case) % len(profiles)]))
+    if profile is not None:
+        marks.append(pytest.mark.one_profile(profile))
     return marks
+
+
+def _profile_of(turn: int) -> str:
+    return LAUNCH_PROFILE_NAMES[turn % len(LAUNCH_PROFILE_NAMES)]
 
 
 def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
@@ -51,7 +59,10 @@ def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
             name,
             id=f"{row.name}-{case.id}-{name}",
             marks=_marks(
-                row, case, name not in default, sampled_turn(row, case) if row.sampled else row.cases.index(case) + k
+                row,
+                case,
+                name not in default,
+                turn=sampled_turn(row, case) if row.sampled else row.cases.index(case) + k,
             ),
         )
         for k, name in enumerate(names)
@@ -59,31 +70,41 @@ def _layout_params(row: OperatorRow, case: Case) -> list[Any]:
 
 
 CASES = [
-    pytest.param(row, case, id=f"{row.name}-{case.id}", marks=_marks(row, case, False))
+    pytest.param(
+        row,
+        case,
+        id=f"{row.name}-{case.id}",
+        marks=_marks(row, case, False, profile=_profile_of(sampled_turn(row, case)) if row.sampled else None),
+    )
     for row in ROWS
     for case in row.cases
 ]
+"""The values test: every case on every device, a sampled row's under one profile per case, taking turns."""
 LAYOUT_CASES = [param for row in ROWS for case in row.cases for param in _layout_params(row, case)]
 
+GRAPH_ROWS = [row for row in ROWS if not row.desc.is_extension()]
+"""A DML_GRAPH holds DirectML operators only."""
 
-def _graph_turn(row: OperatorRow, case: Case) -> int | None:
-    """The turn of ``case``'s graphs: along the sampled cases for a sampled row, else along the row's cases; None
-    (every device, one profile) where a default run takes only one case of the row, so that every operator runs
-    fused on every device."""
-    if sum(c.id not in row.slow_cases for c in row.cases) < 2:
-        return None
-    return sampled_turn(row, case) if row.sampled else row.cases.index(case)
+
+def _graph_marks(row: OperatorRow, case: Case) -> list[pytest.MarkDecorator]:
+    """A default run takes the k-th of the r-th row's default cases on turn 2r + 3k: with the two devices of CI,
+    its first two cases on two devices under two profiles ((first, cpu) and (second, gpu), or (first, gpu) and
+    (second, cpu)) and its first four on every pair, so that each operator runs fused on both compilers in both
+    shapes; one profile on every device for a row with one default case."""
+    defaults = [c.id for c in row.cases if c.id not in row.slow_cases]
+    place = GRAPH_ROWS.index(row)
+    if case.id not in defaults:
+        return _marks(row, case, False)
+    if len(defaults) == 1:
+        return _marks(row, case, False, profile=_profile_of(place))
+    return _marks(row, case, False, turn=2 * place + 3 * defaults.index(case.id))
 
 
 GRAPH_CASES = [
-    pytest.param(row, case, id=f"{row.name}-{case.id}", marks=_marks(row, case, False, _graph_turn(row, case)))
-    for row in ROWS
-    if not row.desc.is_extension()
+    pytest.param(row, case, id=f"{row.name}-{case.id}", marks=_graph_marks(row, case))
+    for row in GRAPH_ROWS
     for case in row.cases
 ]
-"""A DML_GRAPH holds DirectML operators only. A default run takes each case's graphs on one (device, profile)
-pair, taking turns from one case to the next, two cases of a row on two devices (the values test runs every case
-alone on every device)."""
 
 
 def params(every: list[Any], run_slow: bool) -> list[Any]:

@@ -15,7 +15,7 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.turns import one_run_each
+from tests.helpers.turns import one_run_each, pairs_by_value
 
 from .test_quantize_values import assert_same
 
@@ -167,10 +167,19 @@ DQ_CASES = one_run_each(
     DQ_CASES
     + [
         pytest.param(DQ_TYPES[name], layout, id=f"{name}-{layout}")
+        for layout in ("per_tensor_rank4", "per_axis2_padded_output")  # each layout on four consecutive turns
         for name in ("INT8_FLOAT32", "UINT16_FLOAT16", "INT32_FLOAT32_null", "UINT32_FLOAT16_null")
-        for layout in ("per_tensor_rank4", "per_axis2_padded_output")
     ]
 )
+
+
+def test_the_turns_run_every_layout_on_every_pair() -> None:
+    """With CI's two devices under two profiles (four turns), a default run takes each layout of both lists, and
+    each QuantizeLinear type, on every (device, profile) pair; a DequantizeLinear type on one (test_quantize_values
+    checks every type's values on every device)."""
+    for cases, places in ((Q_CASES, (0, 1)), (DQ_CASES, (1,))):
+        for place in places:
+            assert {value: turns for value, turns in pairs_by_value(cases, place).items() if len(turns) < 4} == {}
 
 
 @pytest.mark.parametrize(("types", "layout"), DQ_CASES)
