@@ -44,8 +44,8 @@ from bench_round import (
     Dml,
     budget_for,
     event_timings,
-    for_onnxruntime,
     measure_together,
+    onnxruntime_model,
     parse_size,
     size_label,
     write_results,
@@ -89,7 +89,7 @@ def onnx_model(per_axis: bool) -> Any:
         [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
         initializer=[numpy_helper.from_array(scale, "s"), numpy_helper.from_array(zero, "z")],
     )
-    return for_onnxruntime(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]))
+    return onnxruntime_model(graph)
 
 
 class Dispatch:

@@ -59,8 +59,8 @@ from bench_round import (
     Dml,
     budget_for,
     event_timings,
-    for_onnxruntime,
     measure_together,
+    onnxruntime_model,
     parse_size,
     print_memory_bound_count,
     size_label,
@@ -289,7 +289,7 @@ def onnxruntime_chain(x: np.ndarray[Any, Any], onnx_graph: Any) -> Callable[[], 
         [helper.make_tensor_value_info("y", elem, x.shape)],
         initializer=[numpy_helper.from_array(np.array(value), name) for name, value in constants.items()],
     )
-    model = for_onnxruntime(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]))
+    model = onnxruntime_model(graph)
     options = ort.SessionOptions()
     # Its worker threads otherwise spin after each run, taking the cores from the dispatch measured next.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")

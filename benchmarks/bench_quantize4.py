@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import Bound
-from bench_round import Dml, event_timings, for_onnxruntime
+from bench_round import Dml, event_timings, onnxruntime_model
 
 BLOCK = 32
 
@@ -96,7 +96,7 @@ def onnxruntime_time(operator: str, arrays: tuple[np.ndarray, ...]) -> float | N
     node = helper.make_node(op_type, ["x", "s", "z"], ["y"], axis=1, block_size=BLOCK)
     output = helper.make_tensor_value_info("y", out_type, x.shape)
     graph = helper.make_graph([node], "q4", inputs, [output], initializer=initializers)
-    model = for_onnxruntime(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]))
+    model = onnxruntime_model(graph)
     options = onnxruntime.SessionOptions()
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])

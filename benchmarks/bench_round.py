@@ -202,15 +202,14 @@ def budget_for(nbytes: int, quick: bool) -> Budget:
 # --------------------------------------------------------------------------------------------- inputs
 
 
-ORT_IR_VERSION = 10
-"""The ONNX IR version of the models the benchmarks give onnxruntime (opset 21's): a newer onnx writes its own newer
-one, which an older onnxruntime refuses (onnx 1.23 writes 14, onnxruntime 1.30 reads up to 13)."""
+def onnxruntime_model(graph: Any, opset: int = 21) -> Any:
+    """The model of ``graph`` at ONNX ``opset``, with the oldest IR version that opset allows (10 for opset 21): onnx
+    writes its own newest one, which an older onnxruntime refuses (onnx 1.23 writes 14, onnxruntime 1.30 reads up to
+    13), so that any onnxruntime that knows the opset reads the model."""
+    from onnx import helper
 
-
-def for_onnxruntime(model: Any) -> Any:
-    """``model`` with an IR version any onnxruntime that knows its opset reads."""
-    model.ir_version = min(model.ir_version, ORT_IR_VERSION)
-    return model
+    opsets = [helper.make_opsetid("", opset)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=helper.find_min_ir_version_for(opsets))
 
 
 def parse_size(text: str) -> int:
@@ -473,8 +472,7 @@ class Peers:
                 [helper.make_tensor_value_info("x", elem, dims)],
                 [helper.make_tensor_value_info("y", elem, dims)],
             )
-            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-            model.ir_version = 8
+            model = onnxruntime_model(graph, opset=13)
             onnx.checker.check_model(model)
             options = ort.SessionOptions()
             session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
