@@ -15,7 +15,7 @@ import dmlpy as dml
 from tests.helpers import quantize_oracle as oracle
 from tests.helpers.layouts import byte_mask, element_offsets, packed, padded, sentinel_bytes
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.turns import one_run_each, pairs_by_value
+from tests.helpers.turns import one_run_each, one_run_product, pairs_by_value
 
 from .test_quantize_values import assert_same
 
@@ -145,13 +145,7 @@ LAYOUTS = {
 }
 
 
-Q_CASES = one_run_each(
-    [
-        pytest.param(types, layout, id=f"{name}-{layout_name}")
-        for name, types in Q_TYPES.items()
-        for layout_name, layout in LAYOUTS.items()
-    ]
-)
+Q_CASES = one_run_product((list(Q_TYPES.values()), list(Q_TYPES)), (list(LAYOUTS.values()), list(LAYOUTS)))
 
 
 @pytest.mark.parametrize(("types", "layout"), Q_CASES)
