@@ -73,9 +73,11 @@ print(f"dml.round == np.rint bit for bit on {x.size} float32 values and all {h.s
 EOF
 .venv/bin/dmlpy devices
 if $make_test; then
-    # The commands a machine with only Python and make has (coreutils, grep, sed, bash, git for pip's VCS checks).
+    # The commands a machine with only Python and make has: coreutils, grep, sed, bash, git, and `ld` (binutils),
+    # which the bundled PoCL runs to link each kernel (where it is missing, `dmlpy devices` says so and the set-up
+    # adds Intel's CPU runtime: the --pocl-fails run covers that path).
     mkdir "$scratch/bin"
-    for tool in python3 make git bash sh env cat cp mv rm ln ls mkdir rmdir touch chmod mktemp dirname basename \
+    for tool in python3 make git ld bash sh env cat cp mv rm ln ls mkdir rmdir touch chmod mktemp dirname basename \
         readlink realpath uname id date sleep timeout true false printf echo test tr cut head tail sort uniq wc \
         grep sed awk find xargs tee stat du df nproc; do
         if found="$(command -v "$tool")"; then ln -s "$found" "$scratch/bin/$tool"; fi

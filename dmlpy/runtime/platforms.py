@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 import pyopencl as cl
 
 from dmlpy.errors import DeviceSettingError, UnsupportedError
+
+POCL_PLATFORM = "Portable Computing Language"
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,10 @@ def compiler_failure(cl_device: cl.Device) -> str | None:
 
 
 def _build_probe(cl_device: cl.Device) -> str | None:
+    if cl_device.platform.name == POCL_PLATFORM and shutil.which("ld") is None:
+        # PoCL's CPU driver links each kernel with the system's `ld` at its first launch, not at the build, and
+        # aborts the whole process when it cannot: the build alone would pass this probe.
+        return "error: PoCL links kernels with the system linker `ld`, which is not on PATH (install binutils)"
     try:
         with _compiler_noise_dropped():
             cl.Program(cl.Context([cl_device]), PROBE_KERNEL).build()
@@ -157,7 +164,7 @@ def _preference(entry: DeviceEntry) -> int:
     if entry.kind == "GPU":
         return 0
     if entry.kind == "CPU":
-        return 1 if entry.platform == "Portable Computing Language" else 2
+        return 1 if entry.platform == POCL_PLATFORM else 2
     return 3
 
 

@@ -14,9 +14,7 @@ import pyopencl.cltypes as cltypes
 
 from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
 from dmlpy.kernels import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
-from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND
-
-POCL_PLATFORM = "Portable Computing Language"
+from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND, POCL_PLATFORM
 
 
 def device_options(device: cl.Device) -> tuple[str, ...]:

@@ -154,3 +154,14 @@ def test_the_runtime_tells_two_implementations_of_one_platform_apart(
     platform = POCL if "PoCL" in platform_version else INTEL
     cl_device = SimpleNamespace(driver_version=driver, platform=SimpleNamespace(version=platform_version))
     assert DeviceEntry(0, platform, "cpu", "CPU", "OpenCL 3.0", cl_device).runtime == runtime
+
+
+def test_a_pocl_device_without_the_system_linker_is_a_compiler_failure_not_a_later_abort(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # PoCL links a kernel with `ld` at its first launch and aborts the process when `ld` is missing; the build probe
+    # alone would pass. The probe says so instead, and the device is never the default.
+    monkeypatch.setattr(platforms.shutil, "which", lambda name: None)
+    pocl = SimpleNamespace(platform=SimpleNamespace(name=platforms.POCL_PLATFORM))
+    error = platforms._build_probe(pocl)  # type: ignore[arg-type]
+    assert error == "error: PoCL links kernels with the system linker `ld`, which is not on PATH (install binutils)"
