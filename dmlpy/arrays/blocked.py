@@ -21,10 +21,21 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
 
 
-def is_blocked(scales: npt.NDArray[Any], zero_points: npt.NDArray[Any] | None, block_size: int | None) -> bool:
-    """Whether a call is blocked: ONNX's form (``block_size`` given) or WebNN's (a scale or zero point of two or
-    more dimensions); a scalar or 1-D scale with no block_size is per tensor or per axis."""
-    return block_size is not None or scales.ndim > 1 or (zero_points is not None and zero_points.ndim > 1)
+def is_blocked(
+    rank: int,
+    scales: npt.NDArray[Any],
+    zero_points: npt.NDArray[Any] | None,
+    axis: int | None,
+    block_size: int | None,
+) -> bool:
+    """Whether a call on an input of ``rank`` dimensions is blocked: ONNX's form (``block_size`` given) or
+    WebNN's (a scale or zero point of two or more dimensions, or, for a 1-D input with no ``axis``, a 1-D scale
+    of several values); any other scalar or 1-D scale is per tensor or per axis."""
+    if block_size is not None or scales.ndim > 1 or (zero_points is not None and zero_points.ndim > 1):
+        return True
+    # ONNX's default axis, 1, does not exist in a 1-D input, so WebNN's reading (the scale of the input's rank:
+    # per element, or per block of input size / scale size) is the only one left.
+    return rank == 1 and axis is None and scales.ndim == 1 and scales.size > 1
 
 
 @dataclass(frozen=True)
@@ -47,19 +58,22 @@ def blocked_runs(
 ) -> list[BlockedRun]:
     """The runs of a blocked call over an input of ``shape`` with checked ``scales`` and ``zero_points`` (the
     zero point the scale's shape, or one number): one for WebNN's form, one or two for ONNX's (``axis``
-    defaulting to 1, as ONNX's does; one value whatever the block_size, as in onnx.reference). InvalidArgumentError
-    naming the rule for any shape neither form takes."""
+    defaulting to 1, as ONNX's does). InvalidArgumentError naming the rule for any shape neither form takes, a
+    single-number scale with a block_size included (ONNX uses block_size only with a scale per block; a scale of
+    x's rank must have its blocked shape, one value or not)."""
     if zero_points is not None and zero_points.ndim and zero_points.shape != scales.shape:
         raise InvalidArgumentError(
             f"zero_point has shape {zero_points.shape}; with a scale per block (scale of shape {scales.shape}) it "
             "must have the scale's shape, or be one number"
         )
     everything = tuple(slice(None) for _ in shape)
-    if block_size is not None and scales.size == 1 and (zero_points is None or zero_points.size == 1):
-        # One value for the whole tensor whatever block_size says, as onnx.reference reads a one-element scale.
-        ones = (1,) * len(shape)
-        zero = None if zero_points is None else zero_points.reshape(())
-        return [_run(everything, scales.reshape(ones), zero, shape)]
+    if block_size is not None and scales.ndim == 0:
+        raise InvalidArgumentError(
+            f"block_size is {block_size}, but scale is one number, which applies to the whole tensor and would "
+            "leave block_size unread: ONNX uses block_size only in its blocked form, a scale of x's rank "
+            f"({len(shape)}) with one value per block along axis (ceil(x.shape[axis] / block_size) there, x's length "
+            "elsewhere); pass block_size=None for one scale, or a scale per block"
+        )
     if block_size is None:
         if axis is not None:
             raise InvalidArgumentError(

@@ -165,8 +165,10 @@ def quantize_linear(
 
     A scale per block of elements, two ways: ONNX's, ``axis`` with ``block_size`` (the scale of ``x``'s rank,
     ``ceil(x.shape[axis] / block_size)`` along ``axis``, ``x``'s elsewhere; a partial last block takes its own
-    scale, as onnx.reference does), or WebNN's, a scale of ``x``'s rank (two or more dimensions) and no ``axis``,
-    each dimension 1 (broadcast), ``x``'s (per element) or a divisor of it (blocks). Either runs DirectML's
+    scale, as onnx.reference does; a single-number scale with a ``block_size`` is refused, as ONNX reads
+    block_size only in this form), or WebNN's, a scale of ``x``'s rank (two or more dimensions, or a 1-D ``x``'s
+    1-D scale with no ``axis``, where ONNX's axis 1 does not exist) and no ``axis``, each dimension 1
+    (broadcast), ``x``'s (per element) or a divisor of it (blocks). Either runs DirectML's
     operator on ``x`` and the output viewed split, (blocks, block) per blocked axis, with the scale broadcast over
     each block by a 0 stride: nothing is materialised, up to 8 dimensions once split (dmlpy.quantization_blocks).
 

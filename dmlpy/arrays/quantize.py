@@ -281,7 +281,7 @@ def _checked_run(
     resolved_axis = axis_argument(axis)
     resolved_block_size = block_size_argument(block_size)
     scales, zero_points = values
-    if is_blocked(scales, zero_points, resolved_block_size):
+    if is_blocked(array.ndim, scales, zero_points, resolved_axis, resolved_block_size):
         runs = blocked_runs(array.shape, scales, zero_points, resolved_axis, resolved_block_size)
         check_out(out_data(out, mask), array.shape, output_dtype, what="the output's", x=array)
         on = _devices_or_device(device, devices, array)

@@ -24,13 +24,21 @@ from pydantic import Field, model_validator
 
 from dmlpy.enums import FeatureLevel, OperatorType, QuantizationType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.kernels import CPU_PROFILE, MAX_RANK, ElementwiseLayout, LaunchProfile, LoweredOperator, blocked_layout
+from dmlpy.kernels import (
+    CPU_PROFILE,
+    MAX_RANK,
+    ElementwiseLayout,
+    LaunchProfile,
+    LoweredOperator,
+    blocked_layout,
+    coalesce,
+)
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.quantization_blocks import divisors_of
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import BufferTensorDesc, TensorDesc, packed_strides
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 T = TensorDataType
 SCALE_FIELD = "QuantizationTensors[0]"
@@ -185,7 +193,8 @@ class _QuantizationDesc(OperatorDescBase):
 
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         output = self.output_tensor.desc
-        if output.data_type in (T.INT4, T.UINT4) and output.effective_strides != packed_strides(output.sizes):
+        # A size-1 dimension's stride moves nothing, so it may differ from the packed one: compare the layout.
+        if output.data_type in (T.INT4, T.UINT4) and not coalesce(output.sizes, (output.effective_strides,)).packed:
             raise UnsupportedError(
                 f"{self.operator_name()}.OutputTensor is {output.data_type} with Strides {output.strides}; dmlpy "
                 "writes a 4-bit output packed only (two elements a byte, each byte by one work-item): leave "

@@ -8,6 +8,13 @@ device's context, or a dmlpy Buffer bound as it is. An array has the input's dat
 outputs are new NumPy arrays and the call returns when they are read; with a pyopencl argument they are new
 pyopencl arrays on the device's queue, returned without waiting (as the one-liners' device arrays are).
 
+A masked NumPy array runs on its data (the data under the mask too), and every output of the call is then a
+masked array, as the one-liners' results are: an output element is masked where an input element it reads is
+masked, through element-wise nodes (a 0-stride broadcast and a blocked quantization tensor read by position); a
+masked element that reaches an axis-reducing node (the softmax family: each output element reads a whole group,
+where NumPy's masked reductions leave masked elements out) is refused, as is a masked array beside a pyopencl
+one (the outputs would be pyopencl arrays, which hold no mask).
+
 Device memory is made once per compiled graph and kept: a buffer per NumPy input and per output, and the
 temporary resource; a call with the same shapes again allocates nothing on the device (pyopencl outputs are new
 arrays each call: they are the caller's). Every argument is checked, and bound, before anything is written or
@@ -27,12 +34,16 @@ from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.graph.builder import tensor_bytes
+from dmlpy.graph.desc import Source
+from dmlpy.graph.rules import node_operator
+from dmlpy.kernels import coalesce
+from dmlpy.ops.activation_softmax import AxisReducingDesc
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, wrappable_memory
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledGraph, OperatorInitializer
 from dmlpy.runtime.recorder import CommandRecorder
-from dmlpy.tensor import BufferTensorDesc, packed_strides
+from dmlpy.tensor import BufferTensorDesc
 
 if TYPE_CHECKING:
     from pyopencl import array as cl_array
@@ -49,16 +60,25 @@ def _numpy_type(desc: BufferTensorDesc) -> np.dtype[Any]:
     return np.dtype(numpy_type)
 
 
+def _packed(desc: BufferTensorDesc) -> bool:
+    return coalesce(desc.sizes, (desc.effective_strides,)).packed  # a size-1 dimension's stride moves nothing
+
+
+def _at_rank(shape: tuple[int, ...], rank: int) -> tuple[int, ...] | None:
+    """``shape`` with leading 1s dropped or added to make ``rank`` dimensions; None where it has more."""
+    while len(shape) > rank and shape[0] == 1:
+        shape = shape[1:]
+    return None if len(shape) > rank else (1,) * (rank - len(shape)) + shape
+
+
 def _fits(shape: tuple[int, ...], desc: BufferTensorDesc) -> bool:
     """Whether an array of ``shape`` holds the elements of ``desc``: its Sizes, leading 1s aside, with 1 where
     ``desc`` broadcasts (Strides 0: one value there, never several of which only one would be read)."""
     sizes, strides = desc.sizes, desc.effective_strides
-    while len(shape) > len(sizes) and shape[0] == 1:
-        shape = shape[1:]
-    if len(shape) > len(sizes):
-        return False
-    shape = (1,) * (len(sizes) - len(shape)) + shape
-    return all(given == (size if stride else 1) for given, size, stride in zip(shape, sizes, strides, strict=True))
+    given = _at_rank(shape, len(sizes))
+    return given is not None and all(
+        length == (size if stride else 1) for length, size, stride in zip(given, sizes, strides, strict=True)
+    )
 
 
 def _given(value: object) -> str:
@@ -83,12 +103,14 @@ class GraphCalls:
     def __call__(self, compiled: CompiledGraph, arguments: Sequence[Any]) -> Any:
         """``compiled``'s outputs for ``arguments`` (graph inputs in binding order): an array, or a tuple of
         arrays for several outputs."""
+        arguments, masks = _unmasked(arguments)
         descs = [desc for desc in compiled.input_descs() if desc is not None]
         output_descs = [desc for desc in compiled.output_descs() if desc is not None]
         _check(compiled, descs, arguments)
         on_device = any(_is_device_array(value) for value in arguments)
         if on_device:
             _refuse_4_bit_device_outputs(compiled, output_descs)
+        output_masks = None if masks is None else _output_masks(compiled, descs, masks, on_device=on_device)
         device = compiled.device
         results: list[Any]
         with self._lock:
@@ -122,6 +144,8 @@ class GraphCalls:
         if on_device:
             for array in results:
                 array.add_event(event)
+        if output_masks is not None:
+            results = [np.ma.MaskedArray(array, mask=mask) for array, mask in zip(results, output_masks, strict=True)]
         return results[0] if len(results) == 1 else tuple(results)
 
     def _prepare(self, compiled: CompiledGraph) -> BindingTable:
@@ -155,7 +179,7 @@ class GraphCalls:
 
 def _write(buffer: Buffer, value: npt.NDArray[Any] | np.generic, desc: BufferTensorDesc) -> None:
     """A NumPy argument into its kept buffer, as ``desc`` reads it."""
-    if desc.effective_strides == packed_strides(desc.sizes):
+    if _packed(desc):
         buffer.write(np.ascontiguousarray(value))  # the same elements in the same order, whatever the shape
     else:
         buffer.write(np.frombuffer(tensor_bytes(value, desc), np.uint8))
@@ -215,7 +239,7 @@ def _misfit(value: object, desc: BufferTensorDesc, compiled: CompiledGraph) -> s
             )
         if value.context != compiled.device.context:  # type: ignore[attr-defined]
             return "it lives in another OpenCL context than the graph's device; make it on device.queue"
-        if desc.effective_strides != packed_strides(desc.sizes) or not value.flags.c_contiguous:  # type: ignore[attr-defined]
+        if not _packed(desc) or not value.flags.c_contiguous:  # type: ignore[attr-defined]
             return (
                 f"{wanted}; a pyopencl array is bound where it lies, so it must be C-contiguous and the input "
                 "packed (no Strides): give a NumPy array instead"
@@ -238,3 +262,84 @@ def _new_device_array(device: DeviceBase, desc: BufferTensorDesc) -> cl_array.Ar
 def _wrapped(device: DeviceBase, array: cl_array.Array) -> BufferBinding:
     memory = wrappable_memory(array.base_data, device.context)
     return BufferBinding(Buffer(device, memory, memory.size), offset=array.offset)
+
+
+# ---------------------------------------------------------------------------------------------- masked arrays
+
+MaskArray = npt.NDArray[np.bool_]
+
+
+def _unmasked(arguments: Sequence[Any]) -> tuple[list[Any], dict[int, MaskArray] | None]:
+    """The arguments with each masked array's data in its place (a view), and by argument index each one's
+    mask (all False where it has none); None where no argument is a masked array."""
+    masked = {index: value for index, value in enumerate(arguments) if isinstance(value, np.ma.MaskedArray)}
+    if not masked:
+        return list(arguments), None
+    data = [np.ma.getdata(masked[index]) if index in masked else value for index, value in enumerate(arguments)]
+    return data, {index: np.ma.getmaskarray(value) for index, value in masked.items()}
+
+
+def _output_masks(
+    compiled: CompiledGraph, descs: list[BufferTensorDesc], masks: dict[int, MaskArray], *, on_device: bool
+) -> list[MaskArray]:
+    """Per graph output, a mask of its Sizes: an element is masked where an input element it reads is masked,
+    carried node by node in the graph's order. InvalidArgumentError, before anything is written, where the
+    outputs cannot hold a mask (pyopencl arrays) or where masked elements reach an axis-reducing node."""
+    graph, analysis = compiled.graph, compiled.analysis
+    if on_device:
+        raise InvalidArgumentError(
+            f"{compiled.describe()}: argument {min(masks)} is a masked array beside a pyopencl array, which makes "
+            "the outputs pyopencl arrays, and they hold no mask: pass NumPy arrays only for masked outputs, or "
+            "np.ma.getdata(x) to run on the data and drop the mask"
+        )
+    reached: dict[Source, tuple[MaskArray, frozenset[int]]] = {}
+    for index, mask in masks.items():
+        if mask.any():
+            sizes = descs[index].sizes
+            at_rank = _at_rank(mask.shape, len(sizes))
+            assert at_rank is not None, "_check made sure the argument fits its input"
+            reached[Source("input", index)] = (np.broadcast_to(mask.reshape(at_rank), sizes), frozenset({index}))
+    for node in analysis.order:
+        op = node_operator(graph, node)
+        read = [
+            reached[source]
+            for slot in range(len(op.input_fields()))
+            if (source := analysis.sources.get((node, slot))) in reached
+        ]
+        if not read:
+            continue
+        origins = frozenset().union(*(origin for _, origin in read))
+        if isinstance(op, AxisReducingDesc):
+            raise InvalidArgumentError(_reduced(compiled, node, op, min(origins)))
+        output = op.output_tensors()[0]
+        assert output is not None
+        combined = np.zeros(output.desc.sizes, np.bool_)
+        for mask, _ in read:
+            combined |= _spread(mask, output.desc.sizes)
+        for slot in range(len(op.OUTPUTS)):
+            reached[Source("node", node, slot)] = (combined, origins)
+    carried = [reached.get(Source("node", node, slot)) for node, slot in analysis.outputs]
+    return [
+        np.zeros(desc.sizes, np.bool_) if mask is None else mask[0].copy()  # a node's outputs share one mask
+        for mask, desc in zip(carried, analysis.output_descs, strict=True)
+    ]
+
+
+def _spread(mask: MaskArray, sizes: tuple[int, ...]) -> MaskArray:
+    """A mask of a node input's Sizes over the node's output Sizes: each entry of a blocked quantization tensor
+    (a divisor of the output's size) over its block."""
+    for axis, (given, size) in enumerate(zip(mask.shape, sizes, strict=True)):
+        if given != size:
+            mask = np.repeat(mask, size // given, axis=axis)
+    return mask
+
+
+def _reduced(compiled: CompiledGraph, node: int, op: AxisReducingDesc, argument: int) -> str:
+    axes = ", ".join(str(axis) for axis in op.reduced_axes())
+    return (
+        f"{compiled.describe()}: argument {argument} is a masked array whose masked elements reach "
+        f"{compiled.graph.node_label(node)}, which is not element-wise: each output element reads a whole group "
+        f"along axes ({axes}), where NumPy's masked reductions leave masked elements out, which the graph cannot, "
+        "so no mask of its outputs would be right; a mask is carried through element-wise nodes only: pass "
+        "np.ma.getdata(x) to run on the data under the mask, or x.filled(value)"
+    )

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
+from tests.helpers import quantize_oracle as oracle
 
 onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip install -e .[dev])")
 from onnx.reference import ReferenceEvaluator  # noqa: E402
@@ -70,6 +71,34 @@ def test_quantize_into_4_bits_matches_onnx_reference(dtype: np.dtype[Any], form:
     # values); dmlpy saturates infinities and maps NaN to 0, as its 8-bit QuantizeLinear does.
     info = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]
     assert got[0, 3:6].astype(np.int8).tolist() == [0, info.max, info.min]
+
+
+@pytest.mark.parametrize("dtype", [INT4, UINT4], ids=["int4", "uint4"])
+def test_a_partial_last_block_after_a_size_1_dimension_runs(dtype: np.dtype[Any]) -> None:
+    # The last block's piece of the (1, 5, 5) output is (1, 2, 5) with strides (25, 5, 1): packed, though its
+    # size-1 dimension's stride is not the packed 10.
+    x = (np.random.default_rng(41).normal(size=(1, 5, 5)) * 6).astype(F32)
+    scale = np.random.default_rng(42).uniform(0.25, 2, (1, 2, 5)).astype(F32)
+    got = dml.quantize_linear(x, scale, None, 1, dtype, block_size=3)
+    # Blocked along axis 1 by 3: rows 0-2 take scale[:, 0], rows 3-4 (the partial block) scale[:, 1].
+    repeated = np.repeat(scale, 3, axis=1)[:, :5]
+    want = oracle.quantize(x, repeated, out_dtype=dtype)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.astype(np.int8), want.astype(np.int8))
+
+
+def test_a_4_bit_output_with_strides_on_size_1_dimensions_is_packed() -> None:
+    def lowered(strides: tuple[int, ...] | None) -> Any:
+        return dml.QuantizeOperatorDesc(
+            InputTensor=dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 3, 5)),
+            QuantizationType="SCALE",
+            QuantizationTensors=[dml.BufferTensorDesc(data_type="FLOAT32", sizes=(1, 1, 1))],
+            OutputTensor=dml.BufferTensorDesc(data_type="INT4", sizes=(1, 3, 5), strides=strides),
+        ).lower()
+
+    assert lowered((25, 5, 1)).layout == lowered(None).layout  # a size-1 dimension's stride moves no element
+    with pytest.raises(dml.UnsupportedError, match=r"Strides \(25, 6, 1\); dmlpy writes a 4-bit output packed"):
+        lowered((25, 6, 1))  # padded rows: still refused
 
 
 @pytest.mark.parametrize("dtype", [INT4, UINT4], ids=["int4", "uint4"])

@@ -257,12 +257,51 @@ def test_dask_arrays_refuse_per_block_values() -> None:
         dml.dequantize_linear(x.astype(np.uint8), np.ones((4, 2), F32), axis=1, block_size=3)
 
 
-def test_a_one_value_scale_is_per_tensor_whatever_block_size() -> None:
-    # onnx.reference reads a one-element scale (and zero point) as one value, block_size or not; so do the one-liners.
+def test_a_block_size_with_a_one_number_scale_is_refused_not_ignored() -> None:
+    # ONNX reads block_size only in its blocked form, whose scale has x's rank (ceil(D / block_size) along axis);
+    # one number applies to the whole tensor, so block_size would go unread (onnx.reference ignores it).
+    one_number = r"^block_size is 4, but scale is one number, which applies to the whole tensor and would leave "
     x = _floats((3, 10), 30)
-    scale, zero_point = np.full((1, 1), 0.5, F32), np.full((1, 1), 3, U8)
-    got = dml.quantize_linear(x, scale, zero_point, axis=1, block_size=4)
-    np.testing.assert_array_equal(got, _onnx_reference("QuantizeLinear", x, scale, zero_point, 1, 4))
+    for scale in (0.5, np.float32(0.5)):
+        with pytest.raises(dml.InvalidArgumentError, match=one_number + r".*pass block_size=None for one scale"):
+            dml.quantize_linear(x, scale, block_size=4)
+    with pytest.raises(dml.InvalidArgumentError, match=one_number):
+        dml.dequantize_linear(np.zeros((3, 10), U8), 0.5, axis=0, block_size=4)
+    # One value of x's rank is read as ONNX's blocked form: refused where that needs more blocks, run where it
+    # is the one block.
+    with pytest.raises(
+        dml.InvalidArgumentError, match=r"block_size 4 \(ONNX's blocked form\) it must have shape \(3, 3\)"
+    ):
+        dml.quantize_linear(x, np.full((1, 1), 0.5, F32), np.full((1, 1), 3, U8), axis=1, block_size=4)
+    one_block, scale = _floats((1, 3), 31), np.full((1, 1), 0.5, F32)
+    got = dml.quantize_linear(one_block, scale, axis=1, block_size=4)
+    np.testing.assert_array_equal(got, _onnx_reference("QuantizeLinear", one_block, scale, np.zeros((1, 1), U8), 1, 4))
+
+
+@pytest.mark.parametrize("count", [12, 1, 3], ids=["per-element", "one-value", "blocks-of-4"])
+def test_a_1d_input_reads_a_1d_scale_with_no_axis_as_webnn_does(count: int) -> None:
+    # ONNX's default axis, 1, does not exist in a 1-D input: WebNN's reading (the scale of x's rank: x's size, 1
+    # or a divisor of it) is the only one left.
+    x = _floats((12,), 33)
+    scale, zero_point = _scales((count,), 34), _integers((count,), 35, I8)
+    got = dml.quantize_linear(x, scale, zero_point)
+    scales, zero_points = np.repeat(scale, 12 // count), np.repeat(zero_point, 12 // count).astype(np.int64)
+    want = np.clip(np.rint(x / scales).astype(np.int64) + zero_points, -128, 127).astype(I8)
+    assert got.dtype == I8
+    np.testing.assert_array_equal(got, want)
+    back = dml.dequantize_linear(got, scale, zero_point)
+    np.testing.assert_array_equal(back, (got.astype(np.int64) - zero_points).astype(F32) * scales)
+
+
+def test_a_1d_input_refuses_what_neither_reading_takes() -> None:
+    x = _floats((12,), 36)
+    with pytest.raises(
+        dml.InvalidArgumentError, match=r"^scale has 5 entries along axis 0, where the input \(shape \(12,\)\)"
+    ):
+        dml.quantize_linear(x, _scales((5,), 37))
+    # axis= given is ONNX's per-axis form, one value per index: blocks need block_size.
+    with pytest.raises(dml.InvalidArgumentError, match=r"^scale has 3 values but the input's axis 0 has 12 entries"):
+        dml.quantize_linear(x, _scales((3,), 38), axis=0)
 
 
 def test_an_out_over_the_input_memory_reads_the_input_as_it_was(device: Any) -> None:

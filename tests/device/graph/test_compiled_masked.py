@@ -1,0 +1,76 @@
+"""A compiled graph called on NumPy masked arrays (``compiled(x, s)``, dmlpy/runtime/graph_calls.py), as the
+one-liners take them: the graph runs on the data (under the mask too) and every output is a masked array whose
+element is masked where an input element it reads is masked (element for element, through a 0-stride broadcast,
+and over a blocked quantization tensor's block); a masked element that reaches an axis-reducing node, or a masked
+array beside a pyopencl one, is refused before anything runs. Values against an independent NumPy reference."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyopencl.array as cl_array
+import pytest
+
+import dmlpy as dml
+from tests.device.graph.test_graph_calls import fake_quantization, reference, values
+
+T = dml.TensorDataType
+
+
+def test_an_element_wise_graph_masks_what_a_masked_input_reaches(device: Any) -> None:
+    g, q, y = fake_quantization(device)
+    compiled = g.compile([q, y])
+    data = values(np.random.default_rng(40))
+    mask = np.zeros(data.shape, bool)
+    mask[0, 0, 1, 2] = mask[0, 0, 3, 0] = True
+    got_q, got_y = compiled(np.ma.MaskedArray(data, mask=mask), np.float32(0.5))
+    want_q, want_y = reference(data, 0.5)  # the data under the mask runs too, as in the one-liners
+    for got, want in ((got_q, want_q), (got_y, want_y)):
+        assert isinstance(got, np.ma.MaskedArray)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), mask)
+        np.testing.assert_array_equal(np.ma.getdata(got), want)
+    # A masked scale of one value (broadcast by 0 Strides) is read by every element: all of them are masked.
+    _, got_y = compiled(data, np.ma.MaskedArray(np.float32(0.5), mask=True))
+    assert np.ma.getmaskarray(got_y).all()
+    np.testing.assert_array_equal(np.ma.getdata(got_y), want_y)
+    # A masked array without masked elements gives masked arrays with none masked.
+    _, got_y = compiled(np.ma.MaskedArray(data), np.float32(0.5))
+    assert isinstance(got_y, np.ma.MaskedArray) and not np.ma.getmaskarray(got_y).any()
+
+
+def test_a_blocked_scale_masks_its_block(device: Any) -> None:
+    g = dml.Graph(device)
+    x = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 8)))
+    s = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 2)))  # a scale per block of 4 columns
+    compiled = g.compile([dml.graph.quantize(x, s, np.zeros((2, 2), np.int8))])
+    data = np.linspace(-40, 40, 16, dtype=np.float32).reshape(2, 8)
+    scale = np.array([[0.5, 1.0], [2.0, 4.0]], np.float32)
+    got = compiled(data, np.ma.MaskedArray(scale, mask=[[False, True], [False, False]]))
+    want_mask = np.zeros((2, 8), bool)
+    want_mask[0, 4:] = True
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), want_mask)
+    repeated = np.repeat(scale, 4, axis=1)
+    np.testing.assert_array_equal(np.ma.getdata(got), np.clip(np.rint(data / repeated), -128, 127).astype(np.int8))
+
+
+def test_masks_that_no_output_could_hold_are_refused(device: Any) -> None:
+    g = dml.Graph(device)
+    x = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 4)))
+    b = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 4)))
+    compiled = g.compile([dml.graph.activation_softmax1(x, axes=(1,)), dml.graph.round(b)])
+    data = np.arange(8, dtype=np.float32).reshape(2, 4)
+    masked = np.ma.MaskedArray(data, mask=np.eye(2, 4, dtype=bool))
+    with pytest.raises(
+        dml.InvalidArgumentError,
+        match=r"^compiled graph of 2 operator nodes: argument 0 is a masked array whose masked elements reach "
+        r"Nodes\[0\] \(ACTIVATION_SOFTMAX1\), which is not element-wise: each output element reads a whole group "
+        r"along axes \(1\)",
+    ):
+        compiled(masked, data)
+    # A masked argument that reaches only element-wise nodes is carried.
+    softmax, rounded = compiled(data, masked)
+    assert not np.ma.getmaskarray(softmax).any()
+    np.testing.assert_array_equal(np.ma.getmaskarray(rounded), np.eye(2, 4, dtype=bool))
+    with pytest.raises(dml.InvalidArgumentError, match="argument 1 is a masked array beside a pyopencl array"):
+        compiled(cl_array.to_device(device.queue, data), masked)
