@@ -12,6 +12,8 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep
 
+from dmlpy.arrays.checks import is_device_array
+from dmlpy.arrays.checks import type_name as python_type_name
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
@@ -30,8 +32,9 @@ from dmlpy.onnx.elements import (
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
 from dmlpy.onnx.lowering import lower
-from dmlpy.onnx.nodes import node_attributes, node_name
-from dmlpy.runtime import Device, default_device
+from dmlpy.onnx.nodes import ONNX_DOMAINS, check_op_types, node_attributes, node_name
+from dmlpy.runtime import Device, default_device, devices
+from dmlpy.runtime.platforms import usable_devices
 from dmlpy.tensor import BufferTensorDesc
 
 MAX_COMPILED_GRAPHS = 64
@@ -42,7 +45,7 @@ KB); the least recently used is dropped when a new set of shapes compiles."""
 def _opset(model: onnx.ModelProto) -> int:
     """The version of the ONNX operator set (domain '' or 'ai.onnx') the model imports."""
     for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
+        if entry.domain in ONNX_DOMAINS:
             return int(entry.version)
     return int(onnx.defs.onnx_opset_version())
 
@@ -92,6 +95,7 @@ class DmlBackendRep(BackendRep):
                 _check_initializer_declaration(
                     value.name, data_type, self.input_shapes[value.name], self.initializer_types[value.name]
                 )
+        check_op_types(graph.node, self.opset)
         for node in graph.node:
             node_attributes(node, self.opset, node_name(node, self.opset))
         # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
@@ -148,11 +152,8 @@ class DmlBackendRep(BackendRep):
         for name in self.input_names:
             if name not in given:
                 raise InvalidArgumentError(f"the model's input {name!r} was not given")
-            expected = f"an array of {type_name(self.input_types[name])}"
-            try:
-                array = np.asarray(given[name])
-            except (TypeError, ValueError) as error:
-                raise argument_error("run", f"the model's input {name!r}", given[name], expected) from error
+            wanted = f"a NumPy array of {type_name(self.input_types[name])}"
+            array = _host_array("run", f"the model's input {name!r}", given[name], wanted)
             numpy_type = _numpy_type(self.input_types[name])
             if numpy_type is None or array.dtype != numpy_type:
                 raise InvalidArgumentError(
@@ -162,6 +163,31 @@ class DmlBackendRep(BackendRep):
             _check_shape(name, array.shape, self.input_shapes[name])
             arrays[name] = array.view(DATA_TYPES[BOOL_HELD_AS].numpy) if array.dtype == np.bool_ else array
         return arrays
+
+
+def _host_array(call: str, what: str, value: Any, wanted: str) -> np.ndarray[Any, Any]:
+    """``value``, given to ``call`` (run, run_node) as ``what`` (the model's input 'x'), as the NumPy array the
+    run binds; InvalidArgumentError saying it must be ``wanted`` ("a NumPy array of FLOAT"). Refused before NumPy
+    reads it: device memory (a pyopencl array, which NumPy would read element by element, as Python objects);
+    after: what NumPy cannot read, or holds only as Python objects. A masked array stays one: the compiled graph
+    masks each output element that a masked input element reaches (dmlpy/runtime/graph_calls.py)."""
+    if is_device_array(value):
+        raise InvalidArgumentError(
+            f"{call}: {what} is a {python_type_name(value)} (device memory); dmlpy's ONNX backend takes NumPy arrays "
+            f"(host memory) only: pass its .get(), a NumPy copy"
+        )
+    try:
+        array = value if isinstance(value, np.ma.MaskedArray) else np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise argument_error(call, what, value, wanted) from error
+    if array.dtype.kind == "O":
+        held = (
+            "a NumPy array of dtype object"
+            if isinstance(value, np.ndarray)
+            else f"a {python_type_name(value)}, which NumPy holds only as Python objects (dtype object)"
+        )
+        raise InvalidArgumentError(f"{call}: {what} is {held}, not an array of numbers: pass {wanted}")
+    return array
 
 
 def _numpy_type(elem_type: int) -> np.dtype[Any] | None:
@@ -260,16 +286,27 @@ def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[
     )
 
 
+DEVICE_KINDS = ("CPU", "GPU")
+"""The ``device`` names the backend answers for: the kinds of OpenCL device (``dml.devices()``'s ``kind``)."""
+
+
 class DmlBackend(Backend):
     """onnx.backend.base.Backend over dmlpy (see dmlpy.onnx's docstring)."""
 
     @classmethod
-    def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> DmlBackendRep:
+    def prepare(cls, model: Any, device: str | None = None, **kwargs: Any) -> DmlBackendRep:
         """Check and lower ``model`` (an onnx.ModelProto, the path of a .onnx file, or its bytes) and upload its
         initializers; NodeRefused (an UnsupportedError) names any node dmlpy cannot run, InvalidArgumentError any
-        malformed part. ``base_dir`` names the folder of the model's external data (by default the .onnx file's
-        folder; a ModelProto or bytes with external data need it); ``dml_device`` picks a dmlpy Device; ``rtol``
-        and ``atol`` (which onnx's test runner passes along) are ignored."""
+        malformed part.
+
+        ``dml_device`` is the dml.Device the model runs on (``dml.create_device(cl_device=dml.devices()[i].cl_device)``
+        for the device ``dmlpy devices`` lists as i); without it, dmlpy's default device (``dml.default_device()``:
+        the first GPU whose compiler builds kernels, else a CPU device; ``DMLPY_DEVICE`` picks another). ``device``
+        ("CPU" or "GPU", onnx.backend's argument) chooses nothing: given, it is checked as onnxruntime's backend
+        checks it, with ``supports_device`` (UnsupportedError where dmlpy sees no such device that builds kernels).
+        ``base_dir`` names the folder of the model's external data (by default the .onnx file's folder; a
+        ModelProto or bytes with external data need it); ``rtol`` and ``atol`` (which onnx's test runner passes
+        along) are ignored."""
         dml_device = kwargs.pop("dml_device", None)
         base_dir = kwargs.pop("base_dir", None)
         for tolerance in ("rtol", "atol"):
@@ -278,8 +315,21 @@ class DmlBackend(Backend):
             raise InvalidArgumentError(
                 f"prepare got unknown options {sorted(kwargs)}; it takes dml_device and base_dir"
             )
-        if not cls.supports_device(device):
-            raise UnsupportedError(f"device {device!r}: dmlpy's ONNX backend runs on 'CPU' (dmlpy's default device)")
+        if dml_device is not None and not isinstance(dml_device, Device):
+            raise argument_error(
+                "prepare", "dml_device", dml_device, "a dml.Device (dml.create_device(...)), or None for the default"
+            )
+        if device is not None and not cls.supports_device(device):
+            kind = str(device).strip().upper()
+            why = (
+                f"dmlpy sees no OpenCL {kind} device that builds kernels (usable: {usable_devices(devices())})"
+                if kind in DEVICE_KINDS
+                else f"the backend answers for {' and '.join(map(repr, DEVICE_KINDS))}, the kinds of OpenCL device"
+            )
+            raise UnsupportedError(
+                f"prepare: device {device!r}: {why}; leave device out to run on dmlpy's default device, or pick one "
+                "with dml_device=dml.create_device(cl_device=...)"
+            )
         # Every stage raises a DmlError naming what it refuses; anything else is a bug of dmlpy's, left to show.
         try:
             proto, folder = model_and_folder(model, base_dir)
@@ -293,12 +343,22 @@ class DmlBackend(Backend):
             ) from error
 
     @classmethod
+    def run_model(cls, model: Any, inputs: Any, device: str | None = None, **kwargs: Any) -> tuple[Any, ...]:
+        """``prepare(model, device, **kwargs).run(inputs)``: onnx.backend's, with ``device`` left out by default
+        (onnx.backend's "CPU" would refuse a machine whose only usable device is a GPU)."""
+        return cls.prepare(model, device, **kwargs).run(inputs)
+
+    @classmethod
     def run_node(
-        cls, node: onnx.NodeProto, inputs: Any, device: str = "CPU", outputs_info: Any = None, **kwargs: Any
+        cls, node: onnx.NodeProto, inputs: Any, device: str | None = None, outputs_info: Any = None, **kwargs: Any
     ) -> tuple[np.ndarray[Any, Any], ...]:
-        """Run one node on ``inputs`` (NumPy arrays in the node's input order)."""
+        """Run one node on ``inputs`` (NumPy arrays in the node's input order); ``device`` and ``kwargs`` as
+        ``prepare`` takes them."""
+        arrays = [
+            _host_array("run_node", f"the node's input {index}", value, "a NumPy array of numbers")
+            for index, value in enumerate(inputs)
+        ]
         try:
-            arrays = [np.asarray(value) for value in inputs]
             model = node_model(node, arrays)
         except MemoryError:
             raise
@@ -310,5 +370,8 @@ class DmlBackend(Backend):
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
-        """``"CPU"`` only: ONNX's device names are CPU and CUDA; dmlpy runs its default OpenCL device for "CPU"."""
-        return str(device).upper() == "CPU"
+        """Whether dmlpy sees an OpenCL device of the kind ``device`` names ("CPU" or "GPU", case aside) whose
+        compiler builds kernels (``dml.devices()``); False for any other name (ONNX's "CUDA": dmlpy runs OpenCL).
+        It answers for the machine, not for the device ``prepare`` runs on, which ``dml_device`` chooses."""
+        kind = str(device).strip().upper()
+        return kind in DEVICE_KINDS and any(entry.kind == kind and entry.compiler_error is None for entry in devices())

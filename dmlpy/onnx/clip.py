@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from dmlpy.dtypes import DATA_TYPES
+from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression
@@ -38,6 +38,14 @@ BoundOf = Callable[[str, str, str], "np.ndarray[Any, Any]"]
 def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf, where: str) -> Expression:
     """The CLIP1 node of a Clip ``node`` (of ``opset``) on ``x``, its bounds read as the module says."""
     data_type = TensorDataType(x.data_type)
+    if is_nibble(data_type):
+        # Before the bounds are read, as without them: a bound-less Clip is an IDENTITY copy, which takes no 4-bit
+        # type either, and the schema of every Clip opset none (so the node is refused whatever it holds).
+        raise NodeRefused(
+            f"{where}: its input {node.input[0]!r} is {onnx_name(data_type)}; DirectML's ELEMENT_WISE_CLIP1 takes "
+            "no 4-bit type at any feature level, nor does ONNX's Clip: clip the value before QuantizeLinear makes "
+            f"it {onnx_name(data_type)}, or after DequantizeLinear"
+        )
     lowest, highest = _type_range(data_type)
     if opset < 11:
         schema = onnx.defs.get_schema("Clip", opset)

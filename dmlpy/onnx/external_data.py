@@ -63,6 +63,12 @@ def _external_location(tensor: onnx.TensorProto, base_dir: str | None, where: st
             f"{os.path.realpath(base_dir)}; external data is read from that folder only, never through '..' or an "
             "absolute path"
         )
+    if location.replace("\\", "/").rpartition("/")[1:] in (("/", ""), ("/", ".")):
+        # The walk skips '' and '.', so 'w.bin/' would open w.bin: a folder's form is refused, not read as a file.
+        raise InvalidArgumentError(
+            f"{where}: its external data file {location!r}: it ends in a path separator (or one and '.'), the form of "
+            "a folder; external data is a regular file: name it without the trailing separator"
+        )
     return base_dir, location, int(info.offset or 0), None if info.length is None else int(info.length)
 
 

@@ -20,6 +20,7 @@ from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS_AND_FLOAT64, SIGNED
+from dmlpy.problems.values import QUOTED_LENGTH, quoted
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
@@ -88,10 +89,42 @@ INFINITY_MODES = {
 """IsInf's (detect_negative, detect_positive) -> DML_IS_INFINITY_MODE. (0, 0), detecting nothing, has none."""
 
 
-def _expressed_by() -> str:
-    chosen = [OPERATORS[operator] for _, choices in _CHOSEN_BY.values() for operator in choices.values()]
-    names = list(dict.fromkeys(desc.OPERATOR_TYPE.name for desc in (*LOWERED_TO.values(), *chosen)))
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+ONNX_DOMAINS = ("", "ai.onnx")
+"""The domain names of ONNX's own operators (the empty one is ai.onnx too)."""
+
+
+def _shown(text: str) -> str:
+    """An op type or domain from the model: bare where it is short and of identifiers (Conv, com.microsoft), else
+    quoted and cut."""
+    plain = all(part.isidentifier() for part in text.split(".")) and len(text) <= QUOTED_LENGTH
+    return text if plain else quoted(text)
+
+
+def check_op_types(nodes: Sequence[onnx.NodeProto], opset: int) -> None:
+    """NodeRefused unless every node is of an op type dmlpy runs: the message names each other op type (with its
+    domain where it is not ONNX's), how many nodes have it and the first of them, in the order they appear, and
+    leaves the list of the op types dmlpy runs to docs/api/onnx.md (a model of many nodes has many to name)."""
+    unmapped: dict[tuple[str, str], list[int]] = {}
+    for index, node in enumerate(nodes):
+        if node.domain not in ONNX_DOMAINS or node.op_type not in SUPPORTED_OPS:
+            domain = "" if node.domain in ONNX_DOMAINS else node.domain
+            unmapped.setdefault((domain, node.op_type), []).append(index)
+    if not unmapped:
+        return
+    lines = []
+    for (domain, op_type), indices in unmapped.items():
+        first = nodes[indices[0]].name
+        named = f"graph.node[{indices[0]}] {quoted(first) if first else '(unnamed)'}"
+        kind = f"{_shown(op_type)} (domain {_shown(domain)})" if domain else _shown(op_type)
+        count = f"{len(indices)} nodes, the first {named}" if len(indices) > 1 else f"1 node, {named}"
+        lines.append(f"\n  {kind}: {count}")
+    refused = sum(len(indices) for indices in unmapped.values())
+    raise NodeRefused(
+        f"ONNX model (opset {opset}): {refused} of its {len(nodes)} nodes are of op types dmlpy does not run:"
+        f"{''.join(lines)}\ndmlpy runs {len(SUPPORTED_OPS)} ONNX op types (dmlpy.onnx.SUPPORTED_OPS), the ones "
+        "DirectML's operators express exactly, listed with their operators in docs/api/onnx.md: run these nodes "
+        "with another runtime, and the rest with dmlpy (onnx.utils.extract_model cuts a model in parts)"
+    )
 
 
 def node_name(node: onnx.NodeProto, opset: int) -> str:
@@ -99,15 +132,8 @@ def node_name(node: onnx.NodeProto, opset: int) -> str:
 
 
 def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, int]:
-    """The node's attributes, after checking the node is one dmlpy runs, with the inputs (as many as its op
-    type's schema at ``opset`` takes), outputs and INT attributes its operator takes."""
-    if node.domain not in ("", "ai.onnx"):
-        raise NodeRefused(f"{where}: domain {node.domain!r} is not ONNX's; dmlpy runs {', '.join(SUPPORTED_OPS)}")
-    if node.op_type not in SUPPORTED_OPS:
-        raise NodeRefused(
-            f"{where}: dmlpy runs only {', '.join(SUPPORTED_OPS)}, the ONNX operators whose semantics DirectML's "
-            f"{_expressed_by()} express exactly"
-        )
+    """The node's attributes, after checking the node (of an op type dmlpy runs: ``check_op_types``) has the
+    inputs (as many as its op type's schema at ``opset`` takes), outputs and INT attributes its operator takes."""
     if node.op_type in QUANTIZATION_OPS:
         fewest, most = _QUANTIZATION_INPUTS
         required, takes = node.input[:fewest], f"{fewest} or {most} (the zero point is optional)"

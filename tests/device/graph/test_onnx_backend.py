@@ -12,7 +12,10 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -447,18 +450,63 @@ def test_inexpressible_cases_are_refused_at_prepare_saying_why(name: str) -> Non
     assert "opset" in message or "graph input" in message, message
 
 
-def test_an_unsupported_operator_is_refused_naming_it() -> None:
-    node = onnx.helper.make_node("Flatten", ["x"], ["y"], name="act")
-    graph = onnx.helper.make_graph(
-        [node],
-        "g",
-        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4])],
-        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4])],
-    )
-    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 21)])
-    with pytest.raises(NodeRefused, match=r"ONNX node 'act' \(Flatten, opset 21\): dmlpy runs only Round"):
+def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_and_first_nodes() -> None:
+    """Issue 42: a model with unmapped nodes got 2,300 characters (every mapped op type and every DirectML
+    operator) naming only the first unmapped node. Now one NodeRefused (an UnsupportedError) names each unmapped
+    op type (another domain's with its domain) with its count and first node (index in graph.node, name), in the
+    order they appear, in under 600 characters, and points to docs/api/onnx.md for the list of the ones it runs.
+    The counts are checked against the model's own tally of the op types SUPPORTED_OPS lacks."""
+    floats = onnx.TensorProto.FLOAT
+    spec = [
+        ("Conv", "conv1"),
+        ("Relu", "relu1"),
+        ("MaxPool", "pool1"),
+        ("Conv", "conv2"),
+        ("Relu", ""),
+        ("MaxPool", ""),
+        ("Conv", "conv3"),
+        ("Flatten", ""),
+    ]
+    nodes, value = [], "x"
+    for index, (op_type, name) in enumerate(spec):
+        inputs = [value, "w"] if op_type == "Conv" else [value]
+        attributes = {"kernel_shape": [1, 1]} if op_type == "MaxPool" else {}
+        nodes.append(onnx.helper.make_node(op_type, inputs, [f"t{index}"], name=name, **attributes))
+        value = f"t{index}"
+    nodes.append(onnx.helper.make_node("FusedMatMul", [value, value], ["y"], name="fused", domain="com.microsoft"))
+    weight = onnx.numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")
+    graph = onnx.helper.make_graph(nodes, "g", [_tensor("x", floats, [1, 1, 4, 4])], [_tensor("y", floats, [1, 1])])
+    graph.initializer.append(weight)
+    opsets = [onnx.helper.make_opsetid("", 21), onnx.helper.make_opsetid("com.microsoft", 1)]
+    model = onnx.helper.make_model(graph, opset_imports=opsets)
+    tally = Counter(node.op_type for node in nodes if node.op_type not in SUPPORTED_OPS or node.domain)
+    assert tally == {"Conv": 3, "MaxPool": 2, "Flatten": 1, "FusedMatMul": 1}
+    with pytest.raises(NodeRefused) as refused:
         DmlBackend.prepare(model)
-    assert isinstance(NodeRefused("x"), dml.UnsupportedError)
+    message = str(refused.value)
+    assert message.splitlines()[:5] == [
+        "ONNX model (opset 21): 7 of its 9 nodes are of op types dmlpy does not run:",
+        '  Conv: 3 nodes, the first graph.node[0] "conv1"',
+        '  MaxPool: 2 nodes, the first graph.node[2] "pool1"',
+        "  Flatten: 1 node, graph.node[7] (unnamed)",
+        '  FusedMatMul (domain com.microsoft): 1 node, graph.node[8] "fused"',
+    ], message
+    assert "docs/api/onnx.md" in message and len(message) < 600, (len(message), message)
+    assert "Round" not in message and "ELEMENT_WISE" not in message, message
+    assert isinstance(refused.value, dml.UnsupportedError)
+
+
+def test_the_op_types_dmlpy_runs_are_listed_in_the_docs_with_their_operators() -> None:
+    """docs/api/onnx.md's table, to which the refusal of an unmapped op type points, lists every op type of
+    SUPPORTED_OPS once, in order, with the operator the operator table lowers it to (Mod and BitShift with the
+    second operator their attribute chooses)."""
+    page = Path(__file__).parents[3] / "docs" / "api" / "onnx.md"
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    assert [op_type for op_type, _ in rows] == list(SUPPORTED_OPS)
+    second = {"Mod": "ELEMENT_WISE_MODULUS_TRUNCATE", "BitShift": "ELEMENT_WISE_BIT_SHIFT_RIGHT"}
+    for op_type, cell in rows:
+        operators = re.findall(r"`(\w+)`", cell)
+        assert operators == [LOWERED_TO[op_type].OPERATOR_TYPE.name, *([second[op_type]] if op_type in second else [])]
 
 
 def test_is_inf_detecting_nothing_is_refused_and_the_others_map_to_their_modes() -> None:
@@ -498,7 +546,83 @@ def test_run_node_runs_one_node() -> None:
     x = np.array([0.5, 1.5, -2.5, 2.4999998, np.inf, -0.0], np.float32)
     (y,) = DmlBackend.run_node(node, [x])
     assert y.tobytes() == np.rint(x).tobytes()
-    assert DmlBackend.supports_device("CPU") and not DmlBackend.supports_device("CUDA")
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A device as ``dml.devices()`` lists it, as far as supports_device reads it."""
+
+    kind: str
+    compiler_error: str | None = None
+
+    def describe(self) -> str:
+        return f"[0] seen ({self.kind}, test)"
+
+
+SEEN = {
+    "a GPU that builds, a CPU that does not": ([_Seen("GPU"), _Seen("CPU", "unknown target CPU")], {"GPU"}),
+    "a CPU that builds": ([_Seen("CPU")], {"CPU"}),
+    "both": ([_Seen("CPU"), _Seen("GPU")], {"CPU", "GPU"}),
+    "a GPU that does not build, an accelerator": ([_Seen("GPU", "no compiler"), _Seen("ACCELERATOR")], set()),
+    "none": ([], set()),
+}
+"""Device lists -> the names supports_device answers True for: the kinds with a device whose compiler builds."""
+
+
+@pytest.mark.parametrize("case", sorted(SEEN))
+def test_supports_device_answers_from_the_devices_dmlpy_sees(monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    """Issue 42: supports_device("GPU") was False even where the default device is a GPU. It answers from
+    ``dml.devices()`` (here a monkeypatched list, so the test does not depend on this machine): "CPU" where a CPU
+    device builds kernels, "GPU" where a GPU does, case aside; never ONNX's "CUDA" or another name. prepare checks
+    a device given by name against it and names the usable devices when it refuses; left out, nothing is
+    checked, and the model runs on dmlpy's default device."""
+    import dmlpy.runtime.device_choice
+
+    seen, supported = SEEN[case]
+    monkeypatch.setattr(dmlpy.runtime.device_choice, "list_devices", lambda: list(seen))
+    for name in ("CPU", "GPU", "cpu", " gpu ", "CUDA", "ACCELERATOR", "OTHER", ""):
+        assert DmlBackend.supports_device(name) == (name.strip().upper() in supported), name
+    model = _model(
+        [onnx.helper.make_node("Neg", ["x"], ["y"])],
+        [_tensor("x", onnx.TensorProto.FLOAT, [2])],
+        [_tensor("y", onnx.TensorProto.FLOAT, [2])],
+    )
+    x = np.array([1.5, -0.0], np.float32)
+    for name in ("CPU", "GPU"):
+        if name in supported:
+            assert DmlBackend.prepare(model, name).device is dml.default_device()
+            continue
+        usable = ", ".join(entry.describe() for entry in seen if entry.compiler_error is None) or "none"
+        with pytest.raises(dml.UnsupportedError) as refused:
+            DmlBackend.prepare(model, name)
+        assert str(refused.value).startswith(
+            f"prepare: device '{name}': dmlpy sees no OpenCL {name} device that builds kernels (usable: {usable}"
+        ), str(refused.value)
+    (y,) = DmlBackend.run_model(model, [x])
+    assert y.tobytes() == (-x).tobytes()
+    with pytest.raises(dml.UnsupportedError, match="prepare: device 'CUDA': the backend answers for 'CPU' and 'GPU'"):
+        DmlBackend.prepare(model, "CUDA")
+
+
+def test_the_default_devices_kind_is_supported_and_dml_device_picks_the_device(device: Any) -> None:
+    """On this machine, whatever it has: the default device's kind is one supports_device claims (the default is
+    a device whose compiler builds), and prepare(model, dml_device=device) runs on that device; a dml_device that
+    is no dml.Device is refused naming it."""
+    import pyopencl as cl
+
+    kind = "GPU" if dml.default_device().cl_device.type & cl.device_type.GPU else "CPU"
+    assert DmlBackend.supports_device(kind)
+    model = _model(
+        [onnx.helper.make_node("Neg", ["x"], ["y"])],
+        [_tensor("x", onnx.TensorProto.FLOAT, [2])],
+        [_tensor("y", onnx.TensorProto.FLOAT, [2])],
+    )
+    rep = DmlBackend.prepare(model, dml_device=device)
+    assert rep.device is device
+    (y,) = rep.run([np.array([1.5, -0.0], np.float32)])
+    assert y.tobytes() == np.array([-1.5, 0.0], np.float32).tobytes()
+    with pytest.raises(dml.InvalidArgumentError, match=r"prepare: dml_device is 'GPU'; it must be a dml\.Device"):
+        DmlBackend.prepare(model, dml_device="GPU")
 
 
 def _model(nodes: list[Any], inputs: list[Any], outputs: list[Any], initializers: list[Any] | None = None) -> Any:

@@ -248,6 +248,21 @@ def test_a_location_that_is_no_regular_file_is_refused(places: dict[str, Path], 
     assert SECRET.decode() not in message
 
 
+@pytest.mark.parametrize("location", ["weights.bin/", "weights.bin/.", "weights.bin//", "weights.bin\\", "./"])
+def test_a_location_of_a_folders_form_is_refused_not_read_as_the_file(places: dict[str, Path], location: str) -> None:
+    """Issue 42: 'weights.bin/' (a trailing separator, or '/.', which name a folder) was read as weights.bin, the
+    walk skipping its empty and '.' components. It is refused, as the other bad locations are, naming the
+    initializer and the location; the same file named plainly is read."""
+    with pytest.raises(dml.InvalidArgumentError) as refused:
+        dmlpy.onnx.prepare(saved(places, external_tensor("w", location, [16])))
+    assert str(refused.value) == (
+        f"ONNX initializer 'w': its external data file {location!r}: it ends in a path separator (or one and '.'), "
+        "the form of a folder; external data is a regular file: name it without the trailing separator"
+    )
+    (got,) = dmlpy.onnx.prepare(saved(places, external_tensor("w", "weights.bin", [16]))).run([])
+    assert same(got, WEIGHTS)
+
+
 def test_a_nul_in_an_external_location_is_refused_naming_the_initializer(places: dict[str, Path]) -> None:
     with pytest.raises(dml.InvalidArgumentError) as refused:
         dmlpy.onnx.prepare(identity_of(external_tensor("w", "weights.bin\0.txt", [16])), base_dir=places["model"])
@@ -1138,6 +1153,58 @@ def test_run_refuses_what_is_no_array() -> None:
         rep.run([object()])
     with pytest.raises(dml.InvalidArgumentError, match="'x'"):
         rep.run({"x": [[1, 2], [3]]})
+
+
+def _relu() -> Any:
+    """y = Relu(x), x and y float32 of shape [3]."""
+    return make_model([helper.make_node("Relu", ["x"], ["y"])], [value("x", F, [3])], [value("y", F, [3])])
+
+
+class _Opaque:
+    """An array-like of another library that NumPy knows nothing of: it holds it as one Python object."""
+
+
+def test_run_refuses_device_arrays_and_python_objects_saying_what_to_pass_and_keeps_a_mask() -> None:
+    """Issue 42: a float32 pyopencl array given to rep.run was refused as "an array of dtype object" (NumPy reads it
+    element by element as Python objects), and a masked array ran with its mask dropped from the outputs. A device
+    array and anything NumPy holds only as Python objects are refused naming the input, what it is and what to pass
+    (run_node says the same); a masked array runs on its data and its mask reaches the outputs, as NumPy's masked
+    arithmetic keeps it."""
+    import pyopencl.array as cl_array
+
+    rep = dmlpy.onnx.prepare(_relu())
+    x = np.array([-1.5, 0.0, 2.5], np.float32)
+    on_device = cl_array.to_device(rep.device.queue, x)
+    refusals: list[tuple[Any, str]] = [
+        (
+            on_device,
+            "is a pyopencl.array.Array (device memory); dmlpy's ONNX backend takes NumPy arrays (host memory) only: "
+            "pass its .get(), a NumPy copy",
+        ),
+        (
+            _Opaque(),
+            f"is a {_Opaque.__module__}._Opaque, which NumPy holds only as Python objects (dtype object), not an array "
+            "of numbers",
+        ),
+        (np.array([1.0, 2.0, 3.0], object), "is a NumPy array of dtype object, not an array of numbers: pass a"),
+    ]
+    relu = helper.make_node("Relu", ["x"], ["y"])
+    for argument, words in refusals:
+        with pytest.raises(dml.InvalidArgumentError) as refused:
+            rep.run([argument])
+        assert str(refused.value).startswith(f"run: the model's input 'x' {words}"), str(refused.value)
+        with pytest.raises(dml.InvalidArgumentError) as refused:
+            dmlpy.onnx.run_node(relu, [argument])
+        assert str(refused.value).startswith(f"run_node: the node's input 0 {words}"), str(refused.value)
+    (got,) = rep.run([on_device.get()])
+    assert same(got, np.maximum(x, np.float32(0)))
+    for mask in ([False, True, False], [False, False, False]):
+        masked = np.ma.masked_array(x, mask=mask)
+        for got in (rep.run([masked])[0], dmlpy.onnx.run_node(relu, [masked])[0]):
+            want = np.ma.maximum(masked, np.float32(0))
+            assert isinstance(got, np.ma.MaskedArray)
+            assert np.array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
+            assert same(got.data, np.maximum(x, np.float32(0)))  # the data under the mask is computed too
 
 
 def test_run_node_refuses_what_makes_no_model() -> None:

@@ -175,6 +175,30 @@ def test_a_clip_bound_that_is_no_initializer_or_no_scalar_of_the_type_is_refused
         DmlBackend.prepare(model, base_dir=str(tmp_path))
 
 
+@pytest.mark.parametrize("elem", [TensorProto.INT4, TensorProto.UINT4], ids=["INT4", "UINT4"])
+@pytest.mark.parametrize("bounds", [(), ("lo",), ("", "hi"), ("lo", "hi")], ids=["none", "min", "max", "both"])
+def test_a_4_bit_clip_is_refused_naming_the_node_its_input_and_the_type(elem: int, bounds: tuple[str, ...]) -> None:
+    """Issue 42: a Clip of INT4 or UINT4 made prepare raise NumPy's ValueError ("Invalid integer data type 'V'").
+    No feature level of DirectML's CLIP1 takes a 4-bit type (nor does ELEMENT_WISE_IDENTITY, a bound-less Clip's
+    copy), and no opset of ONNX's Clip: NodeRefused (a dml.DmlError) naming the node, its input and the type,
+    with or without bounds (given as initializers of the input's type, as ONNX's Clip takes them)."""
+    name = TensorProto.DataType.Name(elem)
+    four_bit = {dml.TensorDataType.INT4, dml.TensorDataType.UINT4}
+    assert not any(four_bit & row.data_types["InputTensor"] for row in dml.ElementWiseClip1OperatorDesc.SUPPORT.rows)
+    clips = [schema for schema in onnx.defs.get_all_schemas_with_history() if schema.name == "Clip"]
+    assert clips and all(f"tensor({name.lower()})" not in c.type_constraints[0].allowed_type_strs for c in clips)
+    initializers = [helper.make_tensor(bound, elem, [], [1 if bound == "lo" else 5]) for bound in bounds if bound]
+    clip = helper.make_node("Clip", ["x", *bounds], ["y"], name="clip")
+    model = _model([clip], [_value("x", elem, [4])], [_value("y", elem, [4])], initializers)
+    with pytest.raises(NodeRefused) as refused:
+        DmlBackend.prepare(model)
+    assert str(refused.value) == (
+        f"ONNX node 'clip' (Clip, opset 21): its input 'x' is {name}; DirectML's ELEMENT_WISE_CLIP1 takes no 4-bit "
+        f"type at any feature level, nor does ONNX's Clip: clip the value before QuantizeLinear makes it {name}, or "
+        "after DequantizeLinear"
+    )
+
+
 def test_bools_are_read_only_where_the_schema_takes_them() -> None:
     """A bool graph input read by Abs, which takes no bool, is refused naming it; Equal of a bool and a UINT8 (both
     UINT8 to DirectML) is a malformed model (ONNX's T is one type); a UINT8 given to Not (which takes bools) too."""
