@@ -54,7 +54,10 @@ COMMANDS: dict[str, tuple[Command, str]] = {
     "demo": (demo, "run the seed example in every rounding mode on the default device"),
     "devices": (devices, "list OpenCL devices, the default, and what dmlpy supports on each"),
     "validate": (validate, "validate descriptors (JSON): one in full (layout, sizes), several one line each"),
-    "explain": (explain, "show the OpenCL kernel source and build options for a descriptor"),
+    "explain": (
+        explain,
+        "show the OpenCL kernel a descriptor lowers to: its tensors, build options and launch (--source: its code)",
+    ),
     "round": (round_command, "round a .npy file (float, bfloat16 or integer) on an OpenCL device"),
     "quantize": (quantize.QUANTIZE, "quantize a float32/float16/int32 .npy file to uint8 or int8 (QuantizeLinear)"),
     "dequantize": (quantize.DEQUANTIZE, "dequantize an integer .npy file to float32 or float16 (DequantizeLinear)"),

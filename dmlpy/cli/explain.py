@@ -1,4 +1,6 @@
-"""``dmlpy explain``: the OpenCL kernel source, build options and launch a descriptor lowers to."""
+"""``dmlpy explain``: the kernel a descriptor lowers to: its tensors, build options, launch and the lines the
+generator writes; ``--source`` adds the OpenCL source the compiler sees (the template and its headers: about 1,500
+lines a kernel)."""
 
 from __future__ import annotations
 
@@ -13,17 +15,24 @@ from dmlpy.errors import DmlError
 from dmlpy.graph.desc import GraphDesc
 from dmlpy.graph.fusion import plan_graph
 from dmlpy.graph.validation import validate
-from dmlpy.kernels import CPU_PROFILE
+from dmlpy.kernels import CPU_PROFILE, KernelSpec
+from dmlpy.layout import describe_layout
+from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import TensorDesc
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_descriptor_arguments(parser, f"validate at this level first (default {HIGHEST_LEVEL.c_name})")
+    parser.add_argument(
+        "--source",
+        action="store_true",
+        help="also print the whole OpenCL source of each kernel, as the compiler sees it (about 1,500 lines each)",
+    )
     add_svg_argument(parser, "its tensors, or a graph with its kernels outlined,")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the OpenCL kernel source and build options a descriptor lowers to."""
+    """Print the kernel a descriptor lowers to: tensors, build options, launch; its source with --source."""
     target = svg_target(args, args.descriptor)
     try:
         desc, level, lines = explain(args)
@@ -39,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[str]]:
-    """The descriptor ``args`` names, the level it was validated at, and the lines that explain it: the kernel
-    source, build options and launch; DescriptorProblems when it cannot be explained."""
+    """The descriptor ``args`` names, the level it was validated at, and the lines that explain it: its tensors,
+    the kernel's build options and launch, and the kernel source (whole with ``args.source``, else only what the
+    generator writes); DescriptorProblems when it cannot be explained."""
     desc = read_descriptor(args.descriptor)
     if isinstance(desc, TensorDesc):
         raise DescriptorProblems(
@@ -52,7 +62,7 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
     except DmlError as error:
         raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
     if isinstance(desc, GraphDesc):
-        return desc, level, explain_graph(desc, level)
+        return desc, level, explain_graph(desc, level, with_source=args.source)
     try:
         lowered = desc.lower()
     except NotImplementedError as error:
@@ -60,26 +70,52 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
     spec, layout = lowered.kernel, lowered.layout
     lines = [f"// {desc.OPERATOR_TYPE.c_name}, validated at {level.c_name}"]
     lines += [f"// {line}" for line in desc.explain_lines()]
-    return (
-        desc,
-        level,
-        [
-            *lines,
-            f"// kernel: {spec.kernel_name} in opencl/{spec.source_name}",
-            f"// build options: {' '.join(spec.build_options)}",
-            f"// layout: {'packed (1-D vectorised kernel)' if layout.packed else f'strided, rank {layout.rank}'}; "
-            f"{layout.element_count} elements; coalesced sizes {list(layout.sizes)}; "
-            f"strides per tensor {[list(s) for s in layout.strides]}",
-            f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
-            "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
-            "",
-            *spec.specialised_source().rstrip("\n").split("\n"),
-        ],
-    )
+    lines += tensor_lines(desc)
+    lines += [
+        f"// kernel: {spec.kernel_name} in opencl/{spec.source_name}",
+        f"// build options: {' '.join(spec.build_options)}",
+        f"// layout: {'packed (1-D vectorised kernel)' if layout.packed else f'strided, rank {layout.rank}'}; "
+        f"{layout.element_count} elements; coalesced sizes {list(layout.sizes)}; "
+        f"strides per tensor {[list(s) for s in layout.strides]}",
+        f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
+        "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
+    ]
+    lines += kernel_source(spec, with_source=args.source)
+    return desc, level, lines if args.source else [*lines, left_out([spec])]
 
 
-def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:
-    """Each kernel compile_graph would build on a CPU device, in launch order, with its source."""
+def tensor_lines(desc: OperatorDescBase) -> list[str]:
+    """Each tensor in binding order, one line: its type, Sizes and Strides, and the kind of layout in
+    ``dmlpy validate``'s words (which says the rest: bytes, offsets, binding)."""
+    lines = []
+    for field in desc.tensor_fields():
+        tensor: TensorDesc | None = getattr(desc, field)
+        if tensor is None:
+            continue
+        name, buffer = desc.c_field(field), tensor.desc
+        kind = next(line.strip() for line in describe_layout(name, buffer) if line.startswith("  layout: "))
+        strides = "null" if buffer.strides is None else list(buffer.strides)
+        lines.append(f"// {name}: {buffer.data_type.name}, Sizes {list(buffer.sizes)}, Strides {strides}; {kind}")
+    return lines
+
+
+def kernel_source(spec: KernelSpec, *, with_source: bool) -> list[str]:
+    """A kernel's source after a blank line: whole as the compiler sees it with ``with_source``, otherwise only
+    the lines the generator writes (the element-wise template's specialisation; none for Round's own kernel)."""
+    text = spec.specialised_source() if with_source else spec.prelude
+    return ["", *text.rstrip("\n").split("\n")] if text else []
+
+
+def left_out(specs: list[KernelSpec]) -> str:
+    """The line that says which source the brief output leaves out, and how to see it."""
+    files = ", ".join(sorted({f"opencl/{spec.source_name}" for spec in specs}))
+    count = sum(spec.source.count("\n") - spec.prelude.count("\n") for spec in specs)
+    return f"// left out: the source of {files}, its headers inlined: {count} lines (--source prints them)"
+
+
+def explain_graph(desc: GraphDesc, level: FeatureLevel, *, with_source: bool = True) -> list[str]:
+    """Each kernel compile_graph would build on a CPU device, in launch order, with its source (whole with
+    ``with_source``, else what the generator writes)."""
     plan = plan_graph(desc, desc.validate_on(level), CPU_PROFILE)
     lines = [
         f"// DML_GRAPH_DESC of {len(desc.nodes)} nodes, validated at {level.c_name}: {len(plan.steps)} kernel(s), "
@@ -96,7 +132,8 @@ def explain_graph(desc: GraphDesc, level: FeatureLevel) -> list[str]:
             f"// tensors bound, in argument order: {bound}",
             f"// build options: {' '.join(spec.build_options)}",
             f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
-            "",
-            *spec.specialised_source().rstrip("\n").split("\n"),
+            *kernel_source(spec, with_source=with_source),
         ]
+    if not with_source:
+        lines += ["", left_out([step.lowered.kernel for step in plan.steps])]
     return lines

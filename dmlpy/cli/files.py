@@ -22,6 +22,64 @@ from dmlpy.descriptors_json import Descriptor, parse_descriptor
 from dmlpy.messages import file_kind
 
 
+def _stat_mode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return None
+
+
+def open_regular(path: Path, what: str, advice: str = "") -> io.BufferedReader:
+    """``path`` opened for reading; CliError unless it is a regular file, naming what it is instead of ``what``
+    (what the command reads), followed by ``advice``. Never blocks on a FIFO: every command reads through it."""
+
+    def not_regular(mode: int) -> CliError:
+        return CliError(f"{path}: is {file_kind(mode)}, not {what}{advice}")
+
+    # Non-blocking only to open: a FIFO's open would otherwise wait for a writer before it can be refused.
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except OSError as error:  # permission, a symlink loop (ELOOP), a socket (ENXIO: it has nothing to open), ...
+        mode = _stat_mode(path)
+        if mode is not None and not stat.S_ISREG(mode):
+            raise not_regular(mode) from None
+        raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise not_regular(mode)
+    if nonblocking:
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+JSON_BYTES_LIMIT = 64 * 2**20
+"""The most bytes ``validate`` and ``explain`` read of a descriptor, from a file or standard input. A graph node
+is about a kilobyte of JSON, so this holds tens of thousands of them; without a bound, an endless input
+(``/dev/zero``, ``yes |``) would fill memory before the JSON parser could refuse it."""
+
+
+def _bytes(count: int) -> str:
+    return f"{count} bytes" + (f" ({count / 2**20:.4g} MiB)" if count >= 2**20 else "")
+
+
+def _onnx_model(path: str, data: bytes) -> CliError | None:
+    """The error for an ONNX model given where a descriptor belongs, or None for anything else. A serialised
+    ModelProto begins with its ir_version field (tag 0x08: field 1, a varint), as onnx and the exporters write it,
+    a byte no JSON text begins with; a tiny model may be all ASCII and so pass for text, hence the check here
+    rather than only among the non-UTF-8 files."""
+    if not (data.startswith(b"\x08") or path.lower().endswith(".onnx")):
+        return None
+    model = repr(path if path != "-" else "model.onnx")
+    return CliError(
+        f"{path}: an ONNX model, not a DirectML descriptor (JSON); run it with dmlpy.onnx: "
+        f"dmlpy.onnx.prepare({model}).run(inputs) (see docs/api/onnx.md)"
+    )
+
+
 def _not_text(path: str, data: bytes, error: UnicodeDecodeError) -> CliError:
     """The error for a file that is not UTF-8 text: a .npy or other binary file given where JSON belongs."""
     if data.startswith(b"\x93NUMPY"):
@@ -33,31 +91,58 @@ def _not_text(path: str, data: bytes, error: UnicodeDecodeError) -> CliError:
     return CliError(f"{path}: not a text JSON file ({what}); give a descriptor as UTF-8 JSON text")
 
 
-def _read_stdin() -> bytes:
+def _too_big(path: str, head: bytes, size: int | None) -> CliError:
+    """The error for a descriptor over JSON_BYTES_LIMIT: ``size`` bytes, or None where only the excess is known
+    (standard input, a file that grew as it was read)."""
+    held = "" if size is None else f" holds {_bytes(size)},"
+    return _onnx_model(path, head) or CliError(
+        f"{path}:{held} over the {_bytes(JSON_BYTES_LIMIT)} dmlpy reads of a JSON descriptor; give a "
+        "descriptor's JSON file"
+    )
+
+
+def _read_stdin(count: int) -> bytes:
     if sys.stdin is None:  # started with standard input closed (`<&-`)
         raise CliError("-: standard input is closed; give the descriptor's file name, or pipe the JSON in")
     buffer = getattr(sys.stdin, "buffer", None)  # None where stdin was replaced by a text stream
-    return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
+    return buffer.read(count) if buffer is not None else sys.stdin.read(count).encode("utf-8")
+
+
+def _json_bytes(path: str) -> bytes:
+    """The bytes of the descriptor file ``path`` (``-``: standard input), JSON_BYTES_LIMIT at most."""
+    limit = JSON_BYTES_LIMIT
+    if path == "-":
+        data = _read_stdin(limit + 1)  # a pipe or terminal has no size to check first
+    else:
+        advice = "; give a regular file, or pipe the JSON to standard input as -"
+        with open_regular(Path(path), "a JSON file", advice) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise _too_big(path, handle.read(1), size)
+            # Bounded even so: the size may be stale (a file still being written) or 0 (/proc's files).
+            data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise _too_big(path, data, None)
+    return data
 
 
 def read_json(path: str) -> Any:
-    """The JSON value in ``path`` (``-`` for stdin); CliError for an unreadable or binary file or bad syntax."""
+    """The JSON value in ``path`` (``-`` for stdin); CliError for a file that is not regular, too large, binary
+    or an ONNX model, and for bad syntax."""
     try:
-        data = _read_stdin() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, not a JSON file") from None
+        data = _json_bytes(path)
     except OSError as error:
         raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise _not_text(path, data, error) from None
+        raise _onnx_model(path, data) or _not_text(path, data, error) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise CliError(f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+        raise _onnx_model(path, data) or CliError(
+            f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
     except RecursionError:
         # json's decoder recurses once per [ or {: a deep enough document exhausts Python's stack.
         raise CliError(f"{path}: not usable JSON: arrays or objects nested too deeply") from None
@@ -112,29 +197,6 @@ class NpyFile:
             filled += count
 
 
-def _open_regular(path: Path) -> io.BufferedReader:
-    """``path`` opened for reading; CliError unless it is a regular file. Never blocks on a FIFO."""
-    # Non-blocking only to open: a FIFO's open would otherwise wait for a writer before it can be refused.
-    nonblocking = getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, not a .npy file") from None
-    except OSError as error:  # permission, a symlink loop (ELOOP), ...
-        raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise CliError(f"{path}: is a directory, not a .npy file")
-        raise CliError(f"{path}: is {file_kind(mode)}, not a .npy file")
-    if nonblocking:
-        os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
-
-
 BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
 
 
@@ -158,7 +220,7 @@ def dtype_words(dtype: np.dtype[Any]) -> str:
 def open_npy(path: Path, accepted: Sequence[np.dtype[Any]], takes: str) -> NpyFile:
     """The .npy file ``path``, open, its header read, holding one of the ``accepted`` dtypes (either byte
     order); CliError naming what else it is and, in ``takes``, what the command takes."""
-    handle = _open_regular(path)
+    handle = open_regular(path, "a .npy file")
     try:
         magic = handle.read(6)
         if magic.startswith(b"PK"):

@@ -53,7 +53,7 @@ def _load_values(option: str, text: str, integers: bool) -> npt.NDArray[Any]:
     """A .npy file named by an option: a scalar or 1-D array of numbers, read as the input files are (open_npy:
     the header checked, object data refused unread, a short file refused)."""
     path = Path(text)
-    if not path.is_file():
+    if not path.exists():  # an existing path that is not a regular file gets open_npy's words for what it is
         kind = "whole number" if integers else "number"
         raise CliError(f"{option} {text!r} is not a {kind}, comma-separated {kind}s, or a .npy file")
     try:

@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import unicodedata
@@ -29,9 +30,14 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def run_dmlpy(
-    *args: str, cwd: Path = REPO, stdin: str | None = None, timeout: float = 120
+    *args: str, cwd: Path = REPO, stdin: str | None = None, timeout: float = 120, memory: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m dmlpy ARGS`` with text output captured."""
+    """``python -m dmlpy ARGS`` with text output captured; ``memory`` bounds its address space (bytes), so that a
+    command that reads without end fails with MemoryError instead of taking the machine's memory first."""
+
+    def bound_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     return subprocess.run(
         [sys.executable, "-m", "dmlpy", *args],
         cwd=cwd,
@@ -40,6 +46,7 @@ def run_dmlpy(
         text=True,
         timeout=timeout,
         check=False,
+        preexec_fn=None if memory is None else bound_memory,
     )
 
 

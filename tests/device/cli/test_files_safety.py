@@ -285,6 +285,10 @@ def _fifo_input(tmp_path: Path) -> list[str]:
     return ["round", str(tmp_path / "fifo.npy"), str(tmp_path / "out.npy")]
 
 
+def _dev_zero_input(tmp_path: Path) -> list[str]:
+    return ["round", "/dev/zero", str(tmp_path / "out.npy")]
+
+
 BAD_INPUTS: list[tuple[Callable[[Path], list[str]], str]] = [
     (_deep_json, "deep.json: not usable JSON: arrays or objects nested too deeply"),
     (_deep_json_explain, "deep.json: not usable JSON: arrays or objects nested too deeply"),
@@ -296,6 +300,7 @@ BAD_INPUTS: list[tuple[Callable[[Path], list[str]], str]] = [
     (_short_data, "short.npy: truncated: expected 32 bytes of data, found 0"),
     (_negative_shape, "negative.npy: not a readable .npy file (negative dimension in shape (-1,))"),
     (_fifo_input, "fifo.npy: is a FIFO, not a .npy file"),
+    (_dev_zero_input, "/dev/zero: is a character device, not a .npy file"),
 ]
 
 

@@ -176,6 +176,34 @@ def test_a_bad_npy_parameter_file_is_one_line_naming_the_option(
     assert not (tmp_path / "out.npy").exists()
 
 
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return str(path)
+
+
+NOT_REGULAR: dict[str, tuple[Callable[[Path], str], str]] = {
+    "device": (lambda _: "/dev/zero", "a character device"),
+    "fifo": (lambda d: _fifo(d / "fifo.npy"), "a FIFO"),
+    "directory": (lambda d: str(d), "a directory"),
+}
+
+
+@pytest.mark.parametrize("option", ["--scale", "--zero-point"])
+@pytest.mark.parametrize("case", list(NOT_REGULAR))
+def test_a_parameter_path_that_is_not_a_regular_file_says_what_it_is(
+    run: Run, tmp_path: Path, case: str, option: str
+) -> None:
+    # Issue 42: such a path was "not a number, comma-separated numbers, or a .npy file", not told what it is.
+    make, kind = NOT_REGULAR[case]
+    np.save(tmp_path / "in.npy", SEED)
+    parameter = make(tmp_path)
+    values = {"--scale": "1", "--zero-point": "0", option: parameter}
+    options = [word for pair in values.items() for word in pair]
+    result = run("quantize", str(tmp_path / "in.npy"), str(tmp_path / "out.npy"), *options)
+    assert_one_line_error(result, 2, f"dmlpy quantize: {option} {parameter}: is {kind}, not a .npy file")
+    assert not (tmp_path / "out.npy").exists()
+
+
 def test_parameter_files_in_either_byte_order_still_work(run: Run, tmp_path: Path) -> None:
     source = tmp_path / "in.npy"
     np.save(source, np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))

@@ -153,7 +153,7 @@ def test_cli_validate(tmp_path: Path) -> None:
 
 def test_cli_explain(tmp_path: Path) -> None:
     copy = {"Type": "ELEMENT_WISE_IDENTITY", "Desc": {"InputTensor": STRIDED, "OutputTensor": TENSOR}}
-    result = _dmlpy("explain", _write(tmp_path, "copy.json", copy))
+    result = _dmlpy("explain", "--source", _write(tmp_path, "copy.json", copy))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "relayout copy" in result.stdout
     assert "#define TENSOR0_T ushort\n" in result.stdout and "#define TENSOR1_T ushort\n" in result.stdout

@@ -9,8 +9,40 @@ from pathlib import Path
 from tests.helpers.cli import EXAMPLES, Run, assert_one_line_error, round_desc
 
 
-def test_explain_prints_build_options_and_specialised_source(run: Run) -> None:
+def test_explain_is_brief_the_source_behind_a_flag(run: Run) -> None:
+    # Issue 42: 1,573 lines for one Round, of which the first few were what a person wanted.
     result = run("explain", str(EXAMPLES / "round.json"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "// DML_OPERATOR_ELEMENT_WISE_ROUND, validated at DML_FEATURE_LEVEL_6_4"
+    assert lines[2:4] == [
+        f"// {tensor}: FLOAT32, Sizes [1, 1, 2, 4], Strides null; layout: packed: one contiguous run in row-major order"
+        for tensor in ("InputTensor", "OutputTensor")
+    ]
+    assert lines[4] == "// kernel: element_wise_round in opencl/element_wise_round.cl"
+    assert lines[-1].startswith("// left out: the source of opencl/element_wise_round.cl, its headers inlined: ")
+    assert lines[-1].endswith(" lines (--source prints them)")
+    assert len(lines) == 9 and "__kernel" not in result.stdout and "#define" not in result.stdout
+    full = run("explain", str(EXAMPLES / "round.json"), "--source")
+    assert full.returncode == 0, full.stderr
+    assert full.stdout.startswith("\n".join(lines[:-1]) + "\n\n// element_wise_round.cl, specialised by -D options:")
+    assert len(full.stdout.splitlines()) > 1000 and "left out" not in full.stdout
+
+
+def test_explain_shows_each_tensor_layout_and_what_the_generator_writes(run: Run) -> None:
+    padded = run("explain", str(EXAMPLES / "round_padded.json")).stdout
+    assert (
+        "// InputTensor: FLOAT16, Sizes [1, 1, 2, 3], Strides [8, 8, 4, 1]; layout: padded: spans 7 element slots for "
+        "6 elements (1 of padding)\n"
+    ) in padded
+    quantize = run("explain", str(EXAMPLES / "quantize_int4_blocked.json")).stdout
+    assert "// QuantizationTensors[1]: INT4, Sizes [4, 2], Strides null; layout: packed" in quantize
+    assert "#define FUSED_BODY \\\n" in quantize and "__kernel" not in quantize  # the prelude, not the template
+    assert quantize.endswith(" lines (--source prints them)\n") and len(quantize.splitlines()) < 40
+
+
+def test_explain_prints_build_options_and_specialised_source(run: Run) -> None:
+    result = run("explain", str(EXAMPLES / "round.json"), "--source")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "RoundingMode DML_ROUNDING_MODE_TOWARD_INFINITY -> OpenCL built-in round()" in out

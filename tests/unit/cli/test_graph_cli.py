@@ -47,7 +47,7 @@ def test_validate_says_where_a_graph_becomes_valid(run: Run) -> None:
 
 
 def test_explain_prints_the_fused_kernel(run: Run) -> None:
-    result = run("explain", str(GRAPH))
+    result = run("explain", str(GRAPH), "--source")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "1 kernel(s), TemporaryResourceSize 0" in out
@@ -56,3 +56,14 @@ def test_explain_prints_the_fused_kernel(run: Run) -> None:
     assert "#define ROWS 1" in out  # a per-channel scale: rows along the innermost dimension
     assert "const float v1 = ROUND_TOWARD_ZERO(v0);" in out
     assert "__kernel void fused_elementwise(" in out
+
+
+def test_explain_of_a_graph_is_brief_without_source(run: Run) -> None:
+    result = run("explain", str(GRAPH))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "// tensors bound, in argument order: input 0, input 1, input 2, output 0" in out
+    assert "const float v1 = ROUND_TOWARD_ZERO(v0);" in out  # what the generator writes stays
+    assert "__kernel" not in out and "#define ROWS 1" not in out  # the template and the -D lines do not
+    assert out.splitlines()[-1].startswith("// left out: the source of opencl/elementwise.cl, its headers inlined: ")
+    assert len(out.splitlines()) < 40
