@@ -33,7 +33,9 @@ def checked_values(name: str, value: object, given: npt.NDArray[Any], dtype: np.
     return given.astype(dtype, copy=False)
 
 
-def holds(value: float, dtype: np.dtype[Any]) -> bool:
-    """Whether ``dtype`` (an integer type) holds the number ``value``: a whole number in its range."""
+def holds(value: int | float, dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` (an integer type) holds the number ``value``: a whole number in its range (an int compared
+    as it is, never through a float, which one past a double's range would overflow)."""
     limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
-    return float(value).is_integer() and limits.min <= value <= limits.max
+    whole = isinstance(value, int) or float(value).is_integer()
+    return whole and limits.min <= value <= limits.max

@@ -9,7 +9,6 @@ described with the full Sizes and 0-strides (``g.input``)."""
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +17,8 @@ import numpy as np
 from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
-from dmlpy.graph.builder import Expression, output_data_type, packed_like
+from dmlpy.graph.builder import Expression, packed_like
+from dmlpy.graph.values import data_type_argument, held
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_if import ElementWiseIfOperatorDesc
@@ -46,7 +46,7 @@ def binary_builder(desc_class: type[OperatorDescBase]) -> Builder:
             raise argument_error(
                 where, "a", a, "an expression of a dml.Graph (a or b; the other may be a number or a NumPy array)"
             )
-        data_type = like.data_type if output_type is None else output_data_type(dtype, where)
+        data_type = like.data_type if output_type is None else data_type_argument(dtype, where)
         with like.graph._all_or_nothing():  # a constant made, then the operator refused
             a_value = broadcast_operand(a, like, where, "a")
             b_value = broadcast_operand(b, like, where, "b")
@@ -133,7 +133,7 @@ def broadcast_operand(
     """``value`` as an operand of ``like``'s Sizes and ``data_type`` (``like``'s by default): an expression of them
     as it is; a number or an array of ``like``'s rank (each dimension 1 or ``like``'s) a constant node read with
     0-strides where it repeats. Refused: another expression's Sizes or DataType, an array of another dtype, a
-    number the DataType cannot hold exactly (an integer type), which would otherwise change silently."""
+    number the DataType does not hold (``dmlpy.graph.values``), which would otherwise change silently."""
     data_type = like.data_type if data_type is None else data_type
     if isinstance(value, Expression):
         for what, given, wanted in (("DataType", value.data_type, data_type), ("Sizes", value.sizes, like.sizes)):
@@ -147,14 +147,13 @@ def broadcast_operand(
         return value
     if isinstance(value, bool) or not isinstance(value, int | float | np.number | np.ndarray):
         raise argument_error(where, name, value, "an expression, a number or a NumPy array of the other's rank")
-    if not isinstance(value, np.ndarray):
-        _check_holds(value, data_type, where, name)
-    array = np.asarray(value)
-    if array.ndim and array.dtype != DATA_TYPES[data_type].numpy:
+    if isinstance(value, np.ndarray) and value.ndim and value.dtype != DATA_TYPES[data_type].numpy:
         raise InvalidArgumentError(
-            f"{where}: {name} is a NumPy array of {_type_name(array.dtype)}; the other operand is "
+            f"{where}: {name} is a NumPy array of {_type_name(value.dtype)}; the other operand is "
             f"{data_type.name}: give an array of {DATA_TYPES[data_type].numpy} (the operands have one DataType)"
         )
+    holder = "the other operand is" if data_type == like.data_type else "its DataType is"
+    array = held(value, data_type, where, name, holder)
     if not array.ndim:
         return like.graph.constant(array, _described(like.sizes, data_type, (0,) * len(like.sizes)))
     ranks_agree = array.ndim == len(like.sizes)
@@ -179,25 +178,6 @@ def _packed_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _described(sizes: tuple[int, ...], data_type: TensorDataType, strides: tuple[int, ...]) -> BufferTensorDesc:
     return BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides)
-
-
-def _check_holds(number: Any, data_type: TensorDataType, where: str, name: str) -> None:
-    """A number for an integer operand is an integer in its range (C's conversion would truncate or wrap it); for a
-    float operand any number a float holds, rounded to the nearest as a constant's values are (a Python integer
-    beyond a double's range is refused, not an OverflowError)."""
-    numpy_type = DATA_TYPES[data_type].numpy
-    value = number.item() if isinstance(number, np.generic) else number
-    if numpy_type.kind not in "iu":
-        if isinstance(value, int) and abs(value) > 2**1023:
-            raise InvalidArgumentError(f"{where}: {name} is {value!r}; the other operand is {data_type.name}, a float")
-        return
-    info = np.iinfo(np.dtype(numpy_type.str))
-    exact = isinstance(value, int) or (math.isfinite(value) and value == int(value))
-    if not exact or not info.min <= int(value) <= info.max:
-        raise InvalidArgumentError(
-            f"{where}: {name} is {value!r}; the other operand is {data_type.name}, which holds the integers "
-            f"{info.min} to {info.max}: give one of them"
-        )
 
 
 def _type_name(dtype: np.dtype[Any]) -> str:

@@ -1,35 +1,36 @@
 """A graph builder in the spirit of DirectMLX (``dml::Graph``, ``dml::Round(expr, mode)``): expressions in,
 DML_GRAPH_DESC out, output descs inferred.
 
-    g = dml.Graph(device)                    # or dml.Graph(dml.FeatureLevel.FL_6_2) to build without a device
-    x = g.input(dml.BufferTensorDesc(data_type="INT8", sizes=(1, 1, 4, 4)))
-    s = g.input(scale_desc)                  # the same Sizes as x, 0-strides to broadcast
+    g = dml.Graph()                          # on dml.default_device(); dml.Graph(device), or dml.Graph(level)
+    x = g.input((1, 1, 4, 4), np.float32)    # Sizes and a type (a NumPy dtype, ml_dtypes type or DataType name)
+    s = g.input(scale_desc)                  # or a desc: the same Sizes as x, 0-strides to broadcast
     y = dml.graph.quantize_linear(dml.graph.round(dml.graph.dequantize_linear(x, s), mode="toward_zero"), s)
+    z = 2 * x - y / 4                        # + - * / and unary -: dml.graph.add, subtract, multiply, divide, negate
     g.desc_for([y])                          # the DML_GRAPH_DESC (g.desc: for the expressions nothing reads)
     compiled = g.compile([y])                # device.compile_graph(...)
     out = compiled(x_array, s_array)         # run: NumPy (or pyopencl) arrays in binding order, arrays out
 
 Each call builds its node's descriptor and validates it at the graph's feature level at once, so a mistake
-raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``).
-Output tensors are packed (DirectMLX's default tensor policy): the input's Sizes, no Strides. Graph inputs are
-numbered in the order ``input`` is called. A number given as a scale or zero point becomes a constant node
-(DML_FEATURE_LEVEL_6_2 and up), broadcast with 0-strides. This module holds the expressions and the graph; the
-operators' functions (``dml.graph.round``, ...) come from the operator table (``dmlpy.graph.operators``).
+raises at the line that made it, with the message validation would give (``ELEMENT_WISE_QUANTIZE_LINEAR...``), and
+leaves the graph as it was. Output tensors are packed (DirectMLX's default tensor policy): the input's Sizes, no
+Strides. Graph inputs are numbered in the order ``input`` is called. A number or a NumPy array given as a value (an
+operand, a scale or zero point: ``x * 2``) becomes a constant node (DML_FEATURE_LEVEL_6_2 and up), broadcast with
+0-strides; every value entering the builder is held exactly by its type or refused (``dmlpy.graph.values``). This
+module holds the expressions and the graph; the operators' functions (``dml.graph.round``, ...) come from the
+operator table (``dmlpy.graph.operators``).
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterator, Sequence
+import importlib
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from dmlpy import nibbles
 from dmlpy.drawing import DrawnKernel, Picture
-from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.enums import ExecutionFlags, FeatureLevel, TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, UnsupportedError, argument_error
 from dmlpy.graph.desc import (
@@ -44,6 +45,8 @@ from dmlpy.graph.desc import (
     OutputGraphEdgeDesc,
 )
 from dmlpy.graph.fusion import plan_graph
+from dmlpy.graph.values import constant_bytes, data_type_argument
+from dmlpy.graph.values import tensor_bytes as tensor_bytes  # the compiled graph's call writes strided inputs with it
 from dmlpy.kernels import CPU_PROFILE
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -57,9 +60,22 @@ class GraphCompiler(Protocol):
     def compile_graph(self, graph_desc: GraphDesc, flags: ExecutionFlags | int = ...) -> Any: ...
 
 
+EXPRESSION_OPERATORS: dict[str, Callable[..., Expression]] = {}
+"""The builder functions Python's operators on expressions call: ``add``, ``subtract``, ``multiply``, ``divide``
+(``f(a, b)``) and ``negate`` (``f(x)``). ``dmlpy.graph.operators`` fills it from the operator table, which imports
+this module and so cannot be imported by it."""
+
+
 @dataclass(eq=False)
 class Expression:
-    """A tensor in a graph under construction: a graph input, a constant, or a node's output."""
+    """A tensor in a graph under construction: a graph input, a constant, or a node's output.
+
+    ``+``, ``-``, ``*``, ``/`` and unary ``-`` build nodes as DirectMLX's operators do: ``x * 2 + y`` is
+    ``dml.graph.add(dml.graph.multiply(x, 2), y)``, ``2 - x`` is ``dml.graph.subtract(2, x)``, ``-x`` is
+    ``dml.graph.negate(x)``; a number or a NumPy array on either side is a constant operand, as those functions take
+    it. ``/`` is ELEMENT_WISE_DIVIDE, whose integer division truncates toward zero."""
+
+    __array_ufunc__ = None  # ndarray + expression: NumPy leaves it to __radd__, not to a loop over its elements
 
     graph: Graph
     desc: BufferTensorDesc
@@ -74,6 +90,33 @@ class Expression:
     @property
     def sizes(self) -> tuple[int, ...]:
         return self.desc.sizes
+
+    def __add__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["add"](self, other)
+
+    def __radd__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["add"](other, self)
+
+    def __sub__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["subtract"](self, other)
+
+    def __rsub__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["subtract"](other, self)
+
+    def __mul__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["multiply"](self, other)
+
+    def __rmul__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["multiply"](other, self)
+
+    def __truediv__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["divide"](self, other)
+
+    def __rtruediv__(self, other: Any) -> Expression:
+        return EXPRESSION_OPERATORS["divide"](other, self)
+
+    def __neg__(self) -> Expression:
+        return EXPRESSION_OPERATORS["negate"](self)
 
     def __repr__(self) -> str:
         if self.input_index is not None:
@@ -91,10 +134,15 @@ class _Node:
 
 
 class Graph:
-    """``dml::Graph``: build a DML_GRAPH_DESC from expressions. ``Graph(device)`` compiles on that device;
-    ``Graph(feature_level)`` builds and validates without one."""
+    """``dml::Graph``: build a DML_GRAPH_DESC from expressions. ``Graph()`` compiles on ``dml.default_device()``,
+    ``Graph(device)`` on that device; ``Graph(feature_level)`` builds and validates without one."""
 
-    def __init__(self, device_or_level: GraphCompiler | FeatureLevel | int | str) -> None:
+    def __init__(self, device_or_level: GraphCompiler | FeatureLevel | int | str | None = None) -> None:
+        if device_or_level is None:
+            # The runtime is layers above the graph (tests/unit/descriptors/test_layers.py), so the graph reaches the
+            # default device as a user does, through the package's lazy name at call time: a graph built at a
+            # feature level never loads the runtime, nor pyopencl.
+            device_or_level = importlib.import_module("dmlpy").default_device()
         if hasattr(device_or_level, "compile_graph"):
             self.device: GraphCompiler | None = device_or_level  # type: ignore[assignment]
             self.feature_level = device_or_level.feature_level  # type: ignore[union-attr]
@@ -107,30 +155,60 @@ class Graph:
                     "Graph",
                     "device_or_level",
                     device_or_level,
-                    "a dmlpy Device, or a FeatureLevel to build without one",
+                    "a dmlpy Device, a FeatureLevel to build without one, or nothing for dml.default_device()",
                 ) from None
         self._inputs: list[Expression] = []
         self._nodes: list[_Node] = []
         self._read: set[int] = set()
 
     # ----------------------------------------------------------------------------------------------- leaves
-    def input(self, desc: BufferTensorDesc | TensorDesc) -> Expression:
-        """Graph input ``len(inputs)``: a tensor bound at dispatch."""
-        tensor = _buffer_desc("Graph.input", "desc", desc)
+    def input(self, desc_or_sizes: BufferTensorDesc | TensorDesc | Sequence[int], dtype: Any = None) -> Expression:
+        """Graph input ``len(inputs)``: a tensor bound at dispatch, described by a desc (``g.input(desc)``), or by
+        its Sizes and data type, packed (``g.input((1, 1, 2, 3), np.float32)``: a NumPy dtype, an ml_dtypes type
+        (int4, uint4) or a DataType name or member)."""
+        where = "Graph.input"
+        if isinstance(desc_or_sizes, BufferTensorDesc | TensorDesc):
+            if dtype is not None:
+                raise InvalidArgumentError(
+                    f"{where}: dtype is {dtype!r} beside a desc, which names its own DataType; give a desc alone, or "
+                    "Sizes and a dtype"
+                )
+            tensor = _buffer_desc(where, "desc_or_sizes", desc_or_sizes)
+        elif isinstance(desc_or_sizes, tuple | list) and all(
+            isinstance(size, int | np.integer) and not isinstance(size, bool) for size in desc_or_sizes
+        ):
+            if dtype is None:
+                raise InvalidArgumentError(
+                    f"{where}: Sizes {list(desc_or_sizes)} are given without a dtype; give one "
+                    "(g.input(sizes, np.float32)), or a dml.BufferTensorDesc"
+                )
+            data_type = data_type_argument(dtype, where)
+            try:
+                tensor = BufferTensorDesc(data_type=data_type, sizes=tuple(int(size) for size in desc_or_sizes))
+            except InvalidArgumentError as error:
+                raise InvalidArgumentError(f"{where}: {error}") from error
+        else:
+            raise argument_error(
+                where, "desc_or_sizes", desc_or_sizes, "a dml.BufferTensorDesc (or dml.TensorDesc), or Sizes (ints)"
+            )
         expression = Expression(self, tensor, input_index=len(self._inputs))
         self._inputs.append(expression)
         return expression
 
     def constant(self, values: Any, desc: BufferTensorDesc | TensorDesc, name: str | None = None) -> Expression:
-        """A constant data node (DML_FEATURE_LEVEL_6_2 and up) holding ``values`` as ``desc`` reads them: an
-        array-like of desc's Sizes (or one value, for a desc whose Strides are all 0)."""
-        tensor = _buffer_desc("Graph.constant", "desc", desc)
+        """A constant data node (DML_FEATURE_LEVEL_6_2 and up) holding ``values`` as ``desc`` reads them: numbers
+        (a NumPy array, nested lists, one number) of desc's Sizes, or of a shape NumPy broadcasts to them. Each value
+        is held by desc's DataType, exactly (a float type: to the nearest, no finite value made infinite), or the
+        call is refused (``dmlpy.graph.values``); so are values that desc's Strides would put in one place unless
+        they are equal."""
+        where = "Graph.constant"
+        tensor = _buffer_desc(where, "desc", desc)
         if self.feature_level < CONSTANT_LEVEL:
             raise UnsupportedError(
-                f"Graph.constant: constant data nodes arrived at {CONSTANT_LEVEL.c_name}; this graph is at "
+                f"{where}: constant data nodes arrived at {CONSTANT_LEVEL.c_name}; this graph is at "
                 f"{self.feature_level.c_name}. Make the value a graph input (g.input) instead"
             )
-        data = tensor_bytes(values, tensor)
+        data = constant_bytes(values, tensor, where)
         self._nodes.append(_Node(ConstantDataGraphNodeDesc(data=data, name=name)))
         return Expression(self, tensor, node=len(self._nodes) - 1)
 
@@ -299,19 +377,6 @@ def operand(x: Any, where: str, name: str) -> Expression:
     return x
 
 
-def output_data_type(value: Any, where: str) -> TensorDataType:
-    """A builder's ``dtype``: a TensorDataType, its name or its number; not a bool, a float or another enum's
-    member, which ``TensorDataType.parse`` would take for a number."""
-    if isinstance(value, bool | float) or (isinstance(value, enum.Enum) and not isinstance(value, TensorDataType)):
-        raise InvalidArgumentError(
-            f"{where}: dtype is {value!r}; give a TensorDataType (dml.TensorDataType.UINT8), its name or its number"
-        )
-    try:
-        return TensorDataType.parse(value)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: dtype: {error}") from None
-
-
 def packed_like(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:
     """A node's output tensor as DirectMLX's default policy makes it: ``like``'s Sizes, packed (no Strides)."""
     return BufferTensorDesc(data_type=data_type, sizes=like.sizes)
@@ -329,22 +394,6 @@ def _buffer_desc(where: str, name: str, desc: Any) -> BufferTensorDesc:
     if isinstance(desc, BufferTensorDesc):
         return desc
     raise argument_error(where, name, desc, "a dml.BufferTensorDesc (or dml.TensorDesc)")
-
-
-def tensor_bytes(values: Any, desc: BufferTensorDesc) -> bytes:
-    """``values`` (broadcast to ``desc``'s Sizes) laid out as ``desc`` reads them: its elements at their strided
-    places, up to the last one; what a constant node holds, and what a compiled graph's call writes for an input
-    array of a strided desc."""
-    numpy_type = DATA_TYPES[desc.data_type].numpy
-    strides = desc.effective_strides
-    array = np.broadcast_to(np.asarray(values, dtype=numpy_type), desc.sizes)
-    span = sum((size - 1) * stride for size, stride in zip(desc.sizes, strides, strict=True)) + 1
-    memory = np.zeros(span, dtype=numpy_type)
-    view = np.lib.stride_tricks.as_strided(
-        memory, shape=desc.sizes, strides=[s * memory.itemsize for s in strides], writeable=True
-    )
-    view[...] = array  # 0-strides: every element of a broadcast dimension writes the same place, with one value
-    return nibbles.pack(memory).tobytes() if is_nibble(desc.data_type) else memory.tobytes()
 
 
 __all__ = ["Expression", "Graph"]

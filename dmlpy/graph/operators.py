@@ -20,12 +20,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
-from dmlpy.errors import UnsupportedError
+from dmlpy.errors import UnsupportedError, argument_error
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
-from dmlpy.graph.builder import Expression, operand, output_data_type, packed_like
+from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand, packed_like
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
-from dmlpy.model import DmlModel
+from dmlpy.graph.values import c_float, data_type_argument, held, scale_bias_argument
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
@@ -76,17 +77,11 @@ def _directml_mode(value: Any, where: str, keyword: str) -> RoundingMode:
     return directml
 
 
-def _struct_keyword(struct: type[DmlModel]) -> _Keyword:
-    """A struct field (DML_SCALE_BIAS): the struct, or a tuple of its members in C order (None for a null one)."""
-    members = list(struct.model_fields)
-
-    def convert(value: Any, where: str, keyword: str) -> Any:
-        if isinstance(value, tuple):
-            return struct(**{member: value[index] for index, member in enumerate(members)})
-        return value
-
-    annotation = struct | tuple[tuple(struct.model_fields[m].annotation for m in members)] | None  # type: ignore[misc]
-    return _Keyword(annotation, convert, f"a {struct.__name__}, or a ({', '.join(members)}) tuple")
+_SCALE_BIAS = _Keyword(
+    ScaleBias | tuple[float, float] | None,
+    scale_bias_argument,
+    "a ScaleBias, or a (scale, bias) tuple; each a number FLOAT32 holds (no finite one beyond its range)",
+)
 
 
 def _keyword(desc_class: type[OperatorDescBase], field: str) -> _Keyword:
@@ -94,9 +89,11 @@ def _keyword(desc_class: type[OperatorDescBase], field: str) -> _Keyword:
     if annotation is RoundingMode:
         note = 'a DirectML mode by any name dml.round takes ("half_to_even", "half_away_from_zero", "toward_zero")'
         return _Keyword(RoundingMode | str | int, _directml_mode, note)
-    structs = [a for a in typing.get_args(annotation) if isinstance(a, type) and issubclass(a, DmlModel)]
-    if structs:
-        return _struct_keyword(structs[0])
+    if ScaleBias in typing.get_args(annotation):
+        return _SCALE_BIAS
+    if annotation is float:  # a C FLOAT
+        c_name = f"{desc_class.operator_name()}.{desc_class.c_field(field)}"
+        return _Keyword(float, lambda value, where, keyword: c_float(value, where, keyword, c_name))
     return _Keyword(annotation, lambda value, where, keyword: value)
 
 
@@ -149,7 +146,7 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         values = {
             field: how.convert(bound.arguments[keyword], where, keyword) for field, (keyword, how) in keywords.items()
         }
-        data_type = x.data_type if output_type is None else output_data_type(bound.arguments["dtype"], where)
+        data_type = x.data_type if output_type is None else data_type_argument(bound.arguments["dtype"], where)
         tensors = {"input_tensor": x.desc, "output_tensor": packed_like(data_type, x)}
         op = desc_class(**tensors, **values)
         return x.graph.add_operator(op, [x])
@@ -175,22 +172,30 @@ def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float
     """``dml::Clip`` at DML_FEATURE_LEVEL_5_0: DML_OPERATOR_ELEMENT_WISE_CLIP1 on ``x``, its output packed (the
     input's Sizes).
 
-    ``min``, ``max``: the bounds, numbers of x's type (MinMaxDataType is x's DataType), exact for every type
+    ``min``, ``max``: the bounds, numbers x's type holds (MinMaxDataType is x's DataType), exact for every type
     ``scale_bias``: applies ``x * Scale + Bias`` first; a ScaleBias, or a (scale, bias) tuple"""
     where = "dml.graph.clip1"
     x = operand(x, where, "x")
-    if isinstance(scale_bias, tuple):
-        scale_bias = ScaleBias(scale=scale_bias[0], bias=scale_bias[1])
     data_type = TensorDataType(x.data_type)
     op = ElementWiseClip1OperatorDesc(
         input_tensor=x.desc,
         output_tensor=packed_like(data_type, x),
-        scale_bias=scale_bias,
+        scale_bias=scale_bias_argument(scale_bias, where, "scale_bias"),
         min_max_data_type=data_type,
-        min=ScalarUnion.of(min, data_type),
-        max=ScalarUnion.of(max, data_type),
+        min=_typed_bound(min, data_type, where, "min"),
+        max=_typed_bound(max, data_type, where, "max"),
     )
     return x.graph.add_operator(op, [x])
+
+
+def _typed_bound(value: Any, data_type: TensorDataType, where: str, name: str) -> ScalarUnion:
+    """A CLIP1 or CLIP_GRAD1 bound: one number ``data_type`` (x's, their MinMaxDataType) holds, in its member."""
+    bound = held(value, data_type, where, name, "x is")
+    if bound.ndim:
+        raise argument_error(where, name, value, f"one number (a bound of MinMaxDataType {data_type.name})")
+    if is_nibble(data_type):  # the union has no 4-bit member; the operator's support table refuses x's type
+        return ScalarUnion()
+    return ScalarUnion.of(bound.item(), data_type)
 
 
 def clip_grad(x: Expression, gradient: Expression, min: float, max: float) -> Expression:
@@ -200,12 +205,13 @@ def clip_grad(x: Expression, gradient: Expression, min: float, max: float) -> Ex
     ``x``: the forward input; ``gradient``: the incoming gradient, x's DataType and Sizes; ``min``, ``max``: FLOATs"""
     where = "dml.graph.clip_grad"
     x, gradient = operand(x, where, "x"), operand(gradient, where, "gradient")
+    name = ElementWiseClipGradOperatorDesc.operator_name()
     op = ElementWiseClipGradOperatorDesc(
         input_tensor=x.desc,
         input_gradient_tensor=gradient.desc,
         output_gradient_tensor=packed_like(x.data_type, x),
-        min=min,
-        max=max,
+        min=c_float(min, where, "min", f"{name}.Min"),
+        max=c_float(max, where, "max", f"{name}.Max"),
     )
     return x.graph.add_operator(op, [x, gradient])
 
@@ -214,7 +220,7 @@ def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expre
     """``dml::ClipGrad`` at DML_FEATURE_LEVEL_5_0: DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1, as ``clip_grad`` with bounds of
     x's type (MinMaxDataType is x's DataType), exact for every type.
 
-    ``x``: the forward input; ``gradient``: the incoming gradient; ``min``, ``max``: numbers of x's type"""
+    ``x``: the forward input; ``gradient``: the incoming gradient; ``min``, ``max``: numbers x's type holds"""
     where = "dml.graph.clip_grad1"
     x, gradient = operand(x, where, "x"), operand(gradient, where, "gradient")
     data_type = TensorDataType(x.data_type)
@@ -223,8 +229,8 @@ def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expre
         input_gradient_tensor=gradient.desc,
         output_gradient_tensor=packed_like(data_type, x),
         min_max_data_type=data_type,
-        min=ScalarUnion.of(min, data_type),
-        max=ScalarUnion.of(max, data_type),
+        min=_typed_bound(min, data_type, where, "min"),
+        max=_typed_bound(max, data_type, where, "max"),
     )
     return x.graph.add_operator(op, [x, gradient])
 
@@ -235,7 +241,7 @@ def cast(x: Expression, dtype: TensorDataType | str | int) -> Expression:
     ``dtype``: the output's DataType (DirectMLX's targetDataType), required; docs/operators/cast.md gives the rules"""
     where = "dml.graph.cast"
     x = operand(x, where, "x")
-    op = CastOperatorDesc(input_tensor=x.desc, output_tensor=packed_like(output_data_type(dtype, where), x))
+    op = CastOperatorDesc(input_tensor=x.desc, output_tensor=packed_like(data_type_argument(dtype, where), x))
     return x.graph.add_operator(op, [x])
 
 
@@ -270,3 +276,6 @@ def _builder(desc: type[OperatorDescBase]) -> Builder:
 
 BUILDERS = builders(OPERATORS.values())
 """``dml.graph.<name>`` for every operator of the table that names a ``BUILDER_NAME``."""
+
+# Python's + - * / and unary - on expressions (builder.EXPRESSION_OPERATORS): these very functions, made from the table.
+EXPRESSION_OPERATORS.update({name: BUILDERS[name] for name in ("add", "subtract", "multiply", "divide", "negate")})

@@ -2,9 +2,11 @@
 and ``dequantize_linear`` (ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR, the scale and zero point with x's
 Sizes), ``quantize`` and ``dequantize`` (FL 6_3's QUANTIZE / DEQUANTIZE, which keep their own Sizes),
 ``quantized_linear_add`` (per-tensor scales and zero points of one element). A scale or
-zero point is an expression, a number or a NumPy array, made a constant node (from 6_2); a number zero point is
-checked as dml.quantize_linear checks it (``dmlpy.quantization_values``), and a call that raises leaves the graph
-as it was. ``dmlpy.graph.operators`` registers them in the operator table's builders."""
+zero point is an expression, a number or a NumPy array, made a constant node (from 6_2): a number held by its
+tensor's type (``dmlpy.graph.values``; a number zero point also checked as dml.quantize_linear checks it,
+``dmlpy.quantization_values``), an array of its own type, never converted, so that the operator's rule on its
+tensors' types speaks (QUANTIZE's scale has InputTensor's DataType). A call that raises leaves the graph as it was.
+``dmlpy.graph.operators`` registers them in the operator table's builders."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, operand, packed_like
+from dmlpy.graph.values import data_type_argument, held
 from dmlpy.ops import (
     DequantizeOperatorDesc,
     ElementWiseDequantizeLinearOperatorDesc,
@@ -62,10 +65,10 @@ def _array_parameter(
 
 
 def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: str, name: str) -> Expression:
-    """A scale or zero point: an expression of ``like``'s Sizes, a number made a broadcast constant, or an
-    array of ``like``'s rank made a constant (``_array_parameter``)."""
+    """A scale or zero point: an expression of ``like``'s Sizes, a number made a broadcast constant of
+    ``data_type``, or an array of ``like``'s rank made a constant of its own type (``_array_parameter``)."""
     if isinstance(value, np.ndarray) and value.ndim:
-        return _array_parameter(value, like, data_type, where, name)
+        return _array_parameter(value, like, _array_type(value, where, name), where, name)
     if isinstance(value, Expression):
         if value.sizes != like.sizes:
             raise InvalidArgumentError(
@@ -78,7 +81,23 @@ def _parameter(value: Any, like: Expression, data_type: TensorDataType, where: s
         raise argument_error(
             where, name, value, "an expression, a number or a NumPy array of x's rank (a constant node, from 6_2)"
         )
-    return like.graph.constant(value, _broadcast(like.sizes, data_type))
+    return like.graph.constant(_number(value, data_type, where, name), _broadcast(like.sizes, data_type))
+
+
+def _number(value: Any, data_type: TensorDataType, where: str, name: str) -> npt.NDArray[Any]:
+    """A number given as a scale or zero point, as its tensor's type holds it (``dmlpy.graph.values``)."""
+    return held(value, data_type, where, name, f"the {name}'s DataType is")
+
+
+def _array_type(value: npt.NDArray[Any], where: str, name: str) -> TensorDataType:
+    """The DataType of an array given as a scale or zero point: its own, never converted, so that the operator's
+    rule on its tensors' types (QUANTIZE's scale has InputTensor's DataType) speaks where it differs."""
+    try:
+        return TensorDataType(data_type_of(value.dtype))
+    except ValueError:
+        raise InvalidArgumentError(
+            f"{where}: {name} is a NumPy array of {value.dtype}, which DirectML has no tensor data type for"
+        ) from None
 
 
 def _output_type(
@@ -87,16 +106,11 @@ def _output_type(
     """The output's data type: that of ``decides`` (the ``name`` argument) when it is an expression, an array or
     a NumPy integer (its NumPy dtype's), else ``dtype``, else ``default``. A ``dtype`` that contradicts it is
     refused, not ignored."""
-    wanted = None if dtype is None else TensorDataType.parse(dtype)
+    wanted = None if dtype is None else data_type_argument(dtype, where)
     if isinstance(decides, np.integer):  # a NumPy integer zero point has its type, as dml.quantize_linear reads it
         decides = np.asarray(decides).reshape(1)
     if isinstance(decides, np.ndarray) and decides.ndim:
-        try:
-            given = TensorDataType(data_type_of(decides.dtype))
-        except ValueError:
-            raise InvalidArgumentError(
-                f"{where}: {name} is a NumPy array of {decides.dtype}, which DirectML has no tensor data type for"
-            ) from None
+        given = _array_type(decides, where, name)
     elif isinstance(decides, Expression):
         given = decides.data_type
     else:
@@ -138,12 +152,13 @@ def _check_zero_point(value: Any, data_type: TensorDataType, where: str, choices
     """InvalidArgumentError unless a number given as a zero point is one ``data_type`` holds (``checked_values``,
     dml.quantize_linear's rule: a whole number in range, never wrapped or truncated), naming the fix: the type of
     ``choices`` (what ``dtype=`` may pick; none where the zero point has x's type) that holds it."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         return  # an expression or an array has its own type; anything else is refused as a zero point later
     try:
         checked_values("zero_point", value, np.asarray(value), _numpy_type(data_type))
     except InvalidArgumentError as error:
-        holders = [t for t in choices if holds(float(value), _numpy_type(t))]
+        number = value.item() if isinstance(value, np.generic) else value
+        holders = [t for t in choices if holds(number, _numpy_type(t))]
         if holders:
             fix = f"pass dtype={holders[0].name!r}, whose range holds it (the zero point has the output's type)"
         elif choices:
@@ -267,12 +282,14 @@ def _own_shape_parameter(value: Any, like: Expression, data_type: TensorDataType
                 f"{where}: {name} has shape {value.shape}; it must have x's rank ({len(like.sizes)}), each dimension "
                 f"1, x's (Sizes {list(like.sizes)}), or a divisor of it"
             )
-        return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=value.shape))
+        own = BufferTensorDesc(data_type=_array_type(value, where, name), sizes=value.shape)
+        return like.graph.constant(value, own)
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
         raise argument_error(where, name, value, "an expression, a number or a NumPy array of x's rank")
+    number = _number(value, data_type, where, name)
     if name == "scale":  # one value: Sizes of 1s, which every dimension of x divides
-        return like.graph.constant(value, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
-    return like.graph.constant(value, _broadcast(like.sizes, data_type))
+        return like.graph.constant(number, BufferTensorDesc(data_type=data_type, sizes=(1,) * len(like.sizes)))
+    return like.graph.constant(number, _broadcast(like.sizes, data_type))
 
 
 def quantize(

@@ -53,7 +53,7 @@ def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf
         defaults = {
             name: _attribute_default(schema, name, limit) for name, limit in (("min", lowest), ("max", highest))
         }
-        low, high = (given.get(name, defaults[name]) for name in ("min", "max"))
+        low, high = (_as_held(given.get(name, defaults[name]), data_type) for name in ("min", "max"))
     else:
         names = dict(zip(("min", "max"), node.input[1:], strict=False))
         if not any(names.values()):  # no bound: ONNX's Clip is the input itself, NaN included
@@ -67,6 +67,14 @@ def clip_node(node: onnx.NodeProto, opset: int, x: Expression, bound_of: BoundOf
                 "CLIP1 clamps with D3D's min and max, which pass over a NaN bound"
             )
     return expressed(where, BUILDERS["clip1"], x, min(low, high), high)
+
+
+def _as_held(bound: float | int, data_type: TensorDataType) -> float | int:
+    """An attribute bound (a float32) rounded to the input's float type: the same clip, for clipping and rounding to
+    the type are both monotone; a bound beyond the type's range (opset 6's default FLT_MAX on FLOAT16) becomes that
+    side's infinity, which clips nothing, as the bound did."""
+    with np.errstate(over="ignore"):
+        return float(DATA_TYPES[data_type].numpy.type(bound))
 
 
 def _attribute_default(schema: Any, name: str, limit: float | int) -> float | int:

@@ -111,6 +111,15 @@ def test_clip_takes_its_bounds_from_initializers_or_attributes_as_onnx_reference
     (got,) = DmlBackend.prepare(model).run([x])
     _assert_same(got, _reference(model, {"x": x})[0])
     assert got[0] == -np.finfo(np.float32).max
+    # On FLOAT16 the default -FLT_MAX is beyond the type: it clips nothing, as -inf (FLOAT16's CLIP1 Min) does.
+    half = np.array([-np.inf, -65504.0, -0.5, 1.5, 3.0, np.inf], np.float16)
+    for attributes in ({"max": 2.0}, {"min": -1e5, "max": 70000.0}, {"min": 1.00001}):
+        node = helper.make_node("Clip", ["x"], ["y"], **attributes)
+        model = _model(
+            [node], [_value("x", TensorProto.FLOAT16, [6])], [_value("y", TensorProto.FLOAT16, [6])], opset=6
+        )
+        (got,) = DmlBackend.prepare(model).run([half])
+        _assert_same(got, _reference(model, {"x": half})[0])
 
 
 def test_where_directml_and_onnx_reference_differ_signs_and_clamps_answer_as_directml() -> None:

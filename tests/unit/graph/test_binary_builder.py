@@ -114,14 +114,16 @@ def test_an_array_that_is_not_one_operand_is_refused(b: Any, message: str) -> No
     assert repr(g) == before
 
 
-@pytest.mark.parametrize("number", [2.5, 2**31, -(2**31) - 1, float("nan")])
-def test_an_integer_operand_takes_only_integers_its_type_holds(number: float) -> None:
+@pytest.mark.parametrize(
+    ("number", "shown"), [(2.5, "2.5"), (2**31, "2147483648"), (-(2**31) - 1, "-2147483649"), (float("nan"), "NaN")]
+)
+def test_an_integer_operand_takes_only_integers_its_type_holds(number: float, shown: str) -> None:
     g, x = graph_with("INT32")
     before = repr(g)
     with pytest.raises(dml.InvalidArgumentError) as refused:
         dml.graph.divide(x, number)
     assert str(refused.value) == (
-        f"dml.graph.divide: b is {number!r}; the other operand is INT32, which holds the integers -2147483648 to "
+        f"dml.graph.divide: b is {shown}; the other operand is INT32, which holds the integers -2147483648 to "
         "2147483647: give one of them"
     )
     assert repr(g) == before
