@@ -25,6 +25,7 @@ from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, So
 from dmlpy.kernels import LaunchProfile, LoweredOperator, block_counts, blocked_layout
 from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.tensor import BufferTensorDesc
 
 MAX_FUSED_TENSORS = 8
@@ -68,7 +69,10 @@ class GraphPlan:
 
 
 def fuses(op: OperatorDescBase) -> bool:
-    """Whether a node running ``op`` can join a fused kernel."""
+    """Whether a node running ``op`` can join a fused kernel: an element-wise operator with an expression at its
+    types."""
+    if not isinstance(op, ElementwiseDesc):
+        return False
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
     if len(tensors) > MAX_FUSED_TENSORS or any(value_type(t.desc.data_type) is None for t in tensors):
         return False
@@ -307,6 +311,7 @@ def _fused_step(
                     loads[key] = len(arguments)
                     arguments.append(read_from(source, tensor.desc))
                 names.append(load_name(loads[key]))
+        assert isinstance(op, ElementwiseDesc), "fuses() admits element-wise operators only"
         expression = op.expression(names)
         (output,) = op.output_tensors()
         output_type = value_type(output.desc.data_type) if output is not None else None

@@ -15,13 +15,13 @@ from typing import ClassVar
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._unary import register
 from dmlpy.support import SupportTable, TypesRow
 from dmlpy.tensor import TensorDesc
 
 
-class BinaryElementWiseDesc(OperatorDescBase):
+class BinaryElementWiseDesc(ElementwiseDesc):
     """Base of the DML_ELEMENT_WISE_*_OPERATOR_DESC models with inputs ATensor and BTensor and one output."""
 
     INPUTS = ("a_tensor", "b_tensor")

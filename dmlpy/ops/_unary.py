@@ -21,7 +21,7 @@ from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels.elementwise import value_type
 from dmlpy.model import DmlModel
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
@@ -64,7 +64,7 @@ class ScaleBias(DmlModel):
         return f"scale_bias({value}, {float_literal(self.scale)}, {float_literal(self.bias)})"
 
 
-class UnaryElementWiseDesc(OperatorDescBase):
+class UnaryElementWiseDesc(ElementwiseDesc):
     """Base of the DML_ELEMENT_WISE_*_OPERATOR_DESC models with one input and one output."""
 
     INPUTS = ("input_tensor",)

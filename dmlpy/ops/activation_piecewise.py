@@ -21,6 +21,7 @@ from pydantic import Field
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS, INPUT_OUTPUT, INTEGERS_8_32
 from dmlpy.ops._unary import UnaryElementWiseDesc, float_literal, register
 from dmlpy.ops.element_wise_clip import integer_literal
@@ -232,7 +233,7 @@ class ActivationIdentityOperatorDesc(ActivationDesc):
         return ["a copy of each element's bits"]
 
 
-class ActivationParameterizedReluOperatorDesc(OperatorDescBase):
+class ActivationParameterizedReluOperatorDesc(ElementwiseDesc):
     """DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC: OutputTensor = x where x >= 0, else SlopeTensor * x,
     element by element (the integers' product wraps)."""
 
@@ -260,7 +261,7 @@ class ActivationParameterizedReluOperatorDesc(OperatorDescBase):
         return f"parameterized_relu_{register(self.input_tensor.desc.data_type)}({x}, {slope})"
 
 
-class ActivationReluGradOperatorDesc(OperatorDescBase):
+class ActivationReluGradOperatorDesc(ElementwiseDesc):
     """DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC: OutputGradientTensor = InputGradientTensor where InputTensor > 0,
     else 0."""
 

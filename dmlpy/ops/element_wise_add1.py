@@ -15,8 +15,8 @@ from typing import ClassVar
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryArithmeticDesc, binary_support
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.fused_activation import FusedActivation
 
@@ -35,7 +35,7 @@ class ElementWiseAdd1OperatorDesc(BinaryArithmeticDesc):
     fused_activation: FusedActivation | None = Field(default=None, alias="FusedActivation")
     """FusedActivation: an activation applied to the sum (its tensors null), or null."""
 
-    def activation(self) -> OperatorDescBase | None:
+    def activation(self) -> ElementwiseDesc | None:
         """The fused activation as its own descriptor on OutputTensor, or None."""
         if self.fused_activation is None:
             return None

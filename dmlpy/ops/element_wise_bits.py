@@ -15,8 +15,8 @@ from typing import ClassVar
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryElementWiseDesc, binary_support
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import EVERY_TYPE, FLOATS, UNSIGNED_8_32
 from dmlpy.ops._unary import UnaryElementWiseDesc
 from dmlpy.support import SupportRow, SupportTable
@@ -29,7 +29,7 @@ BITWISE_ROWS = ((L.FL_3_0, (1, 8), UNSIGNED_8_32), (L.FL_4_1, (1, 8), EVERY_TYPE
 """BIT_AND's, OR's, XOR's and NOT's table: UINT8 to UINT32 from 3_0, every type from 4_1."""
 
 
-class BitsDesc(OperatorDescBase):
+class BitsDesc(ElementwiseDesc):
     """What the bit operators share: their FUNCTION, a macro of ``opencl/elementwise_ops.h`` on the encodings, and
     fusing only where every tensor is an integer."""
 

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.ops._unary import float_literal
 from dmlpy.ops.element_wise_clip import integer_literal
@@ -26,7 +26,7 @@ TYPES_5_0 = FLOATS | INTEGERS_8_32 | INTEGERS_64
 TENSORS = ("InputTensor", "InputGradientTensor", "OutputGradientTensor")
 
 
-class ClipGradDesc(OperatorDescBase):
+class ClipGradDesc(ElementwiseDesc):
     """Base of the clamps' gradients: the forward input, the incoming gradient, the outgoing gradient, one DataType
     and Sizes; in place allowed (the outgoing gradient may alias the input)."""
 

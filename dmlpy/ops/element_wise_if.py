@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
@@ -27,7 +27,7 @@ def _row(level: FeatureLevel, dimensions: tuple[int, int], types: frozenset[Tens
     )
 
 
-class ElementWiseIfOperatorDesc(OperatorDescBase):
+class ElementWiseIfOperatorDesc(ElementwiseDesc):
     """DML_ELEMENT_WISE_IF_OPERATOR_DESC: OutputTensor = ConditionTensor != 0 ? ATensor : BTensor."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_IF

@@ -20,6 +20,7 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32
 from dmlpy.ops._unary import ScaleBias, ScaledUnaryDesc, float_literal, float_math_support, register
 from dmlpy.support import SupportTable
@@ -34,7 +35,7 @@ _POW_SUPPORT = SupportTable.same_types(
 )
 
 
-class ElementWisePowOperatorDesc(OperatorDescBase):
+class ElementWisePowOperatorDesc(ElementwiseDesc):
     """DML_ELEMENT_WISE_POW_OPERATOR_DESC: OutputTensor = pow(InputTensor * Scale + Bias, ExponentTensor)."""
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_POW

@@ -21,7 +21,7 @@ from pydantic import Field
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
 
@@ -96,7 +96,7 @@ _DEQUANTIZE_TYPES_3_0 = _types(_INTEGERS, {T.FLOAT32}, _INTEGERS, {T.FLOAT32})
 _DEQUANTIZE_TYPES_6_0 = _types(_INTEGERS, {T.FLOAT32, T.FLOAT16}, _INTEGERS, {T.FLOAT32, T.FLOAT16})
 
 
-class _LinearQuantizationDesc(OperatorDescBase):
+class _LinearQuantizationDesc(ElementwiseDesc):
     """The fields and rules QuantizeLinear and DequantizeLinear share."""
 
     INPUTS = ("input_tensor", "scale_tensor", "zero_point_tensor")

@@ -21,7 +21,7 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import ElementwiseLayout, blocked_layout
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.support import SupportRow, SupportTable
 from dmlpy.tensor import TensorDesc
@@ -41,7 +41,7 @@ PER_TENSOR = (
 """The scale and zero-point fields: one element each."""
 
 
-class ElementWiseQuantizedLinearAddOperatorDesc(OperatorDescBase):
+class ElementWiseQuantizedLinearAddOperatorDesc(ElementwiseDesc):
     """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC: OutputTensor = saturate(round((dequantize(A) +
     dequantize(B)) / OutputScale) + OutputZeroPoint), per-tensor scales and zero points, halves to even."""
 

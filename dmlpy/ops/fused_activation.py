@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 from dmlpy.enums import OperatorType
 from dmlpy.errors import DescriptorProblems, InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.tensor import TensorDesc
 
 FUSIBLE_ACTIVATIONS = frozenset(
@@ -53,7 +53,7 @@ class FusedActivation(DmlModel):
     DML_*_OPERATOR_DESC with InputTensor and OutputTensor null and its other fields (C or snake_case names)."""
 
     C_STRUCT = "DML_OPERATOR_DESC"
-    ACTIVATIONS: ClassVar[dict[OperatorType, builtins.type[OperatorDescBase]]] = {}  # `type` is a field here
+    ACTIVATIONS: ClassVar[dict[OperatorType, builtins.type[ElementwiseDesc]]] = {}  # `type` is a field here
     """The fusible activations dmlpy implements, by type: bound by ops/table.py from the operator table."""
 
     type: OperatorType = Field(alias="Type")
@@ -84,7 +84,7 @@ class FusedActivation(DmlModel):
     def __hash__(self) -> int:  # Desc is a dict; descriptors are hashed as cache keys
         return hash((self.type, self.model_dump_json()))
 
-    def bound_to(self, tensor: TensorDesc, where: str) -> OperatorDescBase:
+    def bound_to(self, tensor: TensorDesc, where: str) -> ElementwiseDesc:
         """The activation as a descriptor of its own class on ``tensor`` (input and output), its fields Desc's:
         its rules, support table and ``expression`` are the activation's. ``where`` names the field in messages."""
         activation = self.ACTIVATIONS.get(self.type)

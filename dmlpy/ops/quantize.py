@@ -35,6 +35,7 @@ from dmlpy.kernels import (
 )
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.quantization_blocks import divisors_of
 from dmlpy.support import SupportRow, SupportTable
@@ -62,7 +63,7 @@ def _table(operator: OperatorType, input_types: frozenset[T], output_types: froz
     return SupportTable(operator, (SupportRow(FeatureLevel.FL_6_3, (1, 8), types),))
 
 
-class _QuantizationDesc(OperatorDescBase):
+class _QuantizationDesc(ElementwiseDesc):
     """The fields and rules QUANTIZE and DEQUANTIZE share."""
 
     INPUTS = ("input_tensor", "scale_tensor", "zero_point_tensor")

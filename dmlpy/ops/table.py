@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dmlpy.enums import ExtOperatorType, OperatorType
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.activation_exponential import EXPONENTIAL_ACTIVATIONS
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
@@ -96,6 +97,8 @@ DIRECTML_OPERATORS = {t: desc for t, desc in OPERATORS.items() if not desc.is_ex
 """The DirectML operators: what DML_OPERATOR_DESC (``OperatorDesc``) holds."""
 
 FusedActivation.ACTIVATIONS = {
-    t: desc for t, desc in DIRECTML_OPERATORS.items() if isinstance(t, OperatorType) and t.name in FUSIBLE_ACTIVATIONS
+    t: desc
+    for t, desc in DIRECTML_OPERATORS.items()
+    if isinstance(t, OperatorType) and t.name in FUSIBLE_ACTIVATIONS and issubclass(desc, ElementwiseDesc)
 }
 """The activations an operator's FusedActivation may name: every one of the table that DirectML fuses."""
