@@ -17,7 +17,8 @@ import numpy as np
 from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
-from dmlpy.graph.builder import Expression, packed_like
+from dmlpy.graph.builder import Expression
+from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.values import data_type_argument, held
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
@@ -46,11 +47,12 @@ def binary_builder(desc_class: type[OperatorDescBase]) -> Builder:
             raise argument_error(
                 where, "a", a, "an expression of a dml.Graph (a or b; the other may be a number or a NumPy array)"
             )
-        data_type = like.data_type if output_type is None else data_type_argument(dtype, where)
+        chosen = None if output_type is None else data_type_argument(dtype, where)
         with like.graph._all_or_nothing():  # a constant made, then the operator refused
             a_value = broadcast_operand(a, like, where, "a")
             b_value = broadcast_operand(b, like, where, "b")
-            op = desc_class(**{first: a_value.desc, second: b_value.desc, output: packed_like(data_type, like)})
+            inputs = {first: a_value.desc, second: b_value.desc}
+            op = desc_class(**inputs, **{output: packed_output(desc_class, inputs, chosen)})
             return like.graph.add_operator(op, [a_value, b_value])
 
     c_name = "".join(part.capitalize() for part in name.split("_"))
@@ -97,12 +99,8 @@ def if_(condition: Expression | Any, a: Expression | Any, b: Expression | Any) -
         a_value = broadcast_operand(a, like, where, "a")
         b_value = broadcast_operand(b, like, where, "b")
         condition_value = broadcast_operand(condition, like, where, "condition", TensorDataType.UINT8)
-        op = ElementWiseIfOperatorDesc(
-            condition_tensor=condition_value.desc,
-            a_tensor=a_value.desc,
-            b_tensor=b_value.desc,
-            output_tensor=packed_like(like.data_type, like),
-        )
+        inputs = {"condition_tensor": condition_value.desc, "a_tensor": a_value.desc, "b_tensor": b_value.desc}
+        op = ElementWiseIfOperatorDesc(**inputs, output_tensor=packed_output(ElementWiseIfOperatorDesc, inputs))
         return like.graph.add_operator(op, [condition_value, a_value, b_value])
 
 
@@ -121,9 +119,8 @@ def pow_(x: Expression | Any, exponent: Expression | Any) -> Expression:
         base = broadcast_operand(x, like, where, "x")
         exponent_type = exponent.data_type if isinstance(exponent, Expression) else None
         power = broadcast_operand(exponent, like, where, "exponent", exponent_type)
-        op = ElementWisePowOperatorDesc(
-            input_tensor=base.desc, exponent_tensor=power.desc, output_tensor=packed_like(base.data_type, like)
-        )
+        inputs = {"input_tensor": base.desc, "exponent_tensor": power.desc}
+        op = ElementWisePowOperatorDesc(**inputs, output_tensor=packed_output(ElementWisePowOperatorDesc, inputs))
         return like.graph.add_operator(op, [base, power])
 
 
@@ -210,10 +207,10 @@ def add1(a: Expression | Any, b: Expression | Any, fused_activation: FusedActiva
     with like.graph._all_or_nothing():
         a_value = broadcast_operand(a, like, where, "a")
         b_value = broadcast_operand(b, like, where, "b")
+        inputs = {"a_tensor": a_value.desc, "b_tensor": b_value.desc}
         op = ElementWiseAdd1OperatorDesc(
-            a_tensor=a_value.desc,
-            b_tensor=b_value.desc,
-            output_tensor=packed_like(like.data_type, like),
+            **inputs,
+            output_tensor=packed_output(ElementWiseAdd1OperatorDesc, inputs),
             fused_activation=fused_activation,
         )
         return like.graph.add_operator(op, [a_value, b_value])

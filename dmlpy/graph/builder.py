@@ -377,11 +377,6 @@ def operand(x: Any, where: str, name: str) -> Expression:
     return x
 
 
-def packed_like(data_type: TensorDataType, like: Expression) -> BufferTensorDesc:
-    """A node's output tensor as DirectMLX's default policy makes it: ``like``'s Sizes, packed (no Strides)."""
-    return BufferTensorDesc(data_type=data_type, sizes=like.sizes)
-
-
 def _ordinal(index: int) -> str:
     number = index + 1
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")

@@ -24,7 +24,8 @@ from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError, argument_error
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
-from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand, packed_like
+from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
+from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
 from dmlpy.graph.values import c_float, data_type_argument, held, scale_bias_argument
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
@@ -146,8 +147,8 @@ def unary_builder(desc_class: type[OperatorDescBase]) -> Builder:
         values = {
             field: how.convert(bound.arguments[keyword], where, keyword) for field, (keyword, how) in keywords.items()
         }
-        data_type = x.data_type if output_type is None else data_type_argument(bound.arguments["dtype"], where)
-        tensors = {"input_tensor": x.desc, "output_tensor": packed_like(data_type, x)}
+        chosen = None if output_type is None else data_type_argument(bound.arguments["dtype"], where)
+        tensors = {"input_tensor": x.desc, "output_tensor": packed_output(desc_class, {"input_tensor": x.desc}, chosen)}
         op = desc_class(**tensors, **values)
         return x.graph.add_operator(op, [x])
 
@@ -179,7 +180,7 @@ def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float
     data_type = TensorDataType(x.data_type)
     op = ElementWiseClip1OperatorDesc(
         input_tensor=x.desc,
-        output_tensor=packed_like(data_type, x),
+        output_tensor=packed_output(ElementWiseClip1OperatorDesc, {"input_tensor": x.desc}),
         scale_bias=scale_bias_argument(scale_bias, where, "scale_bias"),
         min_max_data_type=data_type,
         min=_typed_bound(min, data_type, where, "min"),
@@ -209,7 +210,9 @@ def clip_grad(x: Expression, gradient: Expression, min: float, max: float) -> Ex
     op = ElementWiseClipGradOperatorDesc(
         input_tensor=x.desc,
         input_gradient_tensor=gradient.desc,
-        output_gradient_tensor=packed_like(x.data_type, x),
+        output_gradient_tensor=packed_output(
+            ElementWiseClipGradOperatorDesc, {"input_tensor": x.desc, "input_gradient_tensor": gradient.desc}
+        ),
         min=c_float(min, where, "min", f"{name}.Min"),
         max=c_float(max, where, "max", f"{name}.Max"),
     )
@@ -227,7 +230,9 @@ def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expre
     op = ElementWiseClipGrad1OperatorDesc(
         input_tensor=x.desc,
         input_gradient_tensor=gradient.desc,
-        output_gradient_tensor=packed_like(data_type, x),
+        output_gradient_tensor=packed_output(
+            ElementWiseClipGrad1OperatorDesc, {"input_tensor": x.desc, "input_gradient_tensor": gradient.desc}
+        ),
         min_max_data_type=data_type,
         min=_typed_bound(min, data_type, where, "min"),
         max=_typed_bound(max, data_type, where, "max"),
@@ -241,7 +246,8 @@ def cast(x: Expression, dtype: TensorDataType | str | int) -> Expression:
     ``dtype``: the output's DataType (DirectMLX's targetDataType), required; docs/operators/cast.md gives the rules"""
     where = "dml.graph.cast"
     x = operand(x, where, "x")
-    op = CastOperatorDesc(input_tensor=x.desc, output_tensor=packed_like(data_type_argument(dtype, where), x))
+    output = packed_output(CastOperatorDesc, {"input_tensor": x.desc}, data_type_argument(dtype, where))
+    op = CastOperatorDesc(input_tensor=x.desc, output_tensor=output)
     return x.graph.add_operator(op, [x])
 
 

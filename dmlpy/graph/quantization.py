@@ -19,7 +19,8 @@ import numpy.typing as npt
 from dmlpy.dtypes import DATA_TYPES, data_type_of
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
-from dmlpy.graph.builder import Expression, operand, packed_like
+from dmlpy.graph.builder import Expression, operand
+from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.values import data_type_argument, held
 from dmlpy.ops import (
     DequantizeOperatorDesc,
@@ -195,14 +196,12 @@ def _quantization_node(
             if zero_point[0] is None
             else parameter(zero_point[0], scale_expression, zero_point[1], where, "zero_point")
         )
-        op = desc_class.from_slots(
-            {
-                "input_tensor": x.desc,
-                "scale_tensor": scale_expression.desc,
-                "zero_point_tensor": None if zero is None else zero.desc,
-                "output_tensor": packed_like(output_type, x),
-            }
-        )
+        descs = {
+            "input_tensor": x.desc,
+            "scale_tensor": scale_expression.desc,
+            "zero_point_tensor": None if zero is None else zero.desc,
+        }
+        op = desc_class.from_slots({**descs, "output_tensor": packed_output(desc_class, descs, output_type)})
         inputs = [x, scale_expression, zero]
         return x.graph.add_operator(op, inputs[: len(op.input_fields())])
 
@@ -383,13 +382,13 @@ def quantized_linear_add(
             field: None if value is None else _own_shape_parameter(value, a, data_type, where, name)
             for field, (value, data_type, name) in given.items()
         }
+        descs = {
+            "a_tensor": a.desc,
+            "b_tensor": b.desc,
+            **{field: None if p is None else p.desc for field, p in parameters.items()},
+        }
         op = ElementWiseQuantizedLinearAddOperatorDesc.from_slots(
-            {
-                "a_tensor": a.desc,
-                "b_tensor": b.desc,
-                "output_tensor": packed_like(output_type, a),
-                **{field: None if p is None else p.desc for field, p in parameters.items()},
-            }
+            {**descs, "output_tensor": packed_output(ElementWiseQuantizedLinearAddOperatorDesc, descs, output_type)}
         )
         inputs = {"a_tensor": a, "b_tensor": b, **parameters}
         return a.graph.add_operator(op, [inputs[field] for field in op.INPUTS])

@@ -33,6 +33,19 @@ class DeviceCapabilities:
 NO_CAPABILITIES = DeviceCapabilities()
 
 
+@dataclass(frozen=True)
+class OutputShape:
+    """One output tensor as its operator's rule makes it from the inputs and fields: what validation requires of a
+    given OutputTensor, and what the graph builder, the ONNX backend and the one-liners allocate."""
+
+    sizes: tuple[int, ...]
+    data_type: TensorDataType | None
+    """None where the output's DataType is the caller's choice within the support table (CAST's target, IS_NAN's
+    UINT8 or UINT32, QUANTIZE_LINEAR's without a zero point)."""
+    rule: str
+    """The rule in words, shown when a given output breaks it: ``InputTensor.Sizes``."""
+
+
 _CEIL_NAMES = {"CEIL", "UP", "ROUND_UP"}
 _FLOOR_NAMES = {"FLOOR", "DOWN", "ROUND_DOWN"}
 
@@ -214,13 +227,65 @@ class OperatorDescBase(DmlModel):
         if not self.is_extension():
             self.check_support(level)
             self.check_operator_rules(level)
-            return
-        if not extensions:
+        elif not extensions:
             raise UnsupportedError(
                 f"{self.operator_name()} is a dmlpy extension, not DirectML: no DirectML feature level accepts it "
                 f"({level.c_name} included). Run it on a device created with dml.create_device(..., extensions=True)"
             )
-        self.check_extension_rules(capabilities)
+        else:
+            self.check_extension_rules(capabilities)
+        self.check_output_shapes()
+
+    # ----------------------------------------------------------------------------------- the output rule
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """Each output's Sizes and DataType (OUTPUTS order) from the ``inputs`` (by field; None for one left out)
+        and the other ``fields``: the one place an operator says what it makes. By default an output has the first
+        input's Sizes and DataType, or a DataType of its own choosing where the operator declares
+        BUILDER_OUTPUT_TYPE; operators whose outputs differ override this."""
+        first = next(name for name in cls.INPUTS if inputs.get(name) is not None)
+        return cls.outputs_like(inputs, first, None if cls.BUILDER_OUTPUT_TYPE is not None else first)
+
+    @classmethod
+    def outputs_like(
+        cls, inputs: dict[str, BufferTensorDesc | None], sizes_of: str, data_type_of: str | None
+    ) -> tuple[OutputShape, ...]:
+        """Every output with the Sizes of input ``sizes_of`` and the DataType of input ``data_type_of`` (its own
+        choice where that is None or left out): the rule of every element-wise operator."""
+        like, typed = inputs[sizes_of], inputs.get(data_type_of) if data_type_of else None
+        assert like is not None
+        rule = f"like {cls.c_field(sizes_of)}"
+        if typed is not None and data_type_of is not None:
+            rule += f"'s Sizes, with {cls.c_field(data_type_of)}'s DataType"
+        shape = OutputShape(like.sizes, None if typed is None else typed.data_type, rule)  # type: ignore[arg-type]
+        return (shape,) * len(cls.OUTPUTS)
+
+    def expected_outputs(self) -> tuple[OutputShape, ...]:
+        """:meth:`output_shapes` of this descriptor's own inputs and fields."""
+        inputs = {name: None if (tensor := getattr(self, name)) is None else tensor.desc for name in self.INPUTS}
+        tensors = {*self.INPUTS, *self.OUTPUTS}
+        fields = {name: getattr(self, name) for name in type(self).model_fields if name not in tensors}
+        return self.output_shapes(inputs, fields)
+
+    def check_output_shapes(self) -> None:
+        """Every given output against the rule: InvalidArgumentError showing the Sizes or DataType it must have,
+        and why."""
+        for name, shape in zip(self.OUTPUTS, self.expected_outputs(), strict=True):
+            tensor: TensorDesc | None = getattr(self, name)
+            if tensor is None:
+                continue
+            where = f"{self.operator_name()}.{self.c_field(name)}"
+            if tensor.desc.sizes != shape.sizes:
+                raise InvalidArgumentError(
+                    f"{where}.Sizes is {list(tensor.desc.sizes)}; it must be {list(shape.sizes)}: {shape.rule}"
+                )
+            if shape.data_type is not None and tensor.desc.data_type != shape.data_type:
+                raise InvalidArgumentError(
+                    f"{where}.DataType is {show(tensor.desc.data_type)}; it must be {show(shape.data_type)}: "
+                    f"{shape.rule}"
+                )
 
     def check_support(self, level: FeatureLevel) -> None:
         """Every tensor against the buffer-tensor rules and the support table's row at ``level``."""

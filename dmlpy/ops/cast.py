@@ -12,16 +12,18 @@ FLOAT16 to FLOAT16 copy (which keeps a signalling NaN); the others fuse.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.kernels.elementwise import bits_type
+from dmlpy.ops._base import OutputShape
 from dmlpy.ops._types import EVERY_TYPE, FLOATS, INPUT_OUTPUT, INTEGERS_8_16, INTEGERS_64, SIGNED
 from dmlpy.ops._unary import UnaryElementWiseDesc, register
 from dmlpy.support import SupportTable
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 T, L = TensorDataType, FeatureLevel
 _TYPES_1_0 = FLOATS | INTEGERS_8_16
@@ -49,6 +51,12 @@ class CastOperatorDesc(UnaryElementWiseDesc):
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: InputTensor's DimensionCount and Sizes; its DataType is the one converted to, and Strides
     may differ."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        return cls.outputs_like(inputs, "input_tensor", None)  # the DataType converted to is the caller's
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         self.check_same(

@@ -7,14 +7,16 @@ which has none)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.ops._base import OutputShape
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 T, L = TensorDataType, FeatureLevel
 TYPES_3_0 = FLOATS | INTEGERS_8_32
@@ -41,6 +43,13 @@ class ElementWiseIfOperatorDesc(ElementwiseDesc):
     )
     INPUTS = ("condition_tensor", "a_tensor", "b_tensor")
     OUTPUTS = ("output_tensor",)
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        return cls.outputs_like(inputs, "condition_tensor", "a_tensor")  # the condition is UINT8, the values any type
+
     SUPPORTS_IN_PLACE = False  # the page allows it not
     BUILDER_NAME = "if_"
     ONNX_OPS = ("Where",)

@@ -14,16 +14,17 @@ QUANTIZE and DEQUANTIZE (``dmlpy.ops.quantize``) compute the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.ops._base import OutputShape
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 T = TensorDataType
 _ZERO_POINT = "ZeroPointTensor"
@@ -114,6 +115,15 @@ class _LinearQuantizationDesc(ElementwiseDesc):
     """ZeroPointTensor: like ScaleTensor; may be null from DML_FEATURE_LEVEL_6_2 (the zero point is then 0)."""
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: same Sizes as InputTensor."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """The input's Sizes; the DataType of the input SAME_TYPE pairs with the output (QuantizeLinear's zero
+        point, its own choice where that is left out; DequantizeLinear's scale)."""
+        (typed,) = (b if a == "output_tensor" else a for a, b in cls.SAME_TYPE if "output_tensor" in (a, b))
+        return cls.outputs_like(inputs, "input_tensor", typed)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         others = ("scale_tensor", "zero_point_tensor", "output_tensor")

@@ -14,17 +14,18 @@ say how round() breaks ties; QuantizeLinear's rule, ONNX's QLinearAdd's), then s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import ElementwiseLayout, blocked_layout
+from dmlpy.ops._base import OutputShape
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.support import SupportRow, SupportTable
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 T = TensorDataType
 _QUANTIZED = frozenset({T.INT8, T.UINT8})
@@ -91,6 +92,13 @@ class ElementWiseQuantizedLinearAddOperatorDesc(ElementwiseDesc):
     """OutputZeroPointTensor: OutputTensor's zero point, one element of OutputTensor's DataType; null means 0."""
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: ATensor's Sizes."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """ATensor's Sizes; OutputZeroPointTensor's DataType, the caller's choice where that is left out."""
+        return cls.outputs_like(inputs, "a_tensor", "output_zero_point_tensor")
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         self.check_same(("dimension_count",), "a_tensor", (*PER_TENSOR, "b_tensor", "output_tensor"))

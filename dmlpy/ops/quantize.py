@@ -34,7 +34,7 @@ from dmlpy.kernels import (
     coalesce,
 )
 from dmlpy.model import UInt32
-from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._base import OperatorDescBase, OutputShape
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.element_wise_quantize_linear import dequantize_expression, quantize_expression
 from dmlpy.quantization_blocks import divisors_of
@@ -154,6 +154,15 @@ class _QuantizationDesc(ElementwiseDesc):
             raise InvalidArgumentError(
                 f"{name}.QuantizationTensors has {given} entries; {self.quantization_type} takes {wanted} ({parts})"
             )
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """The input's Sizes; QUANTIZE's zero point's DataType (its own choice without one), DEQUANTIZE's scale's."""
+        return cls.outputs_like(
+            inputs, "input_tensor", "zero_point_tensor" if cls.REAL_FIELD == "input_tensor" else "scale_tensor"
+        )
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         name = self.operator_name()
