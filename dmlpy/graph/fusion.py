@@ -20,9 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DML_TEMPORARY_BUFFER_ALIGNMENT
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
-from dmlpy.kernels import LaunchProfile, LoweredOperator, block_counts, blocked_layout
+from dmlpy.kernels import LaunchProfile, LoweredOperator, PlanRef, TemporaryRegions, block_counts, blocked_layout
 from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._elementwise import ElementwiseDesc
@@ -86,13 +85,11 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
     group_of = {node: g for g, group in enumerate(groups) for node in group}
     graph_output_of = {producer: k for k, producer in enumerate(analysis.outputs)}
     temporaries: dict[tuple[int, int], int] = {}
-    offsets: list[int] = []
-    end = 0
+    regions = TemporaryRegions()
 
     def stored_in(node: int, output: int) -> TensorRef | None:
         """Where a node output is stored, if it is: its graph output, else a temporary region when a later group
         reads it."""
-        nonlocal end
         desc = _op(graph, node).output_tensors()[output]
         assert desc is not None
         if (node, output) in graph_output_of:
@@ -101,10 +98,7 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
         if all(group_of[reader] == group_of[node] for reader, _ in readers) and len(groups[group_of[node]]) > 1:
             return None  # stays in registers
         if (node, output) not in temporaries:
-            end = _aligned(end, DML_TEMPORARY_BUFFER_ALIGNMENT if not offsets else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT)
-            temporaries[(node, output)] = len(offsets)
-            offsets.append(end)
-            end += desc.desc.total_tensor_size_in_bytes
+            temporaries[(node, output)] = regions.add(desc.desc.total_tensor_size_in_bytes)
         return TensorRef("temporary", temporaries[(node, output)], desc.desc)
 
     def read_from(source: Source, desc: BufferTensorDesc) -> TensorRef:
@@ -119,14 +113,10 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
     steps: list[Step] = []
     for group in groups:
         if len(group) == 1:
-            steps.append(_single_step(graph, analysis, group[0], profile, read_from, stored_in))
+            steps.extend(_single_steps(graph, analysis, group[0], profile, read_from, stored_in, regions))
         else:
             steps.append(_fused_step(graph, analysis, group, profile, read_from, stored_in))
-    return GraphPlan(tuple(steps), tuple(offsets), end)
-
-
-def _aligned(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+    return GraphPlan(tuple(steps), tuple(regions.offsets), regions.size)
 
 
 def _op(graph: GraphDesc, node: int) -> OperatorDescBase:
@@ -260,23 +250,34 @@ StoredIn = Callable[[int, int], "TensorRef | None"]
 """Where a node output is stored, if it is."""
 
 
-def _single_step(
+def _single_steps(
     graph: GraphDesc,
     analysis: GraphAnalysis,
     node: int,
     profile: LaunchProfile,
     read_from: ReadFrom,
     stored_in: StoredIn,
-) -> Step:
+    regions: TemporaryRegions,
+) -> list[Step]:
+    """A node of its own: its operator's plan (one launch, as ``compile_operator`` runs it, or several), the plan's
+    inputs read where the graph holds them, its outputs stored where the graph reads them, and its temporary
+    regions given regions of the graph's temporary resource."""
     op = _op(graph, node)
-    tensors: list[TensorRef | None] = []
-    for slot, tensor in enumerate(op.input_tensors()):
-        source = analysis.sources.get((node, slot))
-        tensors.append(read_from(source, tensor.desc) if source is not None and tensor is not None else None)
-    for output, tensor in enumerate(op.output_tensors()):
-        ref = stored_in(node, output)
-        tensors.append(ref if ref is not None or tensor is None else None)
-    return Step((node,), op.lower(profile), tuple(tensors))
+    plan = op.plan(profile)
+    inputs = op.input_tensors()
+    own = [regions.add(desc.total_tensor_size_in_bytes) for desc in plan.temporaries]
+
+    def bound(ref: PlanRef | None) -> TensorRef | None:
+        if ref is None:
+            return None
+        if ref.kind == "temporary":
+            return TensorRef("temporary", own[ref.index], plan.temporaries[ref.index])
+        if ref.kind == "output":
+            return stored_in(node, ref.index)
+        source, tensor = analysis.sources.get((node, ref.index)), inputs[ref.index]
+        return read_from(source, tensor.desc) if source is not None and tensor is not None else None
+
+    return [Step((node,), step.lowered, tuple(bound(ref) for ref in step.tensors)) for step in plan.steps]
 
 
 def _fused_step(

@@ -1,6 +1,7 @@
 """Lowering's vocabulary, pure (no OpenCL): which kernel source and -D specialisation runs (``KernelSpec``,
 dmlpy/kernels/source.py), how the tensors' layouts coalesce (coalescing.py), how a launch spreads elements over
-work-items (``LaunchProfile``, launch.py), and the element-wise template's specialisation (elementwise.py)."""
+work-items (``LaunchProfile``, launch.py), the element-wise template's specialisation (elementwise.py), and an
+operator as a plan of launches with temporary regions between them (plan.py)."""
 
 from dmlpy.kernels.coalescing import MAX_RANK as MAX_RANK
 from dmlpy.kernels.coalescing import ElementwiseLayout as ElementwiseLayout
@@ -14,6 +15,10 @@ from dmlpy.kernels.launch import PACKED_RUN as PACKED_RUN
 from dmlpy.kernels.launch import LaunchProfile as LaunchProfile
 from dmlpy.kernels.launch import LaunchProfileName as LaunchProfileName
 from dmlpy.kernels.launch import LoweredOperator as LoweredOperator
+from dmlpy.kernels.plan import OperatorPlan as OperatorPlan
+from dmlpy.kernels.plan import PlannedStep as PlannedStep
+from dmlpy.kernels.plan import PlanRef as PlanRef
+from dmlpy.kernels.plan import TemporaryRegions as TemporaryRegions
 from dmlpy.kernels.source import KernelSpec as KernelSpec
 from dmlpy.kernels.source import kernel_source as kernel_source
 from dmlpy.kernels.source import opencl_source_dir as opencl_source_dir

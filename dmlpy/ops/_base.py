@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, OperatorPlan
 from dmlpy.model import DmlModel
 from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
 from dmlpy.problems import show
@@ -340,6 +340,14 @@ class OperatorDescBase(DmlModel):
         (pure; no OpenCL needed). Each family's base class gives it (the element-wise template:
         :class:`dmlpy.ops._elementwise.ElementwiseDesc`); an operator with none raises NotImplementedError."""
         raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """The launches that compute this operator, in order, and the temporary regions between them: by default
+        its one kernel (:meth:`lower`) over its tensors in binding order. An operator that needs several passes
+        overrides this; ``compile_operator`` and a graph node run whatever it gives."""
+        tensors = (*self.input_tensors(), *self.output_tensors())
+        present = [tensor is not None for tensor in tensors]
+        return OperatorPlan.single(self.lower(profile), present, len(self.input_fields()))
 
     def explain_lines(self) -> list[str]:
         """What the lowering chose and why, one line each, for ``dmlpy explain``."""

@@ -162,9 +162,9 @@ class Device(DeviceBase):
         execution_flags = _parse(ExecutionFlags, "compile_operator", "flags", flags)
         desc = operator.desc
         self._refuse_owned_by_dml(desc)
-        lowered = desc.lower(self.launch_profile)
-        launchable = Launchable.create(self.programs, lowered)
-        return CompiledOperator(operator, execution_flags, lowered, launchable, self.programs.device_options)
+        plan = desc.plan(self.launch_profile)
+        launchables = [Launchable.create(self.programs, step.lowered) for step in plan.steps]
+        return CompiledOperator(operator, execution_flags, plan, launchables, self.programs.device_options)
 
     @staticmethod
     def _refuse_owned_by_dml(desc: OperatorDescBase, where: str = "") -> None:

@@ -14,7 +14,7 @@ from dmlpy.enums import ExecutionFlags
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc
 from dmlpy.graph.fusion import GraphPlan, TensorRef
-from dmlpy.kernels import LoweredOperator
+from dmlpy.kernels import LoweredOperator, OperatorPlan, PlanRef
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.programs import Launchable
@@ -37,7 +37,9 @@ class Operator:
 
 
 class CompiledOperator:
-    """IDMLCompiledOperator: the operator's OpenCL kernel, built (or reused from the cache) and ready to bind.
+    """IDMLCompiledOperator: the operator's OpenCL kernels (its ``plan``: one for most operators), built (or reused
+    from the cache) and ready to bind; a plan of several launches binds a temporary resource for the values
+    between them, as a compiled graph does.
 
     ``source`` and ``build_options`` show exactly what runs, for people learning what the operator does.
     """
@@ -46,15 +48,16 @@ class CompiledOperator:
         self,
         operator: Operator,
         flags: ExecutionFlags,
-        lowered: LoweredOperator,
-        launchable: Launchable,
+        plan: OperatorPlan,
+        launchables: Sequence[Launchable],
         device_options: tuple[str, ...],
     ) -> None:
         self.device = operator.device
         self.operator = operator
         self.flags = flags
-        self.lowered = lowered
-        self.launchable = launchable
+        self.plan = plan
+        self.launchables = list(launchables)
+        self._regions = plan.temporary_regions()
         self.device_options = device_options
         """Build options the device adds to the operator's own."""
         self.initialized = False
@@ -75,14 +78,30 @@ class CompiledOperator:
         return self.desc.operator_name()
 
     @property
+    def lowered(self) -> LoweredOperator:
+        """The one kernel of a one-launch operator (every operator of today's table)."""
+        assert self.kernel_count == 1, f"{self.describe()} launches {self.kernel_count} kernels: read plan.steps"
+        return self.plan.steps[0].lowered
+
+    @property
+    def launchable(self) -> Launchable:
+        """The one launch of a one-launch operator, which the one-liners enqueue directly."""
+        assert self.kernel_count == 1, f"{self.describe()} launches {self.kernel_count} kernels"
+        return self.launchables[0]
+
+    @property
     def source(self) -> str:
-        """The OpenCL C source with this operator's -D specialisation written out as #define lines."""
-        return self.lowered.kernel.specialised_source(self.device_options)
+        """The OpenCL C source with this operator's -D specialisation written out as #define lines (every kernel's,
+        in launch order, for an operator of several)."""
+        sources = [step.lowered.kernel.specialised_source(self.device_options) for step in self.plan.steps]
+        if len(sources) == 1:
+            return sources[0]
+        return "\n".join(f"// ==== kernel {k + 1} of {len(sources)}\n{source}" for k, source in enumerate(sources))
 
     @property
     def build_options(self) -> tuple[str, ...]:
-        """Every option the program was built with: the operator's, then the device's."""
-        return (*self.lowered.kernel.build_options, *self.device_options)
+        """Every option the (first) program was built with: the operator's, then the device's."""
+        return (*self.plan.steps[0].lowered.kernel.build_options, *self.device_options)
 
     def input_descs(self) -> list[BufferTensorDesc | None]:
         return self._input_descs
@@ -97,8 +116,8 @@ class CompiledOperator:
 
     @property
     def kernel_count(self) -> int:
-        """Kernels one dispatch launches: one."""
-        return 1
+        """Kernels one dispatch launches: one, or the plan's steps."""
+        return len(self.plan.steps)
 
     def launch(
         self,
@@ -107,16 +126,38 @@ class CompiledOperator:
         temporary: tuple[BufferBinding, cl.Buffer] | None,
         wait_for: Sequence[cl.Event] | None,
     ) -> cl.Event:
-        """Enqueue the kernel over checked bindings (binding order; None for an absent optional tensor)."""
+        """Enqueue the plan's kernels over checked bindings (binding order; None for an absent optional tensor),
+        each after the one before; the temporary regions in ``temporary``."""
         offsets = self.element_offsets([entry.binding.offset if entry else 0 for entry, _ in tensors])
-        memories = [memory for _, memory in tensors]
-        return self.launchable.launch(queue, list(zip(memories, offsets, strict=True)), wait_for)
+        slots = list(zip([memory for _, memory in tensors], offsets, strict=True))
+        if len(self.launchables) == 1:
+            return self.launchables[0].launch(queue, slots, wait_for)
+        inputs = len(self._input_descs)
+
+        def bound(ref: PlanRef | None) -> tuple[cl.Buffer | None, int]:
+            if ref is None:
+                return None, 0
+            if ref.kind != "temporary":
+                return slots[ref.index + (inputs if ref.kind == "output" else 0)]
+            assert temporary is not None, "the binding table checked that the temporary resource is bound"
+            binding, memory = temporary
+            offset = binding.offset + self._regions.offsets[ref.index]
+            return memory, elements_in(self.plan.temporaries[ref.index].data_type, offset)
+
+        event: cl.Event | None = None
+        for step, launchable in zip(self.plan.steps, self.launchables, strict=True):
+            event = launchable.launch(
+                queue, [bound(ref) for ref in step.tensors], wait_for if event is None else [event]
+            )
+        assert event is not None
+        return event
 
     def get_binding_properties(self) -> BindingProperties:
-        """DML_BINDING_PROPERTIES: one descriptor per tensor; Round needs no temporary or persistent memory."""
+        """DML_BINDING_PROPERTIES: one descriptor per tensor, and the temporary resource the plan's regions need (0
+        for an operator of one launch); no persistent memory."""
         return BindingProperties(
             required_descriptor_count=len(self.desc.tensor_fields()),
-            temporary_resource_size=0,
+            temporary_resource_size=self._regions.size,
             persistent_resource_size=0,
         )
 
