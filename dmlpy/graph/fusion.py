@@ -2,9 +2,10 @@
 fused kernel's lowering (pure; the runtime launches the plan).
 
 Nodes are taken in the graph's topological order and grouped greedily: a node joins the group before it when
-both fuse (the operator gives an ``expression``), share their Sizes (every operator here is element-wise,
-so a group is one index space) and the group's kernel still binds at most MAX_FUSED_TENSORS tensors. A group of
-one node runs the operator's own lowering, exactly as ``compile_operator`` would; a larger group runs the
+both fuse (an element-wise operator, ``ElementwiseDesc``, with an ``expression`` at its types), share their
+Sizes (a group is one index space) and the group's kernel still binds at most MAX_FUSED_TENSORS tensors. A group of
+one node runs the operator's own plan (one launch, or several with temporary regions), exactly as
+``compile_operator`` would; a larger group runs the
 element-wise template (``opencl/elementwise.cl``, written by dmlpy/kernels/elementwise.py), its values carried
 in registers. A node output read by a later group lives in
 the temporary resource (or in the graph output it also is).
