@@ -1,6 +1,9 @@
-"""A scale's or zero point's values as the tensor type that holds them, checked the one way the one-liners
-(``dml.quantize_linear``, ``dmlpy.arrays.quantize``) and the graph builder (``dml.graph.quantize_linear``, its
-constant nodes) both check them: a zero point is a whole number its type holds, never wrapped or truncated."""
+"""A scale's or zero point's values as the tensor type that holds them, below the graph builder and the
+one-liners: ``integral`` (which NumPy types hold integers), ONNX's rule for a zero point that has a NumPy integer
+type of its own (``mistyped_zero_point``, read by ``dml.quantize_linear`` and ``dml.graph.quantize_linear``
+alike), and the builder's check of a number zero point, which names the ``dtype=`` that would hold it
+(``checked_values``, ``holds``). The values themselves enter by one rule, ``dmlpy.graph.values.held``: a zero point
+is a whole number its type holds, never wrapped or truncated."""
 
 from __future__ import annotations
 
@@ -23,14 +26,21 @@ def checked_values(name: str, value: object, given: npt.NDArray[Any], dtype: np.
     """``given`` (the numbers ``value`` holds) as ``dtype``. A zero point given as a NumPy integer must already
     have ``dtype`` (as ONNX requires); a plain Python int (or float) is converted when it is a whole number
     ``dtype`` holds, never wrapped or truncated: InvalidArgumentError otherwise."""
+    if mistyped_zero_point(value, given, dtype):
+        raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
     if integral(dtype):
-        if integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype:
-            raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
         limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
         whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
         if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
             raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
     return given.astype(dtype, copy=False)
+
+
+def mistyped_zero_point(value: object, given: npt.NDArray[Any], dtype: np.dtype[Any]) -> bool:
+    """Whether a zero point ``value`` (``given``: the numbers it holds) for the integer type ``dtype`` has a NumPy
+    integer type of its own other than ``dtype``, which ONNX refuses (a zero point has the quantized data's type);
+    a plain Python int has none, and takes ``dtype`` when it fits."""
+    return integral(dtype) and integral(given.dtype) and not isinstance(value, int) and given.dtype != dtype
 
 
 def holds(value: int | float, dtype: np.dtype[Any]) -> bool:

@@ -1,9 +1,13 @@
 """The one-liners' scale and zero point: checked, converted to the types the operator takes, and viewed as the
 input's shape (per tensor, or per axis along ``axis``, ONNX's default 1) with 0-strides, never materialised.
-A scale that is zero, negative, infinite or NaN runs, as DirectML and ONNX run it, with a ScaleWarning."""
+Each value is held by its type as the graph builder holds one (``dmlpy.graph.values.held``: a whole number in an
+integer type's range, a float type's nearest value but never infinity for a finite number), or refused naming it.
+A scale that is zero, negative, infinite or NaN as its type holds it runs, as DirectML and ONNX run it, with a
+ScaleWarning."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import warnings
@@ -13,8 +17,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dmlpy.arrays.checks import as_array, described
+from dmlpy.dtypes import data_type_of
 from dmlpy.errors import InvalidArgumentError, ScaleWarning
-from dmlpy.quantization_values import checked_values, integral
+from dmlpy.graph.values import held
+from dmlpy.quantization_values import integral, mistyped_zero_point
 
 SCALE_EFFECTS = {
     "quantize_linear": "quantizing divides by it: x / scale is then infinite or NaN (saturated or zero results), "
@@ -23,6 +29,10 @@ SCALE_EFFECTS = {
     "sign",
 }
 """What a scale that is not positive and finite does to each one-liner's results, for the ScaleWarning."""
+HOLDERS = {"scale": "the scale is read as", "zero_point": "the zero point is read as"}
+"""Whose type a refused value was to take, as ``held``'s message puts it before the type: the scale takes the
+float data's (quantize_linear's x, FLOAT32 for an int32 x; dequantize_linear's output), the zero point the
+quantized data's."""
 
 
 def axis_argument(axis: object) -> int | None:
@@ -36,9 +46,15 @@ def axis_argument(axis: object) -> int | None:
 
 def numbers(name: str, value: object) -> npt.NDArray[Any]:
     """A scale or zero point as an array of numbers (a scalar, 1-D, or of the input's rank for a blocked call);
-    InvalidArgumentError for anything else."""
+    Python numbers that NumPy holds only as objects (an int beyond 64 bits, alone or in lists) as an array of
+    those objects, for ``held`` to read one by one. InvalidArgumentError for anything else."""
     if value is None:
         raise InvalidArgumentError(f"{name} is required: a number or a 1-D array of numbers; got None")
+    if isinstance(value, int | list | tuple) and not isinstance(value, bool):
+        with contextlib.suppress(ValueError, TypeError):  # ragged lists: as_array says what is wrong with them
+            cells = np.asarray(value)
+            if cells.dtype == object:
+                return cells
     given = as_array(name, value)
     if given.dtype.kind != "f" and not integral(given.dtype):
         raise InvalidArgumentError(
@@ -61,9 +77,25 @@ def block_size_argument(block_size: object) -> int | None:
 
 
 def parameter_values(name: str, value: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
-    """A scale or zero point's values as ``dtype``, of the shape given, checked (``checked_values``: a NumPy
-    integer zero point must already have ``dtype``; a plain Python int is converted when it fits, never wrapped)."""
-    return checked_values(name, value, numbers(name, value), dtype)
+    """A scale or zero point's values as ``dtype``, of the shape given, checked: a zero point with a NumPy
+    integer type of its own must have ``dtype`` already (as ONNX requires), and every value is held by ``dtype``
+    (``held_values``). A plain Python int takes ``dtype`` when it fits, never wrapped."""
+    given = numbers(name, value)
+    if mistyped_zero_point(value, given, dtype):
+        raise InvalidArgumentError(
+            f"{name} is {given.dtype}; it must be {dtype} here, the quantized data's type (ONNX's rule for a typed "
+            f"zero point): give {name} as a NumPy {dtype} array, or as one Python int"
+        )
+    # NumPy reads a list that mixes floats with ints beyond 2^53 through doubles; held reads each number as given.
+    return held_values(name, value if isinstance(value, list | tuple) else given, dtype)
+
+
+def held_values(name: str, values: object, dtype: np.dtype[Any], *, argument: str | None = None) -> npt.NDArray[Any]:
+    """The numbers ``values`` (an array, a number, nested lists) of a scale or zero point (``name``) as
+    ``dtype``, each held exactly (the nearest value of a float type), else InvalidArgumentError naming the
+    ``argument`` (``name`` unless given: the command line's ``--scale``), the value and its index, the type and
+    what to give: ``held``, the graph builder's rule."""
+    return held(values, data_type_of(dtype), argument or name, "value", HOLDERS[name])
 
 
 def scale_values(call: str, value: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:

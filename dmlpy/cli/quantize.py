@@ -4,19 +4,25 @@ progress bar, an atomic output, no overwriting of the input without --in-place, 
 change the dtype).
 
 ``--scale`` and ``--zero-point`` take a number, comma-separated numbers (one per entry of ``--axis``, ONNX's
-per-axis form) or a .npy file of a scalar or 1-D array. A per-axis conversion reads the file in chunks that
-each hold whole blocks of the axis where they fit and otherwise a slice of it, with the matching slice of the
-scales: chunking never changes the result. The summary of ``quantize`` counts the elements that saturated, and
-both print the one-liners' ScaleWarning, once, for a scale that is not a finite positive number.
+per-axis form) or a .npy file of a scalar or 1-D array, each value held by its type as the one-liners hold it
+(``dmlpy.arrays.parameters.held_values``) or refused. Several values for a 1-D IN with no ``--axis`` are read as
+``dml.quantize_linear`` reads them (``dmlpy.arrays.blocked``): one per element, or per block of IN's size / their
+count. A per-axis or per-block conversion reads the file in chunks that each hold whole blocks of the axis where
+they fit and otherwise a slice of it, with the matching slice of the scales: chunking never changes the result.
+The summary of ``quantize`` counts the elements that saturated, and both print the one-liners' ScaleWarning,
+once, for a scale that is not a finite positive number.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import sys
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +43,7 @@ from dmlpy.cli.common import (
 from dmlpy.cli.files import NpyFile, dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, axis_chunks, convert_file, flat_chunks, plan_output
 from dmlpy.cli.saturation import Saturation
-from dmlpy.errors import ScaleWarning
+from dmlpy.errors import InvalidArgumentError, ScaleWarning
 
 QUANTIZE_INPUTS = tuple(np.dtype(name) for name in ("float32", "float16", "int32"))
 QUANTIZED: dict[str, np.dtype[Any]] = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8)}
@@ -70,50 +76,62 @@ def _load_values(option: str, text: str, integers: bool) -> npt.NDArray[Any]:
     return raw.view(npy.dtype).astype(npy.dtype.newbyteorder("="))
 
 
-def _values(option: str, text: str, integers: bool) -> npt.NDArray[Any]:
-    """An option's numbers: one, comma-separated, or a .npy file's; floats, or whole numbers for ``integers``."""
+def _number(piece: str, integers: bool) -> int | float:
+    """A number as written: an int exactly; else (not for ``integers``) a float, or for a finite number beyond a
+    double's range (1e400, which float() makes infinite) the whole number it is, which held_values then refuses
+    as finite. ValueError for anything else."""
+    try:
+        return int(piece)
+    except ValueError:
+        if integers:
+            raise
+        number = float(piece)
+    if math.isinf(number):
+        with contextlib.suppress(ValueError):  # "inf", "-Infinity": Fraction takes no infinity; they are one
+            return int(Fraction(piece))
+    return number
+
+
+def _values(option: str, text: str, integers: bool) -> object:
+    """An option's numbers: one or comma-separated, as written (whole numbers for ``integers``), or a .npy
+    file's, as the file holds them (``integers``: as Python numbers, since a zero point's values, not the file's
+    type, must suit the data)."""
     pieces = [piece.strip() for piece in text.split(",")]
     try:
-        if integers:
-            return np.array([int(piece) for piece in pieces], dtype=object)
-        return np.array([float(piece) for piece in pieces], dtype=np.float64)
+        numbers = [_number(piece, integers) for piece in pieces]
+        return numbers if len(numbers) > 1 else numbers[0]  # one number: a refusal shows it without an index
     except ValueError:
         if len(pieces) > 1 or not text.strip():
             kind = "whole numbers" if integers else "numbers"
             raise CliError(f"{option} {text!r}: give one of the {kind} or comma-separated {kind}") from None
     values = _load_values(option, text, integers)
-    if integers:
-        if values.dtype.kind == "f" and not np.all(np.floor(values) == values):
-            raise CliError(f"{option} {text}: holds numbers that are not whole")
-        return np.array([int(value) for value in values.tolist()], dtype=object)
-    return values.astype(np.float64)
+    return values.tolist() if integers else values
 
 
-def _zero_points(text: str | None, dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
-    """--zero-point as an array of ``dtype``; CliError for a value ``dtype`` cannot hold."""
-    if text is None:
-        return None
-    values = _values("--zero-point", text, integers=True)
-    limits = np.iinfo(dtype)
-    outside = [value for value in values.tolist() if not limits.min <= value <= limits.max]
-    if outside:
-        raise CliError(
-            f"--zero-point {outside[0]} does not fit {dtype}: zero points of {dtype} data are from {limits.min} to "
-            f"{limits.max}"
-        )
-    return values.astype(dtype)
+def _held(option: str, name: str, values: object, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """An option's values as ``dtype``, held as the one-liners hold ``name``'s (scale, zero_point); CliError
+    naming the option otherwise."""
+    from dmlpy.arrays.parameters import held_values
+
+    try:
+        return held_values(name, values, dtype, argument=option)
+    except InvalidArgumentError as error:
+        raise CliError(str(error)) from None
 
 
 @dataclass(frozen=True)
 class Parameters:
-    """The scales and zero points, and the axis they run along (None: one value for the whole tensor)."""
+    """The scales and zero points, the axis they run along (None: one value for the whole tensor) of IN's
+    ``shape`` as they read it (its own, or a 1-D IN split into (blocks, block)), and that reading in words."""
 
     scale: npt.NDArray[Any]
     zero_point: npt.NDArray[Any] | None
     axis: int | None
+    shape: tuple[int, ...]
+    reading: str
 
     def describe(self) -> str:
-        return "per tensor" if self.axis is None else f"per axis {self.axis}"
+        return self.reading
 
     def for_chunk(self, chunk: Chunk) -> tuple[npt.NDArray[Any], npt.NDArray[Any] | None, int | None]:
         """The scale, zero point and axis for one chunk: the chunk's slice of per-axis values, along its axis
@@ -131,15 +149,30 @@ def _parameters(
     args: argparse.Namespace, source: NpyFile, scale_dtype: np.dtype[Any], zero_point_dtype: np.dtype[Any]
 ) -> Parameters:
     """--scale, --zero-point and --axis checked against IN's shape, as the one-liners check them."""
-    scale = _values("--scale", args.scale, integers=False).astype(scale_dtype)
-    zero_point = _zero_points(args.zero_point, zero_point_dtype)
+    from dmlpy.arrays.blocked import blocked_runs, is_blocked
+
+    scale = _one_or_several(_held("--scale", "scale", _values("--scale", args.scale, False), scale_dtype))
+    zero_point = None
+    if args.zero_point is not None:
+        zero_values = _values("--zero-point", args.zero_point, integers=True)
+        zero_point = _one_or_several(_held("--zero-point", "zero_point", zero_values, zero_point_dtype))
     counts = {"--scale": scale.size, **({} if zero_point is None else {"--zero-point": zero_point.size})}
     dimensions = len(source.shape)
     rank = max(1, dimensions)  # a 0-d file is one element, as the one-liners take it
     if args.axis is not None and not -rank <= args.axis < rank:
         raise CliError(f"--axis {args.axis} is out of range for IN's {dimensions} dimensions")
     if all(count == 1 for count in counts.values()):
-        return Parameters(scale.reshape(()), None if zero_point is None else zero_point.reshape(()), None)
+        return Parameters(scale, zero_point, None, source.shape, "per tensor")
+    if is_blocked(dimensions, scale, zero_point, args.axis, None):
+        try:
+            split = blocked_runs(source.shape, scale, zero_point, None, None)[0].split
+        except InvalidArgumentError as error:
+            raise CliError(
+                f"IN is 1-D and --axis is not given, so several values are one per block of IN's elements (or per "
+                f"element), as dml.quantize_linear reads them: {error}"
+            ) from None
+        reading = f"per block of {split.sizes[1]}" if split.blocked else "per element"
+        return Parameters(scale, zero_point, 0, split.sizes, reading)
     if args.axis is None and rank < 2:
         raise CliError(
             f"{' and '.join(counts)} give per-axis values and IN has {dimensions} dimensions: give --axis (the "
@@ -150,14 +183,21 @@ def _parameters(
     for option, count in counts.items():
         if count not in (1, length):
             raise CliError(f"{option} has {count} values but IN's axis {axis} has {length} entries")
-    return Parameters(scale, zero_point, axis)
+    return Parameters(scale, zero_point, axis, source.shape, f"per axis {axis}")
+
+
+def _one_or_several(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """One value as a scalar, as the one-liners take one number: a 1-D one would be per axis, or per block."""
+    return values.reshape(()) if values.size == 1 else values
 
 
 def _chunks(source: NpyFile, parameters: Parameters, chunk_bytes: int) -> tuple[Iterable[Chunk], int]:
     step = max(1, chunk_bytes // source.dtype.itemsize)
     if parameters.axis is None or not source.shape:
         return flat_chunks(source.size, step), step
-    return axis_chunks(source.shape, source.fortran_order, parameters.axis, step), step
+    # A 1-D file lies in element order whatever its header's fortran_order says, and so does its split.
+    fortran = source.fortran_order and len(source.shape) > 1
+    return axis_chunks(parameters.shape, fortran, parameters.axis, step), step
 
 
 def _summary(

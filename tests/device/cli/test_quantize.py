@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import dmlpy as dml
 from dmlpy.cli import main, saturation
 from dmlpy.cli.output import axis_chunks, flat_chunks
 from tests.helpers import quantize_oracle as oracle
@@ -190,6 +191,48 @@ def test_dequantize_per_axis(
         np.testing.assert_array_equal(got, oracle.dequantize(data, scales, zero_points, 0, np.float32))
 
 
+# ---------------------------------------------------------------------- a 1-D file: several values, no --axis
+
+
+@pytest.mark.parametrize("chunk_bytes", [4096, 12, 4], ids=lambda c: f"chunk{c}")
+@pytest.mark.parametrize("count", [12, 4, 3], ids=lambda c: f"{c}_values")
+def test_quantize_a_1d_file_with_several_values_and_no_axis_as_the_one_liner_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, count: int, chunk_bytes: int
+) -> None:
+    # Issue 42: the command refused this ("give --axis") where dml.quantize_linear(x1d, s1d) takes WebNN's reading:
+    # one value per element, or per block of x.size / s.size. Chunks of 3 elements and of 1 cut the blocks.
+    data = _quantizable(np.dtype(np.float32), (12,), seed=11)
+    scales = np.array([0.5, 0.25, 2.0, 1.0, 4.0, 0.5] * 2, np.float32)[:count]
+    zero_points = _zero_points(np.dtype(np.int8), count)
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, data)
+    arguments = ["quantize", str(source), str(target), "--scale", _scale_text(scales), "--dtype", "int8"]
+    err = _cli(capsys, *arguments, f"--zero-point{_zero_point_text(zero_points)}", "--chunk-bytes", str(chunk_bytes))
+    assert ("per element" if count == 12 else f"per block of {12 // count}") in err
+    got = np.load(target)
+    np.testing.assert_array_equal(got, dml.quantize_linear(data, scales, zero_points, dtype=np.int8))
+    blocks = data.reshape(count, -1)
+    np.testing.assert_array_equal(got, oracle.quantize(blocks, scales, zero_points, 0, np.int8).reshape(-1))
+    low, high = oracle.saturated(blocks, scales, zero_points, 0, np.int8)
+    assert err.rstrip("\n").endswith(_saturation(low, high, np.dtype(np.int8))), err
+
+
+def test_dequantize_a_1d_file_with_several_values_and_no_axis_as_the_one_liner_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = _integers(np.dtype(np.int16), (12,), seed=12)
+    scales, zero_points = np.array([0.5, 0.125, 3.0], np.float32), _zero_points(np.dtype(np.int16), 3)
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, data)
+    arguments = ["dequantize", str(source), str(target), "--scale", _scale_text(scales), "--chunk-bytes", "6"]
+    err = _cli(capsys, *arguments, f"--zero-point{_zero_point_text(zero_points)}")
+    assert "(int16 to float32, per block of 4)" in err
+    got = np.load(target)
+    np.testing.assert_array_equal(got, dml.dequantize_linear(data, scales, zero_points))
+    expected = oracle.dequantize(data.reshape(3, 4), scales, zero_points, 0, np.float32).reshape(-1)
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_big_endian_input_and_empty_and_scalar_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     source, target = tmp_path / "in.npy", tmp_path / "out.npy"
     big = np.array([[1.5, -2.5], [3.25, 100.0]], ">f4")
@@ -270,10 +313,16 @@ def test_progress_summary_and_in_place_refused(run: Run, tmp_path: Path) -> None
         ("dequantize", np.zeros(3, np.int64), ["--scale", "1"], "holds int64 data"),
         ("quantize", np.zeros((2, 3), np.float32), ["--scale", "1,2"], "--scale has 2 values but IN's axis 1 has 3"),
         ("quantize", np.zeros((2, 3), np.float32), ["--scale", "1", "--axis", "2"], "--axis 2 is out of range"),
-        ("quantize", np.zeros(3, np.float32), ["--scale", "1,2,3"], "give --axis"),
-        ("quantize", np.zeros(3, np.float32), ["--scale", "1", "--zero-point", "256"], "--zero-point 256 does not fit"),
-        ("quantize", np.zeros(3, np.float32), ["--scale", "1", "--dtype", "int8", "--zero-point", "200"], "int8"),
-        ("dequantize", np.zeros(3, np.uint8), ["--scale", "1", "--zero-point=-1"], "does not fit uint8"),
+        ("quantize", np.zeros(3, np.float32), ["--scale", "1", "--zero-point", "1,2,3"], "give --axis"),
+        ("quantize", np.zeros(3, np.float32), ["--scale", "1,2"], "scale has 2 entries along axis 0"),
+        ("quantize", np.zeros(3, np.float32), ["--scale", "1", "--zero-point", "256"], "--zero-point: value is 256;"),
+        (
+            "quantize",
+            np.zeros(3, np.float32),
+            ["--scale", "1", "--dtype", "int8", "--zero-point", "200"],
+            "INT8, which holds the integers -128 to 127",
+        ),
+        ("dequantize", np.zeros(3, np.uint8), ["--scale", "1", "--zero-point=-1"], "value is -1; the zero point is"),
         ("quantize", np.zeros(3, np.float32), ["--scale", "fast"], "--scale 'fast' is not a number"),
         ("quantize", np.zeros(3, np.float32), ["--scale", "1,x"], "comma-separated numbers"),
         ("quantize", np.zeros(3, np.float32), ["--scale", "1", "--zero-point", "1.5"], "whole numbers"),
@@ -287,7 +336,8 @@ def test_progress_summary_and_in_place_refused(run: Run, tmp_path: Path) -> None
         "dequantize_int64",
         "scale_length",
         "axis_range",
-        "per_axis_1d_needs_axis",
+        "per_axis_zero_point_1d_needs_axis",
+        "per_block_1d_not_a_divisor",
         "zero_point_range",
         "zero_point_int8_range",
         "zero_point_negative_uint8",
@@ -305,6 +355,47 @@ def test_bad_input_is_one_line_and_nothing_written(
     np.save(source, data)
     assert_one_line_error(run(command, str(source), str(target), *options), 2, fragment)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.npy"]
+
+
+@pytest.mark.parametrize(
+    ("command", "data", "options", "fragment"),
+    [
+        (
+            "quantize",
+            np.zeros(3, np.float16),
+            ["--scale", "1e6"],
+            "--scale: value is 1000000.0; the scale is read as FLOAT16, whose largest finite value is 65504.0: give a "
+            "number from -65504.0 to 65504.0",
+        ),
+        ("quantize", np.zeros(3, np.float32), ["--scale", "1e39"], "--scale: value is 1e+39; the scale is read as"),
+        ("quantize", np.zeros(3, np.float32), ["--scale=-1e400"], "--scale: value is -10000000000"),
+        ("quantize", np.zeros((2, 3), np.float32), ["--scale", "1,1e39,1"], "--scale: value[1] is 1e+39; the scale"),
+        ("dequantize", np.zeros(3, np.int8), ["--scale", "1e5", "--dtype", "float16"], "read as FLOAT16"),
+    ],
+    ids=["float16_scale", "float32_scale", "beyond_a_double", "per_axis_index", "dequantize_float16"],
+)
+def test_a_finite_scale_its_type_would_make_infinite_is_refused(
+    run: Run, tmp_path: Path, command: str, data: np.ndarray, options: list[str], fragment: str
+) -> None:
+    # Issue 42: the scale was cast as NumPy casts (1e6 as float16 is inf) and the command ran on an infinite scale,
+    # warning of a scale of inf that the user never gave. It follows the one-liners' rule now (held_values).
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, data)
+    assert_one_line_error(run(command, str(source), str(target), *options), 2, fragment)
+    assert not target.exists()
+
+
+def test_a_zero_point_file_of_fractions_is_refused_naming_the_value_and_its_index(run: Run, tmp_path: Path) -> None:
+    source, target = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(source, np.zeros((2, 3), np.float32))
+    np.save(tmp_path / "zero_points.npy", np.array([1.0, 2.5, 3.0]))
+    result = run(
+        "quantize", str(source), str(target), "--scale", "1", "--zero-point", str(tmp_path / "zero_points.npy")
+    )
+    assert_one_line_error(
+        result, 2, "--zero-point: value[1] is 2.5; the zero point is read as UINT8, which holds the integers 0 to 255"
+    )
+    assert not target.exists()
 
 
 def test_scale_file_that_is_not_one_dimensional(run: Run, tmp_path: Path) -> None:
