@@ -159,6 +159,7 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ACTIVATION_SOFTSIGN = 50
     ACTIVATION_TANH = 51
     ACTIVATION_THRESHOLDED_RELU = 52
+    GEMM = 54
     CAST = 61
     ELEMENT_WISE_SIGN = 79
     ELEMENT_WISE_IS_NAN = 80
@@ -178,6 +179,8 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ELEMENT_WISE_IS_INFINITY = 100
     ELEMENT_WISE_MODULUS_TRUNCATE = 101
     ELEMENT_WISE_MODULUS_FLOOR = 102
+    MATRIX_MULTIPLY_INTEGER = 117
+    QUANTIZED_LINEAR_MATRIX_MULTIPLY = 118
     ELEMENT_WISE_BIT_AND = 121
     ELEMENT_WISE_BIT_OR = 122
     ELEMENT_WISE_BIT_XOR = 123
@@ -200,6 +203,7 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ACTIVATION_HARDMAX1 = 160
     ACTIVATION_SWISH = 167
     ACTIVATION_HARD_SWISH = 168
+    MATRIX_MULTIPLY_INTEGER_TO_FLOAT = 170
     QUANTIZE = 173
     DEQUANTIZE = 174
 
@@ -250,6 +254,15 @@ class Feature(DmlEnum, c_prefix="DML_FEATURE_"):
 
     TENSOR_DATA_TYPE_SUPPORT = 0
     FEATURE_LEVELS = 1
+
+
+class MatrixTransform(DmlEnum, c_prefix="DML_MATRIX_TRANSFORM_"):
+    """DML_MATRIX_TRANSFORM: how GEMM reads ATensor or BTensor's last two dimensions (both members FL 1_0)."""
+
+    NONE = 0
+    """As stored: A is {.., M, K}, B {.., K, N}."""
+    TRANSPOSE = 1
+    """Transposed: A is stored {.., K, M}, B {.., N, K}."""
 
 
 class QuantizationType(DmlEnum, c_prefix="DML_QUANTIZATION_TYPE_"):

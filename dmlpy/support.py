@@ -7,7 +7,7 @@ A row holds from its level up to the next row's level. Checks always take the fe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
@@ -23,13 +23,20 @@ class SupportRow:
     data_types: Mapping[str, frozenset[TensorDataType]]
     optional: frozenset[str] = frozenset()
     """Tensors (C names) that may be null at this level."""
+    tensor_dimension_counts: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Tensors (C names) whose dimension-count range is their own, not ``dimension_counts`` (GEMM-like pages give
+    a scale or zero point 1 to 4 dimensions where the matrices take 2 to 4)."""
 
-    def describe_dimensions(self) -> str:
-        low, high = self.dimension_counts
+    def dimension_counts_of(self, tensor: str) -> tuple[int, int]:
+        return self.tensor_dimension_counts.get(tensor, self.dimension_counts)
+
+    def describe_dimensions(self, tensor: str) -> str:
+        low, high = self.dimension_counts_of(tensor)
         return f"exactly {low}" if low == high else f"{low} to {high}"
 
-    def allows_dimension_count(self, count: int) -> bool:
-        return self.dimension_counts[0] <= count <= self.dimension_counts[1]
+    def allows_dimension_count(self, tensor: str, count: int) -> bool:
+        low, high = self.dimension_counts_of(tensor)
+        return low <= count <= high
 
 
 def _type_list(types: frozenset[TensorDataType]) -> str:
@@ -38,6 +45,8 @@ def _type_list(types: frozenset[TensorDataType]) -> str:
 
 TypesRow = tuple[FeatureLevel, tuple[int, int], frozenset[TensorDataType]]
 """One row of a table whose tensors share their types: its level, its dimension counts, the one set of types."""
+TensorRow = tuple[FeatureLevel, Mapping[str, tuple[tuple[int, int], frozenset[TensorDataType]]]]
+"""One row of a table whose tensors differ: its level and, per tensor (C name), its dimension counts and types."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,25 @@ class SupportTable:
                 SupportRow(level, dimensions, dict.fromkeys(tensors, types)) for level, dimensions, types in rows
             ),
         )
+
+    @classmethod
+    def per_tensor(cls, operator: OperatorType, optional: frozenset[str], rows: tuple[TensorRow, ...]) -> SupportTable:
+        """The table of an operator whose page gives each tensor its own dimension counts and types (GEMM,
+        CONVOLUTION and the other operators that are not element-wise), transcribed row by row; ``optional``
+        names the nullable tensors (their "Optional input" kind), the same at every level."""
+        table_rows = []
+        for level, tensors in rows:
+            first = next(iter(tensors.values()))[0]
+            table_rows.append(
+                SupportRow(
+                    level,
+                    first,
+                    {name: types for name, (_, types) in tensors.items()},
+                    optional,
+                    {name: dims for name, (dims, _) in tensors.items() if dims != first},
+                )
+            )
+        return cls(operator, tuple(table_rows))
 
     @property
     def introduced(self) -> FeatureLevel:
@@ -88,11 +116,11 @@ class SupportTable:
         row = self.row_for(level)
         where = f"{self.operator.name}.{field}"
         count = desc.dimension_count
-        if not row.allows_dimension_count(count):
-            later = next((r for r in self._later_rows(level) if r.allows_dimension_count(count)), None)
-            hint = f" ({later.describe_dimensions()} from {later.level.c_name})" if later else ""
+        if not row.allows_dimension_count(field, count):
+            later = next((r for r in self._later_rows(level) if r.allows_dimension_count(field, count)), None)
+            hint = f" ({later.describe_dimensions(field)} from {later.level.c_name})" if later else ""
             raise InvalidArgumentError(
-                f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions()}{hint}"
+                f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions(field)}{hint}"
             )
 
     def check_data_type(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:

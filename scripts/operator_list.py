@@ -26,6 +26,8 @@ from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from dmlpy.ops.element_wise_modulus import MODULUS_OPERATORS
 from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
+from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
 BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
@@ -50,12 +52,13 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "activation_softmax.md" for desc in SOFTMAX_ACTIVATIONS},
     **{desc.OPERATOR_TYPE.c_name: "activation_exponential.md" for desc in EXPONENTIAL_ACTIVATIONS},
     "DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW": "element_wise_pow.md",
+    **{desc.OPERATOR_TYPE.c_name: "gemm.md" for desc in (GemmOperatorDesc, *INTEGER_MATRIX_OPERATORS)},
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
 arithmetic operators, the sign operators, the clamps and their gradients, the comparisons and logical operators,
 the bit operators, the remainders, the piecewise and the exponential activations, the softmax family, POW with
-CONSTANT_POW)."""
+CONSTANT_POW, GEMM with the integer matrix products)."""
 
 
 def _page_link(c_name: str, text: str) -> str:

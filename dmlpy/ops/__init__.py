@@ -125,6 +125,12 @@ from dmlpy.ops.element_wise_signs import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.fused_activation import FusedActivation
+from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.matrix_multiply_integer import (
+    MatrixMultiplyIntegerOperatorDesc,
+    MatrixMultiplyIntegerToFloatOperatorDesc,
+    QuantizedLinearMatrixMultiplyOperatorDesc,
+)
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.ops.table import DIRECTML_OPERATORS as DIRECTML_OPERATORS
@@ -233,8 +239,12 @@ __all__ = [
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
     "FusedActivation",
+    "GemmOperatorDesc",
+    "MatrixMultiplyIntegerOperatorDesc",
+    "MatrixMultiplyIntegerToFloatOperatorDesc",
     "OperatorDesc",
     "QuantizeOperatorDesc",
+    "QuantizedLinearMatrixMultiplyOperatorDesc",
     "ScalarUnion",
     "ScaleBias",
 ]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
+
+from pydantic import model_validator
 
 from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
@@ -140,6 +142,33 @@ class OperatorDescBase(DmlModel):
     BARE_FORM: ClassVar[bool] = True
     """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
     for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
+    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Count field -> the array fields it sizes, as directml.h's ``_Field_size_(DimensionCount)`` says
+    (CONVOLUTION's DimensionCount sizes Strides, Dilations, StartPadding, EndPadding and OutputPadding). Left out,
+    the count is derived from the arrays; given, every array must have that many entries."""
+
+    @model_validator(mode="after")
+    def _count_the_arrays(self) -> Self:
+        # A count against its arrays is the struct agreeing with itself, as DimensionCount against Sizes is for a
+        # tensor: refused at construction, before any rule can read an array past its end.
+        for count_field, arrays in self.COUNTED_ARRAYS.items():
+            lengths = {self.c_field(name): len(getattr(self, name)) for name in arrays}
+            count = getattr(self, count_field)
+            if count is None:
+                if len(set(lengths.values())) > 1:
+                    given = ", ".join(f"{name} {length}" for name, length in lengths.items())
+                    raise ValueError(
+                        f"{', '.join(lengths)} must have one entry per spatial dimension each; they have {given}"
+                    )
+                object.__setattr__(self, count_field, next(iter(lengths.values())))
+                continue
+            for name, length in lengths.items():
+                if length != count:
+                    raise ValueError(
+                        f"{name} has {length} entries; {self.c_field(count_field)} is {count} and sizes it "
+                        f"(leave {self.c_field(count_field)} out and dmlpy derives it)"
+                    )
+        return self
 
     @classmethod
     def is_extension(cls) -> bool:
@@ -338,8 +367,12 @@ class OperatorDescBase(DmlModel):
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         """The OpenCL kernel and launch arguments that compute this operator on devices of ``profile``'s kind
         (pure; no OpenCL needed). Each family's base class gives it (the element-wise template:
-        :class:`dmlpy.ops._elementwise.ElementwiseDesc`); an operator with none raises NotImplementedError."""
-        raise NotImplementedError(f"{self.describe()} has no OpenCL lowering")
+        :class:`dmlpy.ops._elementwise.ElementwiseDesc`); an operator of a family with none (GEMM, CONVOLUTION)
+        raises UnsupportedError: dmlpy validates it, and does not run it yet."""
+        raise UnsupportedError(
+            f"{self.describe()}: dmlpy validates {self.operator_name()} but does not run it yet (no OpenCL kernel); "
+            "dml.validate and `dmlpy validate` check it, compiling it waits for its family's kernels"
+        )
 
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
         """The launches that compute this operator, in order, and the temporary regions between them: by default

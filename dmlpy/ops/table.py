@@ -57,6 +57,8 @@ from dmlpy.ops.element_wise_signs import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.fused_activation import FUSIBLE_ACTIVATIONS, FusedActivation
+from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 
 AnyOperatorType = OperatorType | ExtOperatorType
@@ -88,6 +90,8 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     CastOperatorDesc,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
+    GemmOperatorDesc,
+    *INTEGER_MATRIX_OPERATORS,
     ExtElementWiseRoundOperatorDesc,
     ExtElementWiseQuantizeLinearOperatorDesc,
 )

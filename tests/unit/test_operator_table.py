@@ -12,12 +12,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +24,8 @@ import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._elementwise import ElementwiseDesc
+from tests.helpers.directml_tables import load_checker
 from tests.helpers.dtypes import DATA_TYPE
 from tests.helpers.operators import ROWS, OperatorRow, descriptor
 
@@ -37,10 +37,14 @@ QUICK_CAP, FULL_CAP = 100, 20000
 DIRECTML_ROWS = [row for row in ROWS if row.directml_name is not None]
 
 
-NOT_ELEMENT_WISE = {dml.QuantizeOperatorDesc, dml.DequantizeOperatorDesc}
-"""FL 6_3's QUANTIZE and DEQUANTIZE: not ELEMENT_WISE operators (a list of quantization tensors of their own
-Sizes, blocked), so the table's one-Sizes rows do not fit them; tests/device/quantize/test_quantize_6_3.py and
-tests/unit/descriptors/test_quantize_6_3.py test them."""
+NOT_ELEMENT_WISE = {dml.QuantizeOperatorDesc, dml.DequantizeOperatorDesc} | {
+    desc for desc in OPERATORS.values() if not issubclass(desc, ElementwiseDesc)
+}
+"""The operators whose tensors differ in Sizes, which the table's one-Sizes rows do not fit: FL 6_3's QUANTIZE and
+DEQUANTIZE (a list of quantization tensors of their own Sizes, blocked; tests/device/quantize/test_quantize_6_3.py
+and tests/unit/descriptors/test_quantize_6_3.py test them), and every operator that is not element-wise (GEMM,
+CONVOLUTION, ...: tests/unit/descriptors/test_<family>.py, their support tables in
+tests/unit/test_structured_support.py)."""
 
 
 def test_every_operator_has_one_row() -> None:
@@ -61,16 +65,6 @@ def test_every_case_builds_a_valid_descriptor(row: OperatorRow) -> None:
             dml.validate(desc, dml.FeatureLevel.FL_6_2)
         assert set(case.dtypes) <= set(row.tensors())
         assert set(row.parameters) <= set(row.desc.INPUTS[1:])
-
-
-def load_checker() -> tuple[ModuleType, Any]:
-    script, table = TABLES / "check_support.py", TABLES / "support.json"
-    assert script.is_file() and table.is_file(), f"DirectML's support tables are not at {TABLES}"
-    spec = importlib.util.spec_from_file_location("check_support", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, module.Spec(json.loads(table.read_text(encoding="utf-8")))
 
 
 def options_for(row: OperatorRow, output: dml.TensorDataType | None) -> dict[str, Any]:
@@ -120,7 +114,7 @@ def validator(row: OperatorRow) -> Any:
 )
 @pytest.mark.parametrize("row", DIRECTML_ROWS, ids=lambda row: row.name)
 def test_support_matches_directml_tables(row: OperatorRow, cap: int, tally: Any) -> None:
-    checker, spec = load_checker()
+    checker, spec = load_checker(TABLES)
     assert row.directml_name in spec.ops, f"{row.directml_name} is not in support.json"
     report = io.StringIO()
     total, bad = checker.run(spec, validator(row), cap=cap, ops={row.directml_name}, out=report)
@@ -130,7 +124,7 @@ def test_support_matches_directml_tables(row: OperatorRow, cap: int, tally: Any)
 
 def test_the_support_check_catches_a_wrong_table() -> None:
     """A validator that also accepts INT8 Round at 6_2 disagrees: the comparison above can fail."""
-    checker, spec = load_checker()
+    checker, spec = load_checker(TABLES)
     (row,) = [row for row in DIRECTML_ROWS if row.desc is dml.ElementWiseRoundOperatorDesc]
     right = validator(row)
 

@@ -1,0 +1,78 @@
+"""The base of the operators that are not element-wise (GEMM, CONVOLUTION and the families after them): tensors of
+different shapes, related by the constraints Microsoft's pages list under "Tensor constraints" and by a shape rule.
+
+A page's constraints are declared, not written: ``SAME_DATA_TYPE`` and ``SAME_DIMENSION_COUNT`` hold its groups
+("ATensor, BTensor, CTensor, and OutputTensor must have the same DataType and DimensionCount") and
+``check_operator_rules`` checks them; a scale or zero point that holds one value per tensor or one per row,
+column or channel is checked by ``check_parameter``; a FusedActivation, DML_OPERATOR_DESC of an activation, by
+that activation's own rules on the output (``check_fused_activation``). What each operator adds is its own
+arithmetic of Sizes: K agreement for GEMM, the window for CONVOLUTION.
+
+dmlpy validates these operators and does not run them yet: their family's kernels come later, so ``lower`` is
+the base's, an UnsupportedError that says so.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from dmlpy.enums import FeatureLevel
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.fused_activation import FusedActivation
+from dmlpy.tensor import TensorDesc
+
+
+class StructuredDesc(OperatorDescBase):
+    """An operator whose tensors differ in shape: the page's same-DataType and same-DimensionCount groups checked
+    from their declarations, then the operator's own rules (``check_shape_rules``)."""
+
+    SUPPORTS_IN_PLACE = False
+    # Their tensor fields overlap the element-wise operators' (ATensor, BTensor, OutputTensor; InputTensor,
+    # OutputTensor): a bare JSON descriptor with only those would fit both, so these need their Type.
+    BARE_FORM: ClassVar[bool] = False
+    SAME_DATA_TYPE: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    """The page's groups of tensors (snake_case fields) that must have the same DataType."""
+    SAME_DIMENSION_COUNT: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    """The page's groups of tensors (snake_case fields) that must have the same DimensionCount."""
+
+    def check_operator_rules(self, level: FeatureLevel) -> None:
+        for attribute, groups, kind in (
+            ("dimension_count", self.SAME_DIMENSION_COUNT, "DimensionCount"),
+            ("data_type", self.SAME_DATA_TYPE, "DataType"),
+        ):
+            for group in groups:
+                present = [field for field in group if getattr(self, field) is not None]
+                if not present:
+                    continue
+                names = [self.c_field(field) for field in group]
+                listed = f"{', '.join(names[:-1])} and {names[-1]}"
+                note = f" (the page: {listed} must have the same {kind})"
+                self.check_same((attribute,), present[0], present[1:], note)
+        self.check_shape_rules(level)
+
+    def check_shape_rules(self, level: FeatureLevel) -> None:
+        """The operator's own rules across Sizes and fields, after the groups hold."""
+
+    def check_parameter(self, field: str, count: int, per: str) -> None:
+        """A scale or zero point ``field`` (present or not) that holds one value for the whole tensor (every size 1)
+        or one per ``per`` (one size ``count``, the others 1). The pages' layouts bracket the optional leading 1s
+        (``{ [1], [1], AZeroPointCount, [1] }``), so the axis that holds the ``count`` values is not fixed."""
+        tensor: TensorDesc | None = getattr(self, field)
+        if tensor is None:
+            return
+        sizes = tensor.desc.sizes
+        spread = [size for size in sizes if size != 1]
+        if not spread or spread == [count]:
+            return
+        raise InvalidArgumentError(
+            f"{self.operator_name()}.{self.c_field(field)}.Sizes is {list(sizes)}; it must hold one value for the "
+            f"whole tensor (every size 1) or one per {per} ({count}: one size {count}, every other size 1)"
+        )
+
+    def check_fused_activation(self, level: FeatureLevel, activation: FusedActivation | None) -> None:
+        """A FusedActivation is its own operator's rules on OutputTensor: its support table, its fields."""
+        if activation is not None:
+            (output,) = self.output_tensors()
+            assert output is not None, "a fusing operator's one output is required"
+            activation.bound_to(output, f"{self.operator_name()}.FusedActivation").validate_on(level)
