@@ -61,7 +61,6 @@ from dmlpy.ops import (
     QuantizeOperatorDesc,
 )
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from dmlpy.ops.scalar_union import ScalarUnion
@@ -80,7 +79,7 @@ ELSEWHERE: dict[type[OperatorDescBase], str] = {
     **{
         desc: "none: dmlpy validates it and does not run it yet"
         for desc in OPERATORS.values()
-        if not issubclass(desc, ElementwiseDesc)
+        if not desc.runs()
     },
 }
 """The operators whose rows other scripts measure, and where (the operators dmlpy does not run yet: nowhere)."""

@@ -171,6 +171,12 @@ class OperatorDescBase(DmlModel):
         return self
 
     @classmethod
+    def runs(cls) -> bool:
+        """Whether dmlpy runs this operator (its family gives a lowering or a plan), not only validates it: GEMM
+        and the other operators whose kernels come later answer False."""
+        return cls.lower is not OperatorDescBase.lower or cls.plan is not OperatorDescBase.plan
+
+    @classmethod
     def is_extension(cls) -> bool:
         """Whether this is a dmlpy extension (not DirectML), which no DirectML feature level accepts."""
         return isinstance(cls.OPERATOR_TYPE, ExtOperatorType)
