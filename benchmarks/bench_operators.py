@@ -76,11 +76,7 @@ ELSEWHERE: dict[type[OperatorDescBase], str] = {
     ElementWiseDequantizeLinearOperatorDesc: "bench_round.py (--extras operators: 64M), bench_engine.py",
     QuantizeOperatorDesc: "bench_quantize4.py",
     DequantizeOperatorDesc: "bench_quantize4.py",
-    **{
-        desc: "none: dmlpy validates it and does not run it yet"
-        for desc in OPERATORS.values()
-        if not desc.runs()
-    },
+    **{desc: "none: dmlpy validates it and does not run it yet" for desc in OPERATORS.values() if not desc.runs()},
 }
 """The operators whose rows other scripts measure, and where (the operators dmlpy does not run yet: nowhere)."""
 
