@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dmlpy.enums import OperatorType, TensorType
 from dmlpy.graph.desc import GraphDesc
 from dmlpy.ops import OPERATORS, OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
@@ -35,6 +36,20 @@ __all__ = ["Descriptor", "DescriptorProblems", "bare_operator_class", "descripto
 
 def _keys(data: dict[str, Any], names: Sequence[str]) -> bool:
     return any(name in data for name in names)
+
+
+def _names_an_operator(data: dict[str, Any]) -> bool:
+    """Whether a wrapped descriptor's Type is an operator's and no tensor's (SLICE's Desc has a Sizes field too)."""
+    kind = data.get("Type", data.get("type"))
+    return _parses(OperatorType, kind) and not _parses(TensorType, kind)
+
+
+def _parses(enum: type[OperatorType] | type[TensorType], value: Any) -> bool:
+    try:
+        enum.parse(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _field_spellings(model: type[BaseModel]) -> set[str]:
@@ -67,7 +82,9 @@ def parse_descriptor(data: Any) -> Descriptor:
     if _keys(data, _GRAPH_KEYS):
         return GraphDesc.model_validate(data)
     inner = data.get("Desc", data.get("desc"))
-    if _keys(data, _TENSOR_KEYS) or (isinstance(inner, dict) and _keys(inner, _TENSOR_KEYS)):
+    if _keys(data, _TENSOR_KEYS) or (
+        isinstance(inner, dict) and _keys(inner, _TENSOR_KEYS) and not _names_an_operator(data)
+    ):
         return TensorDesc.model_validate(data)
     if _keys(data, _OPERATOR_KEYS):
         return OperatorDesc.model_validate(data).desc

@@ -61,14 +61,16 @@ class _CSpelling:
     @classmethod
     def spellings(cls) -> list[str]:
         """Every name a value of this enum may be written as (its number aside): C names, then short names."""
-        # __members__, not iteration: a flag's NONE is included.
-        members = cast("list[DmlEnum | DmlFlag]", list(cast("type[enum.Enum]", cls).__members__.values()))
-        return [m.c_name for m in members] + [m.name or "" for m in members]
+        # __members__' names, not iteration: a flag's NONE is included, and an alias (OperatorType's SCATTER, for
+        # SCATTER_ELEMENTS) is spelt as directml.h spells it.
+        members = cast("dict[str, DmlEnum | DmlFlag]", cast("type[enum.Enum]", cls).__members__)
+        c_names = [m.c_name if m.name == name else cls.C_PREFIX + name for name, m in members.items()]
+        return c_names + list(members)
 
     @classmethod
     def _json_values(cls) -> tuple[dict[str, Any], dict[str, Any]]:
         """JSON Schemas of the numbers and of the strings the parser takes."""
-        members = cast("list[DmlEnum]", list(cast("type[enum.Enum]", cls).__members__.values()))
+        members = cast("list[DmlEnum]", list(cast("type[enum.Enum]", cls)))  # each value once, aliases aside
         return {"type": "integer", "enum": [m.value for m in members]}, {"type": "string", "enum": cls.spellings()}
 
     @classmethod

@@ -159,8 +159,24 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ACTIVATION_SOFTSIGN = 50
     ACTIVATION_TANH = 51
     ACTIVATION_THRESHOLDED_RELU = 52
+    CONVOLUTION = 53
     GEMM = 54
+    REDUCE = 55
+    AVERAGE_POOLING = 56
+    LP_POOLING = 57
+    MAX_POOLING = 58
+    SLICE = 60
     CAST = 61
+    SPLIT = 62
+    JOIN = 63
+    PADDING = 64
+    GATHER = 67
+    TILE = 70
+    TOP_K = 71
+    BATCH_NORMALIZATION = 72
+    MEAN_VARIANCE_NORMALIZATION = 73
+    LOCAL_RESPONSE_NORMALIZATION = 74
+    LP_NORMALIZATION = 75
     ELEMENT_WISE_SIGN = 79
     ELEMENT_WISE_IS_NAN = 80
     ELEMENT_WISE_ERF = 81
@@ -173,14 +189,33 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ELEMENT_WISE_IF = 88
     ELEMENT_WISE_ADD1 = 89
     ACTIVATION_SHRINK = 90
+    MAX_POOLING1 = 91
+    MAX_UNPOOLING = 92
+    DIAGONAL_MATRIX = 93
+    SCATTER_ELEMENTS = 94
+    SCATTER = 94
+    """directml.h's alias of SCATTER_ELEMENTS (the same value; DML_SCATTER_OPERATOR_DESC is the same struct)."""
+    ONE_HOT = 95
     ELEMENT_WISE_BIT_SHIFT_LEFT = 97
     ELEMENT_WISE_BIT_SHIFT_RIGHT = 98
     ELEMENT_WISE_ROUND = 99
     ELEMENT_WISE_IS_INFINITY = 100
     ELEMENT_WISE_MODULUS_TRUNCATE = 101
     ELEMENT_WISE_MODULUS_FLOOR = 102
+    FILL_VALUE_CONSTANT = 103
+    FILL_VALUE_SEQUENCE = 104
+    CUMULATIVE_SUMMATION = 105
+    GATHER_ELEMENTS = 107
+    GATHER_ND = 108
+    SCATTER_ND = 109
+    MAX_POOLING2 = 110
+    SLICE1 = 111
+    TOP_K1 = 112
+    MEAN_VARIANCE_NORMALIZATION1 = 115
     MATRIX_MULTIPLY_INTEGER = 117
     QUANTIZED_LINEAR_MATRIX_MULTIPLY = 118
+    CONVOLUTION_INTEGER = 119
+    QUANTIZED_LINEAR_CONVOLUTION = 120
     ELEMENT_WISE_BIT_AND = 121
     ELEMENT_WISE_BIT_OR = 122
     ELEMENT_WISE_BIT_XOR = 123
@@ -190,20 +225,38 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL = 127
     ACTIVATION_CELU = 128
     ACTIVATION_RELU_GRAD = 129
+    AVERAGE_POOLING_GRAD = 130
+    MAX_POOLING_GRAD = 131
+    RANDOM_GENERATOR = 132
+    SLICE_GRAD = 135
+    ARGMIN = 137
+    ARGMAX = 138
+    GATHER_ND1 = 140
     ELEMENT_WISE_ATAN_YX = 141
     ELEMENT_WISE_CLIP_GRAD = 142
     ELEMENT_WISE_DIFFERENCE_SQUARE = 143
+    LOCAL_RESPONSE_NORMALIZATION_GRAD = 144
+    CUMULATIVE_PRODUCT = 145
+    BATCH_NORMALIZATION_GRAD = 146
     ELEMENT_WISE_QUANTIZED_LINEAR_ADD = 147
+    BATCH_NORMALIZATION_TRAINING = 151
+    BATCH_NORMALIZATION_TRAINING_GRAD = 152
     ELEMENT_WISE_CLIP1 = 153
     ELEMENT_WISE_CLIP_GRAD1 = 154
+    PADDING1 = 155
     ELEMENT_WISE_NEGATE = 156
     ACTIVATION_GELU = 157
     ACTIVATION_SOFTMAX1 = 158
     ACTIVATION_LOG_SOFTMAX1 = 159
     ACTIVATION_HARDMAX1 = 160
+    DIAGONAL_MATRIX1 = 163
+    LP_POOLING1 = 165
+    AVERAGE_POOLING1 = 166
     ACTIVATION_SWISH = 167
     ACTIVATION_HARD_SWISH = 168
+    QUANTIZED_LINEAR_AVERAGE_POOLING = 169
     MATRIX_MULTIPLY_INTEGER_TO_FLOAT = 170
+    MEAN_VARIANCE_NORMALIZATION2 = 171
     QUANTIZE = 173
     DEQUANTIZE = 174
 
@@ -263,6 +316,76 @@ class MatrixTransform(DmlEnum, c_prefix="DML_MATRIX_TRANSFORM_"):
     """As stored: A is {.., M, K}, B {.., K, N}."""
     TRANSPOSE = 1
     """Transposed: A is stored {.., K, M}, B {.., N, K}."""
+
+
+class PaddingMode(DmlEnum, c_prefix="DML_PADDING_MODE_"):
+    """DML_PADDING_MODE: what PADDING and PADDING1 write into the padding (CONSTANT, EDGE, REFLECTION FL 1_0;
+    SYMMETRIC FL 3_0; WRAP FL 6_4, in the header and the feature-level history, on neither operator's page)."""
+
+    CONSTANT = 0
+    """PaddingValue everywhere in the padding (NumPy's pad mode "constant")."""
+    EDGE = 1
+    """The nearest edge value repeated ("edge")."""
+    REFLECTION = 2
+    """Mirrored about the edge, the edge not repeated; folds again past the far edge ("reflect")."""
+    SYMMETRIC = 3
+    """Mirrored with the edge repeated ("symmetric"); FL 3_0."""
+    WRAP = 4
+    """The input repeated periodically, the far edge's values first ("wrap"); FL 6_4."""
+
+
+class ConvolutionMode(DmlEnum, c_prefix="DML_CONVOLUTION_MODE_"):
+    """DML_CONVOLUTION_MODE: whether CONVOLUTION flips its filter (both members FL 1_0)."""
+
+    CONVOLUTION = 0
+    """The filter flipped along its spatial dimensions (the mathematical convolution) under FORWARD; as stored under
+    BACKWARD."""
+    CROSS_CORRELATION = 1
+    """The filter as stored under FORWARD (ONNX's Conv); flipped under BACKWARD (ONNX's ConvTranspose)."""
+
+
+class ConvolutionDirection(DmlEnum, c_prefix="DML_CONVOLUTION_DIRECTION_"):
+    """DML_CONVOLUTION_DIRECTION: CONVOLUTION's direction (both members FL 1_0)."""
+
+    FORWARD = 0
+    """A forward convolution: FilterTensor {OutputChannelCount, InputChannelCount / GroupCount, ...}."""
+    BACKWARD = 1
+    """The transposed convolution: FilterTensor {InputChannelCount, OutputChannelCount / GroupCount, ...}."""
+
+
+class AxisDirection(DmlEnum, c_prefix="DML_AXIS_DIRECTION_"):
+    """DML_AXIS_DIRECTION (DML_TARGET_VERSION >= 0x2100; both members FL 2_1): the order along an axis in which
+    ARGMIN/ARGMAX break ties, TOP_K1 selects and the cumulative operators run."""
+
+    INCREASING = 0
+    """By ascending index: the first extreme (ARGMIN, ARGMAX), the smallest K ascending (TOP_K1), a running tally
+    from index 0 (CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT)."""
+    DECREASING = 1
+    """By descending index: the last extreme, the largest K descending, a running tally from the last index."""
+
+
+class ReduceFunction(DmlEnum, c_prefix="DML_REDUCE_FUNCTION_"):
+    """DML_REDUCE_FUNCTION: what REDUCE computes over each group of elements (every member FL 1_0)."""
+
+    ARGMAX = 0
+    ARGMIN = 1
+    AVERAGE = 2
+    L1 = 3
+    L2 = 4
+    LOG_SUM = 5
+    LOG_SUM_EXP = 6
+    MAX = 7
+    MIN = 8
+    MULTIPLY = 9
+    SUM = 10
+    SUM_SQUARE = 11
+
+
+class RandomGeneratorType(DmlEnum, c_prefix="DML_RANDOM_GENERATOR_TYPE_"):
+    """DML_RANDOM_GENERATOR_TYPE (DML_TARGET_VERSION >= 0x3000): RANDOM_GENERATOR's algorithm."""
+
+    PHILOX_4X32_10 = 0
+    """Philox 4x32 with 10 rounds (FL 3_0): a state of 6 UINT32, a 128-bit counter then a 64-bit key."""
 
 
 class QuantizationType(DmlEnum, c_prefix="DML_QUANTIZATION_TYPE_"):

@@ -54,6 +54,26 @@ UInt64 = Annotated[
 """A C ``UINT64``."""
 
 
+Int32 = Annotated[
+    int,
+    Field(ge=-(2**31), le=2**31 - 1),
+    WholeNumber,
+    Expect("a whole number from -2147483648 to 2147483647 (a C INT)"),
+]
+"""A C ``INT``."""
+
+
+def _c_bool(value: Any) -> Any:
+    # A C BOOL: JSON's true or false, or the C values 1 and 0; pydantic's lax bools would read "yes" and "off".
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise PydanticCustomError("expected_kind", "not a C BOOL")
+
+
+Bool = Annotated[bool, BeforeValidator(_c_bool), Expect("true or false (a C BOOL: TRUE 1, FALSE 0)")]
+"""A C ``BOOL``: true or false, 1 or 0 accepted."""
+
+
 def _c_string(text: str) -> str:
     # DirectML's names are NUL-terminated UTF-8 (``_Field_z_ const char*``): a NUL would end the name early and a
     # lone surrogate has no UTF-8 bytes. Everything else is the user's to choose, newlines and controls included:

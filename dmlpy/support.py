@@ -28,7 +28,13 @@ class SupportRow:
     a scale or zero point 1 to 4 dimensions where the matrices take 2 to 4)."""
 
     def dimension_counts_of(self, tensor: str) -> tuple[int, int]:
-        return self.tensor_dimension_counts.get(tensor, self.dimension_counts)
+        named = tensor if tensor in self.tensor_dimension_counts else _array_of(tensor)
+        return self.tensor_dimension_counts.get(named, self.dimension_counts)
+
+    def types_of(self, tensor: str) -> frozenset[TensorDataType]:
+        """The data types of ``tensor`` (a C name); an entry of an array of tensors (JOIN's ``InputTensors[1]``)
+        has its array's row, unless the table names the entry (QUANTIZE's ``QuantizationTensors[1]``)."""
+        return self.data_types[tensor if tensor in self.data_types else _array_of(tensor)]
 
     def describe_dimensions(self, tensor: str) -> str:
         low, high = self.dimension_counts_of(tensor)
@@ -37,6 +43,11 @@ class SupportRow:
     def allows_dimension_count(self, tensor: str, count: int) -> bool:
         low, high = self.dimension_counts_of(tensor)
         return low <= count <= high
+
+
+def _array_of(tensor: str) -> str:
+    """The table's name of a tensor: an array entry's (``InputTensors[1]``) is its array's (``InputTensors``)."""
+    return tensor.split("[", 1)[0]
 
 
 def _type_list(types: frozenset[TensorDataType]) -> str:
@@ -55,6 +66,9 @@ class SupportTable:
 
     operator: OperatorType
     rows: tuple[SupportRow, ...]
+    variant: str = ""
+    """Where the page gives a table per value of a field (REDUCE's per Function), which values this one holds,
+    as messages name them: ``Function SUM or MULTIPLY``; empty for an operator's one table."""
 
     @classmethod
     def same_types(cls, operator: OperatorType, tensors: tuple[str, ...], rows: tuple[TypesRow, ...]) -> SupportTable:
@@ -68,10 +82,13 @@ class SupportTable:
         )
 
     @classmethod
-    def per_tensor(cls, operator: OperatorType, optional: frozenset[str], rows: tuple[TensorRow, ...]) -> SupportTable:
+    def per_tensor(
+        cls, operator: OperatorType, optional: frozenset[str], rows: tuple[TensorRow, ...], variant: str = ""
+    ) -> SupportTable:
         """The table of an operator whose page gives each tensor its own dimension counts and types (GEMM,
         CONVOLUTION and the other operators that are not element-wise), transcribed row by row; ``optional``
-        names the nullable tensors (their "Optional input" kind), the same at every level."""
+        names the nullable tensors (their "Optional input" kind), the same at every level; ``variant`` the
+        field values it holds for, where the page has one table per group of them."""
         table_rows = []
         for level, tensors in rows:
             first = next(iter(tensors.values()))[0]
@@ -84,7 +101,7 @@ class SupportTable:
                     {name: dims for name, (dims, _) in tensors.items() if dims != first},
                 )
             )
-        return cls(operator, tuple(table_rows))
+        return cls(operator, tuple(table_rows), variant)
 
     @property
     def introduced(self) -> FeatureLevel:
@@ -100,6 +117,9 @@ class SupportTable:
             )
         return in_force[-1]
 
+    def _under(self) -> str:
+        return f" under {self.variant}" if self.variant else ""
+
     def _later_rows(self, level: FeatureLevel) -> list[SupportRow]:
         return [row for row in self.rows if row.level > level]
 
@@ -109,7 +129,9 @@ class SupportTable:
             return
         later = next((r for r in self._later_rows(level) if field in r.optional), None)
         hint = f" (optional from {later.level.c_name})" if later else ""
-        raise InvalidArgumentError(f"{self.operator.name}.{field} is null; {level.c_name} requires it{hint}")
+        raise InvalidArgumentError(
+            f"{self.operator.name}.{field} is null; {level.c_name} requires it{self._under()}{hint}"
+        )
 
     def check_dimension_count(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
         """The dimension count of the tensor ``field`` (its C name) against the row at ``level``."""
@@ -120,17 +142,19 @@ class SupportTable:
             later = next((r for r in self._later_rows(level) if r.allows_dimension_count(field, count)), None)
             hint = f" ({later.describe_dimensions(field)} from {later.level.c_name})" if later else ""
             raise InvalidArgumentError(
-                f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions(field)}{hint}"
+                f"{where}.DimensionCount is {count}; {level.c_name} allows {row.describe_dimensions(field)}"
+                f"{self._under()}{hint}"
             )
 
     def check_data_type(self, level: FeatureLevel, field: str, desc: BufferTensorDesc) -> None:
         """The data type of the tensor ``field`` (its C name) against the row at ``level``."""
         row = self.row_for(level)
         where = f"{self.operator.name}.{field}"
-        allowed = row.data_types[field]
+        allowed = row.types_of(field)
         if desc.data_type not in allowed:
-            later = next((r for r in self._later_rows(level) if desc.data_type in r.data_types[field]), None)
+            later = next((r for r in self._later_rows(level) if desc.data_type in r.types_of(field)), None)
             hint = f" ({desc.data_type} from {later.level.c_name})" if later else ""
             raise InvalidArgumentError(
-                f"{where}.DataType is {desc.data_type}; {level.c_name} allows {_type_list(allowed)}{hint}"
+                f"{where}.DataType is {desc.data_type}; {level.c_name} allows {_type_list(allowed)}{self._under()}"
+                f"{hint}"
             )

@@ -18,6 +18,10 @@ from dmlpy.ops import OPERATORS
 from dmlpy.ops.activation_exponential import EXPONENTIAL_ACTIVATIONS
 from dmlpy.ops.activation_piecewise import PIECEWISE_ACTIVATIONS
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
+from dmlpy.ops.batch_normalization import BATCH_NORMALIZATION_OPERATORS
+from dmlpy.ops.convolution import ConvolutionOperatorDesc
+from dmlpy.ops.convolution_integer import INTEGER_CONVOLUTION_OPERATORS
+from dmlpy.ops.cumulative import CUMULATIVE_OPERATORS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from dmlpy.ops.element_wise_bits import BIT_OPERATORS
 from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
@@ -26,8 +30,22 @@ from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from dmlpy.ops.element_wise_modulus import MODULUS_OPERATORS
 from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
+from dmlpy.ops.gather import GATHER_OPERATORS
 from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.generators import GENERATOR_OPERATORS
+from dmlpy.ops.join_split import JOIN_SPLIT_OPERATORS
+from dmlpy.ops.local_response_normalization import LOCAL_RESPONSE_OPERATORS
+from dmlpy.ops.lp_normalization import LpNormalizationOperatorDesc
 from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
+from dmlpy.ops.mean_variance_normalization import MEAN_VARIANCE_OPERATORS
+from dmlpy.ops.padding import PADDING_OPERATORS
+from dmlpy.ops.pooling import POOLING_OPERATORS
+from dmlpy.ops.pooling_grad import POOLING_BACKWARD_OPERATORS
+from dmlpy.ops.reduction import REDUCTION_OPERATORS
+from dmlpy.ops.scatter import SCATTER_OPERATORS
+from dmlpy.ops.slice import SLICE_OPERATORS
+from dmlpy.ops.tile import TileOperatorDesc
+from dmlpy.ops.top_k import TOP_K_OPERATORS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators" / "index.md"
 BEGIN = "<!-- operator list: written by scripts/operator_list.py from dmlpy.ops.OPERATORS -->"
@@ -53,12 +71,38 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "activation_exponential.md" for desc in EXPONENTIAL_ACTIVATIONS},
     "DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW": "element_wise_pow.md",
     **{desc.OPERATOR_TYPE.c_name: "gemm.md" for desc in (GemmOperatorDesc, *INTEGER_MATRIX_OPERATORS)},
+    **{
+        desc.OPERATOR_TYPE.c_name: "convolution.md"
+        for desc in (ConvolutionOperatorDesc, *INTEGER_CONVOLUTION_OPERATORS)
+    },
+    **{
+        desc.OPERATOR_TYPE.c_name: "normalization.md"
+        for desc in (
+            *BATCH_NORMALIZATION_OPERATORS,
+            *MEAN_VARIANCE_OPERATORS,
+            *LOCAL_RESPONSE_OPERATORS,
+            LpNormalizationOperatorDesc,
+        )
+    },
+    **{desc.OPERATOR_TYPE.c_name: "pooling.md" for desc in (*POOLING_OPERATORS, *POOLING_BACKWARD_OPERATORS)},
+    **{
+        desc.OPERATOR_TYPE.c_name: "slice.md"
+        for desc in (*SLICE_OPERATORS, *JOIN_SPLIT_OPERATORS, *PADDING_OPERATORS, TileOperatorDesc)
+    },
+    **{
+        desc.OPERATOR_TYPE.c_name: "reduction.md"
+        for desc in (*REDUCTION_OPERATORS, *TOP_K_OPERATORS, *CUMULATIVE_OPERATORS)
+    },
+    **{
+        desc.OPERATOR_TYPE.c_name: "gather_scatter.md"
+        for desc in (*GATHER_OPERATORS, *SCATTER_OPERATORS, *GENERATOR_OPERATORS)
+    },
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in
 docs/operators/ one page per family (the unary math operators with ATAN_YX, IS_NAN and IS_INFINITY, the binary
 arithmetic operators, the sign operators, the clamps and their gradients, the comparisons and logical operators,
 the bit operators, the remainders, the piecewise and the exponential activations, the softmax family, POW with
-CONSTANT_POW, GEMM with the integer matrix products)."""
+CONSTANT_POW, GEMM with the integer matrix products, CONVOLUTION with the integer convolutions)."""
 
 
 def _page_link(c_name: str, text: str) -> str:
@@ -79,7 +123,8 @@ def operator_list() -> str:
         else:
             newest = desc.SUPPORT.rows[-1]
             since = desc.SUPPORT.introduced.c_name
-            types = ", ".join(sorted(t.name for t in newest.data_types[desc.c_field(desc.INPUTS[0])]))
+            first = (*desc.INPUTS, *desc.OUTPUTS)[0]  # a generator (FILL_VALUE_CONSTANT) has no input: its output's
+            types = ", ".join(sorted(t.name for t in newest.data_types[desc.c_field(first)]))
         builder = f"`{desc.BUILDER_NAME}`" if desc.BUILDER_NAME else "-"
         onnx = ", ".join(desc.ONNX_OPS) or "-"
         lines.append(

@@ -25,4 +25,8 @@ def packed_output(
         raise InvalidArgumentError(
             f"{desc_class.operator_name()}: its output's DataType is the caller's choice ({shape.rule}); give one"
         )
+    if shape.sizes is None:
+        raise InvalidArgumentError(
+            f"{desc_class.operator_name()}: its output's Sizes are the caller's choice ({shape.rule}); give them"
+        )
     return BufferTensorDesc(data_type=chosen, sizes=shape.sizes)

@@ -37,7 +37,19 @@ from dmlpy.ops.activation_softmax import (
     ActivationSoftmax1OperatorDesc,
     ActivationSoftmaxOperatorDesc,
 )
+from dmlpy.ops.batch_normalization import (
+    BatchNormalizationGradOperatorDesc,
+    BatchNormalizationOperatorDesc,
+    BatchNormalizationTrainingGradOperatorDesc,
+    BatchNormalizationTrainingOperatorDesc,
+)
 from dmlpy.ops.cast import CastOperatorDesc
+from dmlpy.ops.convolution import ConvolutionOperatorDesc
+from dmlpy.ops.convolution_integer import (
+    ConvolutionIntegerOperatorDesc,
+    QuantizedLinearConvolutionOperatorDesc,
+)
+from dmlpy.ops.cumulative import CumulativeProductOperatorDesc, CumulativeSummationOperatorDesc
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
@@ -125,16 +137,62 @@ from dmlpy.ops.element_wise_signs import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.fused_activation import FusedActivation
+from dmlpy.ops.gather import (
+    GatherElementsOperatorDesc,
+    GatherNd1OperatorDesc,
+    GatherNdOperatorDesc,
+    GatherOperatorDesc,
+)
 from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.generators import (
+    DiagonalMatrix1OperatorDesc,
+    DiagonalMatrixOperatorDesc,
+    FillValueConstantOperatorDesc,
+    FillValueSequenceOperatorDesc,
+    RandomGeneratorOperatorDesc,
+)
+from dmlpy.ops.join_split import JoinOperatorDesc, SplitOperatorDesc
+from dmlpy.ops.local_response_normalization import (
+    LocalResponseNormalizationGradOperatorDesc,
+    LocalResponseNormalizationOperatorDesc,
+)
+from dmlpy.ops.lp_normalization import LpNormalizationOperatorDesc
 from dmlpy.ops.matrix_multiply_integer import (
     MatrixMultiplyIntegerOperatorDesc,
     MatrixMultiplyIntegerToFloatOperatorDesc,
     QuantizedLinearMatrixMultiplyOperatorDesc,
 )
+from dmlpy.ops.mean_variance_normalization import (
+    MeanVarianceNormalization1OperatorDesc,
+    MeanVarianceNormalization2OperatorDesc,
+    MeanVarianceNormalizationOperatorDesc,
+)
+from dmlpy.ops.padding import Padding1OperatorDesc, PaddingOperatorDesc
+from dmlpy.ops.pooling import (
+    AveragePooling1OperatorDesc,
+    AveragePoolingOperatorDesc,
+    LpPooling1OperatorDesc,
+    LpPoolingOperatorDesc,
+    MaxPooling1OperatorDesc,
+    MaxPooling2OperatorDesc,
+    MaxPoolingOperatorDesc,
+    QuantizedLinearAveragePoolingOperatorDesc,
+)
+from dmlpy.ops.pooling_grad import AveragePoolingGradOperatorDesc, MaxPoolingGradOperatorDesc, MaxUnpoolingOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.reduction import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
 from dmlpy.ops.scalar_union import ScalarUnion
+from dmlpy.ops.scatter import (
+    OneHotOperatorDesc,
+    ScatterElementsOperatorDesc,
+    ScatterNdOperatorDesc,
+    ScatterOperatorDesc,
+)
+from dmlpy.ops.slice import Slice1OperatorDesc, SliceGradOperatorDesc, SliceOperatorDesc
 from dmlpy.ops.table import DIRECTML_OPERATORS as DIRECTML_OPERATORS
 from dmlpy.ops.table import OPERATORS as OPERATORS
+from dmlpy.ops.tile import TileOperatorDesc
+from dmlpy.ops.top_k import TopK1OperatorDesc, TopKOperatorDesc
 from dmlpy.ops.union import OperatorDesc as OperatorDesc
 from dmlpy.ops.union import as_operator_desc_base as as_operator_desc_base
 from dmlpy.ops.union import validate as validate
@@ -169,8 +227,23 @@ __all__ = [
     "ActivationSwishOperatorDesc",
     "ActivationTanhOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
+    "ArgMaxOperatorDesc",
+    "ArgMinOperatorDesc",
+    "AveragePooling1OperatorDesc",
+    "AveragePoolingGradOperatorDesc",
+    "AveragePoolingOperatorDesc",
+    "BatchNormalizationGradOperatorDesc",
+    "BatchNormalizationOperatorDesc",
+    "BatchNormalizationTrainingGradOperatorDesc",
+    "BatchNormalizationTrainingOperatorDesc",
     "CastOperatorDesc",
+    "ConvolutionIntegerOperatorDesc",
+    "ConvolutionOperatorDesc",
+    "CumulativeProductOperatorDesc",
+    "CumulativeSummationOperatorDesc",
     "DequantizeOperatorDesc",
+    "DiagonalMatrix1OperatorDesc",
+    "DiagonalMatrixOperatorDesc",
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
@@ -238,13 +311,50 @@ __all__ = [
     "ElementWiseThresholdOperatorDesc",
     "ExtElementWiseQuantizeLinearOperatorDesc",
     "ExtElementWiseRoundOperatorDesc",
+    "FillValueConstantOperatorDesc",
+    "FillValueSequenceOperatorDesc",
     "FusedActivation",
+    "GatherElementsOperatorDesc",
+    "GatherNd1OperatorDesc",
+    "GatherNdOperatorDesc",
+    "GatherOperatorDesc",
     "GemmOperatorDesc",
+    "JoinOperatorDesc",
+    "LocalResponseNormalizationGradOperatorDesc",
+    "LocalResponseNormalizationOperatorDesc",
+    "LpNormalizationOperatorDesc",
+    "LpPooling1OperatorDesc",
+    "LpPoolingOperatorDesc",
     "MatrixMultiplyIntegerOperatorDesc",
     "MatrixMultiplyIntegerToFloatOperatorDesc",
+    "MaxPooling1OperatorDesc",
+    "MaxPooling2OperatorDesc",
+    "MaxPoolingGradOperatorDesc",
+    "MaxPoolingOperatorDesc",
+    "MaxUnpoolingOperatorDesc",
+    "MeanVarianceNormalization1OperatorDesc",
+    "MeanVarianceNormalization2OperatorDesc",
+    "MeanVarianceNormalizationOperatorDesc",
+    "OneHotOperatorDesc",
     "OperatorDesc",
+    "Padding1OperatorDesc",
+    "PaddingOperatorDesc",
     "QuantizeOperatorDesc",
+    "QuantizedLinearAveragePoolingOperatorDesc",
+    "QuantizedLinearConvolutionOperatorDesc",
     "QuantizedLinearMatrixMultiplyOperatorDesc",
+    "RandomGeneratorOperatorDesc",
+    "ReduceOperatorDesc",
     "ScalarUnion",
     "ScaleBias",
+    "ScatterElementsOperatorDesc",
+    "ScatterNdOperatorDesc",
+    "ScatterOperatorDesc",
+    "Slice1OperatorDesc",
+    "SliceGradOperatorDesc",
+    "SliceOperatorDesc",
+    "SplitOperatorDesc",
+    "TileOperatorDesc",
+    "TopK1OperatorDesc",
+    "TopKOperatorDesc",
 ]

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
-
-from pydantic import model_validator
+from typing import Any, ClassVar
 
 from dmlpy.drawing import Picture, stacked
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
@@ -40,12 +38,22 @@ class OutputShape:
     """One output tensor as its operator's rule makes it from the inputs and fields: what validation requires of a
     given OutputTensor, and what the graph builder, the ONNX backend and the one-liners allocate."""
 
-    sizes: tuple[int, ...]
+    sizes: tuple[int, ...] | None
+    """None where the output's Sizes are the caller's choice and the operator's own rules check them
+    (MAX_UNPOOLING's output; AVERAGE_POOLING_GRAD's, any forward input whose pooling gives InputGradientTensor)."""
     data_type: TensorDataType | None
     """None where the output's DataType is the caller's choice within the support table (CAST's target, IS_NAN's
     UINT8 or UINT32, QUANTIZE_LINEAR's without a zero point)."""
     rule: str
     """The rule in words, shown when a given output breaks it: ``InputTensor.Sizes``."""
+    chosen: tuple[int, ...] = ()
+    """Dimensions of ``sizes`` whose size the caller chooses, any above 0 (ONE_HOT's depth along Axis)."""
+
+    def expected_of(self, given: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The Sizes a given output must have: ``sizes`` with the chosen dimensions taken from ``given``."""
+        if self.sizes is None or not self.chosen or len(given) != len(self.sizes):
+            return self.sizes
+        return tuple(g if dim in self.chosen else w for dim, (g, w) in enumerate(zip(given, self.sizes, strict=True)))
 
 
 _CEIL_NAMES = {"CEIL", "UP", "ROUND_UP"}
@@ -142,33 +150,6 @@ class OperatorDescBase(DmlModel):
     BARE_FORM: ClassVar[bool] = True
     """Whether a bare (unwrapped, Type-less) JSON descriptor may mean this operator when its fields fit; False
     for operators whose fields repeat an older one's (CEIL and FLOOR have Identity's), which need their Type."""
-    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {}
-    """Count field -> the array fields it sizes, as directml.h's ``_Field_size_(DimensionCount)`` says
-    (CONVOLUTION's DimensionCount sizes Strides, Dilations, StartPadding, EndPadding and OutputPadding). Left out,
-    the count is derived from the arrays; given, every array must have that many entries."""
-
-    @model_validator(mode="after")
-    def _count_the_arrays(self) -> Self:
-        # A count against its arrays is the struct agreeing with itself, as DimensionCount against Sizes is for a
-        # tensor: refused at construction, before any rule can read an array past its end.
-        for count_field, arrays in self.COUNTED_ARRAYS.items():
-            lengths = {self.c_field(name): len(getattr(self, name)) for name in arrays}
-            count = getattr(self, count_field)
-            if count is None:
-                if len(set(lengths.values())) > 1:
-                    given = ", ".join(f"{name} {length}" for name, length in lengths.items())
-                    raise ValueError(
-                        f"{', '.join(lengths)} must have one entry per spatial dimension each; they have {given}"
-                    )
-                object.__setattr__(self, count_field, next(iter(lengths.values())))
-                continue
-            for name, length in lengths.items():
-                if length != count:
-                    raise ValueError(
-                        f"{name} has {length} entries; {self.c_field(count_field)} is {count} and sizes it "
-                        f"(leave {self.c_field(count_field)} out and dmlpy derives it)"
-                    )
-        return self
 
     @classmethod
     def runs(cls) -> bool:
@@ -239,15 +220,20 @@ class OperatorDescBase(DmlModel):
         operator's forms bind (QUANTIZE's zero point, under QuantizationType SCALE)."""
         return self.INPUTS
 
+    def output_fields(self) -> tuple[str, ...]:
+        """This descriptor's output tensor slots in binding order: OUTPUTS, or where an output is an array of
+        tensors (SPLIT's OutputTensors) one slot per entry, ``output_tensors[0]``, ..."""
+        return self.OUTPUTS
+
     def tensor_fields(self) -> tuple[str, ...]:
         """Every tensor field in binding order: the inputs, then the outputs."""
-        return (*self.input_fields(), *self.OUTPUTS)
+        return (*self.input_fields(), *self.output_fields())
 
     def input_tensors(self) -> list[TensorDesc | None]:
         return [getattr(self, name) for name in self.input_fields()]
 
     def output_tensors(self) -> list[TensorDesc | None]:
-        return [getattr(self, name) for name in self.OUTPUTS]
+        return [getattr(self, name) for name in self.output_fields()]
 
     def validate_on(
         self,
@@ -307,14 +293,15 @@ class OperatorDescBase(DmlModel):
     def check_output_shapes(self) -> None:
         """Every given output against the rule: InvalidArgumentError showing the Sizes or DataType it must have,
         and why."""
-        for name, shape in zip(self.OUTPUTS, self.expected_outputs(), strict=True):
+        for name, shape in zip(self.output_fields(), self.expected_outputs(), strict=True):
             tensor: TensorDesc | None = getattr(self, name)
             if tensor is None:
                 continue
             where = f"{self.operator_name()}.{self.c_field(name)}"
-            if tensor.desc.sizes != shape.sizes:
+            wanted = shape.expected_of(tensor.desc.sizes)
+            if wanted is not None and tensor.desc.sizes != wanted:
                 raise InvalidArgumentError(
-                    f"{where}.Sizes is {list(tensor.desc.sizes)}; it must be {list(shape.sizes)}: {shape.rule}"
+                    f"{where}.Sizes is {list(tensor.desc.sizes)}; it must be {list(wanted)}: {shape.rule}"
                 )
             if shape.data_type is not None and tensor.desc.data_type != shape.data_type:
                 raise InvalidArgumentError(
@@ -322,20 +309,25 @@ class OperatorDescBase(DmlModel):
                     f"{shape.rule}"
                 )
 
+    def support_table(self) -> SupportTable:
+        """``SUPPORT``, or where the page has a table per value of a field (REDUCE's Function), that value's."""
+        return self.SUPPORT
+
     def check_support(self, level: FeatureLevel) -> None:
         """Every tensor against the buffer-tensor rules and the support table's row at ``level``."""
-        self.SUPPORT.row_for(level)
+        table = self.support_table()
+        table.row_for(level)
         name = self.operator_name()
-        for fields, is_output in ((self.input_fields(), False), (self.OUTPUTS, True)):
+        for fields, is_output in ((self.input_fields(), False), (self.output_fields(), True)):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
                 if tensor is None:
-                    self.SUPPORT.check_presence(level, self.c_field(field))
+                    table.check_presence(level, self.c_field(field))
                     continue
                 # The level's own dimension rule speaks first: "exactly 4 at 2_1" teaches more than "1 to 8".
-                self.SUPPORT.check_dimension_count(level, self.c_field(field), tensor.desc)
+                table.check_dimension_count(level, self.c_field(field), tensor.desc)
                 check_buffer_tensor(tensor, f"{name}.{self.c_field(field)}", is_output=is_output)
-                self.SUPPORT.check_data_type(level, self.c_field(field), tensor.desc)
+                table.check_data_type(level, self.c_field(field), tensor.desc)
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         """The operator's own cross-tensor rules (shared sizes, types, attribute ranges)."""
@@ -346,7 +338,7 @@ class OperatorDescBase(DmlModel):
 
     def check_buffer_tensors(self) -> None:
         """DirectML's buffer-tensor rules for every present tensor, without a support table (extensions)."""
-        for fields, is_output in ((self.input_fields(), False), (self.OUTPUTS, True)):
+        for fields, is_output in ((self.input_fields(), False), (self.output_fields(), True)):
             for field in fields:
                 tensor: TensorDesc | None = getattr(self, field)
                 if tensor is not None:

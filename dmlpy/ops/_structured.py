@@ -14,7 +14,9 @@ the base's, an UnsupportedError that says so.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Self
+
+from pydantic import model_validator
 
 from dmlpy.enums import FeatureLevel
 from dmlpy.errors import InvalidArgumentError
@@ -35,6 +37,33 @@ class StructuredDesc(OperatorDescBase):
     """The page's groups of tensors (snake_case fields) that must have the same DataType."""
     SAME_DIMENSION_COUNT: ClassVar[tuple[tuple[str, ...], ...]] = ()
     """The page's groups of tensors (snake_case fields) that must have the same DimensionCount."""
+    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Count field -> the array fields it sizes, as directml.h's ``_Field_size_(DimensionCount)`` says
+    (CONVOLUTION's DimensionCount sizes Strides, Dilations, StartPadding, EndPadding and OutputPadding). Left out,
+    the count is derived from the arrays; given, every array must have that many entries."""
+
+    @model_validator(mode="after")
+    def _count_the_arrays(self) -> Self:
+        # A count against its arrays is the struct agreeing with itself, as DimensionCount against Sizes is for a
+        # tensor: refused at construction, before any rule can read an array past its end.
+        for count_field, arrays in self.COUNTED_ARRAYS.items():
+            lengths = {self.c_field(name): len(getattr(self, name)) for name in arrays}
+            count = getattr(self, count_field)
+            if count is None:
+                if len(set(lengths.values())) > 1:
+                    given = ", ".join(f"{name} {length}" for name, length in lengths.items())
+                    raise ValueError(
+                        f"{', '.join(lengths)} must have one entry per spatial dimension each; they have {given}"
+                    )
+                object.__setattr__(self, count_field, next(iter(lengths.values())))
+                continue
+            for name, length in lengths.items():
+                if length != count:
+                    raise ValueError(
+                        f"{name} has {length} entries; {self.c_field(count_field)} is {count} and sizes it "
+                        f"(leave {self.c_field(count_field)} out and dmlpy derives it)"
+                    )
+        return self
 
     def check_operator_rules(self, level: FeatureLevel) -> None:
         for attribute, groups, kind in (
@@ -42,7 +71,7 @@ class StructuredDesc(OperatorDescBase):
             ("data_type", self.SAME_DATA_TYPE, "DataType"),
         ):
             for group in groups:
-                present = [field for field in group if getattr(self, field) is not None]
+                present = [field for field in self.group_slots(group) if getattr(self, field) is not None]
                 if not present:
                     continue
                 names = [self.c_field(field) for field in group]
@@ -50,6 +79,11 @@ class StructuredDesc(OperatorDescBase):
                 note = f" (the page: {listed} must have the same {kind})"
                 self.check_same((attribute,), present[0], present[1:], note)
         self.check_shape_rules(level)
+
+    def group_slots(self, group: tuple[str, ...]) -> tuple[str, ...]:
+        """A declared group's tensors as this descriptor binds them: the fields themselves, or for an array of
+        tensors (JOIN's InputTensors) each entry's slot."""
+        return group
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """The operator's own rules across Sizes and fields, after the groups hold."""
@@ -70,9 +104,13 @@ class StructuredDesc(OperatorDescBase):
             f"whole tensor (every size 1) or one per {per} ({count}: one size {count}, every other size 1)"
         )
 
-    def check_fused_activation(self, level: FeatureLevel, activation: FusedActivation | None) -> None:
-        """A FusedActivation is its own operator's rules on OutputTensor: its support table, its fields."""
+    def check_fused_activation(
+        self, level: FeatureLevel, activation: FusedActivation | None, output_field: str | None = None
+    ) -> None:
+        """A FusedActivation is its own operator's rules on OutputTensor: its support table, its fields. An operator
+        of several outputs names the one the activation writes (``output_field``: BATCH_NORMALIZATION_TRAINING's
+        OutputTensor)."""
         if activation is not None:
-            (output,) = self.output_tensors()
+            (output,) = self.output_tensors() if output_field is None else (getattr(self, output_field),)
             assert output is not None, "a fusing operator's one output is required"
             activation.bound_to(output, f"{self.operator_name()}.FusedActivation").validate_on(level)

@@ -99,9 +99,10 @@ class ScalarUnion(DmlModel):
     def c_field(cls, name: str) -> str:
         return cls.model_fields[name].alias or name
 
-    def read_as(self, data_type: TensorDataType, where: str) -> float | int:
-        """The value as ``data_type`` reads it: the member of that type, or Bytes; InvalidArgumentError naming
-        ``where`` when another member is given, or the value is outside the type's range."""
+    def read_as(self, data_type: TensorDataType, where: str, type_field: str = "MinMaxDataType") -> float | int:
+        """The value as ``data_type`` (the operator's ``type_field``) reads it: the member of that type, or Bytes;
+        InvalidArgumentError naming ``where`` when another member is given, or the value is outside the type's
+        range."""
         member = member_for(data_type)
         c_member = self.c_field(member)
         given = self.given()
@@ -114,7 +115,7 @@ class ScalarUnion(DmlModel):
             shown = ", ".join(given) if given else "no member"
             half = " as a half's bits" if data_type == T.FLOAT16 else ""
             raise InvalidArgumentError(
-                f"{where} gives {shown}; MinMaxDataType {data_type.name} reads the union's {c_member}{half} (or "
+                f"{where} gives {shown}; {type_field} {data_type.name} reads the union's {c_member}{half} (or "
                 f"Bytes): give {c_member} only (ScalarUnion.of(value, {data_type.name}) writes it)"
             )
         value: float | int = getattr(self, member)

@@ -13,7 +13,11 @@ from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
 )
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
+from dmlpy.ops.batch_normalization import BATCH_NORMALIZATION_OPERATORS
 from dmlpy.ops.cast import CastOperatorDesc
+from dmlpy.ops.convolution import ConvolutionOperatorDesc
+from dmlpy.ops.convolution_integer import INTEGER_CONVOLUTION_OPERATORS
+from dmlpy.ops.cumulative import CUMULATIVE_OPERATORS
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
@@ -57,9 +61,23 @@ from dmlpy.ops.element_wise_signs import (
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
 from dmlpy.ops.fused_activation import FUSIBLE_ACTIVATIONS, FusedActivation
+from dmlpy.ops.gather import GATHER_OPERATORS
 from dmlpy.ops.gemm import GemmOperatorDesc
+from dmlpy.ops.generators import GENERATOR_OPERATORS
+from dmlpy.ops.join_split import JOIN_SPLIT_OPERATORS
+from dmlpy.ops.local_response_normalization import LOCAL_RESPONSE_OPERATORS
+from dmlpy.ops.lp_normalization import LpNormalizationOperatorDesc
 from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
+from dmlpy.ops.mean_variance_normalization import MEAN_VARIANCE_OPERATORS
+from dmlpy.ops.padding import PADDING_OPERATORS
+from dmlpy.ops.pooling import POOLING_OPERATORS
+from dmlpy.ops.pooling_grad import POOLING_BACKWARD_OPERATORS
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.reduction import REDUCTION_OPERATORS
+from dmlpy.ops.scatter import SCATTER_OPERATORS
+from dmlpy.ops.slice import SLICE_OPERATORS
+from dmlpy.ops.tile import TileOperatorDesc
+from dmlpy.ops.top_k import TOP_K_OPERATORS
 
 AnyOperatorType = OperatorType | ExtOperatorType
 
@@ -92,6 +110,24 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     DequantizeOperatorDesc,
     GemmOperatorDesc,
     *INTEGER_MATRIX_OPERATORS,
+    ConvolutionOperatorDesc,
+    *INTEGER_CONVOLUTION_OPERATORS,
+    *POOLING_OPERATORS,
+    *POOLING_BACKWARD_OPERATORS,
+    *BATCH_NORMALIZATION_OPERATORS,
+    *MEAN_VARIANCE_OPERATORS,
+    *LOCAL_RESPONSE_OPERATORS,
+    LpNormalizationOperatorDesc,
+    *REDUCTION_OPERATORS,
+    *TOP_K_OPERATORS,
+    *CUMULATIVE_OPERATORS,
+    *SLICE_OPERATORS,
+    *JOIN_SPLIT_OPERATORS,
+    *PADDING_OPERATORS,
+    TileOperatorDesc,
+    *GATHER_OPERATORS,
+    *SCATTER_OPERATORS,
+    *GENERATOR_OPERATORS,
     ExtElementWiseRoundOperatorDesc,
     ExtElementWiseQuantizeLinearOperatorDesc,
 )

@@ -127,7 +127,10 @@ class _UnknownOperatorDesc(OperatorDesc):
 
 
 def _member(operator_type: AnyOperatorType, desc_class: type[OperatorDescBase]) -> type[OperatorDesc]:
-    spellings = [operator_type.value, operator_type.c_name, operator_type.name]
+    spellings: list[int | str] = [operator_type.value, operator_type.c_name, operator_type.name]
+    for alias, named in type(operator_type).__members__.items():  # directml.h's DML_OPERATOR_SCATTER
+        if named is operator_type and alias != operator_type.name:
+            spellings += [operator_type.C_PREFIX + alias, alias]
     type_field: Any = Annotated[type(operator_type), WithJsonSchema({"enum": spellings})]
     member = type(
         f"OperatorDesc_{operator_type.c_name}",

@@ -5,6 +5,7 @@ support table can refuse the case; None where no such descriptor exists (a matri
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -49,11 +50,328 @@ def matrix_product(desc_class: type[OperatorDescBase], **fields: Any) -> Builder
     return build
 
 
+def normalization(desc_class: type[OperatorDescBase], per_channel: tuple[str, ...] = (), **fields: Any) -> Builder:
+    """The builder of a normalization of ``desc_class``: the data {2, 3, 4, 5, ..} and, for the tensors named in
+    ``per_channel`` (C names: statistics, scales, biases and their gradients), one value per channel {1, 3, 1, ..}
+    (every dimension 1 or the data's, ChannelCount kept); its other ``fields`` as given."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        data = (2, 3, 4, 5, 2, 3, 2, 3, 2)[:dims]
+        channel = tuple(size if dim == 1 else 1 for dim, size in enumerate(data))
+        tensors = {
+            name: None if t is None else tensor(t, channel if name in per_channel else data)
+            for name, t in types.items()
+        }
+        return desc_class.model_validate({**tensors, **fields})
+
+    return build
+
+
+def along_axes(desc_class: type[OperatorDescBase], **fields: Any) -> Builder:
+    """The builder of an operator of ``desc_class`` that works along axes of InputTensor {2, 3, 4, ..}: REDUCE,
+    ARGMIN and ARGMAX reduce dimension 0 (Axes [0], the output {1, 3, 4, ..}), TOP_K and TOP_K1 keep K = 2 of the
+    last (the outputs {2, 3, .., 2}), the cumulative operators run along dimension 0 (the output the input's). A
+    ``variant`` (check_support.py's, for REDUCE: ``{"Function": "ARGMAX"}``) sets those fields."""
+
+    def build(types: Types, dims: int, variant: dict[str, str] | None = None) -> OperatorDescBase | None:
+        data = (2, 3, 4, 5, 2, 3, 2, 3, 2)[:dims]
+        if "Axes" in fields:
+            out = (1, *data[1:])
+        elif "K" in fields:
+            out = (*data[:-1], fields["K"])
+        else:
+            out = data
+        tensors = {
+            name: None if t is None else tensor(t, data if name == "InputTensor" else out) for name, t in types.items()
+        }
+        axis = {"Axis": dims - 1} if "K" in fields else {}
+        return desc_class.model_validate({**tensors, **fields, **axis, **(variant or {})})
+
+    return build
+
+
+_STATISTICS = ("MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")
+_GRADIENTS = ("MeanTensor", "VarianceTensor", "ScaleTensor", "OutputScaleGradientTensor", "OutputBiasGradientTensor")
+_WINDOW = {"CrossChannel": True, "LocalSize": 3, "Alpha": 0.0001, "Beta": 0.75, "Bias": 1.0}
+
+_CONVOLUTION_ROLES = {"InputTensor": "input", "FilterTensor": "filter", "OutputTensor": "out"}
+_PER_OUTPUT_CHANNEL = ("BiasTensor", "FilterScaleTensor", "FilterZeroPointTensor")
+
+
+def convolution(desc_class: type[OperatorDescBase], **fields: Any) -> Builder:
+    """The builder of a convolution of ``desc_class`` over ``dims - 2`` spatial dimensions: an input {1, 2, 3, ..},
+    a filter {4, 2, 2, ..} (4 output channels), the output {1, 4, 2, ..}; the bias and the filter's scale and zero
+    point one value per output channel {1, 4, 1, ..}, the other scales and zero points one value; strides and
+    dilations 1, no padding; its other ``fields`` as given. None below 3 dimensions (no spatial dimension). One
+    descriptor per DimensionCount is validated whole; the others are copies with their tensors replaced (frozen
+    tensors, made once per type and Sizes), which keeps QUANTIZED_LINEAR_CONVOLUTION's ten tensors quick."""
+    arrays = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
+    by_alias = {f.alias: name for name, f in desc_class.model_fields.items()}
+    arrays = tuple(name for name in arrays if name in by_alias)
+    made = functools.cache(lambda t, sizes: dml.TensorDesc(desc=tensor(t, sizes)))
+    templates: dict[int, OperatorDescBase] = {}
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        if dims < 3:
+            return None
+        spatial = dims - 2
+        roles = {
+            "input": (1, 2, *(3,) * spatial),
+            "filter": (4, 2, *(2,) * spatial),
+            "out": (1, 4, *(2,) * spatial),
+            "channel": (1, 4, *(1,) * spatial),
+            "one": (1,) * dims,
+        }
+
+        def role(name: str) -> str:
+            return _CONVOLUTION_ROLES.get(name, "channel" if name in _PER_OUTPUT_CHANNEL else "one")
+
+        tensors = {name: None if t is None else made(t, roles[role(name)]) for name, t in types.items()}
+        if dims not in templates:
+            windows = {name: [1 if name in ("Strides", "Dilations") else 0] * spatial for name in arrays}
+            templates[dims] = desc_class.model_validate({**tensors, **windows, "GroupCount": 1, **fields})
+        return templates[dims].model_copy(update={by_alias[name]: value for name, value in tensors.items()})
+
+    return build
+
+
+_POOLING_ROLES = {
+    "InputTensor": "input",
+    "OutputTensor": "out",
+    "OutputIndicesTensor": "out",
+    "InputGradientTensor": "out",
+    "OutputGradientTensor": "input",
+}
+
+
+def pooling(desc_class: type[OperatorDescBase], **fields: Any) -> Builder:
+    """The builder of a pooling operator (or gradient) of ``desc_class`` over ``dims - 2`` spatial dimensions: the
+    forward input {1, 2, 3, ..} (InputTensor, a gradient's OutputGradientTensor), a window of 2 with stride 1 and
+    no padding, the forward output {1, 2, 2, ..} (OutputTensor, OutputIndicesTensor, InputGradientTensor); scales
+    and zero points one value; its other ``fields`` as given. None below 3 dimensions (no spatial dimension)."""
+    dilated = any(f.alias == "Dilations" for f in desc_class.model_fields.values())
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        if dims < 3:
+            return None
+        spatial = dims - 2
+        roles = {"input": (1, 2, *(3,) * spatial), "out": (1, 2, *(2,) * spatial), "one": (1,) * dims}
+        tensors = {
+            name: None if t is None else tensor(t, roles[_POOLING_ROLES.get(name, "one")]) for name, t in types.items()
+        }
+        window = {"Strides": [1] * spatial, "WindowSize": [2] * spatial, "StartPadding": [0] * spatial}
+        window |= {"EndPadding": [0] * spatial, **({"Dilations": [1] * spatial} if dilated else {})}
+        return desc_class.model_validate({**tensors, **window, **fields})
+
+    return build
+
+
+def unpooling(types: Types, dims: int) -> OperatorDescBase | None:
+    """MAX_UNPOOLING: values and indices {1, 2, 2, ..}, an output {1, 2, 3, ..} (its Sizes the caller's)."""
+    roles = {"OutputTensor": (1, 2, *(3,) * (dims - 2))[:dims]}
+    sizes = (1, 2, *(2,) * (dims - 2))[:dims]
+    tensors = {name: None if t is None else tensor(t, roles.get(name, sizes)) for name, t in types.items()}
+    return dml.MaxUnpoolingOperatorDesc.model_validate(tensors)
+
+
+def reshaping(operator: str) -> Builder:
+    """The builder of SLICE, SLICE1, SLICE_GRAD, JOIN, SPLIT, PADDING, PADDING1 or TILE over ``dims`` dimensions:
+    sizes of 2 and 3, a window, two parts along Axis 0, a padding or a repeat that fit them."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        two, three = (2,) * dims, (3,) * dims
+        zeros, ones = [0] * dims, [1] * dims
+
+        def typed(name: str, sizes: tuple[int, ...]) -> dml.BufferTensorDesc:
+            data_type = types[name]
+            assert data_type is not None
+            return tensor(data_type, sizes)
+
+        doubled = (4, *two[1:])
+        window = {"InputWindowOffsets": zeros, "InputWindowSizes": [3] * dims}
+        fields: dict[str, Callable[[], dict[str, Any]]] = {
+            "SLICE": lambda: {
+                "InputTensor": typed("InputTensor", three), "OutputTensor": typed("OutputTensor", two),
+                "Offsets": ones, "Sizes": [2] * dims, "Strides": ones,
+            },
+            "SLICE1": lambda: {
+                "InputTensor": typed("InputTensor", three), "OutputTensor": typed("OutputTensor", three),
+                **window, "InputWindowStrides": [(-1) ** d for d in range(dims)],
+            },
+            "SLICE_GRAD": lambda: {
+                "InputGradientTensor": typed("InputGradientTensor", two),
+                "OutputGradientTensor": typed("OutputGradientTensor", three),
+                **window, "InputWindowStrides": [2] * dims,
+            },
+            "JOIN": lambda: {
+                "InputTensors": [typed("InputTensors", two)] * 2, "OutputTensor": typed("OutputTensor", doubled),
+                "Axis": 0,
+            },
+            "SPLIT": lambda: {
+                "InputTensor": typed("InputTensor", doubled), "OutputTensors": [typed("OutputTensors", two)] * 2,
+                "Axis": 0,
+            },
+            "PADDING": lambda: {
+                "InputTensor": typed("InputTensor", two), "OutputTensor": typed("OutputTensor", three),
+                "PaddingMode": "CONSTANT", "PaddingValue": 0.0, "StartPadding": ones, "EndPadding": zeros,
+            },
+            "PADDING1": lambda: {
+                "InputTensor": typed("InputTensor", two), "OutputTensor": typed("OutputTensor", three),
+                "PaddingMode": "REFLECTION", "PaddingValueDataType": types["OutputTensor"],
+                "PaddingValue": {"Bytes": [0] * 8}, "StartPadding": ones, "EndPadding": zeros,
+            },
+            "TILE": lambda: {
+                "InputTensor": typed("InputTensor", two), "OutputTensor": typed("OutputTensor", doubled),
+                "Repeats": [2, *ones[1:]],
+            },
+        }  # fmt: skip
+        return dml.OPERATORS[dml.OperatorType[operator]].model_validate(fields[operator]())
+
+    return build
+
+
+RESHAPING = ("SLICE", "SLICE1", "SLICE_GRAD", "JOIN", "SPLIT", "PADDING", "PADDING1", "TILE")
+
+
+def _padded(dims: int, *last: int) -> tuple[int, ...]:
+    """``last`` right-aligned in ``dims`` dimensions (leading 1s; the last sizes kept where ``dims`` is fewer)."""
+    return ((1,) * dims + last)[-dims:]
+
+
+def indexing(operator: str) -> Builder:
+    """The builder of a gather, scatter, ONE_HOT or generator over ``dims`` dimensions: an input {.., 3} read along
+    its last dimension by indices {.., 2} (GATHER_ND's and SCATTER_ND's {.., 2, 1}: two 1-coordinate tuples),
+    ONE_HOT's indices {.., 1} into an output {.., 4} with values {.., 2}, a generator's output {.., 2, 3} (a Philox
+    state {.., 6}), its ValueDataType the output's and its values zero Bytes."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        nd = dims >= 2
+        tuples = _padded(dims, 2, 1) if nd else (1,)
+        roles = {
+            "InputTensor": _padded(dims, 3),
+            "IndicesTensor": tuples if operator in ("GATHER_ND", "GATHER_ND1", "SCATTER_ND") else _padded(dims, 2),
+            "UpdatesTensor": _padded(dims, 2) if nd or operator != "SCATTER_ND" else (1,),
+            "OutputTensor": _padded(dims, 2),
+            "ValuesTensor": _padded(dims, 2),
+            "InputStateTensor": _padded(dims, 6),
+            "OutputStateTensor": _padded(dims, 6),
+        }
+        if operator == "ONE_HOT":
+            roles |= {"IndicesTensor": _padded(dims, 1), "OutputTensor": _padded(dims, 4)}
+        elif operator in ("SCATTER_ELEMENTS", "SCATTER_ND"):
+            roles["OutputTensor"] = roles["InputTensor"]
+        elif operator in ("GATHER_ND", "GATHER_ND1"):
+            roles["OutputTensor"] = _padded(dims, 2) if nd else (1,)
+        elif operator.startswith(("FILL", "DIAGONAL")):
+            roles["OutputTensor"] = roles["InputTensor"] = _padded(dims, 2, 3)
+        tensors = {name: None if t is None else tensor(t, roles[name]) for name, t in types.items()}
+        output = types.get("OutputTensor")
+        zero = {"Bytes": [0] * 8}
+        value = {"ValueDataType": output if output is not None else "FLOAT32", "Value": zero}
+        counts = {"InputDimensionCount": 1, "IndicesDimensionCount": 2 if nd else 1}
+        fields: dict[str, Any] = {
+            "GATHER": {"Axis": dims - 1, "IndexDimensions": 1},
+            "GATHER_ELEMENTS": {"Axis": dims - 1},
+            "GATHER_ND": counts,
+            "GATHER_ND1": {**counts, "BatchDimensionCount": 0},
+            "SCATTER_ELEMENTS": {"Axis": dims - 1},
+            "SCATTER_ND": counts,
+            "ONE_HOT": {"Axis": dims - 1},
+            "FILL_VALUE_CONSTANT": value,
+            "FILL_VALUE_SEQUENCE": {"ValueDataType": value["ValueDataType"], "ValueStart": zero, "ValueDelta": zero},
+            "DIAGONAL_MATRIX": {"Offset": 0, "Value": 1.0},
+            "DIAGONAL_MATRIX1": {**value, "DiagonalFillBegin": 0, "DiagonalFillEnd": 1},
+            "RANDOM_GENERATOR": {"Type": "PHILOX_4X32_10"},
+        }[operator]
+        desc_class = dml.OPERATORS[dml.OperatorType[operator]]
+        return desc_class.model_validate({**tensors, **fields})
+
+    return build
+
+
+INDEXING = (
+    "GATHER",
+    "GATHER_ELEMENTS",
+    "GATHER_ND",
+    "GATHER_ND1",
+    "SCATTER_ELEMENTS",
+    "SCATTER_ND",
+    "ONE_HOT",
+    "FILL_VALUE_CONSTANT",
+    "FILL_VALUE_SEQUENCE",
+    "DIAGONAL_MATRIX",
+    "DIAGONAL_MATRIX1",
+    "RANDOM_GENERATOR",
+)
+
+
 SAMPLES: dict[str, Builder] = {
     "GEMM": matrix_product(dml.GemmOperatorDesc, TransA="NONE", TransB="NONE", Alpha=1.0, Beta=1.0),
     "MATRIX_MULTIPLY_INTEGER": matrix_product(dml.MatrixMultiplyIntegerOperatorDesc),
     "QUANTIZED_LINEAR_MATRIX_MULTIPLY": matrix_product(dml.QuantizedLinearMatrixMultiplyOperatorDesc),
     "MATRIX_MULTIPLY_INTEGER_TO_FLOAT": matrix_product(dml.MatrixMultiplyIntegerToFloatOperatorDesc),
+    "CONVOLUTION": convolution(dml.ConvolutionOperatorDesc, Mode="CROSS_CORRELATION", Direction="FORWARD"),
+    "CONVOLUTION_INTEGER": convolution(dml.ConvolutionIntegerOperatorDesc),
+    "QUANTIZED_LINEAR_CONVOLUTION": convolution(dml.QuantizedLinearConvolutionOperatorDesc),
+    "BATCH_NORMALIZATION": normalization(dml.BatchNormalizationOperatorDesc, _STATISTICS, Spatial=True, Epsilon=1e-5),
+    "BATCH_NORMALIZATION_GRAD": normalization(dml.BatchNormalizationGradOperatorDesc, _GRADIENTS, Epsilon=1e-5),
+    "BATCH_NORMALIZATION_TRAINING": normalization(
+        dml.BatchNormalizationTrainingOperatorDesc,
+        ("ScaleTensor", "BiasTensor", "OutputMeanTensor", "OutputVarianceTensor"),
+        Epsilon=1e-5,
+    ),
+    "BATCH_NORMALIZATION_TRAINING_GRAD": normalization(
+        dml.BatchNormalizationTrainingGradOperatorDesc, _GRADIENTS, Epsilon=1e-5
+    ),
+    "MEAN_VARIANCE_NORMALIZATION": normalization(
+        dml.MeanVarianceNormalizationOperatorDesc,
+        ("ScaleTensor", "BiasTensor"),
+        CrossChannel=False,
+        NormalizeVariance=True,
+        Epsilon=1e-5,
+    ),
+    "MEAN_VARIANCE_NORMALIZATION1": normalization(
+        dml.MeanVarianceNormalization1OperatorDesc,
+        ("ScaleTensor", "BiasTensor"),
+        Axes=[0],
+        NormalizeVariance=True,
+        Epsilon=1e-5,
+    ),
+    "MEAN_VARIANCE_NORMALIZATION2": normalization(
+        dml.MeanVarianceNormalization2OperatorDesc,
+        ("ScaleTensor", "BiasTensor"),
+        Axes=[0],
+        UseMean=True,
+        UseVariance=True,
+        Epsilon=1e-5,
+    ),
+    "LOCAL_RESPONSE_NORMALIZATION": normalization(dml.LocalResponseNormalizationOperatorDesc, **_WINDOW),
+    "LOCAL_RESPONSE_NORMALIZATION_GRAD": normalization(dml.LocalResponseNormalizationGradOperatorDesc, **_WINDOW),
+    "LP_NORMALIZATION": normalization(dml.LpNormalizationOperatorDesc, Axis=0, Epsilon=1e-5, P=2),
+    "REDUCE": along_axes(dml.ReduceOperatorDesc, Function="SUM", Axes=[0]),
+    "ARGMIN": along_axes(dml.ArgMinOperatorDesc, Axes=[0], AxisDirection="INCREASING"),
+    "ARGMAX": along_axes(dml.ArgMaxOperatorDesc, Axes=[0], AxisDirection="DECREASING"),
+    "TOP_K": along_axes(dml.TopKOperatorDesc, K=2),
+    "TOP_K1": along_axes(dml.TopK1OperatorDesc, K=2, AxisDirection="INCREASING"),
+    "CUMULATIVE_SUMMATION": along_axes(
+        dml.CumulativeSummationOperatorDesc, Axis=0, AxisDirection="INCREASING", HasExclusiveSum=False
+    ),
+    "CUMULATIVE_PRODUCT": along_axes(
+        dml.CumulativeProductOperatorDesc, Axis=0, AxisDirection="DECREASING", HasExclusiveProduct=True
+    ),
+    "AVERAGE_POOLING": pooling(dml.AveragePoolingOperatorDesc, IncludePadding=False),
+    "AVERAGE_POOLING1": pooling(dml.AveragePooling1OperatorDesc, IncludePadding=True),
+    "LP_POOLING": pooling(dml.LpPoolingOperatorDesc, P=2),
+    "LP_POOLING1": pooling(dml.LpPooling1OperatorDesc, P=1),
+    "MAX_POOLING": pooling(dml.MaxPoolingOperatorDesc),
+    "MAX_POOLING1": pooling(dml.MaxPooling1OperatorDesc),
+    "MAX_POOLING2": pooling(dml.MaxPooling2OperatorDesc),
+    "QUANTIZED_LINEAR_AVERAGE_POOLING": pooling(dml.QuantizedLinearAveragePoolingOperatorDesc, IncludePadding=False),
+    "AVERAGE_POOLING_GRAD": pooling(dml.AveragePoolingGradOperatorDesc, IncludePadding=False),
+    "MAX_POOLING_GRAD": pooling(dml.MaxPoolingGradOperatorDesc),
+    "MAX_UNPOOLING": unpooling,
+    **{name: reshaping(name) for name in RESHAPING},
+    **{name: indexing(name) for name in INDEXING},
 }
 """A builder per operator of ``tests/data/directml-operators`` that dmlpy implements (by support.json's name), but
 QUANTIZE and DEQUANTIZE (``NOT_COMPARED``)."""
@@ -66,3 +384,11 @@ NOT_COMPARED = {
 }
 """Operators of the table that dmlpy implements and check_support.py cannot describe, with why and where they are
 compared instead."""
+
+HEADER_LEVELS = {"TOP_K": "1_0", "MAX_UNPOOLING": "2_0", "SCATTER_ELEMENTS": "2_0"}
+"""Operators whose page gives a later first level than DirectML.h, where dmlpy follows the header (the README's
+"Conflicts found"): support.json's name -> the header's level, from which the page's first table holds. TOP_K's
+page says FL 2_0; the header lists DML_OPERATOR_TOP_K among FL 1_0's enumerators. MAX_UNPOOLING's page says
+FL 3_0; the header has DML_OPERATOR_MAX_UNPOOLING in its DML_TARGET_VERSION >= 0x2000 block. SCATTER_ELEMENTS is
+the other way round: its page (DML_SCATTER) says FL 1_0, the header has DML_OPERATOR_SCATTER_ELEMENTS and its alias
+DML_OPERATOR_SCATTER in the DML_TARGET_VERSION >= 0x2000 block, so dmlpy's first table holds from FL 2_0."""

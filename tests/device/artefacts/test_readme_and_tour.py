@@ -388,7 +388,9 @@ def test_what_the_readme_says_does_not_run_is_not_there() -> None:
     validated_only = flat(section(README, "What runs, and what does not yet").split("**Described and validated")[1])
     validated_only = validated_only.split("**Not yet**")[0]
     named = {f"DML_OPERATOR_{name}" for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", validated_only)}
-    assert named == {operator.c_name for operator, desc in OPERATORS.items() if not desc.runs()}
+    not_run = {operator.c_name for operator, desc in OPERATORS.items() if not desc.runs()}
+    assert f": {len(not_run)} of DirectML's operators that are not element-wise" in validated_only
+    assert named and named <= not_run, sorted(named - not_run)
     assert not set(op_types) & set(onnx_op_types())
     assert "`Reshape`" in not_yet  # no ONNX model reshapes: DirectML has no such operator, dmlpy no such node
 
