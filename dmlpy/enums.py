@@ -165,18 +165,26 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     AVERAGE_POOLING = 56
     LP_POOLING = 57
     MAX_POOLING = 58
+    ROI_POOLING = 59
     SLICE = 60
     CAST = 61
     SPLIT = 62
     JOIN = 63
     PADDING = 64
+    VALUE_SCALE_2D = 65
+    UPSAMPLE_2D = 66
     GATHER = 67
+    SPACE_TO_DEPTH = 68
+    DEPTH_TO_SPACE = 69
     TILE = 70
     TOP_K = 71
     BATCH_NORMALIZATION = 72
     MEAN_VARIANCE_NORMALIZATION = 73
     LOCAL_RESPONSE_NORMALIZATION = 74
     LP_NORMALIZATION = 75
+    RNN = 76
+    LSTM = 77
+    GRU = 78
     ELEMENT_WISE_SIGN = 79
     ELEMENT_WISE_IS_NAN = 80
     ELEMENT_WISE_ERF = 81
@@ -196,6 +204,7 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     SCATTER = 94
     """directml.h's alias of SCATTER_ELEMENTS (the same value; DML_SCATTER_OPERATOR_DESC is the same struct)."""
     ONE_HOT = 95
+    RESAMPLE = 96
     ELEMENT_WISE_BIT_SHIFT_LEFT = 97
     ELEMENT_WISE_BIT_SHIFT_RIGHT = 98
     ELEMENT_WISE_ROUND = 99
@@ -205,13 +214,17 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     FILL_VALUE_CONSTANT = 103
     FILL_VALUE_SEQUENCE = 104
     CUMULATIVE_SUMMATION = 105
+    REVERSE_SUBSEQUENCES = 106
     GATHER_ELEMENTS = 107
     GATHER_ND = 108
     SCATTER_ND = 109
     MAX_POOLING2 = 110
     SLICE1 = 111
     TOP_K1 = 112
+    DEPTH_TO_SPACE1 = 113
+    SPACE_TO_DEPTH1 = 114
     MEAN_VARIANCE_NORMALIZATION1 = 115
+    RESAMPLE1 = 116
     MATRIX_MULTIPLY_INTEGER = 117
     QUANTIZED_LINEAR_MATRIX_MULTIPLY = 118
     CONVOLUTION_INTEGER = 119
@@ -228,9 +241,13 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     AVERAGE_POOLING_GRAD = 130
     MAX_POOLING_GRAD = 131
     RANDOM_GENERATOR = 132
+    NONZERO_COORDINATES = 133
+    RESAMPLE_GRAD = 134
     SLICE_GRAD = 135
+    ADAM_OPTIMIZER = 136
     ARGMIN = 137
     ARGMAX = 138
+    ROI_ALIGN = 139
     GATHER_ND1 = 140
     ELEMENT_WISE_ATAN_YX = 141
     ELEMENT_WISE_CLIP_GRAD = 142
@@ -239,6 +256,9 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     CUMULATIVE_PRODUCT = 145
     BATCH_NORMALIZATION_GRAD = 146
     ELEMENT_WISE_QUANTIZED_LINEAR_ADD = 147
+    DYNAMIC_QUANTIZE_LINEAR = 148
+    ROI_ALIGN1 = 149
+    ROI_ALIGN_GRAD = 150
     BATCH_NORMALIZATION_TRAINING = 151
     BATCH_NORMALIZATION_TRAINING_GRAD = 152
     ELEMENT_WISE_CLIP1 = 153
@@ -249,7 +269,10 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     ACTIVATION_SOFTMAX1 = 158
     ACTIVATION_LOG_SOFTMAX1 = 159
     ACTIVATION_HARDMAX1 = 160
+    RESAMPLE2 = 161
+    RESAMPLE_GRAD1 = 162
     DIAGONAL_MATRIX1 = 163
+    MULTIHEAD_ATTENTION = 164
     LP_POOLING1 = 165
     AVERAGE_POOLING1 = 166
     ACTIVATION_SWISH = 167
@@ -257,8 +280,12 @@ class OperatorType(DmlEnum, c_prefix="DML_OPERATOR_"):
     QUANTIZED_LINEAR_AVERAGE_POOLING = 169
     MATRIX_MULTIPLY_INTEGER_TO_FLOAT = 170
     MEAN_VARIANCE_NORMALIZATION2 = 171
+    MULTIHEAD_ATTENTION1 = 172
     QUANTIZE = 173
     DEQUANTIZE = 174
+    RESAMPLE3 = 175
+    FOLD = 176
+    UNFOLD = 177
 
 
 class GraphNodeType(DmlEnum, c_prefix="DML_GRAPH_NODE_TYPE_"):
@@ -334,6 +361,16 @@ class PaddingMode(DmlEnum, c_prefix="DML_PADDING_MODE_"):
     """The input repeated periodically, the far edge's values first ("wrap"); FL 6_4."""
 
 
+class InterpolationMode(DmlEnum, c_prefix="DML_INTERPOLATION_MODE_"):
+    """DML_INTERPOLATION_MODE: how UPSAMPLE_2D and the RESAMPLE operators choose an output element (both members
+    FL 1_0)."""
+
+    NEAREST_NEIGHBOR = 0
+    """The input element nearest the output element's pixel centre (ONNX's Resize mode "nearest")."""
+    LINEAR = 1
+    """The weighted average of the 2 nearest input elements per dimension, up to 4 dimensions (16 taps; "linear")."""
+
+
 class ConvolutionMode(DmlEnum, c_prefix="DML_CONVOLUTION_MODE_"):
     """DML_CONVOLUTION_MODE: whether CONVOLUTION flips its filter (both members FL 1_0)."""
 
@@ -355,7 +392,9 @@ class ConvolutionDirection(DmlEnum, c_prefix="DML_CONVOLUTION_DIRECTION_"):
 
 class AxisDirection(DmlEnum, c_prefix="DML_AXIS_DIRECTION_"):
     """DML_AXIS_DIRECTION (DML_TARGET_VERSION >= 0x2100; both members FL 2_1): the order along an axis in which
-    ARGMIN/ARGMAX break ties, TOP_K1 selects and the cumulative operators run."""
+    ARGMIN/ARGMAX break ties, TOP_K1 selects and the cumulative operators run; RESAMPLE2, RESAMPLE3 and
+    RESAMPLE_GRAD1's RoundingDirection (NEAREST_NEIGHBOR only): INCREASING rounds a fractional input coordinate up,
+    DECREASING down."""
 
     INCREASING = 0
     """By ascending index: the first extreme (ARGMIN, ARGMAX), the smallest K ascending (TOP_K1), a running tally
@@ -381,6 +420,17 @@ class ReduceFunction(DmlEnum, c_prefix="DML_REDUCE_FUNCTION_"):
     SUM_SQUARE = 11
 
 
+class RecurrentNetworkDirection(DmlEnum, c_prefix="DML_RECURRENT_NETWORK_DIRECTION_"):
+    """DML_RECURRENT_NETWORK_DIRECTION: which way RNN, LSTM and GRU run along the sequence (every member FL 1_0)."""
+
+    FORWARD = 0
+    """From the first step to the last (num_directions 1)."""
+    BACKWARD = 1
+    """From the last step to the first (num_directions 1)."""
+    BIDIRECTIONAL = 2
+    """Both, forward's results first (num_directions 2)."""
+
+
 class RandomGeneratorType(DmlEnum, c_prefix="DML_RANDOM_GENERATOR_TYPE_"):
     """DML_RANDOM_GENERATOR_TYPE (DML_TARGET_VERSION >= 0x3000): RANDOM_GENERATOR's algorithm."""
 
@@ -394,6 +444,32 @@ class QuantizationType(DmlEnum, c_prefix="DML_QUANTIZATION_TYPE_"):
     NONE = 0
     SCALE = 1
     SCALE_ZERO_POINT = 2
+
+
+class MultiheadAttentionMaskType(DmlEnum, c_prefix="DML_MULTIHEAD_ATTENTION_MASK_TYPE_"):
+    """DML_MULTIHEAD_ATTENTION_MASK_TYPE (DML_TARGET_VERSION >= 0x6100; every member FL 6_1): how
+    MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1 read MaskTensor (INT32)."""
+
+    NONE = 0
+    """No mask: MaskTensor is null."""
+    KEY_SEQUENCE_LENGTH = 1
+    """MaskTensor [1, batchSize]: each batch's unpadded key length; the keys after it are masked."""
+    KEY_SEQUENCE_END_START = 2
+    """MaskTensor [2, batchSize]: each batch's end (exclusive), then start (inclusive), of the unpadded keys."""
+    KEY_QUERY_SEQUENCE_LENGTH_START_END = 3
+    """MaskTensor [batchSize * 3 + 2]: key lengths, query starts, the last query end, key starts, the last key end."""
+    BOOLEAN = 4
+    """MaskTensor of the scores' Sizes: 0 adds MaskFilterValue to the score, 1 leaves it."""
+
+
+class DepthSpaceOrder(DmlEnum, c_prefix="DML_DEPTH_SPACE_ORDER_"):
+    """DML_DEPTH_SPACE_ORDER (DML_TARGET_VERSION >= 0x2100; both members FL 2_1): the order in which
+    DEPTH_TO_SPACE1 and SPACE_TO_DEPTH1 move elements between the channels and a block."""
+
+    DEPTH_COLUMN_ROW = 0
+    """Depth, then column, then row: DEPTH_TO_SPACE's and SPACE_TO_DEPTH's order (ONNX's DepthToSpace mode DCR)."""
+    COLUMN_ROW_DEPTH = 1
+    """Column, then row, then depth (ONNX's DepthToSpace mode CRD)."""
 
 
 DML_TENSOR_DIMENSION_COUNT_MAX = 5

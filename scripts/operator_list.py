@@ -22,6 +22,7 @@ from dmlpy.ops.batch_normalization import BATCH_NORMALIZATION_OPERATORS
 from dmlpy.ops.convolution import ConvolutionOperatorDesc
 from dmlpy.ops.convolution_integer import INTEGER_CONVOLUTION_OPERATORS
 from dmlpy.ops.cumulative import CUMULATIVE_OPERATORS
+from dmlpy.ops.depth_space import DEPTH_SPACE_OPERATORS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from dmlpy.ops.element_wise_bits import BIT_OPERATORS
 from dmlpy.ops.element_wise_clip import CLIP_OPERATORS
@@ -30,6 +31,7 @@ from dmlpy.ops.element_wise_logical import LOGICAL_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from dmlpy.ops.element_wise_modulus import MODULUS_OPERATORS
 from dmlpy.ops.element_wise_signs import SIGN_OPERATORS
+from dmlpy.ops.fold import FOLD_OPERATORS
 from dmlpy.ops.gather import GATHER_OPERATORS
 from dmlpy.ops.gemm import GemmOperatorDesc
 from dmlpy.ops.generators import GENERATOR_OPERATORS
@@ -41,8 +43,13 @@ from dmlpy.ops.mean_variance_normalization import MEAN_VARIANCE_OPERATORS
 from dmlpy.ops.padding import PADDING_OPERATORS
 from dmlpy.ops.pooling import POOLING_OPERATORS
 from dmlpy.ops.pooling_grad import POOLING_BACKWARD_OPERATORS
+from dmlpy.ops.recurrent import RECURRENT_OPERATORS
 from dmlpy.ops.reduction import REDUCTION_OPERATORS
+from dmlpy.ops.resample import RESAMPLE_OPERATORS
+from dmlpy.ops.resample_grad import RESAMPLE_GRAD_OPERATORS
+from dmlpy.ops.roi import ROI_OPERATORS
 from dmlpy.ops.scatter import SCATTER_OPERATORS
+from dmlpy.ops.sequences import SEQUENCE_OPERATORS
 from dmlpy.ops.slice import SLICE_OPERATORS
 from dmlpy.ops.tile import TileOperatorDesc
 from dmlpy.ops.top_k import TOP_K_OPERATORS
@@ -70,6 +77,7 @@ SHARED_PAGES = {
     **{desc.OPERATOR_TYPE.c_name: "activation_softmax.md" for desc in SOFTMAX_ACTIVATIONS},
     **{desc.OPERATOR_TYPE.c_name: "activation_exponential.md" for desc in EXPONENTIAL_ACTIVATIONS},
     "DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW": "element_wise_pow.md",
+    "DML_OPERATOR_MULTIHEAD_ATTENTION1": "multihead_attention.md",
     **{desc.OPERATOR_TYPE.c_name: "gemm.md" for desc in (GemmOperatorDesc, *INTEGER_MATRIX_OPERATORS)},
     **{
         desc.OPERATOR_TYPE.c_name: "convolution.md"
@@ -85,6 +93,7 @@ SHARED_PAGES = {
         )
     },
     **{desc.OPERATOR_TYPE.c_name: "pooling.md" for desc in (*POOLING_OPERATORS, *POOLING_BACKWARD_OPERATORS)},
+    **{desc.OPERATOR_TYPE.c_name: "recurrent.md" for desc in RECURRENT_OPERATORS},
     **{
         desc.OPERATOR_TYPE.c_name: "slice.md"
         for desc in (*SLICE_OPERATORS, *JOIN_SPLIT_OPERATORS, *PADDING_OPERATORS, TileOperatorDesc)
@@ -96,6 +105,12 @@ SHARED_PAGES = {
     **{
         desc.OPERATOR_TYPE.c_name: "gather_scatter.md"
         for desc in (*GATHER_OPERATORS, *SCATTER_OPERATORS, *GENERATOR_OPERATORS)
+    },
+    **{desc.OPERATOR_TYPE.c_name: "resample.md" for desc in (*RESAMPLE_OPERATORS, *RESAMPLE_GRAD_OPERATORS)},
+    **{desc.OPERATOR_TYPE.c_name: "roi.md" for desc in ROI_OPERATORS},
+    **{
+        desc.OPERATOR_TYPE.c_name: "rearranging.md"
+        for desc in (*DEPTH_SPACE_OPERATORS, *SEQUENCE_OPERATORS, *FOLD_OPERATORS)
     },
 }
 """Operators documented on a page they share: FL 6_3's pair on the 4-bit page outside docs/operators/, and in

@@ -3,6 +3,7 @@ DML_OPERATOR_DESC (``dmlpy.ops.union``) is built from it; this package exports t
 
 from __future__ import annotations
 
+from dmlpy.ops._recurrent import RecurrentActivation
 from dmlpy.ops._unary import ScaleBias
 from dmlpy.ops.activation_exponential import (
     ActivationCeluOperatorDesc,
@@ -37,6 +38,7 @@ from dmlpy.ops.activation_softmax import (
     ActivationSoftmax1OperatorDesc,
     ActivationSoftmaxOperatorDesc,
 )
+from dmlpy.ops.adam_optimizer import AdamOptimizerOperatorDesc
 from dmlpy.ops.batch_normalization import (
     BatchNormalizationGradOperatorDesc,
     BatchNormalizationOperatorDesc,
@@ -50,6 +52,13 @@ from dmlpy.ops.convolution_integer import (
     QuantizedLinearConvolutionOperatorDesc,
 )
 from dmlpy.ops.cumulative import CumulativeProductOperatorDesc, CumulativeSummationOperatorDesc
+from dmlpy.ops.depth_space import (
+    DepthToSpace1OperatorDesc,
+    DepthToSpaceOperatorDesc,
+    SpaceToDepth1OperatorDesc,
+    SpaceToDepthOperatorDesc,
+)
+from dmlpy.ops.dynamic_quantize_linear import DynamicQuantizeLinearOperatorDesc
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ElementWiseAddOperatorDesc,
@@ -136,6 +145,7 @@ from dmlpy.ops.element_wise_signs import (
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fold import FoldOperatorDesc, UnfoldOperatorDesc
 from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.ops.gather import (
     GatherElementsOperatorDesc,
@@ -167,6 +177,7 @@ from dmlpy.ops.mean_variance_normalization import (
     MeanVarianceNormalization2OperatorDesc,
     MeanVarianceNormalizationOperatorDesc,
 )
+from dmlpy.ops.multihead_attention import MultiheadAttention1OperatorDesc, MultiheadAttentionOperatorDesc
 from dmlpy.ops.padding import Padding1OperatorDesc, PaddingOperatorDesc
 from dmlpy.ops.pooling import (
     AveragePooling1OperatorDesc,
@@ -180,7 +191,22 @@ from dmlpy.ops.pooling import (
 )
 from dmlpy.ops.pooling_grad import AveragePoolingGradOperatorDesc, MaxPoolingGradOperatorDesc, MaxUnpoolingOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.recurrent import GruOperatorDesc, LstmOperatorDesc, RnnOperatorDesc
 from dmlpy.ops.reduction import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
+from dmlpy.ops.resample import (
+    Resample1OperatorDesc,
+    Resample2OperatorDesc,
+    Resample3OperatorDesc,
+    ResampleOperatorDesc,
+    Upsample2DOperatorDesc,
+)
+from dmlpy.ops.resample_grad import ResampleGrad1OperatorDesc, ResampleGradOperatorDesc
+from dmlpy.ops.roi import (
+    RoiAlign1OperatorDesc,
+    RoiAlignGradOperatorDesc,
+    RoiAlignOperatorDesc,
+    RoiPoolingOperatorDesc,
+)
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.ops.scatter import (
     OneHotOperatorDesc,
@@ -188,6 +214,12 @@ from dmlpy.ops.scatter import (
     ScatterNdOperatorDesc,
     ScatterOperatorDesc,
 )
+from dmlpy.ops.sequences import (
+    NonzeroCoordinatesOperatorDesc,
+    ReverseSubsequencesOperatorDesc,
+    ValueScale2DOperatorDesc,
+)
+from dmlpy.ops.size_2d import Size2D
 from dmlpy.ops.slice import Slice1OperatorDesc, SliceGradOperatorDesc, SliceOperatorDesc
 from dmlpy.ops.table import DIRECTML_OPERATORS as DIRECTML_OPERATORS
 from dmlpy.ops.table import OPERATORS as OPERATORS
@@ -227,6 +259,7 @@ __all__ = [
     "ActivationSwishOperatorDesc",
     "ActivationTanhOperatorDesc",
     "ActivationThresholdedReluOperatorDesc",
+    "AdamOptimizerOperatorDesc",
     "ArgMaxOperatorDesc",
     "ArgMinOperatorDesc",
     "AveragePooling1OperatorDesc",
@@ -241,9 +274,12 @@ __all__ = [
     "ConvolutionOperatorDesc",
     "CumulativeProductOperatorDesc",
     "CumulativeSummationOperatorDesc",
+    "DepthToSpace1OperatorDesc",
+    "DepthToSpaceOperatorDesc",
     "DequantizeOperatorDesc",
     "DiagonalMatrix1OperatorDesc",
     "DiagonalMatrixOperatorDesc",
+    "DynamicQuantizeLinearOperatorDesc",
     "ElementWiseAbsOperatorDesc",
     "ElementWiseAcosOperatorDesc",
     "ElementWiseAcoshOperatorDesc",
@@ -313,18 +349,21 @@ __all__ = [
     "ExtElementWiseRoundOperatorDesc",
     "FillValueConstantOperatorDesc",
     "FillValueSequenceOperatorDesc",
+    "FoldOperatorDesc",
     "FusedActivation",
     "GatherElementsOperatorDesc",
     "GatherNd1OperatorDesc",
     "GatherNdOperatorDesc",
     "GatherOperatorDesc",
     "GemmOperatorDesc",
+    "GruOperatorDesc",
     "JoinOperatorDesc",
     "LocalResponseNormalizationGradOperatorDesc",
     "LocalResponseNormalizationOperatorDesc",
     "LpNormalizationOperatorDesc",
     "LpPooling1OperatorDesc",
     "LpPoolingOperatorDesc",
+    "LstmOperatorDesc",
     "MatrixMultiplyIntegerOperatorDesc",
     "MatrixMultiplyIntegerToFloatOperatorDesc",
     "MaxPooling1OperatorDesc",
@@ -335,6 +374,9 @@ __all__ = [
     "MeanVarianceNormalization1OperatorDesc",
     "MeanVarianceNormalization2OperatorDesc",
     "MeanVarianceNormalizationOperatorDesc",
+    "MultiheadAttention1OperatorDesc",
+    "MultiheadAttentionOperatorDesc",
+    "NonzeroCoordinatesOperatorDesc",
     "OneHotOperatorDesc",
     "OperatorDesc",
     "Padding1OperatorDesc",
@@ -344,17 +386,36 @@ __all__ = [
     "QuantizedLinearConvolutionOperatorDesc",
     "QuantizedLinearMatrixMultiplyOperatorDesc",
     "RandomGeneratorOperatorDesc",
+    "RecurrentActivation",
     "ReduceOperatorDesc",
+    "Resample1OperatorDesc",
+    "Resample2OperatorDesc",
+    "Resample3OperatorDesc",
+    "ResampleGrad1OperatorDesc",
+    "ResampleGradOperatorDesc",
+    "ResampleOperatorDesc",
+    "ReverseSubsequencesOperatorDesc",
+    "RnnOperatorDesc",
+    "RoiAlign1OperatorDesc",
+    "RoiAlignGradOperatorDesc",
+    "RoiAlignOperatorDesc",
+    "RoiPoolingOperatorDesc",
     "ScalarUnion",
     "ScaleBias",
     "ScatterElementsOperatorDesc",
     "ScatterNdOperatorDesc",
     "ScatterOperatorDesc",
+    "Size2D",
     "Slice1OperatorDesc",
     "SliceGradOperatorDesc",
     "SliceOperatorDesc",
+    "SpaceToDepth1OperatorDesc",
+    "SpaceToDepthOperatorDesc",
     "SplitOperatorDesc",
     "TileOperatorDesc",
     "TopK1OperatorDesc",
     "TopKOperatorDesc",
+    "UnfoldOperatorDesc",
+    "Upsample2DOperatorDesc",
+    "ValueScale2DOperatorDesc",
 ]

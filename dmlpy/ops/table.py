@@ -8,16 +8,21 @@ from __future__ import annotations
 from dmlpy.enums import ExtOperatorType, OperatorType
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._elementwise import ElementwiseDesc
+from dmlpy.ops._recurrent import RecurrentActivation
 from dmlpy.ops.activation_exponential import EXPONENTIAL_ACTIVATIONS
 from dmlpy.ops.activation_piecewise import (
     PIECEWISE_ACTIVATIONS,
+    ActivationDesc,
 )
 from dmlpy.ops.activation_softmax import SOFTMAX_ACTIVATIONS
+from dmlpy.ops.adam_optimizer import AdamOptimizerOperatorDesc
 from dmlpy.ops.batch_normalization import BATCH_NORMALIZATION_OPERATORS
 from dmlpy.ops.cast import CastOperatorDesc
 from dmlpy.ops.convolution import ConvolutionOperatorDesc
 from dmlpy.ops.convolution_integer import INTEGER_CONVOLUTION_OPERATORS
 from dmlpy.ops.cumulative import CUMULATIVE_OPERATORS
+from dmlpy.ops.depth_space import DEPTH_SPACE_OPERATORS
+from dmlpy.ops.dynamic_quantize_linear import DynamicQuantizeLinearOperatorDesc
 from dmlpy.ops.element_wise_add1 import ElementWiseAdd1OperatorDesc
 from dmlpy.ops.element_wise_arithmetic import (
     ARITHMETIC_OPERATORS,
@@ -60,6 +65,7 @@ from dmlpy.ops.element_wise_signs import (
 )
 from dmlpy.ops.ext_element_wise_quantize_linear import ExtElementWiseQuantizeLinearOperatorDesc
 from dmlpy.ops.ext_element_wise_round import ExtElementWiseRoundOperatorDesc
+from dmlpy.ops.fold import FOLD_OPERATORS
 from dmlpy.ops.fused_activation import FUSIBLE_ACTIVATIONS, FusedActivation
 from dmlpy.ops.gather import GATHER_OPERATORS
 from dmlpy.ops.gemm import GemmOperatorDesc
@@ -69,12 +75,18 @@ from dmlpy.ops.local_response_normalization import LOCAL_RESPONSE_OPERATORS
 from dmlpy.ops.lp_normalization import LpNormalizationOperatorDesc
 from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
 from dmlpy.ops.mean_variance_normalization import MEAN_VARIANCE_OPERATORS
+from dmlpy.ops.multihead_attention import ATTENTION_OPERATORS
 from dmlpy.ops.padding import PADDING_OPERATORS
 from dmlpy.ops.pooling import POOLING_OPERATORS
 from dmlpy.ops.pooling_grad import POOLING_BACKWARD_OPERATORS
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.recurrent import RECURRENT_OPERATORS
 from dmlpy.ops.reduction import REDUCTION_OPERATORS
+from dmlpy.ops.resample import RESAMPLE_OPERATORS
+from dmlpy.ops.resample_grad import RESAMPLE_GRAD_OPERATORS
+from dmlpy.ops.roi import ROI_OPERATORS
 from dmlpy.ops.scatter import SCATTER_OPERATORS
+from dmlpy.ops.sequences import SEQUENCE_OPERATORS
 from dmlpy.ops.slice import SLICE_OPERATORS
 from dmlpy.ops.tile import TileOperatorDesc
 from dmlpy.ops.top_k import TOP_K_OPERATORS
@@ -108,16 +120,19 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     CastOperatorDesc,
     QuantizeOperatorDesc,
     DequantizeOperatorDesc,
+    DynamicQuantizeLinearOperatorDesc,
     GemmOperatorDesc,
     *INTEGER_MATRIX_OPERATORS,
     ConvolutionOperatorDesc,
     *INTEGER_CONVOLUTION_OPERATORS,
     *POOLING_OPERATORS,
     *POOLING_BACKWARD_OPERATORS,
+    *ROI_OPERATORS,
     *BATCH_NORMALIZATION_OPERATORS,
     *MEAN_VARIANCE_OPERATORS,
     *LOCAL_RESPONSE_OPERATORS,
     LpNormalizationOperatorDesc,
+    *RECURRENT_OPERATORS,
     *REDUCTION_OPERATORS,
     *TOP_K_OPERATORS,
     *CUMULATIVE_OPERATORS,
@@ -128,6 +143,13 @@ _IN_ORDER: tuple[type[OperatorDescBase], ...] = (  # in the order messages and l
     *GATHER_OPERATORS,
     *SCATTER_OPERATORS,
     *GENERATOR_OPERATORS,
+    *RESAMPLE_OPERATORS,
+    *RESAMPLE_GRAD_OPERATORS,
+    *DEPTH_SPACE_OPERATORS,
+    *SEQUENCE_OPERATORS,
+    *FOLD_OPERATORS,
+    *ATTENTION_OPERATORS,
+    AdamOptimizerOperatorDesc,
     ExtElementWiseRoundOperatorDesc,
     ExtElementWiseQuantizeLinearOperatorDesc,
 )
@@ -142,3 +164,11 @@ FusedActivation.ACTIVATIONS = {
     if isinstance(t, OperatorType) and t.name in FUSIBLE_ACTIVATIONS and issubclass(desc, ElementwiseDesc)
 }
 """The activations an operator's FusedActivation may name: every one of the table that DirectML fuses."""
+
+RecurrentActivation.ACTIVATIONS = {
+    t: desc
+    for t, desc in DIRECTML_OPERATORS.items()
+    if isinstance(t, OperatorType) and issubclass(desc, ActivationDesc)
+}
+"""The activations an entry of RNN's, LSTM's or GRU's ActivationDescs may name: every one-input element-wise
+activation of the table."""

@@ -305,6 +305,234 @@ INDEXING = (
 )
 
 
+def resampling(operator: str) -> Builder:
+    """The builder of UPSAMPLE_2D, a RESAMPLE operator or a gradient over ``dims`` dimensions: UPSAMPLE_2D's input
+    {2, .., 2, 3} doubled in Height (ScaleSize {Width 1, Height 2}; None below 2 dimensions), a RESAMPLE operator's
+    {2, ..} to {4, ..} with Scales 2 (a gradient's InputGradientTensor {4, ..}, OutputGradientTensor {2, ..}), pixel
+    offsets 0.5 and -0.5, LINEAR."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        small, large = {"InputTensor", "OutputGradientTensor"}, (4,) * dims
+        fields: dict[str, Any] = {"InterpolationMode": "LINEAR"}
+        if operator == "UPSAMPLE_2D":
+            if dims < 2:
+                return None
+            roles = {"InputTensor": (*(2,) * (dims - 2), 2, 3), "OutputTensor": (*(2,) * (dims - 2), 4, 3)}
+            fields["ScaleSize"] = {"Width": 1, "Height": 2}
+        else:
+            roles = {name: (2,) * dims if name in small else large for name in types}
+            fields["Scales"] = [2.0] * dims
+        if operator not in ("UPSAMPLE_2D", "RESAMPLE"):
+            fields |= {"InputPixelOffsets": [0.5] * dims, "OutputPixelOffsets": [-0.5] * dims}
+        if operator in ("RESAMPLE2", "RESAMPLE3", "RESAMPLE_GRAD1"):
+            fields["RoundingDirection"] = "DECREASING"
+        if operator == "RESAMPLE3":
+            fields["Antialiased"] = True
+        tensors = {name: None if t is None else tensor(t, roles[name]) for name, t in types.items()}
+        return dml.OPERATORS[dml.OperatorType[operator]].model_validate({**tensors, **fields})
+
+    return build
+
+
+RESAMPLING = ("UPSAMPLE_2D", "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "RESAMPLE3", "RESAMPLE_GRAD", "RESAMPLE_GRAD1")
+
+
+def regions(operator: str) -> Builder:
+    """The builder of ROI_POOLING, ROI_ALIGN, ROI_ALIGN1 or ROI_ALIGN_GRAD over ``dims`` dimensions (only 4 can pass
+    the tables: the data tensors are exactly 4-D): an input {2, 3, 5, 5}, 3 regions ({.., 3, 5} for ROI_POOLING,
+    {.., 3, 4} else) with batch indices {.., 3}, the output (a gradient's InputGradientTensor) {3, 3, 2, 2}, the
+    gradients' outputs the input's and the regions' Sizes; PooledSize 2 x 2, AVERAGE, LINEAR, 1 to 2 samples."""
+    width = 5 if operator == "ROI_POOLING" else 4
+    fields: dict[str, Any] = (
+        {"SpatialScale": 1.0, "PooledSize": {"Width": 2, "Height": 2}}
+        if operator == "ROI_POOLING"
+        else {
+            "ReductionFunction": "AVERAGE", "InterpolationMode": "LINEAR", "SpatialScaleX": 1.0,
+            "SpatialScaleY": 1.0, "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 2,
+        }
+    )  # fmt: skip
+    if operator in ("ROI_ALIGN", "ROI_ALIGN1"):
+        fields["OutOfBoundsInputValue"] = 0.0
+    if operator in ("ROI_ALIGN1", "ROI_ALIGN_GRAD"):
+        fields |= {"InputPixelOffset": 0.5, "OutputPixelOffset": -0.5, "AlignRegionsToCorners": False}
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        roles = {
+            "InputTensor": _padded(dims, 2, 3, 5, 5),
+            "ROITensor": _padded(dims, 3, width),
+            "BatchIndicesTensor": _padded(dims, 3),
+            "OutputTensor": _padded(dims, 3, 3, 2, 2),
+            "InputGradientTensor": _padded(dims, 3, 3, 2, 2),
+            "OutputGradientTensor": _padded(dims, 2, 3, 5, 5),
+            "OutputROIGradientTensor": _padded(dims, 3, width),
+        }
+        tensors = {name: None if t is None else tensor(t, roles[name]) for name, t in types.items()}
+        return dml.OPERATORS[dml.OperatorType[operator]].model_validate({**tensors, **fields})
+
+    return build
+
+
+REGIONS = ("ROI_POOLING", "ROI_ALIGN", "ROI_ALIGN1", "ROI_ALIGN_GRAD")
+
+
+def rearranging(operator: str) -> Builder:
+    """The builder of SPACE_TO_DEPTH(1), DEPTH_TO_SPACE(1), VALUE_SCALE_2D, REVERSE_SUBSEQUENCES or
+    NONZERO_COORDINATES over ``dims`` dimensions: the pages' {1, 2, 4, 6} <-> {1, 8, 2, 3} with BlockSize 2 and
+    VALUE_SCALE_2D's {1, 3, 2, 2} (None but at 4 dimensions), the sequences {2, 3, 4, ..} along Axis 0 (their
+    lengths {1, 3, 4, ..}), NONZERO_COORDINATES' count {1, ..} and coordinates {1, .., M, dims} (None at 1)."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        four_only = operator not in ("REVERSE_SUBSEQUENCES", "NONZERO_COORDINATES")
+        if (four_only and dims != 4) or (operator == "NONZERO_COORDINATES" and dims < 2):
+            return None
+        data = (2, 3, 4, 5, 2, 3, 2, 3, 2)[:dims]
+        space, depth = (1, 2, 4, 6), (1, 8, 2, 3)
+        roles: dict[str, tuple[int, ...]]
+        fields: dict[str, Any] = {"BlockSize": 2}
+        if operator in ("SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "DEPTH_TO_SPACE", "DEPTH_TO_SPACE1"):
+            to_depth = operator.startswith("SPACE")
+            roles = {"InputTensor": space if to_depth else depth, "OutputTensor": depth if to_depth else space}
+            fields |= {"Order": "COLUMN_ROW_DEPTH"} if operator.endswith("1") else {}
+        elif operator == "VALUE_SCALE_2D":
+            roles = dict.fromkeys(("InputTensor", "OutputTensor"), (1, 3, 2, 2))
+            fields = {"Scale": 0.5, "Bias": [1.0, 2.0, 3.0]}
+        elif operator == "REVERSE_SUBSEQUENCES":
+            roles = {"InputTensor": data, "OutputTensor": data, "SequenceLengthsTensor": (1, *data[1:])}
+            fields = {"Axis": 0}
+        else:
+            m = 1
+            for size in data:
+                m *= size
+            roles = {"InputTensor": data, "OutputCountTensor": (1,) * dims,
+                     "OutputCoordinatesTensor": (*(1,) * (dims - 2), m, dims)}  # fmt: skip
+            fields = {}
+        tensors = {name: None if t is None else tensor(t, roles[name]) for name, t in types.items()}
+        return dml.OPERATORS[dml.OperatorType[operator]].model_validate({**tensors, **fields})
+
+    return build
+
+
+REARRANGING = (
+    "VALUE_SCALE_2D",
+    "SPACE_TO_DEPTH",
+    "DEPTH_TO_SPACE",
+    "REVERSE_SUBSEQUENCES",
+    "DEPTH_TO_SPACE1",
+    "SPACE_TO_DEPTH1",
+    "NONZERO_COORDINATES",
+)
+
+
+_SIGMOID, _TANH = {"Type": "ACTIVATION_SIGMOID"}, {"Type": "ACTIVATION_TANH"}
+_RECURRENT = {  # operator -> (gates, its own fields)
+    "RNN": (1, {"ActivationDescs": [_TANH]}),
+    "LSTM": (
+        4,
+        {
+            "ActivationDescs": [_SIGMOID, _TANH, _TANH],
+            "ClipThreshold": 0.0,
+            "UseClipThreshold": False,
+            "CoupleInputForget": False,
+        },
+    ),
+    "GRU": (3, {"ActivationDescs": [_SIGMOID, _TANH], "LinearBeforeReset": False}),
+}
+
+
+def recurrent(operator: str) -> Builder:
+    """The builder of RNN, LSTM or GRU, FORWARD: 3 steps, a batch of 2, input_size 4, hidden_size 5, each tensor in
+    its page's layout (4-D; right-aligned in ``dims`` dimensions, which only 4 obeys)."""
+    gates, fields = _RECURRENT[operator]
+    seq, batch, inputs, hidden = 3, 2, 4, 5
+    single = (1, 1, batch, hidden)
+    layouts = {
+        "InputTensor": (1, seq, batch, inputs),
+        "WeightTensor": (1, 1, gates * hidden, inputs),
+        "RecurrenceTensor": (1, 1, gates * hidden, hidden),
+        "BiasTensor": (1, 1, 1, 2 * gates * hidden),
+        "HiddenInitTensor": single,
+        "CellMemInitTensor": single,
+        "SequenceLengthsTensor": (1, 1, 1, batch),
+        "PeepholeTensor": (1, 1, 1, 3 * hidden),
+        "OutputSequenceTensor": (seq, 1, batch, hidden),
+        "OutputSingleTensor": single,
+        "OutputCellSingleTensor": single,
+    }
+
+    made = functools.cache(lambda t, sizes: dml.TensorDesc(desc=tensor(t, sizes)))
+    desc_class = dml.OPERATORS[dml.OperatorType[operator]]
+    own = {**fields, "ActivationDescs": tuple(map(dml.RecurrentActivation.model_validate, fields["ActivationDescs"]))}
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        tensors = {name: None if t is None else made(t, _padded(dims, *layouts[name])) for name, t in types.items()}
+        return desc_class.model_validate({**tensors, "Direction": "FORWARD", **own})
+
+    return build
+
+
+def dynamic_quantize(types: Types, dims: int) -> OperatorDescBase | None:
+    """DYNAMIC_QUANTIZE_LINEAR over {2, 3, 4, ..}: OutputTensor the input's Sizes, the scale and zero point one
+    element { 1, ..., 1 }."""
+    data, one = (2, 3, 4, 5, 2, 3, 2, 3, 2)[:dims], (1,) * dims
+    tensors = {name: None if t is None else tensor(t, data if name in ("InputTensor", "OutputTensor") else one)
+               for name, t in types.items()}  # fmt: skip
+    return dml.DynamicQuantizeLinearOperatorDesc.model_validate(tensors)
+
+
+def attention(operator: str) -> Builder:
+    """The builder of MULTIHEAD_ATTENTION or MULTIHEAD_ATTENTION1 over ``dims`` dimensions, each tensor in its page
+    shape right-aligned (leading 1s; only 3 to 5 can pass with a query): batchSize 2, sequenceLength 3,
+    keyValueSequenceLength 4 (3 where a stacked tensor gives the key with the query), a past of 2, 2 heads of size 4
+    (MULTIHEAD_ATTENTION1: 4 query heads sharing 2 key and value heads, unless a stacked tensor holds both),
+    valueHeadSize 5 (4 where a stacked tensor gives the value); MaskType KEY_SEQUENCE_LENGTH, a mask [1, 2]."""
+
+    def build(types: Types, dims: int) -> OperatorDescBase | None:
+        given = {name for name, t in types.items() if t is not None}
+        stacked = {name for name in given if name.startswith("Stacked")}
+        b, s, p, kv, hs = 2, 3, 2, 2, 4
+        q = 4 if operator == "MULTIHEAD_ATTENTION1" and not stacked else kv
+        t = s if stacked & {"StackedQueryKeyTensor", "StackedQueryKeyValueTensor"} else 4
+        vs = hs if stacked & {"StackedKeyValueTensor", "StackedQueryKeyValueTensor"} else 5
+        layouts = {
+            "QueryTensor": (b, s, q * hs),
+            "KeyTensor": (b, t, kv * hs),
+            "ValueTensor": (b, t, kv * vs),
+            "StackedQueryKeyTensor": (b, s, kv, 2, hs),
+            "StackedKeyValueTensor": (b, t, kv, 2, hs),
+            "StackedQueryKeyValueTensor": (b, s, kv, 3, hs),
+            "BiasTensor": (q * hs + kv * hs + kv * vs,),
+            "MaskTensor": (1, b),
+            "RelativePositionBiasTensor": (b, q, s, p + t),
+            "PastKeyTensor": (b, kv, p, hs),
+            "PastValueTensor": (b, kv, p, vs),
+            "PastSequenceLengthsTensor": (b,),
+            "OutputTensor": (b, s, q * vs),
+            "OutputPresentKeyTensor": (b, kv, p + t if "PastKeyTensor" in given else t, hs),
+            "OutputPresentValueTensor": (b, kv, p + t if "PastValueTensor" in given else t, vs),
+        }
+        heads = (
+            {"HeadCount": kv} if operator == "MULTIHEAD_ATTENTION" else {"QueryHeadCount": q, "KeyValueHeadCount": kv}
+        )
+        tensors = {
+            name: None if ty is None else tensor(ty, _padded(dims, *layouts[name])) for name, ty in types.items()
+        }
+        fields = {"Scale": 0.5, "MaskFilterValue": -10000.0, "MaskType": "KEY_SEQUENCE_LENGTH", **heads}
+        return dml.OPERATORS[dml.OperatorType[operator]].model_validate({**tensors, **fields})
+
+    return build
+
+
+def adam(types: Types, dims: int) -> OperatorDescBase | None:
+    """ADAM_OPTIMIZER over {2, 3, 4, ..}: the parameters, moments, gradient and outputs of those Sizes, the training
+    step { 1, ..., 1 }."""
+    data, one = (2, 3, 4, 5, 2, 3, 2, 3, 2)[:dims], (1,) * dims
+    tensors = {name: None if t is None else tensor(t, one if name == "TrainingStepTensor" else data)
+               for name, t in types.items()}  # fmt: skip
+    return dml.AdamOptimizerOperatorDesc.model_validate(
+        {**tensors, "LearningRate": 0.001, "Beta1": 0.9, "Beta2": 0.999, "Epsilon": 1e-8}
+    )
+
+
 SAMPLES: dict[str, Builder] = {
     "GEMM": matrix_product(dml.GemmOperatorDesc, TransA="NONE", TransB="NONE", Alpha=1.0, Beta=1.0),
     "MATRIX_MULTIPLY_INTEGER": matrix_product(dml.MatrixMultiplyIntegerOperatorDesc),
@@ -370,8 +598,16 @@ SAMPLES: dict[str, Builder] = {
     "AVERAGE_POOLING_GRAD": pooling(dml.AveragePoolingGradOperatorDesc, IncludePadding=False),
     "MAX_POOLING_GRAD": pooling(dml.MaxPoolingGradOperatorDesc),
     "MAX_UNPOOLING": unpooling,
+    **{name: recurrent(name) for name in _RECURRENT},
+    "DYNAMIC_QUANTIZE_LINEAR": dynamic_quantize,
     **{name: reshaping(name) for name in RESHAPING},
     **{name: indexing(name) for name in INDEXING},
+    "MULTIHEAD_ATTENTION": attention("MULTIHEAD_ATTENTION"),
+    "MULTIHEAD_ATTENTION1": attention("MULTIHEAD_ATTENTION1"),
+    "ADAM_OPTIMIZER": adam,
+    **{name: resampling(name) for name in RESAMPLING},
+    **{name: rearranging(name) for name in REARRANGING},
+    **{name: regions(name) for name in REGIONS},
 }
 """A builder per operator of ``tests/data/directml-operators`` that dmlpy implements (by support.json's name), but
 QUANTIZE and DEQUANTIZE (``NOT_COMPARED``)."""

@@ -1,0 +1,213 @@
+"""DML_VALUE_SCALE_2D_OPERATOR_DESC (FL 1_0), DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC (FL 2_1) and
+DML_NONZERO_COORDINATES_OPERATOR_DESC (FL 3_0), from Microsoft's pages.
+
+VALUE_SCALE_2D: Output[n, c, h, w] = Scale * Input[n, c, h, w] + Bias[c], one bias per channel, ChannelCount 1 or 3
+and the input's channel count (an image's preprocessing). REVERSE_SUBSEQUENCES reverses the first L elements of
+every sequence along Axis, L from SequenceLengthsTensor (InputTensor's Sizes with Axis made 1); the output has the
+input's Sizes (ONNX's ReverseSequence, which takes one axis for the batch and one for time). NONZERO_COORDINATES
+writes the coordinates of the input's non-zero elements as the rows of an M x N matrix, M the input's element
+count (every element could be non-zero), N from the input's effective rank (its DimensionCount less leading 1s) to
+its DimensionCount; OutputCountTensor receives how many rows hold coordinates (ONNX's NonZero, transposed). dmlpy
+validates them and does not run them yet.
+
+Where a page contradicts itself: VALUE_SCALE_2D's Bias text says one term "for each dimension of the input
+tensor"; its ChannelCount text, its description and the header's ``_Field_size_(ChannelCount)`` make it one per
+channel, which dmlpy follows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.model import UInt32
+from dmlpy.ops._axes import check_axis, sizes_along
+from dmlpy.ops._base import OutputShape
+from dmlpy.ops._reshaping import FL_2_1_TYPES, table
+from dmlpy.ops._structured import StructuredDesc
+from dmlpy.ops._types import EVERY_TYPE, FLOATS, INPUT_OUTPUT
+from dmlpy.support import SupportTable
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
+
+L, T = FeatureLevel, TensorDataType
+_UINT32 = frozenset({T.UINT32})
+
+
+class ValueScale2DOperatorDesc(StructuredDesc):
+    """DML_VALUE_SCALE_2D_OPERATOR_DESC: OutputTensor[n, c, h, w] = Scale * InputTensor[n, c, h, w] + Bias[c]."""
+
+    OPERATOR_TYPE = OperatorType.VALUE_SCALE_2D
+    SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, ((L.FL_1_0, (4, 4), FLOATS),))
+    INPUTS = ("input_tensor",)
+    OUTPUTS = ("output_tensor",)
+    SAME_DATA_TYPE = (("input_tensor", "output_tensor"),)
+    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"channel_count": ("bias",)}
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor: {BatchCount, ChannelCount, Height, Width}."""
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: InputTensor's Sizes and DataType."""
+    scale: float = Field(alias="Scale")
+    """Scale (C FLOAT): multiplies every input element."""
+    # Left out, it is derived from Bias (COUNTED_ARRAYS), so after construction it is an int.
+    channel_count: UInt32 = Field(default=None, alias="ChannelCount")  # type: ignore[assignment]
+    """ChannelCount: 1 or 3, InputTensor.Sizes[1]; the entries of Bias; derived when left out."""
+    bias: tuple[float, ...] = Field(alias="Bias")
+    """Bias (C FLOAT array): one term per channel, added after the scale."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """InputTensor's Sizes and DataType (the page: the same DataType and Sizes)."""
+        return cls.outputs_like(inputs, "input_tensor", "input_tensor")
+
+    def check_shape_rules(self, level: FeatureLevel) -> None:
+        """ChannelCount is 1 or 3 and InputTensor's channel count."""
+        name, count = self.operator_name(), self.channel_count
+        if count not in (1, 3):
+            raise InvalidArgumentError(
+                f"{name}.ChannelCount is {count}; it must be 1 or 3 (a grey or a colour image): Bias holds one term "
+                "per channel"
+            )
+        channels = self.input_tensor.desc.sizes[1]
+        if channels != count:
+            raise InvalidArgumentError(
+                f"{name}.ChannelCount is {count}; it must equal InputTensor.Sizes[1] ({channels}), the channels of "
+                "{BatchCount, ChannelCount, Height, Width}: Bias holds one term per channel"
+            )
+
+
+_SEQUENCE_ROWS = (
+    (L.FL_2_1, (4, 4), FL_2_1_TYPES, _UINT32),
+    (L.FL_3_0, (4, 5), FL_2_1_TYPES, _UINT32),
+    (L.FL_4_0, (1, 8), FL_2_1_TYPES, _UINT32),
+    (L.FL_5_0, (1, 8), EVERY_TYPE, _UINT32 | {T.UINT64}),
+)
+
+
+class ReverseSubsequencesOperatorDesc(StructuredDesc):
+    """DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC: along Axis, the first L elements of each sequence reversed (L from
+    SequenceLengthsTensor, clamped to the axis), the rest copied."""
+
+    OPERATOR_TYPE = OperatorType.REVERSE_SUBSEQUENCES
+    SUPPORT = SupportTable.per_tensor(
+        OPERATOR_TYPE,
+        frozenset(),
+        tuple(
+            (
+                level,
+                {"InputTensor": (dims, data), "SequenceLengthsTensor": (dims, lengths), "OutputTensor": (dims, data)},
+            )
+            for level, dims, data, lengths in _SEQUENCE_ROWS
+        ),
+    )
+    INPUTS = ("input_tensor", "sequence_lengths_tensor")
+    OUTPUTS = ("output_tensor",)
+    SAME_DATA_TYPE = (("input_tensor", "output_tensor"),)
+    SAME_DIMENSION_COUNT = (("input_tensor", "output_tensor", "sequence_lengths_tensor"),)
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor: the sequences, along Axis."""
+    sequence_lengths_tensor: TensorDesc = Field(alias="SequenceLengthsTensor")
+    """SequenceLengthsTensor: each sequence's length L, InputTensor's Sizes with Axis made 1; UINT32 (UINT64 from
+    FL 5_0). 0 and 1 leave a sequence as it is; a length past the axis reverses the whole of it."""
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: InputTensor's Sizes and DataType."""
+    axis: UInt32 = Field(alias="Axis")
+    """Axis: the dimension the sequences run along, less than InputTensor.DimensionCount."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """InputTensor's Sizes and DataType."""
+        return cls.outputs_like(inputs, "input_tensor", "input_tensor")
+
+    def check_shape_rules(self, level: FeatureLevel) -> None:
+        """Axis names a dimension; SequenceLengthsTensor has InputTensor's Sizes with Axis made 1."""
+        sizes = self.input_tensor.desc.sizes
+        check_axis(self, "axis", self.axis, len(sizes))
+        wanted = sizes_along(sizes, self.axis, 1)
+        given = self.sequence_lengths_tensor.desc.sizes
+        if given != wanted:
+            raise InvalidArgumentError(
+                f"{self.operator_name()}.SequenceLengthsTensor.Sizes is {list(given)}; it must be {list(wanted)}: "
+                f"InputTensor.Sizes {list(sizes)} with dimension Axis ({self.axis}) made 1, one length per sequence"
+            )
+
+
+_NONZERO_ROWS = (
+    (L.FL_3_0, {"InputTensor": ((4, 5), FL_2_1_TYPES), "OutputCountTensor": ((4, 5), _UINT32),
+                "OutputCoordinatesTensor": ((4, 5), _UINT32)}),
+    (L.FL_4_0, {"InputTensor": ((1, 8), FL_2_1_TYPES), "OutputCountTensor": ((1, 8), _UINT32),
+                "OutputCoordinatesTensor": ((2, 8), _UINT32)}),
+)  # fmt: skip
+_COUNT_RULE = "OutputCountTensor.Sizes are all 1 (one UINT32: how many rows of OutputCoordinatesTensor are written)"
+_COORDINATES_RULE = (
+    "OutputCoordinatesTensor.Sizes = {1, .., 1, M, N}: M = InputTensor's element count (every element could be "
+    "non-zero), InputTensor's effective rank (DimensionCount less leading 1s) <= N <= InputTensor.DimensionCount"
+)
+
+
+def effective_rank(sizes: tuple[int, ...]) -> int:
+    """The DimensionCount less the leading 1s (at least 1)."""
+    leading = next((dim for dim, size in enumerate(sizes) if size != 1), len(sizes))
+    return max(len(sizes) - leading, 1)
+
+
+class NonzeroCoordinatesOperatorDesc(StructuredDesc):
+    """DML_NONZERO_COORDINATES_OPERATOR_DESC: the coordinates of InputTensor's non-zero elements (+0.0 and -0.0 are
+    zero) as rows, in element order, and their count."""
+
+    OPERATOR_TYPE = OperatorType.NONZERO_COORDINATES
+    SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, frozenset(), _NONZERO_ROWS)
+    INPUTS = ("input_tensor",)
+    OUTPUTS = ("output_count_tensor", "output_coordinates_tensor")
+
+    input_tensor: TensorDesc = Field(alias="InputTensor")
+    """InputTensor: the tensor whose non-zero elements are listed."""
+    output_count_tensor: TensorDesc = Field(alias="OutputCountTensor")
+    """OutputCountTensor: UINT32, every size 1: the number of non-zero elements."""
+    output_coordinates_tensor: TensorDesc = Field(alias="OutputCoordinatesTensor")
+    """OutputCoordinatesTensor: UINT32 {1, .., 1, M, N}: M the input's element count, N from its effective rank to
+    its DimensionCount (each row the last N coordinates); rows past the count are undefined."""
+
+    @classmethod
+    def output_shapes(
+        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
+    ) -> tuple[OutputShape, ...]:
+        """Both UINT32, their DimensionCount and N the caller's (``check_shape_rules`` checks them)."""
+        source = inputs["input_tensor"]
+        assert source is not None
+        count = math.prod(source.sizes)
+        coordinates = f"{_COORDINATES_RULE}: M = {count}, {effective_rank(source.sizes)} <= N <= {len(source.sizes)}"
+        return (
+            OutputShape(None, T.UINT32, _COUNT_RULE),
+            OutputShape(None, T.UINT32, coordinates),
+        )
+
+    def check_shape_rules(self, level: FeatureLevel) -> None:
+        """OutputCountTensor holds one element; OutputCoordinatesTensor is {1, .., 1, M, N}."""
+        name, sizes = self.operator_name(), self.input_tensor.desc.sizes
+        count_sizes = self.output_count_tensor.desc.sizes
+        if any(size != 1 for size in count_sizes):
+            raise InvalidArgumentError(
+                f"{name}.OutputCountTensor.Sizes is {list(count_sizes)}; every size must be 1: {_COUNT_RULE}"
+            )
+        given = self.output_coordinates_tensor.desc.sizes
+        m, low, high = math.prod(sizes), effective_rank(sizes), len(sizes)
+        *leading, rows, columns = given
+        if any(size != 1 for size in leading) or rows != m or not low <= columns <= high:
+            raise InvalidArgumentError(
+                f"{name}.OutputCoordinatesTensor.Sizes is {list(given)}; it must be {{1, .., 1, {m}, N}} with "
+                f"{low} <= N <= {high}: {_COORDINATES_RULE}"
+            )
+
+
+SEQUENCE_OPERATORS = (ValueScale2DOperatorDesc, ReverseSubsequencesOperatorDesc, NonzeroCoordinatesOperatorDesc)
+"""VALUE_SCALE_2D, REVERSE_SUBSEQUENCES and NONZERO_COORDINATES, in the operator table's order."""
