@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, TensorDataType
-from dmlpy.model import UInt32
+from dmlpy.model import Bool, UInt32
 from dmlpy.ops._axes import check_axis
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
@@ -86,7 +86,7 @@ class CumulativeSummationOperatorDesc(_CumulativeDesc):
     axis_direction: AxisDirection = Field(alias="AxisDirection")
     """AxisDirection: INCREASING sums by ascending index, DECREASING by descending index (ONNX CumSum's
     reverse)."""
-    has_exclusive_sum: bool = Field(alias="HasExclusiveSum")
+    has_exclusive_sum: Bool = Field(alias="HasExclusiveSum")
     """HasExclusiveSum (BOOL): TRUE writes the tally before adding the current element (the first output 0, the
     total written nowhere; ONNX CumSum's exclusive), FALSE after."""
 
@@ -105,7 +105,7 @@ class CumulativeProductOperatorDesc(_CumulativeDesc):
     """Axis: the dimension to multiply along, less than InputTensor's DimensionCount."""
     axis_direction: AxisDirection = Field(alias="AxisDirection")
     """AxisDirection: INCREASING multiplies by ascending index, DECREASING by descending index."""
-    has_exclusive_product: bool = Field(alias="HasExclusiveProduct")
+    has_exclusive_product: Bool = Field(alias="HasExclusiveProduct")
     """HasExclusiveProduct (BOOL): TRUE writes the tally before multiplying by the current element (the first
     output 1, the total written nowhere), FALSE after."""
 

@@ -6,7 +6,9 @@ support table can refuse the case; None where no such descriptor exists (a matri
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import dmlpy as dml
@@ -628,3 +630,36 @@ page says FL 2_0; the header lists DML_OPERATOR_TOP_K among FL 1_0's enumerators
 FL 3_0; the header has DML_OPERATOR_MAX_UNPOOLING in its DML_TARGET_VERSION >= 0x2000 block. SCATTER_ELEMENTS is
 the other way round: its page (DML_SCATTER) says FL 1_0, the header has DML_OPERATOR_SCATTER_ELEMENTS and its alias
 DML_OPERATOR_SCATTER in the DML_TARGET_VERSION >= 0x2000 block, so dmlpy's first table holds from FL 2_0."""
+
+
+TABLE = Path(__file__).resolve().parents[1] / "data" / "directml-operators" / "support.json"
+
+
+def valid_sample(desc_class: type[OperatorDescBase]) -> OperatorDescBase | None:
+    """A descriptor of ``desc_class`` that validates at DML_FEATURE_LEVEL_6_4, from its SAMPLES builder: every
+    tensor of the newest support table present, of its first documented type, at the most dimensions that build;
+    None for an operator with no builder (QUANTIZE, DEQUANTIZE, FOLD and UNFOLD, whose pages list no types)."""
+    name = desc_class.OPERATOR_TYPE.name
+    build = SAMPLES.get(name)
+    if build is None:
+        return None
+    (entry,) = (op for op in json.loads(TABLE.read_text(encoding="utf-8"))["ops"] if op["op"] == name)
+    # Every tensor given; the required ones only; those and attention's separate sources (one source per role).
+    presences = (None, (), ("QueryTensor", "KeyTensor", "ValueTensor"))
+    for row, optional in ((row, keep) for row in reversed(entry["support"]) for keep in presences):
+        types = {
+            c: T[info["types"][0]]
+            if info.get("types") and (optional is None or "Optional" not in info["kind"] or c in optional)
+            else None
+            for c, info in row["tensors"].items()
+        }
+        highest = max(info["dims_max"] for info in row["tensors"].values())
+        for dims in range(highest, 0, -1):
+            try:
+                desc = build(types, dims)
+                if desc is not None:
+                    dml.validate(desc, dml.FeatureLevel.FL_6_4)
+                    return desc
+            except dml.DmlError:
+                continue
+    return None

@@ -27,6 +27,8 @@ from dmlpy.descriptors_json import DescriptorProblems, parse_descriptor
 from dmlpy.enums import DmlEnum, DmlFlag, ExtRoundingMode
 from dmlpy.model import DmlModel
 from dmlpy.ops import ScaleBias
+from dmlpy.ops._base import OperatorDescBase
+from tests.helpers.structured import valid_sample
 
 TENSOR = {"DataType": "FLOAT32", "Sizes": [1, 2, 3, 4]}
 NOISE = ("ExtTensorDataType", "int-enum[", "input_value=", "Input should", "pydantic", "OperatorDesc[", "_Unknown")
@@ -66,6 +68,11 @@ def _valid(cls: type[DmlModel]) -> dict[str, Any]:
         return {"type": "BUFFER", "desc": TENSOR}
     if cls is ScaleBias:
         return {"scale": 2.0, "bias": 1.0}
+    sample = valid_sample(cls) if issubclass(cls, OperatorDescBase) else None
+    if sample is not None:  # an operator that is not element-wise: its tensors' shapes must agree
+        fields = {info.alias or name: name for name, info in cls.model_fields.items()}
+        dumped = sample.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {fields[key]: value for key, value in dumped.items()}
     return {name: _valid_value(info.annotation) for name, info in cls.model_fields.items() if info.is_required()}
 
 
@@ -96,18 +103,31 @@ def _members(annotation: Any) -> list[Any]:
     return [annotation]
 
 
-def _wrong_values(annotation: Any) -> list[Any]:
-    """Values of the wrong kind for a field of ``annotation``: JSON-able ones, and an arbitrary object."""
+def _signed(metadata: Any) -> bool:
+    """Whether the constraints in ``metadata`` (a field's, or an Annotated type's) allow negative numbers: a C INT."""
+    return any(getattr(rule, "ge", 0) < 0 for m in metadata for rule in (getattr(m, "metadata", None) or [m]))
+
+
+def _wrong_values(annotation: Any, metadata: Any = ()) -> list[Any]:
+    """Values of the wrong kind for a field of ``annotation`` (and its constraints): JSON-able ones, and an arbitrary
+    object."""
     members = _members(annotation)
     if any(isinstance(m, type) and issubclass(m, pydantic.BaseModel) for m in members):
         return [5, "text", [1, 2], object()]
     if any(isinstance(m, type) and issubclass(m, DmlEnum | DmlFlag) for m in members):
         return ["NOT_A_VALUE", 2.5, [1], object()]
-    if any(typing.get_origin(m) is tuple for m in members):
-        return [5, "1234", [1, "x"], [1, -2], [1, 2.5], object()]
+    arrays = [m for m in members if typing.get_origin(m) is tuple]
+    if arrays:
+        item = typing.get_args(arrays[0])[0]
+        if float in _members(item):  # an array of FLOATs takes any number
+            return [5, "1234", [1, "x"], object()]
+        negative = -(2**40) if _signed(typing.get_args(item)[1:]) else -2
+        return [5, "1234", [1, "x"], [1, negative], [1, 2.5], object()]
     if float in members:
         return ["abc", [1.0], object()]
-    return ["abc", "4", True, -1, 2.5, [1], object()]
+    if bool in members:  # a C BOOL: true, false, 1 or 0
+        return ["abc", "true", 2, 2.5, [1], object()]
+    return ["abc", "4", True, -(2**40) if _signed(metadata) else -1, 2.5, [1], object()]
 
 
 STRUCTS: list[type[DmlModel]] = [*dml.OPERATORS.values(), dml.BufferTensorDesc, dml.TensorDesc, ScaleBias]
@@ -116,7 +136,7 @@ STRUCTS: list[type[DmlModel]] = [*dml.OPERATORS.values(), dml.BufferTensorDesc, 
 def _field_cases() -> Iterator[Any]:
     for cls in STRUCTS:
         for name, info in cls.model_fields.items():
-            for index, wrong in enumerate(_wrong_values(info.annotation)):
+            for index, wrong in enumerate(_wrong_values(info.annotation, info.metadata)):
                 kind = type(wrong).__name__
                 yield pytest.param(cls, name, wrong, id=f"{cls.__name__}.{info.alias}-{index}-{kind}")
 
