@@ -27,6 +27,7 @@ from dmlpy.enums import ConvolutionDirection, FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
+from dmlpy.ops._window import window_output_size
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 _ARRAYS = ("strides", "dilations", "start_padding", "end_padding")
@@ -55,7 +56,8 @@ class SpatialWindow:
     def output(self) -> int:
         if self.backward:
             return (self.size - 1) * self.stride + self.dilated - self.start - self.end + self.output_padding
-        return (self.size + self.start + self.end - self.dilated) // max(self.stride, 1) + 1 + self.output_padding
+        forward = window_output_size(self.size, self.start, self.end, self.kernel, self.stride, self.dilation)
+        return forward + self.output_padding
 
     def arithmetic(self, with_output_padding: bool) -> str:
         """The formula with this dimension's numbers: ``(5 + 1 + 1 - 3) / 2 + 1 = 3``."""

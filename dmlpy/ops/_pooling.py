@@ -13,8 +13,8 @@ elements, the division rounded down (``window_output_size``); BatchCount and Cha
 of the operators with Dilations print the formula without them (WindowSize for the dilated window); dmlpy follows
 the dilated window, which is the pages' formula at Dilations 1 and ONNX's MaxPool rule.
 
-A convolution computes its spatial output by the same arithmetic (plus OutputPadding, and a transposed form): the
-two families could share ``window_output_size`` and ``window_formula``, which are kept here for now.
+A convolution computes its spatial output by the same arithmetic (plus OutputPadding, and a transposed form), and
+UNFOLD counts its blocks by it: ``window_output_size`` is theirs too (``ops/_window.py``).
 """
 
 from __future__ import annotations
@@ -25,19 +25,13 @@ from dmlpy.enums import FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
+from dmlpy.ops._window import window_output_size
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 WINDOW_ARRAYS = ("strides", "window_size", "start_padding", "end_padding")
 """The arrays DimensionCount sizes in every pooling operator, in C order."""
 DILATED_ARRAYS = (*WINDOW_ARRAYS, "dilations")
 """The same, for the operators with Dilations."""
-
-
-def window_output_size(size: int, start: int, end: int, window: int, stride: int, dilation: int = 1) -> int:
-    """The output's length along one spatial dimension: floor((size + start + end - (window - 1) * dilation - 1) /
-    stride) + 1. Negative or 0 where the dilated window is longer than the padded input; a stride of 0 is read as 1
-    (the operators' rules refuse both first)."""
-    return (size + start + end - (window - 1) * dilation - 1) // max(stride, 1) + 1
 
 
 def window_formula(input_name: str, dilated: bool) -> str:

@@ -34,6 +34,7 @@ from dmlpy.ops._base import OutputShape
 from dmlpy.ops._reshaping import table
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._types import EVERY_TYPE, INPUT_OUTPUT
+from dmlpy.ops._window import window_output_size
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 _ROWS = ((FeatureLevel.FL_6_4, (3, 8), EVERY_TYPE),)
@@ -48,8 +49,7 @@ def blocks_per_dimension(spatial: tuple[int, ...], fields: dict[str, Any]) -> tu
     """The pages' BlocksPerDimension of spatial Sizes ``spatial`` (0 where the window does not fit)."""
     counts = []
     for size, window, stride, dilation, start, end in zip(spatial, *(fields[name] for name in _ARRAYS), strict=False):
-        reach = size + start + end - dilation * (window - 1) - 1
-        counts.append(reach // max(stride, 1) + 1 if reach >= 0 else 0)
+        counts.append(max(window_output_size(size, start, end, window, stride, dilation), 0))
     return tuple(counts)
 
 

@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._pooling import window_output_size
+from dmlpy.ops._window import window_output_size
 from tests.helpers.cli import Run, assert_one_line_error
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
