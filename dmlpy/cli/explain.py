@@ -1,6 +1,6 @@
 """``dmlpy explain``: the kernel a descriptor lowers to: its tensors, build options, launch and the lines the
 generator writes; ``--source`` adds the OpenCL source the compiler sees (the template and its headers: about 1,500
-lines a kernel)."""
+lines a kernel); ``--cpp`` prints instead the DirectML C++ that fills the same structs (``dmlpy.cpp``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import argparse
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
+from dmlpy.cpp import cpp_lines
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import FeatureLevel
 from dmlpy.errors import DmlError
@@ -27,6 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--source",
         action="store_true",
         help="also print the whole OpenCL source of each kernel, as the compiler sees it (about 1,500 lines each)",
+    )
+    parser.add_argument(
+        "--cpp",
+        action="store_true",
+        help="print instead the DirectML C++ that fills the same structs (tensor, operator or graph), creates and "
+        "compiles it, with the Direct3D 12 steps as comments, in the style of Microsoft's HelloDirectML sample",
     )
     add_svg_argument(parser, "its tensors, or a graph with its kernels outlined,")
 
@@ -52,6 +59,8 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
     the kernel's build options and launch, and the kernel source (whole with ``args.source``, else only what the
     generator writes); DescriptorProblems when it cannot be explained."""
     desc = read_descriptor(args.descriptor)
+    if args.cpp:
+        return cpp_explained(desc, args)
     if isinstance(desc, TensorDesc):
         raise DescriptorProblems(
             ["explain takes an operator or graph descriptor; this is a tensor (try `dmlpy validate`)"]
@@ -82,6 +91,18 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
     ]
     lines += kernel_source(spec, with_source=args.source)
     return desc, level, lines if args.source else [*lines, left_out([spec])]
+
+
+def cpp_explained(desc: Descriptor, args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[str]]:
+    """``--cpp``: the C++ of a tensor, or of an operator or graph valid at the level asked for (the device is
+    created at that level); DescriptorProblems when it is invalid there or is a dmlpy extension."""
+    level = feature_level(args)
+    try:
+        if not isinstance(desc, TensorDesc):
+            validate(desc, level)
+        return desc, level, cpp_lines(desc, level)
+    except DmlError as error:
+        raise DescriptorProblems([f"no C++ at {level.c_name}: {error}"]) from None
 
 
 def tensor_lines(desc: OperatorDescBase) -> list[str]:

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ops",),  # the package dmlpy/ops, every module in it
     ("extensions",),  # a façade over ops for the operators that are not DirectML's
     ("graph",),  # the package: DML_GRAPH_DESC and its rules, the fusion plan, the DirectMLX-style builder
-    ("messages", "layout", "descriptors_json"),  # pure helpers
+    ("messages", "layout", "descriptors_json", "cpp"),  # pure helpers; cpp: DirectML C++ for a descriptor (printing)
     ("runtime",),  # the package: the DirectML object model on OpenCL
     ("arrays",),  # the package: the one-liners over host and device arrays, Dask, devices= splitting
     ("cli", "onnx"),  # the command line; the ONNX backend (a package, every module in it)
