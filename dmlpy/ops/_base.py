@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dmlpy.drawing import Picture, stacked
+from dmlpy.drawing.shapes import DrawnShape
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, OperatorPlan
@@ -193,10 +194,17 @@ class OperatorDescBase(DmlModel):
         first = self.input_tensors()[0]
         return f"{self.operator_name()} ({first.desc.data_type.name if first else '-'})"
 
+    def drawn_shape(self) -> DrawnShape | None:
+        """What the descriptor means, as the numbers its picture draws above the tensors (dmlpy.drawing.shapes: a
+        matrix product's M, K and N, a window, reduced axes, parts along an axis); None where the tensors say it
+        all, and where the descriptor is too broken to draw one."""
+        return None
+
     def picture(self, problem: str | None = None) -> Picture:
-        """Each tensor's layout, in binding order, titled with its field; ``problem`` (a refusal's message) is
-        drawn on top, and under the tensor it names."""
-        pictures = []
+        """What the descriptor means (``drawn_shape``), then each tensor's layout, in binding order, titled with
+        its field; ``problem`` (a refusal's message) is drawn on top, and under the tensor it names."""
+        shape = self.drawn_shape()
+        pictures = [] if shape is None else [shape.picture()]
         for field in self.tensor_fields():
             tensor: TensorDesc | None = getattr(self, field)
             if tensor is None:

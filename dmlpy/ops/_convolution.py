@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from dmlpy.drawing.windows import ConvolutionWindow, WindowDimension
 from dmlpy.enums import ConvolutionDirection, FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OutputShape
@@ -171,6 +172,40 @@ class ConvolutionWindowDesc(StructuredDesc):
         """Every field that is not a tensor, by name, as ``output_shapes`` takes them."""
         tensors = {*self.INPUTS, *self.OUTPUTS}
         return {name: getattr(self, name) for name in type(self).model_fields if name not in tensors}
+
+    def drawn_shape(self) -> ConvolutionWindow | None:
+        """The window's numbers per spatial dimension, from ``window`` (its sizes are the rule's), for the picture;
+        None where InputTensor has no spatial dimension."""
+        operands, fields = self.operands(), self.field_values()
+        source, kernel = operands["input_tensor"], operands["filter_tensor"]
+        if source is None or kernel is None or len(source.sizes) < 3:
+            return None
+        window = self.window(operands, fields)
+        with_output_padding = "output_padding" in type(self).model_fields
+        dims = tuple(
+            WindowDimension(
+                axis=2 + dim.index,
+                size=dim.size,
+                kernel=dim.kernel,
+                dilated=dim.dilated,
+                stride=dim.stride,
+                dilation=dim.dilation,
+                start=dim.start,
+                end=dim.end,
+                output=dim.output,
+                arithmetic=dim.arithmetic(with_output_padding),
+            )
+            for dim in window.spatial
+        )
+        return ConvolutionWindow(
+            source.sizes,
+            kernel.sizes,
+            window.sizes,
+            int(fields.get("group_count") or 1),
+            window.backward,
+            dims,
+            window.rule,
+        )
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """DimensionCount against the tensors, the fields' ranges, the channels and groups, the window, the bias and

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from dmlpy.drawing.matrices import MatrixProduct
 from dmlpy.enums import FeatureLevel, MatrixTransform, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OutputShape
@@ -102,6 +103,37 @@ class MatrixMultiplyDesc(StructuredDesc):
 
     def transform_fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in (self.A_TRANSFORM, self.B_TRANSFORM) if name is not None}
+
+    def drawn_shape(self) -> MatrixProduct | None:
+        """M, K and N, the batch, the transforms and the addend (GEMM's CTensor, a BiasTensor) for the picture;
+        None where A or B has fewer than two dimensions (no matrix to draw)."""
+        operands = self.operands()
+        a, b = operands["a_tensor"], operands["b_tensor"]
+        if a is None or b is None or len(a.sizes) < 2 or len(b.sizes) < 2:
+            return None
+        fields = self.transform_fields()
+        sizes = self.matrix_sizes(operands, fields)
+        (output,) = self.output_shapes(operands, fields)
+        assert output.sizes is not None  # the rule gives every Size
+        addend = next((name for name in ("c_tensor", "bias_tensor") if getattr(self, name, None) is not None), None)
+        a_transform, b_transform = (
+            None if name is None else fields[name] == MatrixTransform.TRANSPOSE
+            for name in (self.A_TRANSFORM, self.B_TRANSFORM)
+        )
+        return MatrixProduct(
+            batch=sizes.batch,
+            m=sizes.m,
+            k=sizes.k_of_a,
+            k_of_b=sizes.k_of_b,
+            n=sizes.n,
+            a_sizes=a.sizes,
+            b_sizes=b.sizes,
+            a_transposed=a_transform,
+            b_transposed=b_transform,
+            addend=None if addend is None else self.c_field(addend),
+            output_sizes=output.sizes,
+            rule=output.rule,
+        )
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """K agrees between A and B; B's batch Sizes are A's; then the operator's own (``check_matrix_rules``)."""

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from dmlpy.drawing.axes import PartsAlongAxis
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.model import UInt32
@@ -164,6 +165,16 @@ class JoinOperatorDesc(TensorArrayDesc):
         rule = f"InputTensors[0].Sizes with Sizes[{axis}] = the sum of InputTensors[i].Sizes[{axis}] (Axis {axis})"
         return (OutputShape(_along(parts[0].sizes, axis, total), parts[0].data_type, rule),)  # type: ignore[arg-type]
 
+    def drawn_shape(self) -> PartsAlongAxis | None:
+        """Each input's Sizes along Axis in the output, for the picture; None where Axis is past a part's
+        dimensions."""
+        parts = tuple(part.desc.sizes for part in self.inputs)
+        if any(self.axis >= len(sizes) for sizes in parts):
+            return None
+        (output,) = self.expected_outputs()
+        assert output.sizes is not None  # the rule gives every Size
+        return PartsAlongAxis(self.axis, "OutputTensor", output.sizes, "InputTensors", parts, joined=True)
+
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """Axis is a dimension of OutputTensor; each part has the first part's Sizes but along Axis."""
         axis = self.check_axis("output_tensor")
@@ -230,6 +241,14 @@ class SplitOperatorDesc(TensorArrayDesc):
 
     def given_output_fields(self) -> dict[str, Any]:
         return {"output_axis_sizes": tuple(output.desc.sizes[self.axis] for output in self.outputs)}
+
+    def drawn_shape(self) -> PartsAlongAxis | None:
+        """Each output's Sizes along Axis in the input, for the picture; None where Axis is past a tensor's
+        dimensions."""
+        whole, parts = self.input_tensor.desc.sizes, tuple(part.desc.sizes for part in self.outputs)
+        if any(self.axis >= len(sizes) for sizes in (whole, *parts)):
+            return None
+        return PartsAlongAxis(self.axis, "InputTensor", whole, "OutputTensors", parts, joined=False)
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """Axis is a dimension of InputTensor; the outputs' Sizes[Axis] sum to InputTensor's."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
+from dmlpy.drawing.axes import ReducedAxes
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, ReduceFunction, TensorDataType
 from dmlpy.model import UInt32
 from dmlpy.ops._axes import check_axes, reduced_sizes
@@ -157,6 +158,16 @@ class _AxesReductionDesc(StructuredDesc):
 
     def describe(self) -> str:
         return f"{self.operator_name()} ({self.input_tensor.desc.data_type.name}, Axes {list(self.axes)})"
+
+    def drawn_shape(self) -> ReducedAxes:
+        """The input's Sizes, Axes and the output's Sizes by the rule, for the picture."""
+        (output,) = self.expected_outputs()
+        assert output.sizes is not None  # the rule gives every Size
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        function = fields.get("function", self.OPERATOR_TYPE).name  # REDUCE's Function; ARGMIN, ARGMAX themselves
+        return ReducedAxes(
+            self.input_tensor.desc.sizes, tuple(self.axes), output.sizes, function, self.index_output(fields)
+        )
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         check_axes(self, self.axes, self.input_tensor.desc.dimension_count)
