@@ -43,7 +43,7 @@ def _slot_label(desc: OperatorDescBase, slot: str) -> str:
     """A binding slot by its C member: ``InputTensor``, ``InputTensors[1]``, or a slot of no member of its own
     (QUANTIZE's ``scale_tensor``, an entry of QuantizationTensors) in C spelling."""
     base, _, index = slot.partition("[")
-    field = desc.model_fields.get(base)
+    field = type(desc).model_fields.get(base)
     name = field.alias or base if field is not None else "".join(part.capitalize() for part in base.split("_"))
     return f"{name}[{index}" if index else name
 

@@ -87,7 +87,7 @@ class StructWriter:
             values.append((member, self.value(model, value, info, camel(f"{prefix}{member}"), f"{where}.{member}",
                                               null_tensors)))  # fmt: skip
         name = self.name(wanted)
-        self.lines.append(f"{where} {name}{{}};")
+        self.lines.append(f"{where} {name} = {{}};")
         for member, text in values:
             if isinstance(text, list):  # an array held in the struct: DML_SCALAR_UNION's BYTE Bytes[8]
                 self.lines += [f"{name}.{member}[{index}] = {byte};" for index, byte in enumerate(text)]
