@@ -72,18 +72,18 @@ def _reads(x: float, y: float, width: float, height: float) -> str:
 
 
 def _labels(x: float, y: float, rows: tuple[str, int], columns: tuple[str, int], problem: bool = False) -> list[str]:
-    """The rows' label left of the grid at (x, y), the columns' above it."""
-    colour = COLOURS["problem"] if problem else None
+    """The rows' label left of the grid at (x, y), red where ``problem`` (B's K that is not A's), the columns'
+    above it."""
     return [
-        text(x - 6, y + _extent(rows[1]) / 2 + 4, f"{rows[0]} = {rows[1]}", cls="dimension", anchor="end"),
         text(
-            x + _extent(columns[1]) / 2,
-            y - 14,
-            f"{columns[0]} = {columns[1]}",
+            x - 6,
+            y + _extent(rows[1]) / 2 + 4,
+            f"{rows[0]} = {rows[1]}",
             cls="dimension problem" if problem else "dimension",
-            anchor="middle",
-            colour=colour,
+            anchor="end",
+            colour=COLOURS["problem"] if problem else None,
         ),
+        text(x + _extent(columns[1]) / 2, y - 14, f"{columns[0]} = {columns[1]}", cls="dimension", anchor="middle"),
     ]
 
 

@@ -50,7 +50,7 @@ def frame(x: float, y: float, width: float, height: float, *, cls: str, colour: 
     """An unfilled rectangle: a window's extent, drawn over what it covers."""
     dash = ' stroke-dasharray="4 3"' if dashed else ""
     return (
-        f'<rect class="{cls}" x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" fill="none" '
+        f'<rect class="{cls}" x="{x:g}" y="{y:g}" width="{max(width, 0):g}" height="{max(height, 0):g}" fill="none" '
         f'stroke="{colour}" stroke-width="2"{dash}/>'
     )
 

@@ -125,7 +125,7 @@ def window_picture(window: ConvolutionWindow) -> Picture:
     padded = not window.backward
     span_r = (rows.start + rows.size + rows.end if padded else rows.size) if rows else 1
     span_c = columns.start + columns.size + columns.end if padded else columns.size
-    pitch = max(3.0, min(float(CELL), PLANE / max(span_r, span_c)))
+    pitch = max(3.0, min(float(CELL), PLANE / max(span_r, span_c, 1)))
     left, top = 20, 8 + TALL * len(header) + 40
     parts = captions(10, 12, header)
     parts.append(text(left, top - 22, "InputTensor's plane" + (", padded" if padded else ""), cls="dimension"))
@@ -133,10 +133,11 @@ def window_picture(window: ConvolutionWindow) -> Picture:
     if not window.backward:
         parts += _window(left, top, rows, columns, pitch)
     out_rows, out_columns = rows.output if rows else 1, columns.output
-    out_pitch = max(3.0, min(float(CELL), OUTPUT_PLANE / max(out_rows, out_columns, 1)))
     out_left = left + span_c * pitch + 70
+    parts.append(text(out_left, top - 22, f"OutputTensor's plane: {out_rows} x {out_columns}", cls="dimension"))
+    out_rows, out_columns = max(out_rows, 0), max(out_columns, 0)  # a refused window's sizes, drawn as none
+    out_pitch = max(3.0, min(float(CELL), OUTPUT_PLANE / max(out_rows, out_columns, 1)))
     parts += [
-        text(out_left, top - 22, f"OutputTensor's plane: {out_rows} x {out_columns}", cls="dimension"),
         box(out_left, top, out_columns * out_pitch, out_rows * out_pitch, fill=COLOURS["element"], cls="output",
             stroke=COLOURS["output"]),
     ]  # fmt: skip

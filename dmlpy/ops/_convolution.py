@@ -175,10 +175,10 @@ class ConvolutionWindowDesc(StructuredDesc):
 
     def drawn_shape(self) -> ConvolutionWindow | None:
         """The window's numbers per spatial dimension, from ``window`` (its sizes are the rule's), for the picture;
-        None where InputTensor has no spatial dimension."""
+        None where InputTensor has no spatial dimension or FilterTensor no channels."""
         operands, fields = self.operands(), self.field_values()
         source, kernel = operands["input_tensor"], operands["filter_tensor"]
-        if source is None or kernel is None or len(source.sizes) < 3:
+        if source is None or kernel is None or len(source.sizes) < 3 or len(kernel.sizes) < 2:
             return None
         window = self.window(operands, fields)
         with_output_padding = "output_padding" in type(self).model_fields

@@ -166,10 +166,10 @@ class JoinOperatorDesc(TensorArrayDesc):
         return (OutputShape(_along(parts[0].sizes, axis, total), parts[0].data_type, rule),)  # type: ignore[arg-type]
 
     def drawn_shape(self) -> PartsAlongAxis | None:
-        """Each input's Sizes along Axis in the output, for the picture; None where Axis is past a part's
-        dimensions."""
+        """Each input's Sizes along Axis in the output, for the picture; None without parts or where Axis is
+        past a part's dimensions."""
         parts = tuple(part.desc.sizes for part in self.inputs)
-        if any(self.axis >= len(sizes) for sizes in parts):
+        if not parts or any(self.axis >= len(sizes) for sizes in parts):
             return None
         (output,) = self.expected_outputs()
         assert output.sizes is not None  # the rule gives every Size
