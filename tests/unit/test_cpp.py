@@ -338,3 +338,11 @@ def test_a_dmlpy_extension_has_no_cpp() -> None:
     )
     with pytest.raises(dml.UnsupportedError, match="a dmlpy extension that DirectML does not have"):
         cpp_lines(extension, LEVEL)
+
+
+def test_the_docs_example_is_what_the_command_prints(run: Run) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    command = "$ dmlpy explain --cpp examples/descriptors/round.json\n"
+    shown = page[page.index(command) + len(command) :].split("```", 1)[0]
+    result = run("explain", "--cpp", "examples/descriptors/round.json")
+    assert result.returncode == 0 and shown == result.stdout
