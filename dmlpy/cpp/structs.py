@@ -1,5 +1,5 @@
 """C++ statements that fill DirectML.h's structs from dmlpy's descriptor models, as Microsoft's HelloDirectML sample
-does: each struct value-initialised (``DML_..._DESC name{};``) and then its members assigned one by one in the
+does: each struct value-initialised (``DML_..._DESC name = {};``) and then its members assigned one by one in the
 model's field order (C order), arrays declared before the struct that points at them, wrappers (DML_TENSOR_DESC,
 DML_OPERATOR_DESC, DML_GRAPH_NODE_DESC, DML_GRAPH_EDGE_DESC) initialised as ``{Type, &desc}``.
 
