@@ -16,6 +16,9 @@ from dmlpy import enums
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 ELEMENT_WISE = Path(__file__).resolve().parents[1] / "data" / "directml-elementwise" / "support.json"
+OTHER_OPERATORS = Path(__file__).resolve().parents[1] / "data" / "directml-operators" / "support.json"
+"""DirectML.h's other operator structs (GEMM, CONVOLUTION, ...), their fields in C order, as
+tests/data/directml-operators/README.md says they were transcribed."""
 HEADER = "microsoft/DirectX-Headers@567cebcfa3eac08ab6a45e8d87f8928430004a42:include/directx/DirectML.h"
 HEADER_STRUCTS: dict[str, tuple[str, ...]] = {
     "DML_BUFFER_TENSOR_DESC": (
@@ -127,7 +130,9 @@ def _enumerators() -> set[str]:
 
 
 def _structs() -> dict[str, tuple[str, ...]]:
-    table = json.loads(ELEMENT_WISE.read_text(encoding="utf-8"))["ops"]
+    table = [
+        op for path in (ELEMENT_WISE, OTHER_OPERATORS) for op in json.loads(path.read_text(encoding="utf-8"))["ops"]
+    ]
     return {**HEADER_STRUCTS, **{op["struct"]: tuple(field["name"] for field in op["fields"]) for op in table}}
 
 

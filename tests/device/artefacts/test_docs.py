@@ -211,7 +211,7 @@ def test_docs_build_in_strict_mode(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     pages = {path.relative_to(site).as_posix() for path in site.rglob("index.html")}
-    expected = {"index.html", "tour/index.html", "modes/index.html", "conformance/index.html"}
+    expected = {"index.html", "tour/index.html", "glossary/index.html", "modes/index.html", "conformance/index.html"}
     expected |= {"architecture/index.html", "reliability/index.html", "api/index.html"}
     expected |= {f"api/{page.stem}/index.html" for page in API_PAGES if page.stem != "index"}
     assert expected <= pages, sorted(expected - pages)

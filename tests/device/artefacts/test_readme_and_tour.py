@@ -1,5 +1,5 @@
-"""The README, the tour (docs/tour.md) and examples/ as tests: every example a reader sees runs as written, and
-what the pages say is there is what the code has.
+"""The README, the tour (docs/tour.md), the glossary (docs/glossary.md) and examples/ as tests: every example a
+reader sees runs as written, and what the pages say is there is what the code has.
 
 - Every ```python block of a page runs, in order, in one namespace per page (the tour builds on earlier steps),
   statement by statement. A shown value is checked: a ``print(...)`` line's trailing comment must be what that
@@ -64,6 +64,7 @@ from tests.helpers.cpp_check import FENCE, HEADER_STRUCTS, check_cpp
 REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
 TOUR = REPO / "docs" / "tour.md"
+GLOSSARY = REPO / "docs" / "glossary.md"
 PAGES = (README, TOUR)
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 NOT_RUN = ("make ", "python -m pip install ", "python -m build ")
@@ -176,7 +177,9 @@ def _is_print(statement: ast.stmt) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("page", "at_least"), [(README, (1, 4)), (TOUR, (10, 10))], ids=lambda v: getattr(v, "name", "")
+    ("page", "at_least"),
+    [(README, (1, 4)), (TOUR, (10, 10)), (GLOSSARY, (3, 4))],
+    ids=lambda v: getattr(v, "name", ""),
 )
 def test_python_blocks_run_in_order_and_print_what_they_show(page: Path, at_least: tuple[int, int]) -> None:
     assert len(blocks("python", page)) >= at_least[0], f"{page.name} has lost its code"
@@ -388,6 +391,24 @@ def test_what_the_readme_says_does_not_run_is_not_there() -> None:
     op_types = re.findall(r"`([A-Z][a-z][A-Za-z]*)`", runs.split("**Not yet**")[1])
     assert len(op_types) >= 5 and not set(op_types) & set(onnx_op_types())
     assert "Reshape" in op_types  # no ONNX model reshapes: DirectML has no such operator, dmlpy no such node
+
+
+def test_the_glossary_states_the_codes_constants_and_levels() -> None:
+    """The glossary's alignment table gives dmlpy's constants (DirectML.h's values, tests/unit/descriptors), and its
+    feature-level table names every dml.FeatureLevel with its value, once."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    for name in (
+        "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+        "DML_TEMPORARY_BUFFER_ALIGNMENT",
+        "DML_PERSISTENT_BUFFER_ALIGNMENT",
+    ):
+        assert f"| `{name}` | {getattr(dml, name)} |" in text, name
+    table = section(GLOSSARY, "Feature level").split("\n| level |", 1)[1].split("\n\n", 1)[0]
+    named = re.findall(r"`(\d_\d)`", table)
+    values = re.findall(r"0x[0-9a-f]{4}", table)
+    assert sorted(named) == sorted(level.name.removeprefix("FL_") for level in dml.FeatureLevel)
+    assert sorted(values) == sorted(f"{level.value:#x}" for level in dml.FeatureLevel)
+    assert [f"{int(v, 16):#x}"[2:3] + "_" + f"{int(v, 16):#x}"[3:4] for v in values] == named
 
 
 def test_the_tour_counts_the_onnx_op_types() -> None:
