@@ -1,0 +1,42 @@
+"""The operator pages' pictures (docs/images/operators/*.svg) are what dmlpy draws today for their examples:
+scripts/draw_operator_pictures.py --check redraws each and compares byte for byte, so a change to the drawing code
+fails here until the pictures are redrawn; and each is shown on the pictures page and on its operator's page."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "scripts" / "draw_operator_pictures.py"
+IMAGES = ROOT / "docs" / "images" / "operators"
+
+
+def test_the_operator_pictures_are_fresh() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_check_sees_a_stale_picture(tmp_path: Path) -> None:
+    """Negative control: a copy of the script beside a gemm.svg that lost its K label is reported stale."""
+    copy = tmp_path / "scripts"
+    copy.mkdir()
+    (copy / SCRIPT.name).write_text(SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    images = tmp_path / "docs" / "images" / "operators"
+    images.mkdir(parents=True)
+    for image in IMAGES.glob("*.svg"):
+        (images / image.name).write_text(image.read_text(encoding="utf-8"), encoding="utf-8")
+    gemm = images / "gemm.svg"
+    gemm.write_text(re.sub(r"K = 3", "K = ?", gemm.read_text(encoding="utf-8")), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(copy / SCRIPT.name), "--check"], capture_output=True, text=True)
+    assert done.returncode == 1 and "operators/gemm.svg" in done.stderr and "join" not in done.stderr
+
+
+def test_each_operator_picture_is_shown_on_the_pictures_page_and_its_operator_s() -> None:
+    stems = {image.stem for image in IMAGES.glob("*.svg")}
+    pictures_page = (ROOT / "docs" / "api" / "pictures.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"\]\(\.\./images/operators/(\w+)\.svg\)", pictures_page)) == stems
+    for page, stem in (("gemm", "gemm"), ("convolution", "convolution"), ("reduction", "reduce")):
+        assert f"](../images/operators/{stem}.svg)" in (ROOT / "docs" / "operators" / f"{page}.md").read_text()
