@@ -18,7 +18,7 @@ expression is the arithmetic its own kernel runs (``opencl/elementwise_ops.h``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
@@ -41,6 +41,8 @@ class TensorRef:
     index: int
     """The graph input or output, the temporary region, or the constant node."""
     desc: BufferTensorDesc
+    shift: int = 0
+    """Elements past the tensor's start where the launch's view of it begins (PlanRef.shift)."""
 
 
 @dataclass(frozen=True)
@@ -272,11 +274,13 @@ def _single_steps(
         if ref is None:
             return None
         if ref.kind == "temporary":
-            return TensorRef("temporary", own[ref.index], plan.temporaries[ref.index])
+            return TensorRef("temporary", own[ref.index], plan.temporaries[ref.index], ref.shift)
         if ref.kind == "output":
-            return stored_in(node, ref.index)
-        source, tensor = analysis.sources.get((node, ref.index)), inputs[ref.index]
-        return read_from(source, tensor.desc) if source is not None and tensor is not None else None
+            target = stored_in(node, ref.index)
+        else:
+            source, tensor = analysis.sources.get((node, ref.index)), inputs[ref.index]
+            target = read_from(source, tensor.desc) if source is not None and tensor is not None else None
+        return target if target is None or not ref.shift else replace(target, shift=target.shift + ref.shift)
 
     return [Step((node,), step.lowered, tuple(bound(ref) for ref in step.tensors)) for step in plan.steps]
 

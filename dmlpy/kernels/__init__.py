@@ -12,9 +12,11 @@ from dmlpy.kernels.coalescing import tile_order as tile_order
 from dmlpy.kernels.launch import CPU_PROFILE as CPU_PROFILE
 from dmlpy.kernels.launch import LAUNCH_PROFILE_NAMES as LAUNCH_PROFILE_NAMES
 from dmlpy.kernels.launch import PACKED_RUN as PACKED_RUN
+from dmlpy.kernels.launch import KernelParameter as KernelParameter
 from dmlpy.kernels.launch import LaunchProfile as LaunchProfile
 from dmlpy.kernels.launch import LaunchProfileName as LaunchProfileName
 from dmlpy.kernels.launch import LoweredOperator as LoweredOperator
+from dmlpy.kernels.launch import ParameterKind as ParameterKind
 from dmlpy.kernels.plan import OperatorPlan as OperatorPlan
 from dmlpy.kernels.plan import PlannedStep as PlannedStep
 from dmlpy.kernels.plan import PlanRef as PlanRef

@@ -12,6 +12,18 @@ from dmlpy.kernels.source import KernelSpec
 LaunchProfileName = Literal["cpu", "gpu"]
 LAUNCH_PROFILE_NAMES: tuple[LaunchProfileName, ...] = ("cpu", "gpu")
 
+ParameterKind = Literal["int8", "uint8", "ulong"]
+
+
+@dataclass(frozen=True)
+class KernelParameter:
+    """An argument a kernel takes after the element-wise convention's (dmlpy/kernels/source.py): an OpenCL
+    ``int8`` or ``uint8`` (``values`` padded to 8) or one ``ulong``. Numbers, never text: an operator's fields
+    reach a kernel as arguments, so kernels of one kind share one program."""
+
+    kind: ParameterKind
+    values: tuple[int, ...]
+
 
 @dataclass(frozen=True)
 class LaunchProfile:
@@ -39,7 +51,13 @@ class LaunchProfile:
         return self.name == "gpu"
 
     def lowered(
-        self, kernel: KernelSpec, layout: ElementwiseLayout, run_length: int, *, vector_width: int = 1
+        self,
+        kernel: KernelSpec,
+        layout: ElementwiseLayout,
+        run_length: int,
+        *,
+        vector_width: int = 1,
+        parameters: tuple[KernelParameter, ...] = (),
     ) -> LoweredOperator:
         """``kernel`` in this profile's shape over ``layout``: its -D options gain GRID_STRIDE (and, for the
         "cpu" shape, ELEMENTS_PER_ITEM = ``run_length``, the operator's own tuning); a work-item handles
@@ -52,7 +70,7 @@ class LaunchProfile:
         spec = KernelSpec(
             kernel.source_name, kernel.kernel_name, (*kernel.defines, *shape), kernel.options, kernel.prelude
         )
-        return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self)
+        return LoweredOperator(spec, layout, vector_width if self.grid_stride else run_length, self, parameters)
 
 
 PACKED_RUN = 2048
@@ -71,6 +89,8 @@ class LoweredOperator:
     layout: ElementwiseLayout
     elements_per_work_item: int
     profile: LaunchProfile = CPU_PROFILE
+    parameters: tuple[KernelParameter, ...] = ()
+    """The kernel's arguments after the layout's, in order (movement.cl's window)."""
 
     @property
     def global_size(self) -> int:

@@ -22,6 +22,9 @@ class PlanRef:
     kind: Literal["input", "output", "temporary"]
     index: int
     """The operator's input or output slot in binding order (absent ones counted), or the plan's temporary region."""
+    shift: int = 0
+    """Elements past the bound tensor's start where this launch's view of it begins: JOIN's input k is a piece of
+    its output, at that input's offset along the axis."""
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,15 @@ class OperatorPlan:
     def single(cls, lowered: LoweredOperator, present: Sequence[bool], inputs: int) -> OperatorPlan:
         """One launch binding the operator's tensors in binding order: ``present`` per slot (inputs, then outputs),
         the first ``inputs`` of them inputs."""
-        refs = tuple(
+        return cls((PlannedStep(lowered, cls.single_refs(present, inputs)),))
+
+    @staticmethod
+    def single_refs(present: Sequence[bool], inputs: int) -> tuple[PlanRef | None, ...]:
+        """The operator's tensors in binding order, as one launch binds them (``single``)."""
+        return tuple(
             None if not given else PlanRef("input", k) if k < inputs else PlanRef("output", k - inputs)
             for k, given in enumerate(present)
         )
-        return cls((PlannedStep(lowered, refs),))
 
     def temporary_regions(self) -> TemporaryRegions:
         """The temporary resource's layout: a region for each of ``temporaries``."""

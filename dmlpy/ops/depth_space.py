@@ -5,7 +5,10 @@ SPACE_TO_DEPTH moves each BlockSize x BlockSize block of a {N, C, H, W} tensor i
 {N, C * BlockSize^2, H / BlockSize, W / BlockSize}; DEPTH_TO_SPACE is its inverse, {N, C / BlockSize^2,
 H * BlockSize, W * BlockSize} (ONNX's SpaceToDepth and DepthToSpace). The *1 forms add Order
 (DML_DEPTH_SPACE_ORDER): DEPTH_COLUMN_ROW, the first forms' fixed order (ONNX's DCR), or COLUMN_ROW_DEPTH (CRD);
-the Sizes are the same either way. dmlpy validates them and does not run them yet.
+the Sizes are the same either way. dmlpy runs them as one strided copy (the element-wise template's Identity):
+over the index space {N, C', H', BlockSize, W', BlockSize} of the spatial tensor (C' its channels, H' and W' its
+blocks), the spatial tensor steps through its rows and columns and the deep one through its channels, the block's
+row and column at the strides the order gives.
 
 Where a page contradicts itself: SPACE_TO_DEPTH's and SPACE_TO_DEPTH1's OutputTensor text gives {Batch,
 Channels / (BlockSize * BlockSize), Height * BlockSize, Width * BlockSize}, DEPTH_TO_SPACE's shape; their worked
@@ -22,8 +25,10 @@ from pydantic import Field
 
 from dmlpy.enums import DepthSpaceOrder, FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
+from dmlpy.ops._movement import view_plan
 from dmlpy.ops._reshaping import FL_2_1_TYPES, table
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._types import EVERY_TYPE, FLOATS, INPUT_OUTPUT
@@ -75,6 +80,25 @@ class _DepthSpaceDesc(StructuredDesc):
         else:
             sizes = (n, c // max(block * block, 1), h * block, w * block)
         return (OutputShape(sizes, source.data_type, cls.rule()),)  # type: ignore[arg-type]
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """One copy over {N, C', H', i, W', j}: the spatial tensor's element (n, c, H' * b + i, W' * b + j), the deep
+        one's channel (i * b + j) * C' + c (DEPTH_COLUMN_ROW) or c * b^2 + i * b + j (COLUMN_ROW_DEPTH)."""
+        b = self.block_size
+        spatial, deep = (
+            (self.input_tensor, self.output_tensor) if self.TO_DEPTH else (self.output_tensor, self.input_tensor)
+        )
+        n, channels, rows, columns = spatial.desc.sizes
+        sn, sc, sh, sw = spatial.desc.effective_strides
+        dn, dc, dh, dw = deep.desc.effective_strides
+        sizes = (n, channels, rows // b, b, columns // b, b)
+        spatial_strides = (sn, sc, sh * b, sh, sw * b, sw)
+        if getattr(self, "order", DepthSpaceOrder.DEPTH_COLUMN_ROW) == DepthSpaceOrder.DEPTH_COLUMN_ROW:
+            deep_strides = (dn, dc, dh, b * channels * dc, dw, channels * dc)
+        else:
+            deep_strides = (dn, b * b * dc, dh, b * dc, dw, dc)
+        strides = (spatial_strides, deep_strides) if self.TO_DEPTH else (deep_strides, spatial_strides)
+        return view_plan(self.input_tensor, self.output_tensor, sizes, *strides, profile)
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """BlockSize at least 1; a whole number of blocks: BlockSize divides H and W (SPACE_TO_DEPTH), BlockSize^2

@@ -1,7 +1,9 @@
 """DML_JOIN_OPERATOR_DESC and DML_SPLIT_OPERATOR_DESC (FL 1_0), from Microsoft's pages: JOIN concatenates InputCount
 tensors along Axis (np.concatenate), SPLIT cuts one into OutputCount along Axis (np.split at the outputs' sizes).
 Every tensor equals the others in every dimension but Axis, where the joined (split) tensor's size is the sum of the
-parts'. One part is a copy. dmlpy validates them and does not run them yet.
+parts'. One part is a copy. dmlpy runs each as one strided copy per part (the element-wise template's Identity
+copy, ``pieces_plan``): a part is a window of the whole at its offset along Axis, which the copy reaches by shifting
+the whole's binding (``PlanRef.shift``), so no part is read or written twice and no temporary is needed.
 
 Their parts are arrays of tensors (``InputTensors``, ``OutputTensors``, each sized by its count field; the
 snake_case fields are ``inputs`` and ``outputs``, since ``input_tensors()`` and ``output_tensors()`` are every
@@ -21,6 +23,8 @@ from pydantic import Field
 from dmlpy.drawing.axes import PartsAlongAxis
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
+from dmlpy.kernels.movement import strided_copy
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._reshaping import EVERY, FL_1_0_TYPES, FL_2_1_TYPES, table
@@ -111,6 +115,25 @@ class TensorArrayDesc(StructuredDesc):
         along Axis)."""
         return {}
 
+    def pieces_plan(
+        self, whole: TensorDesc, parts: tuple[TensorDesc, ...], *, joining: bool, profile: LaunchProfile
+    ) -> OperatorPlan:
+        """One copy per part, in order along Axis, between part k (slot k of its side) and its window of ``whole``
+        (slot 0 of the other side): into the whole when ``joining`` (JOIN), out of it otherwise (SPLIT)."""
+        whole_strides = whole.desc.effective_strides
+        steps, along = [], 0
+        for index, part in enumerate(parts):
+            window = PlanRef("output" if joining else "input", 0, along * whole_strides[self.axis])
+            piece = PlanRef("input" if joining else "output", index)
+            source, target = (piece, window) if joining else (window, piece)
+            strides = (part.desc.effective_strides, whole_strides)
+            lowered = strided_copy(
+                part.desc.data_type, part.desc.sizes, *(strides if joining else strides[::-1]), profile
+            )
+            steps.append(PlannedStep(lowered, (source, target)))
+            along += part.desc.sizes[self.axis]
+        return OperatorPlan(tuple(steps))
+
     def check_axis(self, rank_of: str) -> int:
         """Axis < ``rank_of``.DimensionCount; the axis."""
         axis: int = self.axis
@@ -164,6 +187,10 @@ class JoinOperatorDesc(TensorArrayDesc):
         total = sum(part.sizes[axis] for part in parts)
         rule = f"InputTensors[0].Sizes with Sizes[{axis}] = the sum of InputTensors[i].Sizes[{axis}] (Axis {axis})"
         return (OutputShape(_along(parts[0].sizes, axis, total), parts[0].data_type, rule),)  # type: ignore[arg-type]
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """Each input copied into its window of OutputTensor."""
+        return self.pieces_plan(self.output_tensor, self.inputs, joining=True, profile=profile)
 
     def drawn_shape(self) -> PartsAlongAxis | None:
         """Each input's Sizes along Axis in the output, for the picture; None without parts or where Axis is
@@ -238,6 +265,10 @@ class SplitOperatorDesc(TensorArrayDesc):
             f"InputTensor.Sizes[{axis}] ({whole})"
         )
         return tuple(OutputShape(_along(source.sizes, axis, share), source.data_type, rule) for share in shares)  # type: ignore[arg-type]
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """Each output copied from its window of InputTensor."""
+        return self.pieces_plan(self.input_tensor, self.outputs, joining=False, profile=profile)
 
     def given_output_fields(self) -> dict[str, Any]:
         return {"output_axis_sizes": tuple(output.desc.sizes[self.axis] for output in self.outputs)}

@@ -3,8 +3,12 @@ inflated by StartPadding[i] elements before and EndPadding[i] after along each d
 InputTensor.Sizes[i] + StartPadding[i] + EndPadding[i] (np.pad). PaddingMode says what the padding holds: CONSTANT
 PaddingValue, EDGE the edge value, REFLECTION the input mirrored without its edge, SYMMETRIC (FL 3_0) with it, WRAP
 (FL 6_4) the input repeated. PADDING's PaddingValue is a FLOAT (truncated for integer tensors); PADDING1's a
-DML_SCALAR_UNION read as PaddingValueDataType, the output's DataType. dmlpy validates them and does not run them
-yet.
+DML_SCALAR_UNION read as PaddingValueDataType, the output's DataType. dmlpy runs both (opencl/movement.cl: each
+output element reads InputTensor at its coordinate less StartPadding, and outside the input PaddingMode's rule).
+
+Left open by the pages and decided here: PADDING's FLOAT PaddingValue for an integer tensor is truncated toward zero
+(the page's "10.6 to 10") and saturates at the type's range, NaN giving 0, as CAST's float-to-integer conversion does;
+for FLOAT16 it is rounded to nearest even, and FLOAT64 holds it exactly.
 
 The pages allow REFLECTION's and SYMMETRIC's padding to reach or pass the input's size ("StartPadding[i] >=
 InputTensor.Sizes[i] ... is valid": the mirror folds again over the padding already made, periodically, as np.pad
@@ -15,14 +19,19 @@ page types PaddingMode as ``DML_PADDING_MODE*``; the header has the plain enum, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 from pydantic import Field
 
+from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, PaddingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
+from dmlpy.kernels.movement import Boundary, Window
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
+from dmlpy.ops._movement import window_plan
 from dmlpy.ops._reshaping import EVERY, FL_2_1_TYPES, PerDimensionDesc, table
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.scalar_union import ScalarUnion
@@ -43,6 +52,12 @@ class _PaddingDesc(PerDimensionDesc):
     SAME_DIMENSION_COUNT = SAME_DATA_TYPE
     COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": ("start_padding", "end_padding")}
 
+    if TYPE_CHECKING:  # each subclass declares them, in C order
+        input_tensor: TensorDesc
+        output_tensor: TensorDesc
+        padding_mode: PaddingMode
+        start_padding: tuple[int, ...]
+
     @classmethod
     def output_shapes(
         cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
@@ -60,7 +75,7 @@ class _PaddingDesc(PerDimensionDesc):
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """DimensionCount is the tensors'; the PaddingMode is one of this level's."""
         self.check_count_is_the_rank()
-        mode: PaddingMode = getattr(self, "padding_mode")  # noqa: B009  # each subclass declares it, in C order
+        mode = self.padding_mode
         needed = MODE_LEVELS.get(mode)
         if needed is not None and level < needed:
             raise InvalidArgumentError(
@@ -71,6 +86,27 @@ class _PaddingDesc(PerDimensionDesc):
 
     def check_padding_value(self) -> None:
         """PADDING1's typed PaddingValue."""
+
+    def fill_value(self) -> float | int:
+        """CONSTANT's value, as OutputTensor's DataType holds it."""
+        raise NotImplementedError
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """OutputTensor[c] = InputTensor[c - StartPadding], outside the input PaddingMode's rule."""
+        mode = self.padding_mode
+        source, target = self.input_tensor.desc, self.output_tensor.desc
+        fill = 0
+        if mode == PaddingMode.CONSTANT:
+            numpy_type = DATA_TYPES[target.data_type].numpy
+            fill = int(np.array(self.fill_value(), numpy_type).view(f"u{numpy_type.itemsize}"))
+        window = Window(
+            source.sizes,
+            tuple(-start for start in self.start_padding),
+            (1,) * len(source.sizes),
+            Boundary[mode.name],
+            fill,
+        )
+        return window_plan(self.input_tensor, self.output_tensor, window, profile)
 
 
 class PaddingOperatorDesc(_PaddingDesc):
@@ -101,6 +137,16 @@ class PaddingOperatorDesc(_PaddingDesc):
     """StartPadding: the elements added before each dimension's first."""
     end_padding: tuple[UInt32, ...] = Field(alias="EndPadding")
     """EndPadding: the elements added after each dimension's last."""
+
+    def fill_value(self) -> float | int:
+        """PaddingValue in OutputTensor's DataType: an integer's truncated toward zero and saturated (NaN: 0)."""
+        data_type = self.output_tensor.desc.data_type
+        numpy_type = DATA_TYPES[data_type].numpy
+        if numpy_type.kind == "f":
+            return self.padding_value
+        limits = np.iinfo(numpy_type.type)  # type: ignore[type-var]  # an integer type here
+        value = self.padding_value
+        return 0 if value != value else int(min(max(np.trunc(value), limits.min), limits.max))
 
 
 class Padding1OperatorDesc(_PaddingDesc):
@@ -138,6 +184,10 @@ class Padding1OperatorDesc(_PaddingDesc):
                 f"OutputTensor.DataType ({data_type}), the type PaddingValue is read as"
             )
         self.padding_value.read_as(self.padding_value_data_type, f"{name}.PaddingValue", "PaddingValueDataType")
+
+    def fill_value(self) -> float | int:
+        """PaddingValue read as PaddingValueDataType (OutputTensor's)."""
+        return self.padding_value.read_as(self.padding_value_data_type, "PADDING1.PaddingValue", "PaddingValueDataType")
 
 
 PADDING_OPERATORS = (PaddingOperatorDesc, Padding1OperatorDesc)

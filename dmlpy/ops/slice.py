@@ -7,7 +7,8 @@ Output[c] = Input[CopyStart + InputWindowStrides * c]; the output holds from 1 t
 (InputWindowSizes[i] - 1) / |InputWindowStrides[i]| elements per dimension, not necessarily every one the window
 reaches. SLICE_GRAD is SLICE1 backwards: InputGradientTensor has the slice's Sizes, OutputGradientTensor the sliced
 tensor's (which the window lies in), the elements the slice copied set from the gradient and every other one 0.
-dmlpy validates them and does not run them yet.
+dmlpy runs SLICE and SLICE1 (a strided read: Identity's copy; backwards, opencl/movement.cl) and validates
+SLICE_GRAD.
 
 Where the pages disagree with the header: SLICE1's and SLICE_GRAD's pages type InputWindowStrides as
 ``const UINT*``; DirectML.h has ``const INT*`` and both pages describe negative strides, so dmlpy follows the header.
@@ -23,8 +24,11 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
+from dmlpy.kernels.movement import Window
 from dmlpy.model import Int32, UInt32
 from dmlpy.ops._base import OutputShape
+from dmlpy.ops._movement import window_plan
 from dmlpy.ops._reshaping import EVERY, FL_1_0_TYPES, FL_2_1_TYPES, PerDimensionDesc, table
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -92,6 +96,11 @@ class SliceOperatorDesc(PerDimensionDesc):
                     f"({size} - 1) = {last}; it must be less than InputTensor.Sizes[{dim}] ({input_sizes[dim]}): the "
                     "slice copies only elements inside InputTensor (no out-of-bounds reads)"
                 )
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """A strided read: OutputTensor[c] = InputTensor[Offsets + Strides * c]."""
+        window = Window.of_slice(self.input_tensor.desc.sizes, self.offsets, self.strides)
+        return window_plan(self.input_tensor, self.output_tensor, window, profile)
 
 
 def max_copied(fields: dict[str, Any], operator: str) -> tuple[int, ...]:
@@ -206,6 +215,18 @@ class Slice1OperatorDesc(_WindowDesc):
     def check_output_shapes(self) -> None:
         """OutputTensor may hold fewer elements than the window reaches: 1 <= Sizes[i] <= MaxCopiedElements[i]."""
         self.check_sliced_sizes()
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """OutputTensor[c] = InputTensor[CopyStart + InputWindowStrides * c]: a strided read where every stride is
+        positive, movement.cl's otherwise."""
+        starts = [
+            offset + size - 1 if stride < 0 else offset
+            for offset, size, stride in zip(
+                self.input_window_offsets, self.input_window_sizes, self.input_window_strides, strict=True
+            )
+        ]
+        window = Window.of_slice(self.input_tensor.desc.sizes, starts, self.input_window_strides)
+        return window_plan(self.input_tensor, self.output_tensor, window, profile)
 
 
 class SliceGradOperatorDesc(_WindowDesc):

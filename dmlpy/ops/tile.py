@@ -1,7 +1,7 @@
 """DML_TILE_OPERATOR_DESC (FL 1_0), from Microsoft's page: the input repeated Repeats[i] times along each dimension,
 OutputTensor.Sizes[i] = InputTensor.Sizes[i] * Repeats[i] (np.tile, ONNX's Tile). RepeatsCount is InputTensor's
 DimensionCount and every repeat is at least 1. Its tables name no FLOAT64 at any level (SLICE's, JOIN's and SPLIT's
-add it at FL 4_1). dmlpy validates it and does not run it yet.
+add it at FL 4_1). dmlpy runs it: opencl/movement.cl reads the input at each coordinate modulo its Sizes.
 """
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
+from dmlpy.kernels.movement import Boundary, Window
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
+from dmlpy.ops._movement import window_plan
 from dmlpy.ops._reshaping import FL_2_1_TYPES, TILE_4_1_TYPES, PerDimensionDesc, table
 from dmlpy.ops._types import FLOATS
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -56,6 +59,12 @@ class TileOperatorDesc(PerDimensionDesc):
         sizes = tuple(size * repeat for size, repeat in zip(source.sizes, fields["repeats"], strict=True))
         rule = "OutputTensor.Sizes[i] = InputTensor.Sizes[i] * Repeats[i]"
         return (OutputShape(sizes, source.data_type, rule),)  # type: ignore[arg-type]
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """OutputTensor[c] = InputTensor[c modulo InputTensor.Sizes]: movement.cl's WRAP."""
+        sizes = self.input_tensor.desc.sizes
+        window = Window(sizes, (0,) * len(sizes), (1,) * len(sizes), Boundary.WRAP)
+        return window_plan(self.input_tensor, self.output_tensor, window, profile)
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """RepeatsCount is InputTensor's DimensionCount; every repeat is at least 1."""

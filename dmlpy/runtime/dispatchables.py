@@ -58,13 +58,17 @@ class CompiledOperator:
         self.plan = plan
         self.launchables = list(launchables)
         self._regions = plan.temporary_regions()
+        # The common case, bound with no lookup: one launch over the operator's tensors as bound, in binding order.
+        self._one_plain_launch = len(plan.steps) == 1 and plan.steps[0].tensors == OperatorPlan.single_refs(
+            [ref is not None for ref in plan.steps[0].tensors], len(operator.desc.input_fields())
+        )
         self.device_options = device_options
         """Build options the device adds to the operator's own."""
         self.initialized = False
         # What binding and dispatch ask on every call, worked out once (descriptors are frozen).
         desc = operator.desc
         self.input_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.input_fields()]
-        self.output_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.OUTPUTS]
+        self.output_names = [f"{desc.operator_name()}.{desc.c_field(field)}" for field in desc.output_fields()]
         self._input_descs = [t.desc if t is not None else None for t in desc.input_tensors()]
         self._output_descs = [t.desc if t is not None else None for t in desc.output_tensors()]
         self._data_types = [d.data_type if d else None for d in (*self._input_descs, *self._output_descs)]
@@ -130,7 +134,7 @@ class CompiledOperator:
         each after the one before; the temporary regions in ``temporary``."""
         offsets = self.element_offsets([entry.binding.offset if entry else 0 for entry, _ in tensors])
         slots = list(zip([memory for _, memory in tensors], offsets, strict=True))
-        if len(self.launchables) == 1:
+        if self._one_plain_launch:
             return self.launchables[0].launch(queue, slots, wait_for)
         inputs = len(self._input_descs)
 
@@ -138,11 +142,12 @@ class CompiledOperator:
             if ref is None:
                 return None, 0
             if ref.kind != "temporary":
-                return slots[ref.index + (inputs if ref.kind == "output" else 0)]
+                memory, offset = slots[ref.index + (inputs if ref.kind == "output" else 0)]
+                return memory, offset + ref.shift
             assert temporary is not None, "the binding table checked that the temporary resource is bound"
             binding, memory = temporary
             offset = binding.offset + self._regions.offsets[ref.index]
-            return memory, elements_in(self.plan.temporaries[ref.index].data_type, offset)
+            return memory, elements_in(self.plan.temporaries[ref.index].data_type, offset) + ref.shift
 
         event: cl.Event | None = None
         for step, launchable in zip(self.plan.steps, self.launchables, strict=True):
@@ -273,12 +278,13 @@ class CompiledGraph:
             if ref.kind in ("input", "output"):
                 entry, memory = (inputs if ref.kind == "input" else outputs)[ref.index]
                 assert entry is not None
-                return memory, elements_in(data_type, entry.binding.offset)
+                return memory, elements_in(data_type, entry.binding.offset) + ref.shift
             if ref.kind == "temporary":
                 assert temporary is not None, "the binding table checked that the temporary resource is bound"
                 binding, memory = temporary
-                return memory, elements_in(data_type, binding.offset + self.plan.temporary_offsets[ref.index])
-            return self._constants, elements_in(data_type, self._constant_offsets[ref.index])
+                offset = binding.offset + self.plan.temporary_offsets[ref.index]
+                return memory, elements_in(data_type, offset) + ref.shift
+            return self._constants, elements_in(data_type, self._constant_offsets[ref.index]) + ref.shift
 
         event: cl.Event | None = None
         for step, launchable in zip(self.plan.steps, self._launchables, strict=True):

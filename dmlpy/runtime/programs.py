@@ -13,7 +13,15 @@ import pyopencl as cl
 import pyopencl.cltypes as cltypes
 
 from dmlpy.errors import DeviceRemovedError, KernelBuildError, OutOfMemoryError
-from dmlpy.kernels import LAUNCH_PROFILE_NAMES, MAX_RANK, KernelSpec, LaunchProfile, LoweredOperator
+from dmlpy.kernels import (
+    LAUNCH_PROFILE_NAMES,
+    MAX_RANK,
+    KernelParameter,
+    KernelSpec,
+    LaunchProfile,
+    LoweredOperator,
+    ParameterKind,
+)
 from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND, POCL_PLATFORM
 
 
@@ -74,7 +82,7 @@ class ProgramCache:
                 kernel = cl.Kernel(program, spec.kernel_name)
                 # Typed scalar arguments let pyopencl pack them all in one generated call: 0.5 us for the 8
                 # arguments of a unary kernel on PoCL, against 6 us for each NumPy scalar set one by one.
-                kernel.set_scalar_arg_dtypes(_argument_dtypes(len(lowered.layout.strides)))
+                kernel.set_scalar_arg_dtypes(_argument_dtypes(lowered))
                 shared = SharedKernel(kernel, threading.Lock(), _local_size(kernel, self._device, lowered))
                 self._kernels[spec] = shared
             return shared
@@ -100,16 +108,31 @@ _UNKNOWN_CPU_HINT = (
 )
 
 
-def _argument_dtypes(tensor_count: int) -> list[Any]:
-    """The element-wise convention's scalar argument types (None for the buffers), for ``tensor_count``
-    tensors: per tensor its buffer and ulong offset, the ulong element count, then uint8 sizes and strides."""
-    return [*[None, np.uint64] * tensor_count, np.uint64, *[cltypes.uint8] * (1 + tensor_count)]
+_PARAMETER_DTYPES: dict[ParameterKind, Any] = {"int8": cltypes.int8, "uint8": cltypes.uint8, "ulong": np.uint64}
+
+
+def _argument_dtypes(lowered: LoweredOperator) -> list[Any]:
+    """The element-wise convention's scalar argument types (None for the buffers): per tensor its buffer and
+    ulong offset, the ulong element count, then uint8 sizes and strides; then the kernel's own parameters."""
+    tensor_count = len(lowered.layout.strides)
+    convention = [*[None, np.uint64] * tensor_count, np.uint64, *[cltypes.uint8] * (1 + tensor_count)]
+    return [*convention, *(_PARAMETER_DTYPES[parameter.kind] for parameter in lowered.parameters)]
 
 
 def _uint8(values: tuple[int, ...]) -> Any:
     """An OpenCL ``uint8`` kernel argument holding ``values``, padded with 1s."""
     padded = (*values, *([1] * (MAX_RANK - len(values))))
     return np.array(padded, dtype=np.uint32).view(cltypes.uint8)[0]
+
+
+def _parameter(parameter: KernelParameter) -> Any:
+    """A kernel parameter as pyopencl passes it: a vector padded with 0s, or one ulong."""
+    if parameter.kind == "ulong":
+        (value,) = parameter.values
+        return np.uint64(value)
+    padded = (*parameter.values, *([0] * (MAX_RANK - len(parameter.values))))
+    numpy_type = np.int32 if parameter.kind == "int8" else np.uint32
+    return np.array(padded, dtype=numpy_type).view(_PARAMETER_DTYPES[parameter.kind])[0]
 
 
 LONG_WORK_ITEM = 256
@@ -174,6 +197,7 @@ class Launchable:
             layout.element_count,
             _uint8(layout.sizes),
             *(_uint8(s) for s in layout.strides),
+            *(_parameter(parameter) for parameter in lowered.parameters),
         )
         return cls(programs.kernel(lowered), lowered, layout_args)
 

@@ -402,7 +402,8 @@ def test_enums_take_every_spelling() -> None:
 
 
 def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    for example in (depth_space(), value_scale(), reverse(), nonzero(), fold(), unfold()):
+    assert [step.lowered.kernel.source_name for step in depth_space().plan().steps] == ["elementwise.cl"]
+    for example in (value_scale(), reverse(), nonzero(), fold(), unfold()):
         with pytest.raises(dml.UnsupportedError, match="does not run it yet"):
             example.plan()
 

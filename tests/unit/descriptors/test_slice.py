@@ -326,10 +326,22 @@ def test_enums_take_every_spelling() -> None:
     }  # fmt: skip
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    for example in (join(), split(), padding(), tile(), slice1()):
-        with pytest.raises(dml.UnsupportedError, match="does not run it yet"):
-            example.plan()
+def test_each_runs_as_copies_and_slice_grad_is_not_run_yet() -> None:
+    """A strided window is Identity's copy (elementwise.cl), one per part of JOIN and SPLIT, each part's window of
+    the whole reached by shifting its binding; a window read backwards, PADDING and TILE run movement.cl."""
+    kernels = {
+        name: [(step.lowered.kernel.source_name, [ref.shift for ref in step.tensors if ref]) for step in e.plan().steps]
+        for name, e in {
+            "join": join(), "split": split(), "padding": padding(), "tile": tile(), "slice": slice_(),
+            "forwards": slice1(), "backwards": slice1(strides=(1, 1, -2, 2)),
+        }.items()
+    }  # fmt: skip
+    assert kernels["join"] == [("elementwise.cl", [0, 0]), ("elementwise.cl", [0, 2 * 3 * 4])]
+    assert kernels["split"] == [("elementwise.cl", [0, 0]), ("elementwise.cl", [2 * 3 * 4, 0])]
+    assert kernels["forwards"][0][0] == kernels["slice"][0][0] == "elementwise.cl"
+    assert kernels["backwards"][0][0] == kernels["padding"][0][0] == kernels["tile"][0][0] == "movement.cl"
+    with pytest.raises(dml.UnsupportedError, match="does not run it yet"):
+        slice_grad().plan()
 
 
 def test_dmlpy_validate_a_join_file(run: Run, write_json: Any) -> None:
