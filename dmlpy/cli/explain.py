@@ -5,6 +5,7 @@ lines a kernel); ``--cpp`` prints instead the DirectML C++ that fills the same s
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
@@ -12,11 +13,12 @@ from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target,
 from dmlpy.cpp import cpp_lines
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
 from dmlpy.enums import FeatureLevel
-from dmlpy.errors import DmlError
+from dmlpy.errors import DmlError, UnsupportedError
 from dmlpy.graph.desc import GraphDesc
-from dmlpy.graph.fusion import plan_graph
+from dmlpy.graph.fusion import TensorRef, plan_graph
 from dmlpy.graph.validation import validate
-from dmlpy.kernels import CPU_PROFILE, KernelSpec
+from dmlpy.kernels import CPU_PROFILE, KernelSpec, LoweredOperator
+from dmlpy.kernels.plan import OperatorPlan, PlanRef
 from dmlpy.layout import describe_layout
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import TensorDesc
@@ -41,8 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the kernel a descriptor lowers to: tensors, build options, launch; its source with --source."""
     target = svg_target(args, args.descriptor)
+    desc: Descriptor | None = None
     try:
-        desc, level, lines = explain(args)
+        desc = read_descriptor(args.descriptor)
+        level, lines = explain(desc, args)
+    except UnsupportedError:
+        # An operator dmlpy validates but does not run: nothing to explain, but its picture says what it means.
+        if target is not None and desc is not None:
+            say(f"// {write_picture(target, descriptor_picture(desc, feature_level(args)))}")
+        raise
     except DescriptorProblems as refused:
         if target is None:
             raise
@@ -54,11 +63,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[str]]:
-    """The descriptor ``args`` names, the level it was validated at, and the lines that explain it: its tensors,
-    the kernel's build options and launch, and the kernel source (whole with ``args.source``, else only what the
-    generator writes); DescriptorProblems when it cannot be explained."""
-    desc = read_descriptor(args.descriptor)
+def explain(desc: Descriptor, args: argparse.Namespace) -> tuple[FeatureLevel, list[str]]:
+    """The level ``desc`` was validated at and the lines that explain it: its tensors, each kernel's build options
+    and launch, and the kernel source (whole with ``args.source``, else only what the generator writes);
+    DescriptorProblems when it cannot be explained, UnsupportedError for an operator dmlpy does not run."""
     if args.cpp:
         return cpp_explained(desc, args)
     if isinstance(desc, TensorDesc):
@@ -71,36 +79,84 @@ def explain(args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[st
     except DmlError as error:
         raise DescriptorProblems([f"invalid at {level.c_name}: {error}"]) from None
     if isinstance(desc, GraphDesc):
-        return desc, level, explain_graph(desc, level, with_source=args.source)
+        return level, explain_graph(desc, level, with_source=args.source)
     try:
-        lowered = desc.lower()
+        plan = desc.plan(CPU_PROFILE)
     except NotImplementedError as error:
         raise DescriptorProblems([f"{error} yet"]) from None
-    spec, layout = lowered.kernel, lowered.layout
     lines = [f"// {desc.OPERATOR_TYPE.c_name}, validated at {level.c_name}"]
     lines += [f"// {line}" for line in desc.explain_lines()]
     lines += tensor_lines(desc)
+    if len(plan.steps) > 1:
+        lines += plan_lines(plan, with_source=args.source)
+        return level, lines
+    step = plan.steps[0]
+    spec, layout = step.lowered.kernel, step.lowered.layout
     lines += [
         f"// kernel: {spec.kernel_name} in opencl/{spec.source_name}",
         f"// build options: {' '.join(spec.build_options)}",
         f"// layout: {'packed (1-D vectorised kernel)' if layout.packed else f'strided, rank {layout.rank}'}; "
         f"{layout.element_count} elements; coalesced sizes {list(layout.sizes)}; "
         f"strides per tensor {[list(s) for s in layout.strides]}",
-        f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each "
+        f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each "
         "(sizes and strides are kernel arguments: a new shape does not rebuild the program)",
     ]
+    if any(ref is not None and ref.shift for ref in step.tensors):
+        lines.append(f"// tensors bound, in argument order: {bound_tensors(step.tensors)}")
+    lines += parameter_lines(step.lowered)
+    if plan.temporaries:
+        lines.append(f"// TemporaryResourceSize {plan.temporary_regions().size}")
     lines += kernel_source(spec, with_source=args.source)
-    return desc, level, lines if args.source else [*lines, left_out([spec])]
+    return level, lines if args.source else [*lines, left_out([spec])]
 
 
-def cpp_explained(desc: Descriptor, args: argparse.Namespace) -> tuple[Descriptor, FeatureLevel, list[str]]:
+def plan_lines(plan: OperatorPlan, *, with_source: bool) -> list[str]:
+    """An operator of several launches: how many and the temporary resource they need, then each launch as
+    ``explain_graph`` shows a graph's kernels: the tensors it binds (with the shift of a view that starts inside
+    one), its build options, launch, kernel parameters and source."""
+    lines = [f"// {len(plan.steps)} kernels, TemporaryResourceSize {plan.temporary_regions().size}"]
+    for index, step in enumerate(plan.steps):
+        spec = step.lowered.kernel
+        lines += [
+            "",
+            f"// ==== kernel {index + 1} of {len(plan.steps)}: {spec.kernel_name} in opencl/{spec.source_name}",
+            f"// tensors bound, in argument order: {bound_tensors(step.tensors)}",
+            f"// build options: {' '.join(spec.build_options)}",
+            f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
+            *parameter_lines(step.lowered),
+            *kernel_source(spec, with_source=with_source),
+        ]
+    if not with_source:
+        lines += ["", left_out([step.lowered.kernel for step in plan.steps])]
+    return lines
+
+
+def bound_tensors(refs: Sequence[PlanRef | TensorRef | None]) -> str:
+    """What a launch binds, in argument order: ``input 1``, ``output 0 +24 elements`` for a view that starts
+    24 elements into the tensor (JOIN's part in its output), ``null`` for an absent optional tensor."""
+    return ", ".join(
+        "null" if ref is None else f"{ref.kind} {ref.index}" + (f" +{ref.shift} elements" if ref.shift else "")
+        for ref in refs
+    )
+
+
+def parameter_lines(lowered: LoweredOperator) -> list[str]:
+    """The kernel's arguments after the element-wise convention's (a window's start and step per dimension, a
+    padding value's bits), as OpenCL types and numbers; none for most kernels."""
+    if not lowered.parameters:
+        return []
+    listed = ", ".join(f"{parameter.kind} {list(parameter.values)}" for parameter in lowered.parameters)
+    return [f"// kernel parameters, after the tensors and layout: {listed}"]
+
+
+def cpp_explained(desc: Descriptor, args: argparse.Namespace) -> tuple[FeatureLevel, list[str]]:
     """``--cpp``: the C++ of a tensor, or of an operator or graph valid at the level asked for (the device is
     created at that level); DescriptorProblems when it is invalid there or is a dmlpy extension."""
     level = feature_level(args)
     try:
         if not isinstance(desc, TensorDesc):
             validate(desc, level)
-        return desc, level, cpp_lines(desc, level)
+        return level, cpp_lines(desc, level)
     except DmlError as error:
         raise DescriptorProblems([f"no C++ at {level.c_name}: {error}"]) from None
 
@@ -146,11 +202,11 @@ def explain_graph(desc: GraphDesc, level: FeatureLevel, *, with_source: bool = T
         spec = step.lowered.kernel
         nodes = " -> ".join(desc.node_label(node) for node in step.nodes)
         what = "fused: one read of each input, one write of each output" if step.fused else "one node"
-        bound = ", ".join(f"{ref.kind} {ref.index}" if ref else "null" for ref in step.tensors)
         lines += [
             "",
             f"// ==== kernel {index + 1} of {len(plan.steps)}: {nodes} ({what})",
-            f"// tensors bound, in argument order: {bound}",
+            f"// tensors bound, in argument order: {bound_tensors(step.tensors)}",
+            *parameter_lines(step.lowered),
             f"// build options: {' '.join(spec.build_options)}",
             f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
             *kernel_source(spec, with_source=with_source),
