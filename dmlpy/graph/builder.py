@@ -82,6 +82,8 @@ class Expression:
     input_index: int | None = None
     node: int | None = None
     """The node computing it (an operator node), or holding it (a constant node)."""
+    output: int = 0
+    """Which of its operator node's outputs it is (SPLIT's k-th part)."""
 
     @property
     def data_type(self) -> TensorDataType:
@@ -218,6 +220,12 @@ class Graph:
     ) -> Expression:
         """A node running ``op`` (validated here, at the graph's level) on ``inputs`` in binding order; its
         first output as an expression."""
+        return self.add_operator_outputs(op, inputs, name)[0]
+
+    def add_operator_outputs(
+        self, op: OperatorDescBase, inputs: Sequence[Expression | None], name: str | None = None
+    ) -> list[Expression]:
+        """``add_operator``, every output of the node as an expression, in binding order (SPLIT's parts)."""
         for index, value in enumerate(inputs):
             if value is not None and value.graph is not self:
                 raise InvalidArgumentError(
@@ -229,9 +237,12 @@ class Graph:
         for value in inputs:
             if value is not None and value.node is not None:
                 self._read.add(value.node)
-        (output,) = op.output_tensors()
-        assert output is not None
-        return Expression(self, output.desc, node=len(self._nodes) - 1)
+        node = len(self._nodes) - 1
+        return [
+            Expression(self, output.desc, node=node, output=k)
+            for k, output in enumerate(op.output_tensors())
+            if output is not None
+        ]
 
     @contextmanager
     def _all_or_nothing(self) -> Iterator[None]:
@@ -254,9 +265,10 @@ class Graph:
     def desc(self) -> GraphDesc:
         """The DML_GRAPH_DESC whose outputs are the expressions no node reads, in the order they were made."""
         leaves = [
-            Expression(self, self._output_desc(i), node=i)
+            Expression(self, desc, node=i, output=k)
             for i, node in enumerate(self._nodes)
             if isinstance(node.desc, OperatorGraphNodeDesc) and i not in self._read
+            for k, desc in enumerate(self._output_descs(i))
         ]
         return self.desc_for(leaves)
 
@@ -301,13 +313,13 @@ class Graph:
                     intermediate_edges.append(
                         IntermediateGraphEdgeDesc(
                             from_node_index=number[value.node],
-                            from_node_output_index=0,
+                            from_node_output_index=value.output,
                             to_node_index=number[old],
                             to_node_input_index=slot,
                         )
                     )
         output_edges = [
-            OutputGraphEdgeDesc(from_node_index=number[o.node], from_node_output_index=0, graph_output_index=k)
+            OutputGraphEdgeDesc(from_node_index=number[o.node], from_node_output_index=o.output, graph_output_index=k)
             for k, o in enumerate(outputs)
             if o.node is not None
         ]
@@ -358,12 +370,10 @@ class Graph:
             stack.extend(v.node for v in self._nodes[node].inputs if v is not None and v.node is not None)
         return sorted(seen)
 
-    def _output_desc(self, node: int) -> BufferTensorDesc:
+    def _output_descs(self, node: int) -> list[BufferTensorDesc]:
         desc = self._nodes[node].desc
         assert isinstance(desc, OperatorGraphNodeDesc)
-        (output,) = desc.op.output_tensors()
-        assert output is not None
-        return output.desc
+        return [output.desc for output in desc.op.output_tensors() if output is not None]
 
     def __repr__(self) -> str:
         where = f"on {self.device!r}" if self.device is not None else f"at {self.feature_level.c_name}"

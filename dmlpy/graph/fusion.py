@@ -205,7 +205,7 @@ class _GroupTensors:
         self.reads |= reads
         self.writes += self._own_writes(node) - self._settled(left)
         self.outside_readers.update(left)
-        for output in range(len(_op(self.graph, node).OUTPUTS)):
+        for output in range(len(_op(self.graph, node).output_fields())):
             self.outside_readers[(node, output)] = len(self._readers(node, output))
         self.members.add(node)
 
@@ -233,7 +233,7 @@ class _GroupTensors:
         """The outputs of ``node`` the group writes: graph outputs, and those read (by later nodes: outside)."""
         return sum(
             1
-            for output in range(len(_op(self.graph, node).OUTPUTS))
+            for output in range(len(_op(self.graph, node).output_fields()))
             if (node, output) in self.graph_outputs or self._readers(node, output)
         )
 

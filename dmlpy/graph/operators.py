@@ -23,6 +23,7 @@ from typing import Any
 from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError, argument_error
+from dmlpy.graph import movement
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -32,6 +33,7 @@ from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
     CastOperatorDesc,
+    DepthToSpace1OperatorDesc,
     DequantizeOperatorDesc,
     ElementWiseAdd1OperatorDesc,
     ElementWiseClip1OperatorDesc,
@@ -42,9 +44,15 @@ from dmlpy.ops import (
     ElementWisePowOperatorDesc,
     ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
+    JoinOperatorDesc,
+    Padding1OperatorDesc,
     QuantizeOperatorDesc,
     ScalarUnion,
     ScaleBias,
+    Slice1OperatorDesc,
+    SpaceToDepth1OperatorDesc,
+    SplitOperatorDesc,
+    TileOperatorDesc,
 )
 from dmlpy.ops._base import OperatorDescBase
 
@@ -264,9 +272,16 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseQuantizedLinearAddOperatorDesc: quantized_linear_add,
     QuantizeOperatorDesc: quantize,
     DequantizeOperatorDesc: dequantize,
+    Slice1OperatorDesc: movement.slice,
+    JoinOperatorDesc: movement.join,
+    SplitOperatorDesc: movement.split,  # type: ignore[dict-item]  # a list of expressions, one per part
+    Padding1OperatorDesc: movement.padding,
+    TileOperatorDesc: movement.tile,
+    SpaceToDepth1OperatorDesc: movement.space_to_depth,
+    DepthToSpace1OperatorDesc: movement.depth_to_space,
 }
-"""The operators whose builder functions are written (dmlpy.graph.quantization), not made from their descriptor
-class."""
+"""The operators whose builder functions are written (dmlpy.graph.quantization, dmlpy.graph.movement), not made
+from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

@@ -91,7 +91,7 @@ def _port(graph: GraphStructure, node: int, slot: int, *, output: bool) -> tuple
     if node >= len(graph.nodes) or not isinstance(graph.nodes[node].desc, OperatorGraphNodeDesc):
         return None
     op = node_operator(graph, node)
-    fields = op.OUTPUTS if output else op.input_fields()
+    fields = op.output_fields() if output else op.input_fields()
     if slot >= len(fields):
         return None
     return op.c_field(fields[slot]), node_tensor(graph, node, slot, output)

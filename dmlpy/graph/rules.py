@@ -74,7 +74,7 @@ def node_operator(graph: GraphStructure, node: int) -> OperatorDescBase:
 
 def _slot_name(graph: GraphStructure, node: int, slot: int, output: bool) -> str:
     op = node_operator(graph, node)
-    field = (op.OUTPUTS if output else op.input_fields())[slot]
+    field = (op.output_fields() if output else op.input_fields())[slot]
     return op.c_field(field)
 
 
@@ -93,7 +93,7 @@ def _check_node_index(graph: GraphStructure, where: str, field: str, index: int,
 
 def _check_slot(graph: GraphStructure, where: str, field: str, node: int, slot: int, *, output: bool) -> None:
     op = node_operator(graph, node)
-    names = op.OUTPUTS if output else op.input_fields()
+    names = op.output_fields() if output else op.input_fields()
     if slot >= len(names):
         listed = ", ".join(f"{i} {op.c_field(n)}" for i, n in enumerate(names))
         raise InvalidArgumentError(

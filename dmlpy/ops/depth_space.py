@@ -162,6 +162,7 @@ class SpaceToDepth1OperatorDesc(_DepthSpaceDesc):
     """DML_SPACE_TO_DEPTH1_OPERATOR_DESC: SPACE_TO_DEPTH with the order of the moved elements chosen (Order)."""
 
     OPERATOR_TYPE = OperatorType.SPACE_TO_DEPTH1
+    BUILDER_NAME = "space_to_depth"
     SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, _ROWS[1:])
     TO_DEPTH = True
 
@@ -180,6 +181,7 @@ class DepthToSpace1OperatorDesc(_DepthSpaceDesc):
     """DML_DEPTH_TO_SPACE1_OPERATOR_DESC: DEPTH_TO_SPACE with the order of the moved elements chosen (Order)."""
 
     OPERATOR_TYPE = OperatorType.DEPTH_TO_SPACE1
+    BUILDER_NAME = "depth_to_space"
     SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, _ROWS[1:])
     TO_DEPTH = False
 

@@ -155,6 +155,7 @@ class JoinOperatorDesc(TensorArrayDesc):
     """DML_JOIN_OPERATOR_DESC: OutputTensor = InputTensors concatenated along Axis (ONNX's Concat)."""
 
     OPERATOR_TYPE = OperatorType.JOIN
+    BUILDER_NAME = "join"
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensors", "OutputTensor"),
@@ -219,6 +220,7 @@ class SplitOperatorDesc(TensorArrayDesc):
     """DML_SPLIT_OPERATOR_DESC: InputTensor cut along Axis into OutputTensors, in order (ONNX's Split)."""
 
     OPERATOR_TYPE = OperatorType.SPLIT
+    BUILDER_NAME = "split"
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensor", "OutputTensors"),

@@ -176,6 +176,7 @@ class Slice1OperatorDesc(_WindowDesc):
     window's start, or its end (offset + size - 1) where the stride is negative."""
 
     OPERATOR_TYPE = OperatorType.SLICE1
+    BUILDER_NAME = "slice"
     SUPPORT = table(
         OPERATOR_TYPE,
         _INPUT_OUTPUT,

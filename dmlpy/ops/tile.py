@@ -28,6 +28,7 @@ class TileOperatorDesc(PerDimensionDesc):
     """DML_TILE_OPERATOR_DESC: OutputTensor = InputTensor repeated Repeats[i] times along each dimension i."""
 
     OPERATOR_TYPE = OperatorType.TILE
+    BUILDER_NAME = "tile"
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensor", "OutputTensor"),

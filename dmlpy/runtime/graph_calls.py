@@ -37,6 +37,7 @@ from dmlpy.graph.builder import tensor_bytes
 from dmlpy.graph.desc import Source
 from dmlpy.graph.rules import node_operator
 from dmlpy.kernels import coalesce
+from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.activation_softmax import AxisReducingDesc
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, wrappable_memory
@@ -311,12 +312,19 @@ def _output_masks(
         origins = frozenset().union(*(origin for _, origin in read))
         if isinstance(op, AxisReducingDesc):
             raise InvalidArgumentError(_reduced(compiled, node, op, min(origins)))
+        if not isinstance(op, ElementwiseDesc):
+            raise InvalidArgumentError(
+                f"{compiled.describe()}: argument {min(origins)} is a masked array whose masked elements reach "
+                f"{graph.node_label(node)}, which moves elements rather than computing on each in place; a mask is "
+                "carried through element-wise nodes only: pass np.ma.getdata(x) to run on the data under the mask, "
+                "or x.filled(value)"
+            )
         output = op.output_tensors()[0]
         assert output is not None
         combined = np.zeros(output.desc.sizes, np.bool_)
         for mask, _ in read:
             combined |= _spread(mask, output.desc.sizes)
-        for slot in range(len(op.OUTPUTS)):
+        for slot in range(len(op.output_fields())):
             reached[Source("node", node, slot)] = (combined, origins)
     carried = [reached.get(Source("node", node, slot)) for node, slot in analysis.outputs]
     return [

@@ -93,8 +93,11 @@ def test_an_operator_that_is_not_standard_unary_needs_a_written_builder_function
 @pytest.mark.parametrize("desc", list(OPERATORS.values()), ids=lambda desc: desc.__name__)
 def test_every_builder_name_of_the_table_is_a_graph_function(desc: type[OperatorDescBase]) -> None:
     if desc.BUILDER_NAME is None:
-        # A graph holds DirectML operators only; those dmlpy does not run yet wait for their kernels.
-        assert (desc.is_extension() or not desc.runs()) and not desc.ONNX_OPS
+        # A graph holds DirectML operators only; those dmlpy does not run yet wait for their kernels, and a first
+        # form DirectMLX builds through its successor (dml::Slice makes SLICE1) has none of its own.
+        successor = {d.OPERATOR_TYPE.name: d for d in OPERATORS.values()}.get(f"{desc.OPERATOR_TYPE.name}1")
+        superseded = successor is not None and successor.BUILDER_NAME is not None
+        assert (desc.is_extension() or not desc.runs() or superseded) and not desc.ONNX_OPS
         return
     function = getattr(dml.graph, desc.BUILDER_NAME)
     assert function is BUILDERS[desc.BUILDER_NAME]
