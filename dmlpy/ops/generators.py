@@ -14,7 +14,7 @@ follows the tables); DIAGONAL_MATRIX1's first example gives Value 7 and shows 1s
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
@@ -48,8 +48,8 @@ class _GeneratorDesc(IndexingDesc):
     VALUES: ClassVar[tuple[str, ...]] = ()
     """The DML_SCALAR_UNION fields read as ValueDataType."""
 
-    output_tensor: TensorDesc = Field(alias="OutputTensor")
-    """OutputTensor: the tensor to fill, of any Sizes the support table allows."""
+    if TYPE_CHECKING:  # each generator declares OutputTensor itself, in DirectML.h's order (after an InputTensor)
+        output_tensor: TensorDesc
 
     def describe(self) -> str:
         return f"{self.operator_name()} ({self.output_tensor.desc.data_type.name})"
@@ -91,6 +91,8 @@ class FillValueConstantOperatorDesc(_GeneratorDesc):
     )
     VALUES = ("value",)
 
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: the tensor to fill, of any Sizes the support table allows."""
     value_data_type: TensorDataType = Field(alias="ValueDataType")
     """ValueDataType (DML_TENSOR_DATA_TYPE): how Value is read; OutputTensor's DataType."""
     value: ScalarUnion = Field(alias="Value")
@@ -112,6 +114,8 @@ class FillValueSequenceOperatorDesc(_GeneratorDesc):
     )
     VALUES = ("value_start", "value_delta")
 
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: the tensor to fill, of any Sizes the support table allows."""
     value_data_type: TensorDataType = Field(alias="ValueDataType")
     """ValueDataType (DML_TENSOR_DATA_TYPE): how ValueStart and ValueDelta are read; OutputTensor's DataType."""
     value_start: ScalarUnion = Field(alias="ValueStart")
@@ -135,6 +139,8 @@ class DiagonalMatrixOperatorDesc(_GeneratorDesc):
         ),
     )
 
+    output_tensor: TensorDesc = Field(alias="OutputTensor")
+    """OutputTensor: the tensor to fill, of any Sizes the support table allows."""
     offset: Int32 = Field(alias="Offset")
     """Offset (INT): the diagonal's shift, right (above 0) or left (below 0); beyond the matrix, all zeros."""
     value: float = Field(alias="Value")

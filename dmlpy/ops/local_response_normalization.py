@@ -13,6 +13,8 @@ operator's page, which agree (TRUE sums across channels). Neither changes a rule
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
@@ -25,18 +27,11 @@ L = FeatureLevel
 
 
 class _LocalResponseFields(NormalizationDesc):
-    """The window's fields, shared by the operator and its gradient."""
+    """The window's rule, shared by the operator and its gradient; each declares the fields in DirectML.h's order
+    (its tensors, then CrossChannel, LocalSize, Alpha, Beta, Bias)."""
 
-    cross_channel: Bool = Field(alias="CrossChannel")
-    """CrossChannel (BOOL): TRUE sums across channels as well; FALSE over Width and Height only."""
-    local_size: UInt32 = Field(alias="LocalSize")
-    """LocalSize (UINT): the window's extent along each summed dimension, at least 1."""
-    alpha: float = Field(alias="Alpha")
-    """Alpha (FLOAT): the sum's factor, divided by LocalSize (0.0001 recommended)."""
-    beta: float = Field(alias="Beta")
-    """Beta (FLOAT): the denominator's exponent (0.75 recommended)."""
-    bias: float = Field(alias="Bias")
-    """Bias (FLOAT): added to the scaled sum (1 recommended)."""
+    if TYPE_CHECKING:  # the window's extent, which ``check_normalization_rules`` reads
+        local_size: int
 
     def check_normalization_rules(self, level: FeatureLevel) -> None:
         self.check_local_size(self.local_size)
@@ -59,6 +54,16 @@ class LocalResponseNormalizationOperatorDesc(_LocalResponseFields):
     """InputTensor: the data, { BatchCount, ChannelCount, Height, Width }."""
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: InputTensor's Sizes and DataType."""
+    cross_channel: Bool = Field(alias="CrossChannel")
+    """CrossChannel (BOOL): TRUE sums across channels as well; FALSE over Width and Height only."""
+    local_size: UInt32 = Field(alias="LocalSize")
+    """LocalSize (UINT): the window's extent along each summed dimension, at least 1."""
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the sum's factor, divided by LocalSize (0.0001 recommended)."""
+    beta: float = Field(alias="Beta")
+    """Beta (FLOAT): the denominator's exponent (0.75 recommended)."""
+    bias: float = Field(alias="Bias")
+    """Bias (FLOAT): added to the scaled sum (1 recommended)."""
 
 
 class LocalResponseNormalizationGradOperatorDesc(_LocalResponseFields):
@@ -83,6 +88,16 @@ class LocalResponseNormalizationGradOperatorDesc(_LocalResponseFields):
     """InputGradientTensor: the incoming gradient; InputTensor's Sizes."""
     output_gradient_tensor: TensorDesc = Field(alias="OutputGradientTensor")
     """OutputGradientTensor: the gradient of the input; InputTensor's Sizes and DataType."""
+    cross_channel: Bool = Field(alias="CrossChannel")
+    """CrossChannel (BOOL): TRUE sums across channels as well; FALSE over Width and Height only."""
+    local_size: UInt32 = Field(alias="LocalSize")
+    """LocalSize (UINT): the window's extent along each summed dimension, at least 1."""
+    alpha: float = Field(alias="Alpha")
+    """Alpha (FLOAT): the sum's factor, divided by LocalSize (0.0001 recommended)."""
+    beta: float = Field(alias="Beta")
+    """Beta (FLOAT): the denominator's exponent (0.75 recommended)."""
+    bias: float = Field(alias="Bias")
+    """Bias (FLOAT): added to the scaled sum (1 recommended)."""
 
 
 LOCAL_RESPONSE_OPERATORS = (LocalResponseNormalizationOperatorDesc, LocalResponseNormalizationGradOperatorDesc)

@@ -38,12 +38,6 @@ OTHER_STRUCTS = {  # DirectML.h's other structs an operator holds by value, and 
     ),
     "DML_SIZE_2D": ("Width", "Height"),
 }  # fmt: skip
-FIELD_ORDER_PENDING = {
-    "LOCAL_RESPONSE_NORMALIZATION": "dmlpy/ops/local_response_normalization.py declares the scalars before the tensors",
-    "LOCAL_RESPONSE_NORMALIZATION_GRAD": "as LOCAL_RESPONSE_NORMALIZATION",
-    "DIAGONAL_MATRIX1": "dmlpy/ops/generators.py's _GeneratorDesc declares OutputTensor before InputTensor",
-}
-"""Models whose fields are not in C order (the C++ still fills every member: assignments commute)."""
 
 
 @cache
@@ -131,7 +125,7 @@ def check_operator_struct(lines: list[str], kind: str, members: list[tuple[str, 
     op, problems = facts()[kind], []
     names = [member for member, _ in members]
     header = [field["name"] for field in op["fields"]]
-    if names != header and op["op"] not in FIELD_ORDER_PENDING:
+    if names != header:
         problems.append(f"{kind}: members {names}, the header's {header}")
     if set(names) != set(header):
         problems.append(f"{kind}: members {sorted(names)} are not the header's {sorted(header)}")
@@ -202,14 +196,6 @@ def test_every_operator_prints_the_headers_struct(operator: str) -> None:
     (top,) = (match for line in lines if (match := WRAPPER.match(line)) and match["name"] == "operatorDesc")
     kind = next(kind for kind, name, _ in structs(lines) if name == top["desc"])
     assert (facts()[kind]["op"], top["kind"]) == (operator, facts()[kind]["enum"])
-
-
-@pytest.mark.parametrize("operator", sorted(FIELD_ORDER_PENDING))
-def test_the_models_out_of_c_order_are_still_out_of_order(operator: str) -> None:
-    # Once the model declares its fields in C order, this fails: remove it from FIELD_ORDER_PENDING.
-    desc_class = OPERATORS[dml.OperatorType[operator]]
-    (op,) = (op for op in facts().values() if op["op"] == operator)
-    assert [info.alias for info in desc_class.model_fields.values()] != [field["name"] for field in op["fields"]]
 
 
 def test_the_read_back_catches_a_wrong_order_a_wrong_enum_and_a_wrong_count() -> None:
