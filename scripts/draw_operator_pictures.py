@@ -11,7 +11,6 @@ of their own: every docs/images/*.svg is a tour picture, scripts/draw_pictures.p
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,9 @@ import dmlpy as dml
 from dmlpy.drawing import Picture, stacked
 from dmlpy.ops._base import OperatorDescBase
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from draw_pictures import ROOT, main  # a sibling script, not a package
+
 IMAGES = ROOT / "docs" / "images" / "operators"
 F32 = {"DataType": "FLOAT32"}
 
@@ -63,25 +64,5 @@ def pictures() -> dict[str, Picture]:
     return drawn
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args()
-    stale = []
-    for name, picture in pictures().items():
-        path = IMAGES / f"{name}.svg"
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != picture.svg:
-                stale.append(path.relative_to(ROOT))
-        else:
-            IMAGES.mkdir(parents=True, exist_ok=True)
-            picture.save(path)
-            print(f"wrote {path.relative_to(ROOT)} ({picture.width:g} x {picture.height:g})")
-    if stale:
-        print(f"stale: {', '.join(map(str, stale))}; run python scripts/draw_operator_pictures.py", file=sys.stderr)
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(pictures, IMAGES, Path(__file__).resolve(), __doc__))

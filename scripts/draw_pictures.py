@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -75,30 +76,32 @@ def graph_pictures(device: dml.Device) -> dict[str, Picture]:
     return {"qdq_graph": g.compile([y]).picture(), "round_refused": refused}
 
 
-def pictures() -> dict[str, Picture]:
+def tour_pictures() -> dict[str, Picture]:
     device = dml.create_device()
     return {**tensor_pictures(), **binding_pictures(device), **graph_pictures(device)}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+def main(pictures: Callable[[], dict[str, Picture]], images: Path, script: Path, description: str | None) -> int:
+    """Write each picture to images/<name>.svg, or with --check list those that differ and exit 1 (shared with
+    scripts/draw_operator_pictures.py; `script` is the one to run to redraw)."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0] if description else None)
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     args = parser.parse_args()
     stale = []
     for name, picture in pictures().items():
-        path = IMAGES / f"{name}.svg"
+        path = images / f"{name}.svg"
         if args.check:
             if not path.is_file() or path.read_text(encoding="utf-8") != picture.svg:
                 stale.append(path.relative_to(ROOT))
         else:
-            IMAGES.mkdir(parents=True, exist_ok=True)
+            images.mkdir(parents=True, exist_ok=True)
             picture.save(path)
             print(f"wrote {path.relative_to(ROOT)} ({picture.width:g} x {picture.height:g})")
     if stale:
-        print(f"stale: {', '.join(map(str, stale))}; run python scripts/draw_pictures.py", file=sys.stderr)
+        print(f"stale: {', '.join(map(str, stale))}; run python {script.relative_to(ROOT)}", file=sys.stderr)
         return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(tour_pictures, IMAGES, Path(__file__).resolve(), __doc__))

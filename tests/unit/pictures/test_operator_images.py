@@ -20,10 +20,12 @@ def test_the_operator_pictures_are_fresh() -> None:
 
 
 def test_the_check_sees_a_stale_picture(tmp_path: Path) -> None:
-    """Negative control: a copy of the script beside a gemm.svg that lost its K label is reported stale."""
+    """Negative control: a copy of the script (and of draw_pictures.py, whose main it runs) beside a gemm.svg that
+    lost its K label is reported stale."""
     copy = tmp_path / "scripts"
     copy.mkdir()
-    (copy / SCRIPT.name).write_text(SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    for script in (SCRIPT, SCRIPT.with_name("draw_pictures.py")):
+        (copy / script.name).write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
     images = tmp_path / "docs" / "images" / "operators"
     images.mkdir(parents=True)
     for image in IMAGES.glob("*.svg"):
