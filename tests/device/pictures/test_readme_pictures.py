@@ -5,32 +5,26 @@ an example fails here until the pictures are redrawn."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.helpers.picture_scripts import check, copy_for_check
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "scripts" / "draw_pictures.py"
 
 
 def test_docs_images_are_fresh() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=300)
+    done = check(SCRIPT)
     assert done.returncode == 0, done.stderr
 
 
 def test_the_check_sees_a_stale_picture(tmp_path: Path) -> None:
     """Negative control: the script compares (a copy whose padded.svg lost a cell is reported stale)."""
-    copy = tmp_path / "scripts"
-    copy.mkdir()
-    (copy / SCRIPT.name).write_text(SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
-    images = tmp_path / "docs" / "images"
-    images.mkdir(parents=True)
-    for image in (ROOT / "docs" / "images").glob("*.svg"):
-        (images / image.name).write_text(image.read_text(encoding="utf-8"), encoding="utf-8")
+    images = copy_for_check(tmp_path, (SCRIPT,), ROOT / "docs" / "images")
     padded = images / "padded.svg"
     padded.write_text(re.sub(r'<g class="slot padding">.*?</g>', "", padded.read_text(encoding="utf-8")))
     examples = tmp_path / "examples" / "descriptors"
     examples.mkdir(parents=True)
     (examples / "round_refused.json").write_text((ROOT / "examples/descriptors/round_refused.json").read_text())
-    done = subprocess.run([sys.executable, str(copy / SCRIPT.name), "--check"], capture_output=True, text=True)
+    done = check(tmp_path / "scripts" / SCRIPT.name)
     assert done.returncode == 1 and "docs/images/padded.svg" in done.stderr and "broadcast" not in done.stderr

@@ -5,9 +5,9 @@ fails here until the pictures are redrawn; and each is shown on the pictures pag
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.helpers.picture_scripts import check, copy_for_check
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "scripts" / "draw_operator_pictures.py"
@@ -15,24 +15,17 @@ IMAGES = ROOT / "docs" / "images" / "operators"
 
 
 def test_the_operator_pictures_are_fresh() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=120)
+    done = check(SCRIPT, timeout=120)
     assert done.returncode == 0, done.stderr
 
 
 def test_the_check_sees_a_stale_picture(tmp_path: Path) -> None:
     """Negative control: a copy of the script (and of draw_pictures.py, whose main it runs) beside a gemm.svg that
     lost its K label is reported stale."""
-    copy = tmp_path / "scripts"
-    copy.mkdir()
-    for script in (SCRIPT, SCRIPT.with_name("draw_pictures.py")):
-        (copy / script.name).write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
-    images = tmp_path / "docs" / "images" / "operators"
-    images.mkdir(parents=True)
-    for image in IMAGES.glob("*.svg"):
-        (images / image.name).write_text(image.read_text(encoding="utf-8"), encoding="utf-8")
+    images = copy_for_check(tmp_path, (SCRIPT, SCRIPT.with_name("draw_pictures.py")), IMAGES)
     gemm = images / "gemm.svg"
     gemm.write_text(re.sub(r"K = 3", "K = ?", gemm.read_text(encoding="utf-8")), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(copy / SCRIPT.name), "--check"], capture_output=True, text=True)
+    done = check(tmp_path / "scripts" / SCRIPT.name)
     assert done.returncode == 1 and "operators/gemm.svg" in done.stderr and "join" not in done.stderr
 
 
