@@ -14,6 +14,10 @@ sweep each closing note reports). A suite that has only a memory pass runs it un
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 DEFAULT_PASSES = (("cpu", False), ("gpu", True))
@@ -42,3 +46,28 @@ def default_share(profile: str, uninitialized: bool) -> int | None:
     ``DEFAULT_PASSES``, of ``len(DEFAULT_PASSES)``), or None for a --run-slow combination, which takes them all."""
     combination = (profile, uninitialized)
     return DEFAULT_PASSES.index(combination) if combination in DEFAULT_PASSES else None
+
+
+def run_reportless(
+    run_oclgrind_script: Callable[..., tuple[dict[str, Any], list[str]]],
+    script: Path,
+    tmp_path: Path,
+    profile: str,
+    uninitialized: bool,
+    *flags: str,
+    timeout: float,
+) -> dict[str, Any]:
+    """Run ``script`` under Oclgrind in one (profile, pass) combination, data races checked in the memory pass, and
+    fail on any Oclgrind report; the script's summary, for the suite's own checks."""
+    summary, errors = run_oclgrind_script(
+        script,
+        "--launch-profile",
+        profile,
+        *flags,
+        tmp_path=tmp_path,
+        uninitialized=uninitialized,
+        timeout=timeout,
+        **({} if uninitialized else {"OCLGRIND_DATA_RACES": "1"}),
+    )
+    assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
+    return summary
