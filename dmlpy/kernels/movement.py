@@ -117,6 +117,11 @@ def _mapped_copy(
             f"and steps as 32-bit signed integers ({INT_MIN} to {INT_MAX}); no tensor of DirectML's 2^32 - 1 "
             "elements needs more along one dimension but one with a single dimension over 2^31 elements"
         )
+    if window.boundary != Boundary.NONE and any(step != 1 for step in window.steps):
+        raise UnsupportedError(
+            f"a {window.boundary.name} window with steps {list(window.steps)}: movement.cl applies a boundary rule "
+            "to windows of steps 1 only (PADDING's and TILE's); give steps of 1, or BOUNDARY NONE"
+        )
     rank = len(output_sizes)
     layout = ElementwiseLayout(
         element_count=math.prod(output_sizes), sizes=tuple(output_sizes), strides=((0,) * rank, tuple(output_strides))
