@@ -1,6 +1,6 @@
 """The lowering of an operator that reduces groups of elements along axes (the softmax family,
-``opencl/softmax.cl``): the tensors' layout split into the kept dimensions and the reduced ones, each part
-coalesced on its own, and the launch of one work-item per group.
+``opencl/softmax.cl``; REDUCE, ARGMIN and ARGMAX, ``opencl/reduce.cl``): the tensors' layout split into the kept
+dimensions and the reduced ones, each part coalesced on its own, and the launch of one work-item per group.
 
 The kernel takes the element-wise argument convention (dmlpy/kernels/source.py), so the runtime launches it as
 any other: the layout's sizes are the kept dimensions, then the reduced ones (``KEPT_RANK`` and ``REDUCED_RANK``
@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
 from dmlpy.kernels.launch import LaunchProfile, LoweredOperator
@@ -60,3 +62,35 @@ def reduction_kernel(
     )
     group_length = math.prod(layout.sizes[kept_rank:])
     return LoweredOperator(spec, layout, group_length, profile)
+
+
+_FLOATS = (TensorDataType.FLOAT32, TensorDataType.FLOAT16)
+
+
+def reduce_kernel(
+    function: int,
+    last_index: bool,
+    input_type: AnyDataType,
+    output_type: AnyDataType,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axes: Sequence[int],
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """reduce.cl computing DML_REDUCE_FUNCTION ``function`` (ARGMIN and ARGMAX: the last extreme's index where
+    ``last_index``) over ``axes`` of an input of ``sizes``, the input's and the output's ``strides`` (the output's
+    0 along the axes, where it has one element)."""
+    layout, kept_rank = reduction_layout(sizes, strides, axes)
+    storage = DATA_TYPES[input_type].opencl_storage
+    floats = input_type in _FLOATS
+    defines = [
+        ("FUNCTION", str(function)),
+        ("LAST_INDEX", "1" if last_index else "0"),
+        ("FLOAT_VALUES", "1" if floats else "0"),
+        ("DML_FLOAT16", "1" if input_type == TensorDataType.FLOAT16 else "0"),
+        ("INPUT_T", "ushort" if input_type == TensorDataType.FLOAT16 else storage),
+        ("OUTPUT_T", "ushort" if output_type == TensorDataType.FLOAT16 else DATA_TYPES[output_type].opencl_storage),
+    ]
+    if not floats:
+        defines += [("VALUE_T", storage), ("UVALUE_T", storage if storage.startswith("u") else f"u{storage}")]
+    return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)

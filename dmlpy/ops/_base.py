@@ -375,6 +375,11 @@ class OperatorDescBase(DmlModel):
         (pure; no OpenCL needed). Each family's base class gives it (the element-wise template:
         :class:`dmlpy.ops._elementwise.ElementwiseDesc`); an operator of a family with none (GEMM, CONVOLUTION)
         raises UnsupportedError: dmlpy validates it, and does not run it yet."""
+        if type(self).plan is not OperatorDescBase.plan:
+            raise UnsupportedError(
+                f"{self.describe()} runs as a plan of launches, not one kernel: read desc.plan(profile) (what "
+                "compile_operator and a graph node run)"
+            )
         raise UnsupportedError(
             f"{self.describe()}: dmlpy validates {self.operator_name()} but does not run it yet (no OpenCL kernel); "
             "dml.validate and `dmlpy validate` check it, compiling it waits for its family's kernels"

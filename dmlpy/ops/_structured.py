@@ -8,8 +8,9 @@ column or channel is checked by ``check_parameter``; a FusedActivation, DML_OPER
 that activation's own rules on the output (``check_fused_activation``). What each operator adds is its own
 arithmetic of Sizes: K agreement for GEMM, the window for CONVOLUTION.
 
-dmlpy validates these operators and does not run them yet: their family's kernels come later, so ``lower`` is
-the base's, an UnsupportedError that says so.
+The base's ``lower`` is an UnsupportedError that says dmlpy validates the operator but does not run it yet; a
+family that runs overrides ``plan`` (the movement operators: SLICE, SLICE1, JOIN, SPLIT, PADDING(1), TILE, the
+depth-space forms) or ``lower`` (the reductions).
 """
 
 from __future__ import annotations

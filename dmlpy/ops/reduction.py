@@ -9,8 +9,10 @@ table's); ARGMIN's and ARGMAX's always is. REDUCE's page gives one support table
 (``SupportTable.variant``), so a descriptor is checked against its Function's (``support_table``).
 
 Left open by the pages and decided here: AxisCount 0 (no axis to reduce) and an axis named twice are refused, as
-SOFTMAX1 refuses them; to reduce the whole tensor, Axes lists every dimension (the pages' example 3). dmlpy
-validates these operators and does not run them yet.
+SOFTMAX1 refuses them; to reduce the whole tensor, Axes lists every dimension (the pages' example 3). What each
+function computes where the pages name it only (NaN, ties, integer overflow, accuracy) is opencl/reduce.cl's header
+and docs/operators/reduction.md: NumPy's and onnx.reference's rules; integer sums and products wrap modulo 2^width.
+dmlpy runs all three, one work-item per group (``lower``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pydantic import Field
 
 from dmlpy.drawing.axes import ReducedAxes
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, ReduceFunction, TensorDataType
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.reduction import reduce_kernel
 from dmlpy.model import UInt32
 from dmlpy.ops._axes import check_axes, reduced_sizes
 from dmlpy.ops._base import OutputShape
@@ -172,6 +176,27 @@ class _AxesReductionDesc(StructuredDesc):
     def check_shape_rules(self, level: FeatureLevel) -> None:
         check_axes(self, self.axes, self.input_tensor.desc.dimension_count)
 
+    def computed(self) -> tuple[ReduceFunction, bool]:
+        """reduce.cl's function, and whether ARGMIN or ARGMAX give the last extreme's index."""
+        raise NotImplementedError
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """reduce.cl, one work-item per group of the kept dimensions (the output's strides 0 along Axes, where it
+        has one element)."""
+        function, last_index = self.computed()
+        source, target = self.input_tensor.desc, self.output_tensor.desc
+        output_strides = tuple(0 if d in self.axes else s for d, s in enumerate(target.effective_strides))
+        return reduce_kernel(
+            function.value,
+            last_index,
+            source.data_type,
+            target.data_type,
+            source.sizes,
+            (source.effective_strides, output_strides),
+            self.axes,
+            profile,
+        )
+
 
 class ReduceOperatorDesc(_AxesReductionDesc):
     """DML_REDUCE_OPERATOR_DESC: each output element is Function (ARGMAX, ARGMIN, AVERAGE, L1, L2, LOG_SUM,
@@ -206,6 +231,9 @@ class ReduceOperatorDesc(_AxesReductionDesc):
     def support_table(self) -> SupportTable:
         return self.TABLES[self.function]
 
+    def computed(self) -> tuple[ReduceFunction, bool]:
+        return self.function, False
+
     def describe(self) -> str:
         return f"{super().describe()[:-1]}, Function {self.function.name})"
 
@@ -238,12 +266,18 @@ class _ArgDesc(_AxesReductionDesc):
     """AxisDirection: INCREASING gives the first extreme of equal ones (as REDUCE's ARGMIN and ARGMAX), DECREASING
     the last."""
 
+    FUNCTION: ClassVar[ReduceFunction]
+
+    def computed(self) -> tuple[ReduceFunction, bool]:
+        return self.FUNCTION, self.axis_direction == AxisDirection.DECREASING
+
 
 class ArgMinOperatorDesc(_ArgDesc):
     """DML_ARGMIN_OPERATOR_DESC: the index of the minimum of the InputTensor elements that share each output
     element's coordinates outside Axes."""
 
     OPERATOR_TYPE = OperatorType.ARGMIN
+    FUNCTION = F.ARGMIN
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """The page's tables: REDUCE's ARGMIN and ARGMAX table from FL 3_0."""
 
@@ -253,6 +287,7 @@ class ArgMaxOperatorDesc(_ArgDesc):
     element's coordinates outside Axes."""
 
     OPERATOR_TYPE = OperatorType.ARGMAX
+    FUNCTION = F.ARGMAX
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """As ARGMIN's."""
 

@@ -1,0 +1,47 @@
+// compensated.h: the float arithmetic of the reductions (softmax.cl, reduce.cl) whose error must not grow with a
+// group's length.
+#ifndef COMPENSATED_H
+#define COMPENSATED_H
+
+// A running sum with Neumaier's compensation (Kahan-Babuska): each addition's rounding error, recovered exactly
+// by the TwoSum of the larger and the smaller operand, is accumulated apart and added once at the end. The
+// result's error is at most 2u|S| + O(n u^2) sum|x| (Higham, Accuracy and Stability of Numerical Algorithms,
+// section 4.3): it does not grow with the length n as a serial sum's (n - 1) u sum|x| does.
+typedef struct {
+    float sum, compensation;
+} CompensatedSum;
+
+static inline void compensated_add(CompensatedSum *s, float term)
+{
+    const float total = s->sum + term;
+    s->compensation += fabs(s->sum) >= fabs(term) ? (s->sum - total) + term : (term - total) + s->sum;
+    s->sum = total;
+}
+
+// The sum; where it is infinite or NaN (an infinite or NaN term, or an overflow), the plain sum, which IEEE
+// arithmetic carries as a float64 sum would, since the compensation is then NaN.
+static inline float compensated_total(CompensatedSum s)
+{
+    return isfinite(s.sum) ? s.sum + s.compensation : s.sum;
+}
+
+// x - maximum as hi + lo exactly (Knuth's TwoSum, which needs no ordering of the operands). Where hi is not
+// finite (x is -inf, or the difference overflows), exp(hi) is 0 and lo is 0.
+static inline float2 exact_difference(float x, float maximum)
+{
+    const float negated = -maximum;
+    const float hi = x + negated;
+    const float x_part = hi - negated;
+    const float negated_part = hi - x_part;
+    const float lo = (x - x_part) + (negated - negated_part);
+    return (float2)(hi, isfinite(hi) ? lo : 0.0f);
+}
+
+// exp(hi + lo) = exp(hi) * exp(lo), and exp(lo) = 1 + lo within lo^2 / 2 (|lo| <= 2^-18 wherever exp(hi) is not 0).
+static inline float exp_of(float2 difference)
+{
+    const float e = exp(difference.x);
+    return fma(e, difference.y, e);
+}
+
+#endif
