@@ -98,13 +98,18 @@ static inline ulong map_dims(const window_t *m, const ulong *coord, int dims, bo
 }
 
 #if !GRID_STRIDE
-// `count` elements from `from` (stepping `from_step`, signed) to `to` (stepping `to_step`). Unit steps get loops
-// of their own, which compilers vectorise (PoCL: a plain loop becomes SIMD loads and stores, a reversed one SIMD
-// loads and a shuffle); the strides being kernel arguments, the general loop alone would gather element by element.
+// `count` elements from `from` (stepping `from_step`, signed) to `to` (stepping `to_step`). Steps of 0, 1 and -1
+// into a packed run get loops of their own, which compilers vectorise (PoCL: SIMD stores of one value, SIMD loads
+// and stores, SIMD loads and a shuffle); the strides being kernel arguments, the general loop alone would move
+// element by element.
 static inline void copy_span(__global const ELEMENT_T *from, long from_step, __global ELEMENT_T *to,
                              ulong to_step, ulong count)
 {
-    if (to_step == 1 && from_step == 1) {
+    if (to_step == 1 && from_step == 0) {
+        const ELEMENT_T value = *from;
+        for (ulong k = 0; k < count; ++k)
+            to[k] = value;
+    } else if (to_step == 1 && from_step == 1) {
         for (ulong k = 0; k < count; ++k)
             to[k] = from[k];
     } else if (to_step == 1 && from_step == -1) {
@@ -136,7 +141,12 @@ static inline void copy_row(__global const ELEMENT_T *source, ulong at, bool ins
     // Never outside: the whole row is one span, at any step.
     copy_span(source + at + (first + step * (long)c) * stride, step * stride, target + out_at, out_step, count);
 #elif BOUNDARY == BOUNDARY_WRAP
-    // Step 1 (movement.py): from each element's wrapped coordinate j, n - j elements are the input in order.
+    // Step 1 (movement.py): from each element's wrapped coordinate j, n - j elements are the input in order; an
+    // input one element wide is that element all along the row (TILE of a size-1 dimension: a broadcast).
+    if (n == 1) {
+        copy_span(source + at, 0, target + out_at, out_step, count);
+        return;
+    }
     for (ulong k = 0; k < count;) {
         const long j = bounded(first + (long)(c + k), n);
         const ulong span = min((ulong)(n - j), count - k);
