@@ -5,7 +5,7 @@ of dmlpy.onnx share."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import onnx
 
@@ -90,9 +90,12 @@ def input_shape_error(
     return InvalidArgumentError(f"the model's input {name!r} has shape {shape}; the model {said}{why}")
 
 
-def expressed(where: str, build: Callable[..., Expression], *args: Any, **kwargs: Any) -> Expression:
-    """``build(*args, **kwargs)``, a dml.graph node; what DirectML's validation refuses becomes a NodeRefused
-    naming the ONNX node (``where``)."""
+Built = TypeVar("Built", Expression, list[Expression])
+
+
+def expressed(where: str, build: Callable[..., Built], *args: Any, **kwargs: Any) -> Built:
+    """``build(*args, **kwargs)``, a dml.graph node (SPLIT's: a list, one expression per output); what DirectML's
+    validation refuses becomes a NodeRefused naming the ONNX node (``where``)."""
     try:
         return build(*args, **kwargs)
     except DmlError as error:

@@ -40,6 +40,7 @@ from dmlpy.onnx.elements import (
     value_type,
 )
 from dmlpy.onnx.initializers import initializer_value
+from dmlpy.onnx.movement import MOVEMENT_OPS, data_inputs, movement_plan
 from dmlpy.onnx.nodes import (
     LOWERED_TO,
     QUANTIZATION_OPS,
@@ -168,13 +169,14 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         strides = tuple(1 if d == along else 0 for d in range(len(sizes)))
         return leaf(name, BufferTensorDesc(data_type=data_type, sizes=sizes, strides=strides))
 
-    def constant(name: str, what: str, where: str) -> np.ndarray[Any, Any]:
-        """A value that becomes a descriptor field (Clip's ``what`` bound): an initializer's, read on the host."""
+    def constant(name: str, what: str, where: str, held: str = _CLIP_HELD) -> np.ndarray[Any, Any]:
+        """A value that becomes a descriptor field (Clip's ``what`` bound, Slice's starts, ...): an initializer's,
+        read on the host; ``held`` says which fields hold it."""
         if name not in rep.initializer_types:
             made = "computed by a node" if name in computed else "a graph input" if name in pending else "undefined"
             raise NodeRefused(
-                f"{where}: its {what} {name!r} is {made}; DirectML's CLIP1 holds its bounds in descriptor fields "
-                "(Min, Max), fixed when the graph is built: give the bound as an initializer"
+                f"{where}: its {what} {name!r} is {made}; {held}, fixed when the graph is built: give the {what} as "
+                "an initializer"
             )
         return initializer_value(rep.model.graph, name, rep.initializer_types, where)
 
@@ -220,6 +222,17 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             )
         return expression
 
+    def whole(name: str, where: str) -> tuple[Expression, tuple[int, ...], TensorDataType]:
+        """``data(name)`` read with Sizes of its ONNX shape, as every node but a blocked one reads its input."""
+        x, shape, data_type = data(name, where)
+        if x.sizes != (shape or (1,)):
+            raise NodeRefused(
+                f"{where}: its input {name!r} (shape {list(shape)}) was computed split for blocked "
+                f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
+                "a Reshape node between the two, which dmlpy does not build"
+            )
+        return x, shape, data_type
+
     def operands(
         node: onnx.NodeProto, attributes: Mapping[str, int], where: str
     ) -> tuple[Expression, tuple[int, ...], Expression, Expression | None]:
@@ -242,13 +255,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                     leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
                 )
             return x, split.input_shape, read[0], read[1] if len(read) > 1 else None
-        x, shape, _ = data(node.input[0], where)
-        if x.sizes != (shape or (1,)):
-            raise NodeRefused(
-                f"{where}: its input {node.input[0]!r} (shape {list(shape)}) was computed split for blocked "
-                f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
-                "a Reshape node between the two, which dmlpy does not build"
-            )
+        x, shape, _ = whole(node.input[0], where)
         scale = parameter(node.input[1], node.input[0], shape, axis, where, "scale")
         zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
         return x, shape, scale, zero
@@ -275,6 +282,15 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 # The operands' type: the last input's (Where's condition is the first).
                 desc = lowered_operator(node, rep.opset, found[-1][2], where)
                 result, shape = arithmetic_node(node.op_type, desc, found, broadcast, where, expressed)
+            elif node.op_type in MOVEMENT_OPS:
+                if node.op_type == "Concat":
+                    _check_booleans_alike(node, booleans, where)
+                found = [whole(name, where) for name in data_inputs(node)]
+                plan = movement_plan(node, rep.opset, [x for x, _, _ in found], constant, where)
+                if shapes is not None:
+                    results = plan([x for x, _, _ in found], [s for _, s, _ in found])
+                else:  # every value is one element: a copy of the input, of its type, stands in for each output
+                    results = [expressed(where, BUILDERS["identity"], found[0][0]) for _ in node.output]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
                 result = clip_node(node, rep.opset, x, constant, where)
@@ -295,13 +311,18 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
                 result = expressed(where, build, x, **keywords)
             if boolean_output(node.op_type, rep.opset, [name in booleans for name in node.input]):
-                booleans.add(node.output[0])
+                booleans.update(node.output)
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
             # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
             for index, name in enumerate(node.input):
                 if name and name not in booleans:
                     check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
-        computed[node.output[0]] = (result, shape, result.data_type)
+        if node.op_type not in MOVEMENT_OPS:
+            results = [result]
+        for name, value in zip(node.output, results, strict=True):
+            # A movement node's outputs are packed, their Sizes the ONNX shape (one element at prepare: shape ()).
+            own = shape if node.op_type not in MOVEMENT_OPS else tuple(value.sizes) if shapes is not None else ()
+            computed[name] = (value, own, value.data_type)
 
     outputs: list[tuple[str, int, tuple[int, ...]]] = []
     expressions: list[Expression] = []
@@ -323,6 +344,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     return Lowered(expressions, bound, outputs)
 
 
+_CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"
 _UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
 
 

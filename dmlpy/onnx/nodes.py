@@ -16,6 +16,7 @@ import onnx
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
+from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
@@ -145,8 +146,12 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         takes = f"{fewest}" if fewest == most else f"{fewest} to {most}" if optional else f"{fewest} or more"
     if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
-    if len(node.output) != 1 or not node.output[0]:
-        raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has one output")
+    parts = node.op_type == "Split"  # SPLIT's parts, an output each
+    if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
+        has = "one or more outputs, each named" if parts else "one output"
+        raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
+    if node.op_type in MOVEMENT_OPS:
+        return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
         if attribute.name == _CHOSEN_BY.get(node.op_type, ("",))[0]:

@@ -163,6 +163,7 @@ class SpaceToDepth1OperatorDesc(_DepthSpaceDesc):
 
     OPERATOR_TYPE = OperatorType.SPACE_TO_DEPTH1
     BUILDER_NAME = "space_to_depth"
+    ONNX_OPS = ("SpaceToDepth",)
     SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, _ROWS[1:])
     TO_DEPTH = True
 
@@ -182,6 +183,7 @@ class DepthToSpace1OperatorDesc(_DepthSpaceDesc):
 
     OPERATOR_TYPE = OperatorType.DEPTH_TO_SPACE1
     BUILDER_NAME = "depth_to_space"
+    ONNX_OPS = ("DepthToSpace",)
     SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, _ROWS[1:])
     TO_DEPTH = False
 

@@ -156,6 +156,7 @@ class JoinOperatorDesc(TensorArrayDesc):
 
     OPERATOR_TYPE = OperatorType.JOIN
     BUILDER_NAME = "join"
+    ONNX_OPS = ("Concat",)
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensors", "OutputTensor"),
@@ -221,6 +222,7 @@ class SplitOperatorDesc(TensorArrayDesc):
 
     OPERATOR_TYPE = OperatorType.SPLIT
     BUILDER_NAME = "split"
+    ONNX_OPS = ("Split",)
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensor", "OutputTensors"),

@@ -155,6 +155,7 @@ class Padding1OperatorDesc(_PaddingDesc):
 
     OPERATOR_TYPE = OperatorType.PADDING1
     BUILDER_NAME = "padding"
+    ONNX_OPS = ("Pad",)
     SUPPORT = table(OPERATOR_TYPE, _INPUT_OUTPUT, ((L.FL_5_0, (1, 8), EVERY),))
 
     input_tensor: TensorDesc = Field(alias="InputTensor")

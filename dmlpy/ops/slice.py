@@ -177,6 +177,7 @@ class Slice1OperatorDesc(_WindowDesc):
 
     OPERATOR_TYPE = OperatorType.SLICE1
     BUILDER_NAME = "slice"
+    ONNX_OPS = ("Slice",)
     SUPPORT = table(
         OPERATOR_TYPE,
         _INPUT_OUTPUT,

@@ -29,6 +29,7 @@ class TileOperatorDesc(PerDimensionDesc):
 
     OPERATOR_TYPE = OperatorType.TILE
     BUILDER_NAME = "tile"
+    ONNX_OPS = ("Tile",)
     SUPPORT = table(
         OPERATOR_TYPE,
         ("InputTensor", "OutputTensor"),

@@ -160,12 +160,15 @@ ONNX_INTEGER_INPUT = ("BitwiseNot",)
 """The unary op types that take integers only, not floats (ONNX's node tests run them: test_onnx_backend.py)."""
 ONNX_TYPED = ("Cast", "CastLike")
 """The unary op types told their output type (Cast's `to`, CastLike's second input; test_onnx_cast_pow.py runs them)."""
+ONNX_MOVEMENT = ("Slice", "Pad", "Tile", "SpaceToDepth", "DepthToSpace")
+"""The unary op types that move elements, told how by inputs or required attributes (test_onnx_movement.py runs
+them)."""
 ONNX_UNARY = [
     op_type
     for desc in OPERATORS.values()
     if _standard_unary(desc) and desc.BUILDER_NAME
     for op_type in desc.ONNX_OPS
-    if op_type not in (*ONNX_BOOL_INPUT, *ONNX_INTEGER_INPUT, *ONNX_TYPED)
+    if op_type not in (*ONNX_BOOL_INPUT, *ONNX_INTEGER_INPUT, *ONNX_TYPED, *ONNX_MOVEMENT)
 ]
 DIRECTML_NAN = {"Sign": 0.0, "Relu": 0.0, "HardSigmoid": 1.0}
 """What DirectML gives for NaN where onnx.reference gives NaN (SIGN's "otherwise", RELU's and HARD_SIGMOID's D3D

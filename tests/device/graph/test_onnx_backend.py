@@ -29,6 +29,7 @@ import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
+from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
@@ -39,7 +40,8 @@ TEST_NAMES = sorted(
 )
 """The op types as ONNX's node tests spell them: run together (test_round, test_bitshift_...) or in snake case
 (test_bitwise_and_...); Cast's name their types in capitals
-(test_cast_FLOAT_to_FLOAT16)."""
+(test_cast_FLOAT_to_FLOAT16); Pad's name the mode first (test_reflect_pad)."""
+TEST_NAMES += [f"{mode}_pad" for mode in ("constant", "edge", "reflect", "wrap")]
 OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
@@ -99,6 +101,12 @@ SOFTMAX_CASES = tuple(
 )
 HARDMAX_FORMS = ("_example", "_one_hot", "_axis_0", "_axis_1", "_axis_2", "_negative_axis", "_default_axis")
 
+DEPTH_SPACE_FORMS = {
+    "depthtospace": ("_crd_mode_example", "_example"),
+    "spacetodepth": ("", "_example", "_crd_mode_example", "_dcr_mode_example"),
+}
+"""DepthToSpace's and SpaceToDepth's node tests with an ``_expanded`` twin (Constant, Shape, Reshape, Transpose)."""
+
 NOT_EXPRESSIBLE: dict[str, str] = {
     "quantizelinear_blocked_symmetric": "INT16",
     "quantizelinear_e4m3fn": "FLOAT8E4M3FN",
@@ -136,6 +144,9 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "pow_types_float32_uint64": "UINT64",
     "pow_types_int64_float32": "INT64",
     "pow_types_int64_int64": "INT64",
+    **dict.fromkeys(MOVEMENT_GIVEN_AS_INPUTS, "initializer"),
+    **{f"{op}{form}_expanded": "Constant" for op, forms in DEPTH_SPACE_FORMS.items() for form in forms},
+    **{f"split_to_sequence_{form}": "SplitToSequence" for form in ("1", "2", "nokeepdims")},
 }
 """ONNX node tests DirectML cannot express -> a word the refusal must contain: float8, 2-bit and float4 types (no
 DirectML tensor type; 4-bit ones run through FL 6_3's QUANTIZE and DEQUANTIZE), 16-bit quantized outputs (the
@@ -322,6 +333,21 @@ CAST_FORMS = tuple(
 node, too)."""
 
 
+CONCAT_FORMS = (
+    *(f"1d_axis_{axis}" for axis in ("0", "negative_1")),
+    *(f"2d_axis_{axis}" for axis in ("0", "1", "negative_1", "negative_2")),
+    *(f"3d_axis_{axis}" for axis in ("0", "1", "2", "negative_1", "negative_2", "negative_3")),
+)
+SPLIT_FORMS = (
+    *(f"{form}_opset18" for form in ("1d_uneven_split", "2d_uneven_split")),
+    *(f"{form}_opset{opset}" for form in ("equal_parts_1d", "equal_parts_default_axis") for opset in (13, 18)),
+    "equal_parts_2d",
+    "equal_parts_2d_opset13",
+)
+"""Concat's and Split's node tests the runner runs: Concat's every one; Split's whose parts are attributes or equal
+(those of a split input: MOVEMENT_GIVEN_AS_INPUTS)."""
+
+
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
@@ -381,6 +407,9 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         "test_sigmoid_example_cpu",
         *(f"test_pow{form}_cpu" for form in POW_FORMS),
         *(f"test_{op}_{pair}_cpu" for op, pair in CAST_FORMS),
+        *(f"test_concat_{form}_cpu" for form in CONCAT_FORMS),
+        *(f"test_split_{form}_cpu" for form in SPLIT_FORMS),
+        *(f"test_{op}{form}_cpu" for op, forms in DEPTH_SPACE_FORMS.items() for form in forms),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
