@@ -23,7 +23,7 @@ from typing import Any
 from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError, argument_error
-from dmlpy.graph import movement
+from dmlpy.graph import movement, reduction
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -32,6 +32,8 @@ from dmlpy.graph.values import c_float, data_type_argument, held, scale_bias_arg
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
+    ArgMaxOperatorDesc,
+    ArgMinOperatorDesc,
     CastOperatorDesc,
     DepthToSpace1OperatorDesc,
     DequantizeOperatorDesc,
@@ -47,6 +49,7 @@ from dmlpy.ops import (
     JoinOperatorDesc,
     Padding1OperatorDesc,
     QuantizeOperatorDesc,
+    ReduceOperatorDesc,
     ScalarUnion,
     ScaleBias,
     Slice1OperatorDesc,
@@ -279,9 +282,12 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     TileOperatorDesc: movement.tile,
     SpaceToDepth1OperatorDesc: movement.space_to_depth,
     DepthToSpace1OperatorDesc: movement.depth_to_space,
+    ReduceOperatorDesc: reduction.reduce,
+    ArgMinOperatorDesc: reduction.arg_min,
+    ArgMaxOperatorDesc: reduction.arg_max,
 }
-"""The operators whose builder functions are written (dmlpy.graph.quantization, dmlpy.graph.movement), not made
-from their descriptor class."""
+"""The operators whose builder functions are written (dmlpy.graph.quantization, dmlpy.graph.movement,
+dmlpy.graph.reduction), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

@@ -204,6 +204,7 @@ class ReduceOperatorDesc(_AxesReductionDesc):
     Axes."""
 
     OPERATOR_TYPE = OperatorType.REDUCE
+    BUILDER_NAME = "reduce"
     TABLES: ClassVar[dict[ReduceFunction, SupportTable]] = _REDUCE_TABLES
     """The page's tables, one per group of functions (ARGMIN and ARGMAX; AVERAGE, L2, LOG_SUM, LOG_SUM_EXP; L1 and
     SUM_SQUARE; MIN and MAX; MULTIPLY and SUM), by Function."""
@@ -277,6 +278,7 @@ class ArgMinOperatorDesc(_ArgDesc):
     element's coordinates outside Axes."""
 
     OPERATOR_TYPE = OperatorType.ARGMIN
+    BUILDER_NAME = "arg_min"
     FUNCTION = F.ARGMIN
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """The page's tables: REDUCE's ARGMIN and ARGMAX table from FL 3_0."""
@@ -287,6 +289,7 @@ class ArgMaxOperatorDesc(_ArgDesc):
     element's coordinates outside Axes."""
 
     OPERATOR_TYPE = OperatorType.ARGMAX
+    BUILDER_NAME = "arg_max"
     FUNCTION = F.ARGMAX
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """As ARGMIN's."""

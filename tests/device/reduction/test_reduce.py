@@ -6,7 +6,6 @@ node between element-wise ones."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,96 +14,10 @@ import pytest
 
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, tensor
-from tests.helpers.dtypes import NUMPY_DTYPE
+from tests.device.reduction.cases import ARG, SHAPE, F, T, arg_reference, bound, mismatch, values
 from tests.helpers.structured_runs import run_structured
 
-F, T = dml.ReduceFunction, dml.TensorDataType
-U = 2.0**-24
-"""FLOAT32's unit roundoff."""
-SHAPE = (3, 4, 5, 6)
 AXES_SETS = [(1, 3), (3,), (0,), (0, 1, 2, 3), (1, 2)]
-ARG = (F.ARGMAX, F.ARGMIN)
-
-Reference = Callable[[npt.NDArray[Any], tuple[int, ...]], npt.NDArray[Any]]
-
-
-def _float_reference(function: Any, x: npt.NDArray[np.float64], axes: tuple[int, ...]) -> tuple[Any, Any]:
-    """The exact result in float64, and the sum of |term| its summation carries (the bound's cancellation term)."""
-    keep = {"axis": axes, "keepdims": True}
-    terms = {F.L1: np.abs(x), F.SUM_SQUARE: x * x, F.L2: x * x}.get(function, x)
-    magnitude = np.abs(terms).sum(**keep)
-    exact = {
-        F.SUM: lambda: x.sum(**keep),
-        F.AVERAGE: lambda: x.mean(**keep),
-        F.L1: lambda: terms.sum(**keep),
-        F.SUM_SQUARE: lambda: terms.sum(**keep),
-        F.L2: lambda: np.sqrt(terms.sum(**keep)),
-        F.LOG_SUM: lambda: np.log(x.sum(**keep)),
-        F.LOG_SUM_EXP: lambda: np.log(np.exp(x - x.max(**keep)).sum(**keep)) + x.max(**keep),
-        F.MULTIPLY: lambda: x.prod(**keep),
-        F.MAX: lambda: x.max(**keep),
-        F.MIN: lambda: x.min(**keep),
-    }[function]()
-    return exact, magnitude
-
-
-def bound(function: Any, exact: Any, magnitude: Any, n: int, half: bool) -> Any:
-    """docs/operators/reduction.md's bound on |got - exact|: a compensated sum S is within 2u|S| + 2nu^2 sum|t|;
-    the division, sqrt and log add their own roundings (OpenCL: correctly rounded / and sqrt, log within 3 ULPs, exp
-    within 3); a product of n within (n - 1)u relative; a FLOAT16 output adds its rounding, 2^-11 relative."""
-    s = 2 * U * np.abs(exact) + 2 * n * U * U * magnitude
-    if function == F.AVERAGE:
-        s = (2 * U * np.abs(exact * n) + 2 * n * U * U * magnitude) / n + U * np.abs(exact)
-    elif function == F.L2:
-        s = (2 * U * exact * exact + 2 * n * U * U * magnitude) / (2 * np.maximum(exact, 1e-30)) + U * exact
-    elif function == F.LOG_SUM:
-        total = np.exp(exact)
-        s = (2 * U * total + 2 * n * U * U * magnitude) / total + 3 * 2 * U * np.abs(exact)
-    elif function == F.LOG_SUM_EXP:
-        s = 8 * U * np.maximum(np.abs(exact), 1.0)
-    elif function == F.MULTIPLY:
-        s = n * U * np.abs(exact)
-    elif function in (F.MAX, F.MIN):
-        s = np.zeros_like(exact)
-    return s + (2.0**-11 * np.abs(exact) + 2.0**-25 if half else 0.0)
-
-
-def _values(data_type: Any, function: Any, seed: int) -> npt.NDArray[Any]:
-    rng = np.random.default_rng(seed)
-    dtype = NUMPY_DTYPE[data_type]
-    if dtype.kind == "f":
-        x = rng.standard_normal(SHAPE)
-        if function == F.LOG_SUM:
-            x = np.abs(x) + 0.1
-        if function == F.MULTIPLY:
-            x = 1 + x / 8  # products of 120 stay in range
-        return x.astype(dtype)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, SHAPE, endpoint=True, dtype=dtype)
-
-
-def _integer_reference(function: Any, x: npt.NDArray[Any], axes: tuple[int, ...]) -> npt.NDArray[Any]:
-    """Modulo 2^width, as NumPy's integer arithmetic in the tensor's own type wraps."""
-    keep = {"axis": axes, "keepdims": True, "dtype": x.dtype}
-    with np.errstate(over="ignore"):
-        return {
-            F.SUM: lambda: x.sum(**keep),
-            F.MULTIPLY: lambda: x.prod(**keep),
-            F.SUM_SQUARE: lambda: (x * x).sum(**keep),
-            F.L1: lambda: np.abs(x).sum(**keep),
-            F.MAX: lambda: x.max(axis=axes, keepdims=True),
-            F.MIN: lambda: x.min(axis=axes, keepdims=True),
-        }[function]()
-
-
-def _arg_reference(x: npt.NDArray[Any], axes: tuple[int, ...], maximum: bool, last: bool) -> npt.NDArray[Any]:
-    """The index in row-major order of the reduced axes (a NaN the extreme), first or last of equal ones."""
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = np.transpose(x, (*kept, *sorted(axes))).reshape(*[x.shape[d] for d in kept], -1)
-    pick = np.argmax if maximum else np.argmin
-    index = moved.shape[-1] - 1 - pick(moved[..., ::-1], axis=-1) if last else pick(moved, axis=-1)
-    sizes = [1 if d in axes else x.shape[d] for d in range(x.ndim)]
-    return index.reshape(sizes)
 
 
 def _run(device: Any, desc: Any, x: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -113,7 +26,7 @@ def _run(device: Any, desc: Any, x: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def _check(device: Any, function: Any, data_type: Any, axes: tuple[int, ...], strided: bool = False) -> None:
-    x = _values(data_type, function, int(function) * 31 + int(data_type))
+    x = values(data_type, function, int(function) * 31 + int(data_type))
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(SHAPE))
     index_type = T.UINT32 if function in ARG else data_type
     desc = dml.ReduceOperatorDesc(
@@ -122,17 +35,8 @@ def _check(device: Any, function: Any, data_type: Any, axes: tuple[int, ...], st
         output_tensor=tensor(index_type, out_sizes),
         axes=axes,
     )
-    got = _run(device, desc, x)
-    if function in ARG:
-        np.testing.assert_array_equal(got, _arg_reference(x, axes, function == F.ARGMAX, last=False))
-    elif x.dtype.kind != "f":
-        np.testing.assert_array_equal(got, _integer_reference(function, x, axes))
-    else:
-        exact, magnitude = _float_reference(function, x.astype(np.float64), axes)
-        n = int(np.prod([SHAPE[d] for d in axes]))
-        error = np.abs(got.astype(np.float64) - exact)
-        allowed = bound(function, exact, magnitude, n, x.dtype == np.float16)
-        assert np.all(error <= allowed), f"worst {np.max(error - allowed)} over the bound"
+    problem = mismatch(function, x, axes, _run(device, desc, x))
+    assert problem is None, problem
 
 
 def _table_types(function: Any) -> list[Any]:
@@ -173,7 +77,7 @@ def test_argmin_argmax_ties_nan_and_direction(device: Any, operator: Any, direct
         axis_direction=direction,
     )
     maximum = operator is dml.ArgMaxOperatorDesc
-    expected = _arg_reference(x, (1, 3), maximum, last=direction == "DECREASING")
+    expected = arg_reference(x, (1, 3), maximum, last=direction == "DECREASING")
     np.testing.assert_array_equal(_run(device, desc, x), expected)
 
 

@@ -1,0 +1,102 @@
+"""The builder functions of the reductions over axes: DirectMLX's ``dml::Reduce`` (DML_OPERATOR_REDUCE, any of its
+twelve functions) and ``arg_min`` and ``arg_max`` (DML_OPERATOR_ARGMIN and ARGMAX, which DirectMLX lists as TODOs:
+their arguments follow ``dml::Reduce``'s and DML_ARGMIN_OPERATOR_DESC's fields). The output is packed
+(``packed_output``) with the Sizes the operator's rule gives; an index output is of the caller's type, UINT32 by
+default, the type ``dml::Reduce`` gives ARGMIN and ARGMAX."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dmlpy.enums import AxisDirection, ReduceFunction, TensorDataType
+from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.graph.builder import Expression, operand
+from dmlpy.graph.outputs import packed_output
+from dmlpy.graph.values import data_type_argument
+from dmlpy.ops import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
+from dmlpy.ops._base import OperatorDescBase
+from dmlpy.tensor import TensorDesc
+
+INDEX_TYPE = TensorDataType.UINT32
+"""The index type ``dml::Reduce`` gives ARGMIN and ARGMAX, and these functions' default ``dtype``."""
+
+
+def _axes(x: Expression, axes: Sequence[int] | None, where: str) -> tuple[int, ...]:
+    """``axes`` as a tuple; None or empty: every dimension of ``x`` (``dml::Reduce``'s default: the whole tensor
+    reduced to one element). Each axis is checked by the operator's rule when the node is added."""
+    if axes is None:
+        return tuple(range(len(x.sizes)))
+    if isinstance(axes, str) or not isinstance(axes, Sequence):
+        raise argument_error(where, "axes", axes, "a list of dimensions, counted from 0 (the outermost), or None")
+    return tuple(axes) or tuple(range(len(x.sizes)))
+
+
+def _member(kind: type[ReduceFunction] | type[AxisDirection], value: Any, where: str, name: str) -> Any:
+    """``value`` as a member of ``kind`` (by its C name, short name or number); the refusal names the argument."""
+    try:
+        return kind.parse(value)
+    except InvalidArgumentError as error:
+        raise InvalidArgumentError(f"{where}: {name}: {error}") from None
+
+
+def _node(
+    desc_class: type[OperatorDescBase], x: Expression, data_type: TensorDataType | None, **fields: Any
+) -> Expression:
+    """A ``desc_class`` node on ``x`` with ``fields``, its output packed by the operator's rule (of ``data_type``
+    where the caller chose one)."""
+    output = packed_output(desc_class, {"input_tensor": x.desc}, data_type, fields=fields)
+    tensors = {"input_tensor": TensorDesc(desc=x.desc), "output_tensor": TensorDesc(desc=output)}
+    op = desc_class(**tensors, **fields)
+    return x.graph.add_operator(op, [x])
+
+
+def reduce(x: Expression, function: ReduceFunction | str | int, axes: Sequence[int] | None = None) -> Expression:
+    """``dml::Reduce``: DML_OPERATOR_REDUCE, ``function`` (SUM, AVERAGE, MAX, ARGMIN, ...) of the elements of ``x``
+    that share their coordinates outside ``axes`` (None or empty: every dimension, one element in all); the rank
+    is kept, each reduced dimension 1. The output has x's DataType, or UINT32 under ARGMIN and ARGMAX, as
+    ``dml::Reduce`` gives them (``arg_min`` and ``arg_max`` take another index type)."""
+    where = "dml.graph.reduce"
+    x = operand(x, where, "x")
+    chosen = _member(ReduceFunction, function, where, "function")
+    index_type = INDEX_TYPE if chosen in (ReduceFunction.ARGMIN, ReduceFunction.ARGMAX) else None
+    return _node(ReduceOperatorDesc, x, index_type, function=chosen, axes=_axes(x, axes, where))
+
+
+def _arg(
+    desc_class: type[OperatorDescBase],
+    where: str,
+    x: Expression,
+    axes: Sequence[int] | None,
+    axis_direction: AxisDirection | str | int,
+    dtype: TensorDataType | str | int,
+) -> Expression:
+    x = operand(x, where, "x")
+    fields = {
+        "axes": _axes(x, axes, where),
+        "axis_direction": _member(AxisDirection, axis_direction, where, "axis_direction"),
+    }
+    return _node(desc_class, x, data_type_argument(dtype, where), **fields)
+
+
+def arg_min(
+    x: Expression,
+    axes: Sequence[int] | None = None,
+    axis_direction: AxisDirection | str | int = AxisDirection.INCREASING,
+    dtype: TensorDataType | str | int = INDEX_TYPE,
+) -> Expression:
+    """DML_OPERATOR_ARGMIN: the index of the minimum among the elements of ``x`` that share their coordinates
+    outside ``axes`` (None or empty: every dimension), counted in row-major order of the reduced dimensions; the
+    first of equal ones (``axis_direction`` INCREASING) or the last (DECREASING). ``dtype``: the index type
+    (INT32, UINT32, INT64, UINT64), UINT32 by default."""
+    return _arg(ArgMinOperatorDesc, "dml.graph.arg_min", x, axes, axis_direction, dtype)
+
+
+def arg_max(
+    x: Expression,
+    axes: Sequence[int] | None = None,
+    axis_direction: AxisDirection | str | int = AxisDirection.INCREASING,
+    dtype: TensorDataType | str | int = INDEX_TYPE,
+) -> Expression:
+    """DML_OPERATOR_ARGMAX: as ``arg_min``, the index of the maximum."""
+    return _arg(ArgMaxOperatorDesc, "dml.graph.arg_max", x, axes, axis_direction, dtype)
