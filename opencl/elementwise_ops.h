@@ -726,6 +726,15 @@ static inline float scale_bias(float x, float scale, float bias)
     return product + bias;
 }
 
+// BATCH_NORMALIZATION: scale * (x - mean) / sqrt(variance + epsilon) + bias, in the page's order of operations,
+// each rounded to float (no fma: FP_CONTRACT OFF), division and sqrt correctly rounded (TEMPLATE_OPTIONS). Within
+// 4 roundings of the float64 formula: docs/operators/normalization.md derives the bound the tests use.
+static inline float batch_normalization(float x, float mean, float variance, float scale, float bias, float epsilon)
+{
+    const float scaled = scale * (x - mean);
+    return scaled / sqrt(variance + epsilon) + bias;
+}
+
 // ELEMENT_WISE_DEQUANTIZE_LINEAR: (input - zero_point) * scale, in float. Exact up to the product for inputs of
 // up to 16 bits: their difference fits a float's 24-bit significand.
 static inline float dequantize(float x, float scale, float zero_point)

@@ -86,7 +86,7 @@ static inline float exp_sum_but(__global const INPUT_T *input, Cursor cursor, fl
     CompensatedSum rest = {0.0f, 0.0f};
     for (ulong i = 0; i < g->length; ++i) {
         if (i != first) {
-            compensated_add(&rest, exp_of(exact_difference(LOAD(cursor.input), maximum)));
+            compensated_add(&rest, exp_of(exact_difference(LOAD(cursor.at[0]), maximum)));
         }
         cursor_next(&cursor, g);
     }
@@ -100,13 +100,13 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
 #if FUNCTION == LOG_SUM_EXP
     const Cursor start = cursor;
 #endif
-    const value_t first = LOAD(cursor.input);
+    const value_t first = LOAD(cursor.at[0]);
     *index = 0;
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN || FUNCTION == LOG_SUM_EXP
     value_t best = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        const value_t x = LOAD(cursor.input);
+        const value_t x = LOAD(cursor.at[0]);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
         if (REPLACES(x, best)) {
             best = x;
@@ -134,13 +134,13 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     float product = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        product *= LOAD(cursor.input);
+        product *= LOAD(cursor.at[0]);
     }
     return product;
 #elif FLOAT_VALUES
     CompensatedSum sum = {0.0f, 0.0f};
     for (ulong i = 0; i < g->length; ++i) {
-        const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.input));
+        const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.at[0]));
 #if FUNCTION == L1
         compensated_add(&sum, fabs(x));
 #elif FUNCTION == SUM_SQUARE || FUNCTION == L2
@@ -165,7 +165,7 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     // Integers: SUM, L1, SUM_SQUARE, MULTIPLY modulo 2^width, in the unsigned type of the width.
     UVALUE_T total = (UVALUE_T)0;
     for (ulong i = 0; i < g->length; ++i) {
-        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.input));
+        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.at[0]));
         const UVALUE_T bits = (UVALUE_T)x;
 #if FUNCTION == MULTIPLY
         total = i == 0 ? bits : (UVALUE_T)(total * bits);
@@ -185,16 +185,18 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
                      ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                      uint8 output_strides)
 {
-    const Groups g = groups_of(element_count, sizes, input_strides, output_strides);
+    const uint8 strides[2] = {input_strides, output_strides};
+    const ulong offsets[2] = {input_offset, output_offset};
+    const Groups g = groups_of(element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, input_offset, output_offset);
+        const Cursor start = group_start(&g, group, offsets);
         ulong index;
         const value_t result = reduce_group(input, start, &g, &index);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
-        output[start.output] = (OUTPUT_T)index;
+        output[start.at[1]] = (OUTPUT_T)index;
 #else
-        STORE_VALUE(result, start.output);
+        STORE_VALUE(result, start.at[1]);
 #endif
     }
 }

@@ -17,18 +17,23 @@
 #error "define REDUCED_RANK: the reduced dimensions after coalescing (at least 1)"
 #endif
 
+#ifndef REDUCTION_TENSORS
+#define REDUCTION_TENSORS 2  // the input, then the output; a normalization's scale and bias between them
+#endif
+
 // The layout as arrays, and the groups' count and length.
 typedef struct {
-    uint size[8], input_stride[8], output_stride[8];
+    uint size[8], stride[REDUCTION_TENSORS][8];
     ulong length, groups;
 } Groups;
 
-static inline Groups groups_of(ulong element_count, uint8 sizes, uint8 input_strides, uint8 output_strides)
+static inline Groups groups_of(ulong element_count, uint8 sizes, const uint8 *strides)
 {
     Groups g;
     vstore8(sizes, 0, g.size);
-    vstore8(input_strides, 0, g.input_stride);
-    vstore8(output_strides, 0, g.output_stride);
+    for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+        vstore8(strides[t], 0, g.stride[t]);
+    }
     g.length = 1;
     for (int d = 0; d < REDUCED_RANK; ++d) {
         g.length *= g.size[KEPT_RANK + d];
@@ -37,26 +42,27 @@ static inline Groups groups_of(ulong element_count, uint8 sizes, uint8 input_str
     return g;
 }
 
-// The element offsets of the group's current element in both tensors, and its coordinates along the reduced
+// The element offsets of the group's current element in each tensor, and its coordinates along the reduced
 // dimensions (the last fastest, as an odometer).
 typedef struct {
-    ulong input;
-    ulong output;
+    ulong at[REDUCTION_TENSORS];
     uint coordinate[REDUCED_RANK];
 } Cursor;
 
 // The first element of group `group`: its coordinates along the kept dimensions, from the group's index.
-static inline Cursor group_start(const Groups *g, ulong group, ulong input_offset, ulong output_offset)
+static inline Cursor group_start(const Groups *g, ulong group, const ulong *offsets)
 {
     Cursor cursor;
-    cursor.input = input_offset;
-    cursor.output = output_offset;
+    for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+        cursor.at[t] = offsets[t];
+    }
     ulong rest_of_index = group;
     for (int d = KEPT_RANK - 1; d >= 0; --d) {
         const ulong coordinate = rest_of_index % g->size[d];
         rest_of_index /= g->size[d];
-        cursor.input += coordinate * g->input_stride[d];
-        cursor.output += coordinate * g->output_stride[d];
+        for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+            cursor.at[t] += coordinate * g->stride[t][d];
+        }
     }
     for (int d = 0; d < REDUCED_RANK; ++d) {
         cursor.coordinate[d] = 0;
@@ -71,21 +77,22 @@ static inline Cursor group_start(const Groups *g, ulong group, ulong input_offse
 static inline void cursor_next(Cursor *cursor, const Groups *g)
 {
     const uint *size = g->size + KEPT_RANK;
-    const uint *input_stride = g->input_stride + KEPT_RANK;
-    const uint *output_stride = g->output_stride + KEPT_RANK;
 #if REDUCED_RANK == 1
-    cursor->input += input_stride[0];
-    cursor->output += output_stride[0];
+    for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+        cursor->at[t] += g->stride[t][KEPT_RANK];
+    }
 #else
     for (int d = REDUCED_RANK - 1; d >= 0; --d) {
-        cursor->input += input_stride[d];
-        cursor->output += output_stride[d];
+        for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+            cursor->at[t] += g->stride[t][KEPT_RANK + d];
+        }
         if (++cursor->coordinate[d] < size[d]) {
             return;
         }
         cursor->coordinate[d] = 0;
-        cursor->input -= (ulong)input_stride[d] * size[d];
-        cursor->output -= (ulong)output_stride[d] * size[d];
+        for (int t = 0; t < REDUCTION_TENSORS; ++t) {
+            cursor->at[t] -= (ulong)g->stride[t][KEPT_RANK + d] * size[d];
+        }
     }
 #endif
 }

@@ -54,18 +54,20 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
                       ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                       uint8 output_strides)
 {
-    const Groups g = groups_of(element_count, sizes, input_strides, output_strides);
+    const uint8 strides[2] = {input_strides, output_strides};
+    const ulong offsets[2] = {input_offset, output_offset};
+    const Groups g = groups_of(element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, input_offset, output_offset);
+        const Cursor start = group_start(&g, group, offsets);
 
         // Pass 1: the maximum and the first index holding it (a NaN is the maximum, the first one wins).
         Cursor cursor = start;
-        float maximum = LOAD(input, cursor.input);
+        float maximum = LOAD(input, cursor.at[0]);
         ulong first = 0;
         for (ulong i = 1; i < g.length; ++i) {
             cursor_next(&cursor, &g);
-            const float x = LOAD(input, cursor.input);
+            const float x = LOAD(input, cursor.at[0]);
             if (!isnan(maximum) && (x > maximum || isnan(x))) {
                 maximum = x;
                 first = i;
@@ -75,14 +77,14 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
 #if OPERATION == HARDMAX
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
-            STORE(i == first ? 1.0f : 0.0f, output, cursor.output);
+            STORE(i == first ? 1.0f : 0.0f, output, cursor.at[1]);
             cursor_next(&cursor, &g);
         }
 #else
         if (!isfinite(maximum)) {
             cursor = start;
             for (ulong i = 0; i < g.length; ++i) {
-                STORE(NAN, output, cursor.output);
+                STORE(NAN, output, cursor.at[1]);
                 cursor_next(&cursor, &g);
             }
             continue;
@@ -93,7 +95,7 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
             if (i != first) {
-                compensated_add(&rest, exp_of(exact_difference(LOAD(input, cursor.input), maximum)));
+                compensated_add(&rest, exp_of(exact_difference(LOAD(input, cursor.at[0]), maximum)));
             }
             cursor_next(&cursor, &g);
         }
@@ -106,11 +108,11 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
 #endif
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
-            const float2 difference = exact_difference(LOAD(input, cursor.input), maximum);
+            const float2 difference = exact_difference(LOAD(input, cursor.at[0]), maximum);
 #if OPERATION == SOFTMAX
-            STORE(exp_of(difference) / sum, output, cursor.output);
+            STORE(exp_of(difference) / sum, output, cursor.at[1]);
 #else
-            STORE((difference.x - log_sum) + difference.y, output, cursor.output);
+            STORE((difference.x - log_sum) + difference.y, output, cursor.at[1]);
 #endif
             cursor_next(&cursor, &g);
         }

@@ -50,8 +50,10 @@ def reduction_kernel(
     layout: ElementwiseLayout,
     kept_rank: int,
     profile: LaunchProfile,
+    prelude: str = "",
 ) -> LoweredOperator:
-    """The kernel ``source_name`` over ``layout`` (``reduction_layout``'s), one work-item per group: under the
+    """The kernel ``source_name`` over ``layout`` (``reduction_layout``'s), one work-item per group (``prelude``:
+    #define lines before the source, a FusedActivation's ACTIVATION): under the
     "cpu" profile exactly one per group; under the "gpu" one whole work-groups up to the profile's grid, the
     kernel's loop over groups covering the rest (the same program: the profiles differ in the launch only)."""
     spec = KernelSpec(
@@ -59,6 +61,7 @@ def reduction_kernel(
         kernel_name,
         (*defines, ("KEPT_RANK", str(kept_rank)), ("REDUCED_RANK", str(layout.rank - kept_rank))),
         TEMPLATE_OPTIONS,  # softmax divides: correctly rounded, as the template builds it (2.5 ULPs otherwise)
+        prelude,
     )
     group_length = math.prod(layout.sizes[kept_rank:])
     return LoweredOperator(spec, layout, group_length, profile)
@@ -94,3 +97,24 @@ def reduce_kernel(
     if not floats:
         defines += [("VALUE_T", storage), ("UVALUE_T", storage if storage.startswith("u") else f"u{storage}")]
     return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)
+
+
+def normalization_kernel(
+    kernel_name: str,
+    defines: Sequence[tuple[str, str]],
+    prelude: str,
+    sizes: Sequence[int],
+    tensors: Sequence[tuple[Sequence[int], Sequence[int]] | None],
+    axes: Sequence[int],
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """normalize.cl's ``kernel_name`` over ``axes`` of an input of ``sizes``: ``tensors`` each (Sizes, strides),
+    in the kernel's order (an absent one None: bound, never read); a tensor broadcast along a dimension (size 1)
+    steps by 0 there. ``prelude`` defines ACTIVATION where a FusedActivation is given."""
+    strides = [
+        (0,) * len(sizes) if tensor is None else [0 if n == 1 else s for n, s in zip(*tensor, strict=True)]
+        for tensor in tensors
+    ]
+    layout, kept_rank = reduction_layout(sizes, strides, axes)
+    defines = (*defines, ("REDUCTION_TENSORS", str(len(tensors))))
+    return reduction_kernel("normalize.cl", kernel_name, defines, layout, kept_rank, profile, prelude)

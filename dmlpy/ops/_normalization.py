@@ -5,8 +5,9 @@ LP_NORMALIZATION.
 Their pages relate tensors three ways, declared here and checked by ``NormalizationDesc``: groups that "must have
 the same Sizes" (``SAME_SIZES``: inputs only; an output's Sizes are its output rule's, whose refusal shows the
 formula), statistics and parameters whose every dimension is 1 (broadcast) or the input's (``BROADCAST``), and each
-output taking one input's Sizes (``OUTPUT_SIZES_OF``) with InputTensor's DataType. dmlpy validates them and does not
-run them yet: ``lower`` is the base's UnsupportedError.
+output taking one input's Sizes (``OUTPUT_SIZES_OF``) with InputTensor's DataType. The forms dmlpy runs lower
+themselves (BATCH_NORMALIZATION to the element-wise template, the mean-variance and Lp normalizations to
+opencl/normalize.cl, with ``activation_prelude`` for a FusedActivation); the others keep the base's UnsupportedError.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._types import FLOATS
+from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 L = FeatureLevel
@@ -135,3 +137,13 @@ class NormalizationDesc(StructuredDesc):
                 f"{self.operator_name()}.LocalSize is {local_size}; it must be at least 1 (the page: the number "
                 "of elements the window spans along each summed dimension)"
             )
+
+
+def activation_prelude(activation: FusedActivation | None, output: TensorDesc, where: str) -> str:
+    """normalize.cl's ACTIVATION(v): the FusedActivation's own expression (its arithmetic is elementwise_ops.h's),
+    or nothing (v itself)."""
+    if activation is None:
+        return ""
+    bound = activation.bound_to(output, where)
+    expression = bound.expression(["(v)"]) or bound.bits_expression(["(v)"])
+    return f"#define ACTIVATION(v) ({expression})\n" if output.desc.data_type in FLOATS else ""

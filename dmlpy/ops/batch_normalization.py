@@ -7,8 +7,10 @@ Output = FusedActivation(Scale * (Input - Mean) / sqrt(Variance + Epsilon) + Bia
 of one DataType and DimensionCount; any dimension of the statistics, Scale and Bias is 1 (broadcast) or
 InputTensor's. The training form computes Mean and Variance over the dimensions where Scale has size 1 and writes
 them (OutputMeanTensor, OutputVarianceTensor, Scale's Sizes); the gradients write OutputGradientTensor (Input's
-Sizes) and OutputScaleGradientTensor, OutputBiasGradientTensor (Mean's Sizes). dmlpy validates them and does not run
-them yet.
+Sizes) and OutputScaleGradientTensor, OutputBiasGradientTensor (Mean's Sizes). dmlpy runs BATCH_NORMALIZATION, which
+is element-wise arithmetic once the statistics broadcast with 0 strides: the element-wise template, the arithmetic
+``batch_normalization`` in opencl/elementwise_ops.h, then FusedActivation's own expression. It validates the other
+three and does not run them yet.
 
 Where the page and the header disagree: BATCH_NORMALIZATION_TRAINING's Syntax block gives FusedActivation without
 ``_Maybenull_``; DirectML.h has it ``_Maybenull_``, as every other FusedActivation: dmlpy follows the header (null
@@ -21,10 +23,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, blocked_layout
+from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_type
 from dmlpy.model import Bool
 from dmlpy.ops._normalization import NormalizationDesc, float_rows
+from dmlpy.ops._unary import float_literal
 from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
@@ -107,6 +112,33 @@ class BatchNormalizationOperatorDesc(NormalizationDesc):
                             "has no effect"
                         )
         self.check_fused_activation(level, self.fused_activation)
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """The element-wise template over InputTensor's Sizes, each statistic and parameter read with 0 strides
+        where it broadcasts; FusedActivation's own expression on the result (rounded to half first at FLOAT16, as
+        the activation node alone would read it)."""
+        tensors = [tensor.desc for tensor in (*self.input_tensors(), self.output_tensor) if tensor is not None]
+        layout = blocked_layout(self.input_tensor.desc.sizes, [(t.sizes, t.effective_strides) for t in tensors])
+        types = [value_type(t.data_type) for t in tensors]
+        assert all(types), "BATCH_NORMALIZATION's tensors are FLOAT32 or FLOAT16"
+        names = [load_name(k) for k in range(len(self.INPUTS))]
+        value = f"batch_normalization({', '.join(names)}, {float_literal(self.epsilon)})"
+        if self.fused_activation is not None:
+            activation = self.fused_activation.bound_to(self.output_tensor, "BATCH_NORMALIZATION.FusedActivation")
+            if self.output_tensor.desc.data_type == TensorDataType.FLOAT16:
+                value = f"half_value({value})"
+            value = activation.expression([value]) or value
+        output = len(names)
+        return elementwise_kernel(
+            types,  # type: ignore[arg-type]  # every one present (the assert)
+            range(output),
+            [Statement(value, types[output], self.operator_name())],  # type: ignore[arg-type]
+            [(output, 0)],
+            layout,
+            profile,
+            fused=False,
+            may_alias=False,
+        )
 
 
 class _StatisticsGradDesc(NormalizationDesc):

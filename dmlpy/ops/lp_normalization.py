@@ -2,17 +2,21 @@
 divided by the Lp norm (P 1 or 2) of its slice along Axis, Epsilon keeping the division finite. InputTensor and
 OutputTensor have one DataType (FLOAT32 or FLOAT16), DimensionCount (exactly 4; 1 to 8 from FL 3_1) and Sizes. The
 page does not bound Axis; dmlpy asks it to name one of InputTensor's dimensions, as every axis field does. dmlpy
-validates it and does not run it yet.
+runs it (opencl/normalize.cl): Output = Input / max(norm, Epsilon), the norm from a compensated sum; the page does not
+say where Epsilon enters, and max(norm, Epsilon) leaves every nonzero norm above Epsilon untouched.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.reduction import normalization_kernel
 from dmlpy.model import UInt32
 from dmlpy.ops._normalization import NormalizationDesc, float_rows
+from dmlpy.ops._unary import float_literal
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
 
@@ -54,3 +58,15 @@ class LpNormalizationOperatorDesc(NormalizationDesc):
             )
         if self.p not in (1, 2):
             raise InvalidArgumentError(f"{name}.P is {self.p}; it must be 1 or 2 (the page: the L1 or the L2 norm)")
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """normalize.cl's lp_normalization along Axis."""
+        defines = (
+            ("P", str(self.p)),
+            ("EPSILON", float_literal(self.epsilon)),
+            ("DML_FLOAT16", str(int(self.input_tensor.desc.data_type == TensorDataType.FLOAT16))),
+        )
+        tensors = [(t.desc.sizes, t.desc.effective_strides) for t in (self.input_tensor, self.output_tensor)]
+        return normalization_kernel(
+            "lp_normalization", defines, "", self.input_tensor.desc.sizes, tensors, (self.axis,), profile
+        )

@@ -6,8 +6,8 @@ Each computes the mean and variance of InputTensor along its axes, then Output =
 Mean) / sqrt(Variance + Epsilon) + Bias); the output has InputTensor's Sizes and DataType. ScaleTensor and
 BiasTensor are optional, each dimension 1 (broadcast) or InputTensor's; below DML_FEATURE_LEVEL_5_2 they are given
 together or not at all. MEAN_VARIANCE_NORMALIZATION1's page keeps, below DML_FEATURE_LEVEL_4_0, Scale's and Bias's
-ChannelCount (dimension 1 of their { N, C, H, W } layout) equal to InputTensor's. dmlpy validates them and does not
-run them yet.
+ChannelCount (dimension 1 of their { N, C, H, W } layout) equal to InputTensor's. dmlpy runs all three
+(opencl/normalize.cl, one work-item per group: the mean and the variance in two compensated passes, then the outputs).
 
 Where the pages and the header disagree: onnxruntime's LayerNormalization fills MEAN_VARIANCE_NORMALIZATION2's
 NormalizeMean and NormalizeVariance, but DirectML.h (and the page) name them UseMean and UseVariance: dmlpy follows
@@ -21,10 +21,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType
+from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.reduction import normalization_kernel
 from dmlpy.model import Bool, UInt32
-from dmlpy.ops._normalization import NormalizationDesc, float_rows
+from dmlpy.ops._normalization import NormalizationDesc, activation_prelude, float_rows
+from dmlpy.ops._unary import float_literal
 from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
@@ -77,6 +80,36 @@ class _MeanVarianceDesc(NormalizationDesc):
     def check_axis_fields(self) -> None:
         """The form's own field rules (Axes)."""
 
+    def normalized(self) -> tuple[tuple[int, ...], bool, bool]:
+        """The axes the statistics are taken along, whether the mean is subtracted and whether the result is
+        divided by sqrt(variance + Epsilon)."""
+        raise NotImplementedError
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """normalize.cl's mean_variance_normalization over the form's axes."""
+        axes, use_mean, use_variance = self.normalized()
+        tensors = [self.input_tensor, self.scale_tensor, self.bias_tensor, self.output_tensor]
+        epsilon: float = getattr(self, "epsilon")  # noqa: B009  # each form declares it, in C order
+        defines = (
+            ("USE_MEAN", str(int(use_mean))),
+            ("USE_VARIANCE", str(int(use_variance))),
+            ("HAS_SCALE", str(int(self.scale_tensor is not None))),
+            ("HAS_BIAS", str(int(self.bias_tensor is not None))),
+            ("EPSILON", float_literal(epsilon)),
+            ("DML_FLOAT16", str(int(self.input_tensor.desc.data_type == TensorDataType.FLOAT16))),
+        )
+        fused = getattr(self, "fused_activation")  # noqa: B009  # each form declares it, in C order
+        prelude = activation_prelude(fused, self.output_tensor, f"{self.operator_name()}.FusedActivation")
+        return normalization_kernel(
+            "mean_variance_normalization",
+            defines,
+            prelude,
+            self.input_tensor.desc.sizes,
+            [None if t is None else (t.desc.sizes, t.desc.effective_strides) for t in tensors],
+            axes,
+            profile,
+        )
+
 
 class MeanVarianceNormalizationOperatorDesc(_MeanVarianceDesc):
     """DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC: the mean and variance over { ChannelCount, Height, Width }
@@ -98,6 +131,9 @@ class MeanVarianceNormalizationOperatorDesc(_MeanVarianceDesc):
     """Epsilon (FLOAT): added to the variance, to avoid dividing by zero (0.00001 recommended)."""
     fused_activation: FusedActivation | None = Field(default=None, alias="FusedActivation")
     """FusedActivation: an activation applied to the result (its tensors null), or null."""
+
+    def normalized(self) -> tuple[tuple[int, ...], bool, bool]:
+        return ((1, 2, 3) if self.cross_channel else (2, 3)), True, self.normalize_variance
 
 
 class _AxesDesc(_MeanVarianceDesc):
@@ -134,6 +170,10 @@ class MeanVarianceNormalization1OperatorDesc(_AxesDesc):
     """FusedActivation: an activation applied to the result (its tensors null), or null."""
 
 
+    def normalized(self) -> tuple[tuple[int, ...], bool, bool]:
+        return self.axes, True, self.normalize_variance
+
+
 class MeanVarianceNormalization2OperatorDesc(_AxesDesc):
     """DML_MEAN_VARIANCE_NORMALIZATION2_OPERATOR_DESC: MEAN_VARIANCE_NORMALIZATION1 with UseMean and UseVariance for
     NormalizeVariance (the page says "TBD"; onnxruntime's LayerNormalization runs on it)."""
@@ -154,6 +194,9 @@ class MeanVarianceNormalization2OperatorDesc(_AxesDesc):
     """Epsilon (FLOAT): added to the variance, to avoid dividing by zero."""
     fused_activation: FusedActivation | None = Field(default=None, alias="FusedActivation")
     """FusedActivation: an activation applied to the result (its tensors null), or null."""
+
+    def normalized(self) -> tuple[tuple[int, ...], bool, bool]:
+        return self.axes, self.use_mean, self.use_variance
 
 
 MEAN_VARIANCE_OPERATORS = (

@@ -1,0 +1,113 @@
+// normalize.cl: DirectML's normalizations over groups of elements (dmlpy/ops/mean_variance_normalization.py,
+// lp_normalization.py; laid out by dmlpy/kernels/reduction.py), one work-item per group (reduction_walk.h).
+//
+// mean_variance_normalization (MEAN_VARIANCE_NORMALIZATION, 1 and 2; REDUCTION_TENSORS 4: the input, ScaleTensor,
+// BiasTensor, the output; an absent scale or bias is bound but never read, HAS_SCALE and HAS_BIAS 0):
+//   center   = the group's mean (USE_MEAN 1), else 0 (MVN2's UseMean FALSE)
+//   variance = the mean of (x - center)^2: a second pass over the group, which stays accurate where the mean is
+//              large against the spread (the one-pass E[x^2] - E[x]^2 cancels there); both sums compensated
+//              (compensated.h)
+//   y        = ACTIVATION(Scale * (x - center) / sqrt(variance + Epsilon) + Bias) (USE_VARIANCE 1: elementwise_ops.h's
+//              batch_normalization, the same arithmetic), or ACTIVATION(Scale * (x - center) + Bias)
+// lp_normalization (LP_NORMALIZATION; REDUCTION_TENSORS 2): y = x / max(norm, Epsilon), norm the group's L1 (P 1)
+//   or L2 (P 2) norm from a compensated sum; where Epsilon enters is dmlpy's choice, the page does not say
+//   (docs/operators/normalization.md).
+// EPSILON is the descriptor's Epsilon as a float literal; ACTIVATION(v) the FusedActivation's own expression (v
+// itself without one). A FLOAT16 tensor is read as floats and the result rounded once to half (DML_FLOAT16 1).
+
+#include "compensated.h"
+#include "elementwise_ops.h"
+#include "half_bits.h"
+#include "reduction_walk.h"
+
+#if DML_FLOAT16
+typedef ushort storage_t;
+#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
+#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
+#else
+typedef float storage_t;
+#define LOAD(buffer, at) ((buffer)[at])
+#define STORE(value, buffer, at) ((buffer)[at] = (value))
+#endif
+#ifndef ACTIVATION
+#define ACTIVATION(v) (v)
+#endif
+
+// The sum over the group of f(x), compensated; `x` names the element in the expression f.
+#define GROUP_SUM(result, input, start, g, f)                                                                      \
+    do {                                                                                                           \
+        CompensatedSum sum_ = {0.0f, 0.0f};                                                                        \
+        Cursor cursor_ = (start);                                                                                  \
+        for (ulong i_ = 0; i_ < (g).length; ++i_) {                                                                \
+            const float x = LOAD(input, cursor_.at[0]);                                                            \
+            compensated_add(&sum_, (f));                                                                           \
+            cursor_next(&cursor_, &(g));                                                                           \
+        }                                                                                                          \
+        (result) = compensated_total(sum_);                                                                        \
+    } while (0)
+
+#if REDUCTION_TENSORS == 4
+__kernel void mean_variance_normalization(__global const storage_t *input, ulong input_offset,
+                                          __global const storage_t *scale, ulong scale_offset,
+                                          __global const storage_t *bias, ulong bias_offset,
+                                          __global storage_t *output, ulong output_offset, ulong element_count,
+                                          uint8 sizes, uint8 input_strides, uint8 scale_strides,
+                                          uint8 bias_strides, uint8 output_strides)
+{
+    const uint8 strides[4] = {input_strides, scale_strides, bias_strides, output_strides};
+    const ulong offsets[4] = {input_offset, scale_offset, bias_offset, output_offset};
+    const Groups g = groups_of(element_count, sizes, strides);
+    FOR_EACH_GROUP(group, g)
+    {
+        const Cursor start = group_start(&g, group, offsets);
+        float center = 0.0f, variance;
+#if USE_MEAN
+        GROUP_SUM(center, input, start, g, x);
+        center /= (float)g.length;
+#endif
+        GROUP_SUM(variance, input, start, g, (x - center) * (x - center));
+        variance /= (float)g.length;
+
+        Cursor cursor = start;
+        for (ulong i = 0; i < g.length; ++i) {
+            const float x = LOAD(input, cursor.at[0]);
+            const float s = HAS_SCALE ? LOAD(scale, cursor.at[1]) : 1.0f;
+            const float b = HAS_BIAS ? LOAD(bias, cursor.at[2]) : 0.0f;
+#if USE_VARIANCE
+            const float y = batch_normalization(x, center, variance, s, b, EPSILON);
+#else
+            const float scaled = s * (x - center);
+            const float y = scaled + b;
+#endif
+            STORE(ACTIVATION(DML_FLOAT16 ? half_value(y) : y), output, cursor.at[3]);
+            cursor_next(&cursor, &g);
+        }
+    }
+}
+#else
+__kernel void lp_normalization(__global const storage_t *input, ulong input_offset, __global storage_t *output,
+                               ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
+                               uint8 output_strides)
+{
+    const uint8 strides[2] = {input_strides, output_strides};
+    const ulong offsets[2] = {input_offset, output_offset};
+    const Groups g = groups_of(element_count, sizes, strides);
+    FOR_EACH_GROUP(group, g)
+    {
+        const Cursor start = group_start(&g, group, offsets);
+        float norm;
+#if P == 1
+        GROUP_SUM(norm, input, start, g, fabs(x));
+#else
+        GROUP_SUM(norm, input, start, g, x * x);
+        norm = sqrt(norm);
+#endif
+        const float divisor = fmax(norm, EPSILON);
+        Cursor cursor = start;
+        for (ulong i = 0; i < g.length; ++i) {
+            STORE(LOAD(input, cursor.at[0]) / divisor, output, cursor.at[1]);
+            cursor_next(&cursor, &g);
+        }
+    }
+}
+#endif
