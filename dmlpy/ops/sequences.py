@@ -8,7 +8,10 @@ input's Sizes (ONNX's ReverseSequence, which takes one axis for the batch and on
 writes the coordinates of the input's non-zero elements as the rows of an M x N matrix, M the input's element
 count (every element could be non-zero), N from the input's effective rank (its DimensionCount less leading 1s) to
 its DimensionCount; OutputCountTensor receives how many rows hold coordinates (ONNX's NonZero, transposed). dmlpy
-validates them and does not run them yet.
+runs REVERSE_SUBSEQUENCES (opencl/reverse_subsequences.cl: each output element reads the input at the mirrored
+coordinate inside its sequence's length, at its own beyond) and NONZERO_COORDINATES (opencl/nonzero_coordinates.cl:
+one work-item's serial scan, rows past the count left as they were); it validates VALUE_SCALE_2D and does not run it
+yet.
 
 Where a page contradicts itself: VALUE_SCALE_2D's Bias text says one term "for each dimension of the input
 tensor"; its ChannelCount text, its description and the header's ``_Field_size_(ChannelCount)`` make it one per
@@ -24,6 +27,9 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, KernelParameter, LaunchProfile, LoweredOperator
+from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
+from dmlpy.kernels.source import KernelSpec
 from dmlpy.model import UInt32
 from dmlpy.ops._axes import check_axis, sizes_along
 from dmlpy.ops._base import OutputShape
@@ -35,6 +41,10 @@ from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 L, T = FeatureLevel, TensorDataType
 _UINT32 = frozenset({T.UINT32})
+_RUN = 1024
+"""Output elements per work-item of reverse_subsequences.cl under the "cpu" profile (the template's walk's)."""
+_SIGNLESS: dict[object, str] = {T.FLOAT32: "0x7fffffffu", T.FLOAT16: "0x7fffu"}
+"""nonzero_coordinates.cl's NONZERO_MASK for the float types: every bit but the sign (+0.0 and -0.0 are zero)."""
 
 
 class ValueScale2DOperatorDesc(StructuredDesc):
@@ -140,6 +150,28 @@ class ReverseSubsequencesOperatorDesc(StructuredDesc):
                 f"InputTensor.Sizes {list(sizes)} with dimension Axis ({self.axis}) made 1, one length per sequence"
             )
 
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """opencl/reverse_subsequences.cl over the output, uncoalesced, the lengths stepping 0 along Axis."""
+        sizes, axis = self.input_tensor.desc.sizes, self.axis
+        lengths = self.sequence_lengths_tensor.desc
+        layout = ElementwiseLayout(
+            element_count=math.prod(sizes),
+            sizes=tuple(sizes),
+            strides=(
+                tuple(self.input_tensor.desc.effective_strides),
+                tuple(0 if dim == axis else stride for dim, stride in enumerate(lengths.effective_strides)),
+                tuple(self.output_tensor.desc.effective_strides),
+            ),
+        )
+        defines = (
+            ("ELEMENT_T", bits_type(self.input_tensor.desc.data_type).storage),
+            ("LENGTH_T", "ulong" if lengths.data_type == T.UINT64 else "uint"),
+            ("RANK", str(len(sizes))),
+            ("AXIS", str(axis)),
+        )
+        spec = KernelSpec("reverse_subsequences.cl", "reverse_subsequences", defines, TEMPLATE_OPTIONS)
+        return profile.lowered(spec, layout, _RUN)
+
 
 _NONZERO_ROWS = (
     (L.FL_3_0, {"InputTensor": ((4, 5), FL_2_1_TYPES), "OutputCountTensor": ((4, 5), _UINT32),
@@ -207,6 +239,24 @@ class NonzeroCoordinatesOperatorDesc(StructuredDesc):
                 f"{name}.OutputCoordinatesTensor.Sizes is {list(given)}; it must be {{1, .., 1, {m}, N}} with "
                 f"{low} <= N <= {high}: {_COORDINATES_RULE}"
             )
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """opencl/nonzero_coordinates.cl: one work-item scanning the input in row-major order (under the "gpu"
+        profile a work-group, all but its first work-item idle)."""
+        source = self.input_tensor.desc
+        sizes, rank = source.sizes, len(source.sizes)
+        layout = ElementwiseLayout(
+            element_count=math.prod(sizes),
+            sizes=tuple(sizes),
+            strides=(tuple(source.effective_strides), (0,) * rank, (0,) * rank),
+        )
+        defines = [("ELEMENT_T", bits_type(source.data_type).storage), ("RANK", str(rank))]
+        if source.data_type in _SIGNLESS:
+            defines.append(("NONZERO_MASK", _SIGNLESS[source.data_type]))
+        spec = KernelSpec("nonzero_coordinates.cl", "nonzero_coordinates", tuple(defines), TEMPLATE_OPTIONS)
+        coordinates = self.output_coordinates_tensor.desc
+        rows = (*coordinates.effective_strides[-2:], coordinates.sizes[-1])
+        return LoweredOperator(spec, layout, layout.element_count, profile, (KernelParameter("uint8", rows),))
 
 
 SEQUENCE_OPERATORS = (ValueScale2DOperatorDesc, ReverseSubsequencesOperatorDesc, NonzeroCoordinatesOperatorDesc)

@@ -380,6 +380,7 @@ RUNNING = (
     dml.MeanVarianceNormalization1OperatorDesc,
     dml.MeanVarianceNormalization2OperatorDesc,
     dml.LpNormalizationOperatorDesc,
+    dml.LocalResponseNormalizationOperatorDesc,
 )
 
 
@@ -391,6 +392,7 @@ def test_which_run_and_the_others_say_they_do_not_yet() -> None:
                 desc.plan()
     assert [step.lowered.kernel.source_name for step in batch_norm().plan().steps] == ["elementwise.cl"]
     assert [step.lowered.kernel.source_name for step in mvn(1).plan().steps] == ["normalize.cl"]
+    assert [step.lowered.kernel.source_name for step in lrn().plan().steps] == ["local_response_normalization.cl"]
 
 
 def test_dmlpy_validate_and_explain_a_file(run: Run, write_json: Any) -> None:

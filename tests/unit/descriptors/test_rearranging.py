@@ -3,7 +3,8 @@ and UNFOLD as descriptors, without OpenCL. The pages' worked examples validate f
 broken is refused with a message naming the field and the rule; the output rules agree with onnx.reference
 (SpaceToDepth, DepthToSpace in both modes, ReverseSequence, NonZero) and, for FOLD and UNFOLD, with an im2col and a
 col2im written here in NumPy, which also give the pages' example values; JSON, the schema and the command line take
-them; compiling says dmlpy does not run them yet."""
+them; REVERSE_SUBSEQUENCES and NONZERO_COORDINATES plan their kernels, compiling the others says dmlpy does not run
+them yet."""
 
 from __future__ import annotations
 
@@ -403,7 +404,9 @@ def test_enums_take_every_spelling() -> None:
 
 def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
     assert [step.lowered.kernel.source_name for step in depth_space().plan().steps] == ["elementwise.cl"]
-    for example in (value_scale(), reverse(), nonzero(), fold(), unfold()):
+    assert [step.lowered.kernel.source_name for step in reverse().plan().steps] == ["reverse_subsequences.cl"]
+    assert [step.lowered.kernel.source_name for step in nonzero().plan().steps] == ["nonzero_coordinates.cl"]
+    for example in (value_scale(), fold(), unfold()):
         with pytest.raises(dml.UnsupportedError, match="does not run it yet"):
             example.plan()
 
