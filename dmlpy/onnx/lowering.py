@@ -6,7 +6,9 @@ alpha and beta, the axis of Softmax, LogSoftmax and Hardmax as Axes: ``dmlpy.onn
 (``dmlpy.onnx.arithmetic``), Clip with its bounds read from initializers (``dmlpy.onnx.clip``), Cast and CastLike
 to their target type (``dmlpy.onnx.cast``),
 QuantizeLinear and DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero
-point inputs (``dmlpy.onnx.quantization``).
+point inputs (``dmlpy.onnx.quantization``), the movement op types (Slice, Split, Concat, Pad, Tile, SpaceToDepth,
+DepthToSpace: ``dmlpy.onnx.movement``), their fields read from initializers, checked at prepare and built for the
+shapes at run (each of Split's outputs stored under its name).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An

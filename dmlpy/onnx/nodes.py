@@ -2,7 +2,8 @@
 inputs (optional ones, Clip's bounds, may be left out) and attributes (INT ones; FLOAT ones: Clip's bounds before
 opset 11, the activations' parameters; Gelu's approximate STRING), what an attribute becomes in the operator's
 builder function (IsInf's detect_negative and detect_positive, DirectML's InfinityMode; an activation's parameters,
-its descriptor's C FLOAT fields), which operator an attribute chooses (Mod's fmod, BitShift's direction:
+its descriptor's C FLOAT fields; the movement op types' attributes, checked against their schema by
+``dmlpy.onnx.movement``), which operator an attribute chooses (Mod's fmod, BitShift's direction:
 ``lowered_operator``), and which node outputs are ONNX bool tensors (UINT8 in DirectML)."""
 
 from __future__ import annotations
