@@ -8,6 +8,7 @@ in its -D options say where one part ends), and its element count is every eleme
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -15,7 +16,7 @@ from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
-from dmlpy.kernels.launch import LaunchProfile, LoweredOperator
+from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
 
 
@@ -118,3 +119,82 @@ def normalization_kernel(
     layout, kept_rank = reduction_layout(sizes, strides, axes)
     defines = (*defines, ("REDUCTION_TENSORS", str(len(tensors))))
     return reduction_kernel("normalize.cl", kernel_name, defines, layout, kept_rank, profile, prelude)
+
+
+def _along_axis(
+    source_name: str,
+    kernel_name: str,
+    defines: Sequence[tuple[str, str]],
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axis: int,
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """``source_name``'s ``kernel_name`` over the sequences along ``axis`` of tensors of ``sizes`` (the input's) and
+    ``strides`` (one tuple per tensor, in the kernel's order), one work-item per sequence: the reduced part is the
+    one axis, REDUCED_RANK 1, so the kernels reach a sequence's m-th place as its start + m * its stride."""
+    layout, kept_rank = reduction_layout(sizes, strides, [axis])
+    defines = (*defines, ("REDUCTION_TENSORS", str(len(strides))))
+    return reduction_kernel(source_name, kernel_name, defines, layout, kept_rank, profile)
+
+
+def _unsigned_of(data_type: AnyDataType) -> str:
+    """The OpenCL unsigned integer of ``data_type``'s width, which moves its elements bit for bit."""
+    return {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[DATA_TYPES[data_type].bits]
+
+
+_INFINITY_BITS = {TensorDataType.FLOAT32: "0x7f800000", TensorDataType.FLOAT16: "0x7c00"}
+"""Each float type's +inf as bits: a magnitude above it is a NaN."""
+
+
+def top_k_kernel(
+    value_type: AnyDataType,
+    index_type: AnyDataType,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axis: int,
+    k: int,
+    largest: bool,
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """top_k.cl selecting the ``k`` largest (or, not ``largest``, smallest) elements along ``axis`` of an input of
+    ``sizes``: ``strides`` the input's, the values' and the indices' (theirs have ``k`` places along the axis).
+    K is the kernel's ulong argument, so every K shares one program."""
+    info = DATA_TYPES[value_type]
+    order = "2" if value_type in _FLOATS else "1" if info.numpy.kind == "i" else "0"  # top_k.cl's key_of
+    defines = [
+        ("LARGEST", "1" if largest else "0"),
+        ("BITS_T", _unsigned_of(value_type)),
+        ("WIDTH", str(info.bits)),
+        ("ORDER", order),
+        ("INDEX_T", _unsigned_of(index_type)),
+    ]
+    if value_type in _FLOATS:
+        defines.append(("INFINITY_BITS", _INFINITY_BITS[TensorDataType(value_type)]))
+    lowered = _along_axis("top_k.cl", "top_k", defines, sizes, strides, axis, profile)
+    return dataclasses.replace(lowered, parameters=(KernelParameter("ulong", (k,)),))
+
+
+def cumulative_kernel(
+    data_type: AnyDataType,
+    product: bool,
+    reversed_: bool,
+    exclusive: bool,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axis: int,
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """cumulative.cl: the running sum (or ``product``) along ``axis`` of tensors of ``sizes`` and ``strides`` (the
+    input's, the output's), from the last element where ``reversed_``, each output before its element is taken in
+    where ``exclusive``."""
+    floats = data_type in _FLOATS
+    defines = (
+        ("PRODUCT", "1" if product else "0"),
+        ("REVERSED", "1" if reversed_ else "0"),
+        ("EXCLUSIVE", "1" if exclusive else "0"),
+        ("FLOAT_VALUES", "1" if floats else "0"),
+        ("DML_FLOAT16", "1" if data_type == TensorDataType.FLOAT16 else "0"),
+        ("STORAGE_T", "float" if data_type == TensorDataType.FLOAT32 else _unsigned_of(data_type)),
+    )
+    return _along_axis("cumulative.cl", "cumulative", defines, sizes, strides, axis, profile)

@@ -5,7 +5,10 @@ ns-directml-dml_cumulative_summation_operator_desc.md, ..._cumulative_product_..
 Each writes, at every element, the sum (product) of the elements before it along Axis in AxisDirection's order,
 itself included or, under HasExclusiveSum (HasExclusiveProduct) TRUE, excluded (the first output is then 0, or 1,
 and the whole total is written nowhere). OutputTensor has InputTensor's DataType, DimensionCount and Sizes, and may
-alias it (in-place execution). dmlpy validates them and does not run them yet.
+alias it (in-place execution). dmlpy runs both (``lower``: opencl/cumulative.cl, one work-item per sequence along
+Axis, as ONNX CumSum's reverse and exclusive): float sums compensated, each output within 2u|S| + 2m u^2 sum|x| of
+the exact prefix sum of its m elements; float products serial, within (m - 1) u relative; integers modulo 2^width
+(docs/operators/reduction.md).
 
 CUMULATIVE_PRODUCT's InputTensor text opens with a sentence copied from a batch-normalization page ("typically the
 same tensor that was provided as the InputTensor to DML_BATCH_NORMALIZATION_OPERATOR_DESC"), and its example 4
@@ -14,11 +17,13 @@ calls the height axis (index 2) the "second dimension": neither changes a rule.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.reduction import cumulative_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._axes import check_axis
 from dmlpy.ops._base import OutputShape
@@ -53,9 +58,32 @@ class _CumulativeDesc(StructuredDesc):
     SAME_DATA_TYPE = (("input_tensor", "output_tensor"),)
     SAME_DIMENSION_COUNT = SAME_DATA_TYPE
 
+    PRODUCT: ClassVar[bool]
+    """Whether the tally is a product (CUMULATIVE_PRODUCT), else a sum."""
+
     if TYPE_CHECKING:
         input_tensor: TensorDesc
+        output_tensor: TensorDesc
         axis: int
+        axis_direction: AxisDirection
+
+    def exclusive(self) -> bool:
+        """HasExclusiveSum or HasExclusiveProduct."""
+        raise NotImplementedError
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """cumulative.cl, one work-item per sequence along Axis."""
+        source = self.input_tensor.desc
+        return cumulative_kernel(
+            source.data_type,
+            self.PRODUCT,
+            self.axis_direction == AxisDirection.DECREASING,
+            self.exclusive(),
+            source.sizes,
+            (source.effective_strides, self.output_tensor.desc.effective_strides),
+            self.axis,
+            profile,
+        )
 
     @classmethod
     def output_shapes(
@@ -75,6 +103,7 @@ class CumulativeSummationOperatorDesc(_CumulativeDesc):
     """DML_CUMULATIVE_SUMMATION_OPERATOR_DESC: the running sum along Axis (ONNX CumSum)."""
 
     OPERATOR_TYPE = OperatorType.CUMULATIVE_SUMMATION
+    PRODUCT = False
     SUPPORT = _table(OPERATOR_TYPE, L.FL_2_1)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -90,11 +119,15 @@ class CumulativeSummationOperatorDesc(_CumulativeDesc):
     """HasExclusiveSum (BOOL): TRUE writes the tally before adding the current element (the first output 0, the
     total written nowhere; ONNX CumSum's exclusive), FALSE after."""
 
+    def exclusive(self) -> bool:
+        return bool(self.has_exclusive_sum)
+
 
 class CumulativeProductOperatorDesc(_CumulativeDesc):
     """DML_CUMULATIVE_PRODUCT_OPERATOR_DESC: the running product along Axis."""
 
     OPERATOR_TYPE = OperatorType.CUMULATIVE_PRODUCT
+    PRODUCT = True
     SUPPORT = _table(OPERATOR_TYPE, L.FL_3_1)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -108,6 +141,9 @@ class CumulativeProductOperatorDesc(_CumulativeDesc):
     has_exclusive_product: Bool = Field(alias="HasExclusiveProduct")
     """HasExclusiveProduct (BOOL): TRUE writes the tally before multiplying by the current element (the first
     output 1, the total written nowhere), FALSE after."""
+
+    def exclusive(self) -> bool:
+        return bool(self.has_exclusive_product)
 
 
 CUMULATIVE_OPERATORS = (CumulativeSummationOperatorDesc, CumulativeProductOperatorDesc)

@@ -4,7 +4,13 @@
 Each selects K elements of every sequence along Axis of InputTensor (the largest, sorted descending; TOP_K1 under
 AxisDirection INCREASING the smallest, sorted ascending) into OutputValueTensor (InputTensor's DataType) and their
 indices within the sequence into OutputIndexTensor (UINT32; UINT64 too from FL 5_0). Both outputs have InputTensor's
-Sizes but along Axis, where they have K. dmlpy validates them and does not run them yet.
+Sizes but along Axis, where they have K. dmlpy runs both (``lower``: opencl/top_k.cl, one work-item per sequence,
+the K best held sorted in the outputs themselves by insertion, O(N) comparisons plus O(K) moves per element that
+enters).
+
+Left open by the pages and decided here, following onnx.reference's TopK (np.lexsort): NaN is larger than every
+number, NaNs equal to one another (so LARGEST lists them first, by ascending index, and INCREASING last); -0 and +0
+are equal (a tie, by ascending index); values are moved bit for bit (NaN payloads kept).
 
 Where the page and the header disagree, and where the page is unclear:
 
@@ -24,6 +30,8 @@ from pydantic import Field
 
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.reduction import top_k_kernel
 from dmlpy.model import UInt32
 from dmlpy.ops._axes import check_axis, sizes_along
 from dmlpy.ops._base import OutputShape
@@ -78,8 +86,31 @@ class _TopKDesc(StructuredDesc):
 
     if TYPE_CHECKING:
         input_tensor: TensorDesc
+        output_value_tensor: TensorDesc
+        output_index_tensor: TensorDesc
         axis: int
         k: int
+
+    def largest(self) -> bool:
+        """Whether the K largest are selected (sorted descending), else the K smallest (ascending)."""
+        return True
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """top_k.cl, one work-item per sequence along Axis."""
+        source = self.input_tensor.desc
+        return top_k_kernel(
+            source.data_type,
+            self.output_index_tensor.desc.data_type,
+            source.sizes,
+            tuple(
+                t.desc.effective_strides
+                for t in (self.input_tensor, self.output_value_tensor, self.output_index_tensor)
+            ),
+            self.axis,
+            self.k,
+            self.largest(),
+            profile,
+        )
 
     @classmethod
     def output_shapes(
@@ -151,6 +182,9 @@ class TopK1OperatorDesc(_TopKDesc):
     axis_direction: AxisDirection = Field(alias="AxisDirection")
     """AxisDirection: INCREASING selects the smallest K in increasing order, DECREASING the largest in decreasing
     order."""
+
+    def largest(self) -> bool:
+        return self.axis_direction == AxisDirection.DECREASING
 
 
 TOP_K_OPERATORS = (TopKOperatorDesc, TopK1OperatorDesc)

@@ -2,7 +2,7 @@
 ARGMAX, TOP_K, TOP_K1, CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT. The pages' worked examples validate from their
 level (TOP_K from FL 1_0, as the header says); each documented rule broken is refused with a message naming the
 field and the rule; the output rule agrees with NumPy and ONNX's reference ReduceSum, ArgMax, TopK and CumSum on
-random shapes; JSON, the schema and the command line take them; compiling says dmlpy does not run them yet."""
+random shapes; JSON, the schema and the command line take them; each lowers to its kernel."""
 
 from __future__ import annotations
 
@@ -302,14 +302,29 @@ def test_enums_take_every_spelling_with_the_headers_values() -> None:
     assert dml.CumulativeSummationOperatorDesc.SUPPORTS_IN_PLACE and not dml.TopKOperatorDesc.SUPPORTS_IN_PLACE
 
 
-def test_reduce_argmin_argmax_run_and_the_others_say_they_do_not_yet() -> None:
+KERNELS = {
+    dml.ReduceOperatorDesc: "reduce.cl",
+    dml.ArgMinOperatorDesc: "reduce.cl",
+    dml.ArgMaxOperatorDesc: "reduce.cl",
+    dml.TopKOperatorDesc: "top_k.cl",
+    dml.TopK1OperatorDesc: "top_k.cl",
+    dml.CumulativeSummationOperatorDesc: "cumulative.cl",
+    dml.CumulativeProductOperatorDesc: "cumulative.cl",
+}
+
+
+def test_every_reduction_and_selection_runs_on_its_kernel() -> None:
     for desc, _ in EXAMPLES.values():
-        if isinstance(desc, dml.ReduceOperatorDesc | dml.ArgMinOperatorDesc | dml.ArgMaxOperatorDesc):
-            assert [step.lowered.kernel.source_name for step in desc.plan().steps] == ["reduce.cl"]
-            continue
-        with pytest.raises(dml.UnsupportedError, match="does not run it yet"):
-            desc.plan()
-        assert not type(desc).runs()
+        assert type(desc).runs()
+        assert [step.lowered.kernel.source_name for step in desc.plan().steps] == [KERNELS[type(desc)]]
+
+
+def test_top_k_takes_k_as_an_argument_and_its_direction_as_a_define() -> None:
+    """Every K shares one program (K is the kernel's ulong argument); TOP_K selects the largest, TOP_K1 as told."""
+    two, three = top_k(k=2).lower(), top_k(k=3).lower()
+    assert two.kernel == three.kernel and [p.values for p in (*two.parameters, *three.parameters)] == [(2,), (3,)]
+    largest = {("LARGEST", "1") in d.lower().kernel.defines for d in (top_k(dml.TopKOperatorDesc), top_k())}
+    assert largest == {True} and ("LARGEST", "0") in top_k(AxisDirection="INCREASING").lower().kernel.defines
 
 
 def test_dmlpy_validate_a_reduce_file(run: Run, write_json: Any) -> None:
