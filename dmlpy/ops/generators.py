@@ -4,8 +4,16 @@ DML_DIAGONAL_MATRIX1_OPERATOR_DESC (FL 5_1) and DML_RANDOM_GENERATOR_OPERATOR_DE
 
 Their outputs take any Sizes the support table allows (an ``OutputShape`` whose Sizes are None: the caller's), but
 DIAGONAL_MATRIX1's with an InputTensor (its Sizes) and RANDOM_GENERATOR's OutputStateTensor (InputStateTensor's). A
-DML_SCALAR_UNION value is read as ValueDataType, which must be OutputTensor's DataType. dmlpy validates them and does
-not run them yet.
+DML_SCALAR_UNION value is read as ValueDataType, which must be OutputTensor's DataType.
+
+dmlpy runs FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX and DIAGONAL_MATRIX1 (opencl/generators.cl,
+through dmlpy/kernels/generators.py); RANDOM_GENERATOR is validated only. Values reach the kernel as the bits of
+OutputTensor's type: a DML_SCALAR_UNION's exactly (-0 and NaN payloads included), DIAGONAL_MATRIX's FLOAT Value by
+PADDING's rule for a FLOAT field (an integer's truncated toward zero and saturated, NaN 0; FLOAT16 rounded to
+nearest even). Left open by the pages and decided here: FILL_VALUE_SEQUENCE's element i is start + i * delta
+computed once per element, not a running sum: integers modulo 2^width (the page's UINT8 example adds -2 as 254),
+FLOAT32 as fma(i, delta, start), rounded once (i exact below 2^24), FLOAT16 the same in float then rounded to half;
+element 0 is ValueStart's bits unchanged.
 
 The pages' slips: FILL_VALUE_SEQUENCE's Example 2 adds -2 in UINT8 (a UINT8 member cannot hold -2: wrap-around
 implied); DIAGONAL_MATRIX's OutputTensor text gives 4 dimensions while its tables allow 2 to 4 from FL 4_0 (dmlpy
@@ -20,9 +28,12 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, RandomGeneratorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.generators import diagonal_kernel, fill_kernel, sequence_kernel
 from dmlpy.model import Int32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._indexing import EIGHT_TYPES, UINT32_ONLY, IndexingDesc
+from dmlpy.ops._typed_values import float_field_value, union_bits, value_bits
 from dmlpy.ops._types import EVERY_TYPE, FLOATS, INTEGERS_64
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.support import SupportTable
@@ -80,6 +91,16 @@ class _GeneratorDesc(IndexingDesc):
             value: ScalarUnion = getattr(self, field)
             value.read_as(data_type, f"{self.operator_name()}.{self.c_field(field)}", "ValueDataType")
 
+    def bits_of(self, field: str) -> int:
+        """A DML_SCALAR_UNION field read as ValueDataType, as the bits of its encoding."""
+        where = f"{self.operator_name()}.{self.c_field(field)}"
+        return union_bits(getattr(self, field), getattr(self, _VALUE_TYPE), where, "ValueDataType")
+
+    def output_layout(self) -> tuple[TensorDataType, tuple[int, ...], tuple[int, ...]]:
+        """OutputTensor's DataType, Sizes and strides (its own, or packed)."""
+        desc = self.output_tensor.desc
+        return desc.data_type, tuple(desc.sizes), tuple(desc.effective_strides)  # type: ignore[return-value]
+
 
 class FillValueConstantOperatorDesc(_GeneratorDesc):
     """DML_FILL_VALUE_CONSTANT_OPERATOR_DESC: every element of OutputTensor is Value."""
@@ -97,6 +118,10 @@ class FillValueConstantOperatorDesc(_GeneratorDesc):
     """ValueDataType (DML_TENSOR_DATA_TYPE): how Value is read; OutputTensor's DataType."""
     value: ScalarUnion = Field(alias="Value")
     """Value (DML_SCALAR_UNION): the value, in the member of ValueDataType (a FLOAT16's bits in UInt16) or Bytes."""
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """generators.cl's fill: Value's bits in every element."""
+        return fill_kernel(*self.output_layout(), self.bits_of("value"), profile)
 
 
 class FillValueSequenceOperatorDesc(_GeneratorDesc):
@@ -123,6 +148,12 @@ class FillValueSequenceOperatorDesc(_GeneratorDesc):
     value_delta: ScalarUnion = Field(alias="ValueDelta")
     """ValueDelta (DML_SCALAR_UNION): the step from one element to the next."""
 
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """generators.cl's sequence: element i (row-major) = ValueStart + i * ValueDelta, computed once per element
+        (integers modulo 2^width; floats rounded once from the exact value, FLOAT16 through float)."""
+        start, delta = self.bits_of("value_start"), self.bits_of("value_delta")
+        return sequence_kernel(*self.output_layout(), start, delta, profile)
+
 
 class DiagonalMatrixOperatorDesc(_GeneratorDesc):
     """DML_DIAGONAL_MATRIX_OPERATOR_DESC: a stack of matrices (the dimensions before the last two), Output[..., y, x]
@@ -144,7 +175,14 @@ class DiagonalMatrixOperatorDesc(_GeneratorDesc):
     offset: Int32 = Field(alias="Offset")
     """Offset (INT): the diagonal's shift, right (above 0) or left (below 0); beyond the matrix, all zeros."""
     value: float = Field(alias="Value")
-    """Value (FLOAT): the diagonal's value, 1.0 for an identity matrix (truncated for integer outputs)."""
+    """Value (FLOAT): the diagonal's value, 1.0 for an identity matrix (an integer output's truncated toward zero and
+    saturated, NaN 0: PADDING's rule for a FLOAT field)."""
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """generators.cl's diagonal: the band [Offset, Offset + 1) of x - y holds Value, the rest 0."""
+        data_type, sizes, strides = self.output_layout()
+        bits = value_bits(float_field_value(self.value, data_type), data_type)
+        return diagonal_kernel(data_type, sizes, strides, bits, (self.offset, self.offset + 1), profile)
 
 
 class DiagonalMatrix1OperatorDesc(_GeneratorDesc):
@@ -185,6 +223,22 @@ class DiagonalMatrix1OperatorDesc(_GeneratorDesc):
         if given is None:
             return super().output_shapes(inputs, fields)
         return cls.outputs_like(inputs, "input_tensor", "input_tensor")
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """generators.cl's diagonal: the page's XOR band rule over x - y with DiagonalFillBegin and DiagonalFillEnd,
+        InputTensor's element (or 0) elsewhere."""
+        data_type, sizes, strides = self.output_layout()
+        given = self.input_tensor
+        return diagonal_kernel(
+            data_type,
+            sizes,
+            strides,
+            self.bits_of("value"),
+            (self.diagonal_fill_begin, self.diagonal_fill_end),
+            profile,
+            input_slot=True,
+            input_strides=None if given is None else tuple(given.desc.effective_strides),
+        )
 
 
 class RandomGeneratorOperatorDesc(IndexingDesc):

@@ -33,6 +33,7 @@ from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._movement import window_plan
 from dmlpy.ops._reshaping import EVERY, FL_2_1_TYPES, PerDimensionDesc, table
+from dmlpy.ops._typed_values import float_field_value
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -140,13 +141,7 @@ class PaddingOperatorDesc(_PaddingDesc):
 
     def fill_value(self) -> float | int:
         """PaddingValue in OutputTensor's DataType: an integer's truncated toward zero and saturated (NaN: 0)."""
-        data_type = self.output_tensor.desc.data_type
-        numpy_type = DATA_TYPES[data_type].numpy
-        if numpy_type.kind == "f":
-            return self.padding_value
-        limits = np.iinfo(numpy_type.type)  # type: ignore[type-var]  # an integer type here
-        value = self.padding_value
-        return 0 if value != value else int(min(max(np.trunc(value), limits.min), limits.max))
+        return float_field_value(self.padding_value, self.output_tensor.desc.data_type)
 
 
 class Padding1OperatorDesc(_PaddingDesc):
