@@ -34,9 +34,11 @@ typedef float storage_t;
 #define STORE(value, buffer, at) ((buffer)[at] = (value))
 #endif
 
-// The window's first and last coordinate along a dimension of `size` elements, clipped to it.
-#define WINDOW_FIRST(coordinate, before) ((coordinate) > (before) ? (coordinate) - (before) : 0)
-#define WINDOW_LAST(coordinate, after, size) min((coordinate) + (after), (ulong)(size) - 1)
+// Whether window offset k (0 .. before + after) of `coordinate` is inside a dimension of `size`, and where: the
+// index coordinate + k - before wraps past `size` in unsigned arithmetic where it lies before the edge, so one
+// comparison clips both edges (no saturating subtraction, which compilers make llvm.usub.sat, an intrinsic
+// Oclgrind cannot run).
+#define WINDOW_INDEX(coordinate, k, before) ((coordinate) + (k) - (before))
 
 __kernel void local_response_normalization(__global const storage_t *input, const ulong input_offset,
                                            __global storage_t *output, const ulong output_offset,
@@ -54,15 +56,21 @@ __kernel void local_response_normalization(__global const storage_t *input, cons
     do {
         const ulong c = w.coord[1], h = w.coord[2], x_ = w.coord[3];
         const ulong batch_at = input_offset + w.coord[0] * input_strides.s0;
-        const ulong c_last = WINDOW_LAST(c, channel_after, sizes.s1);
-        const ulong h_last = WINDOW_LAST(h, spatial_after, sizes.s2);
-        const ulong w_last = WINDOW_LAST(x_, spatial_after, sizes.s3);
         CompensatedSum sum = {0.0f, 0.0f};
-        for (ulong k = WINDOW_FIRST(c, channel_before); k <= c_last; ++k) {
-            for (ulong i = WINDOW_FIRST(h, spatial_before); i <= h_last; ++i) {
-                for (ulong j = WINDOW_FIRST(x_, spatial_before); j <= w_last; ++j) {
-                    const float v = LOAD(input, batch_at + k * input_strides.s1 + i * input_strides.s2 +
-                                                    j * input_strides.s3);
+        for (ulong k = 0; k <= channel_before + channel_after; ++k) {
+            const ulong channel = WINDOW_INDEX(c, k, channel_before);
+            if (channel >= sizes.s1)
+                continue;
+            for (ulong i = 0; i <= spatial_before + spatial_after; ++i) {
+                const ulong row = WINDOW_INDEX(h, i, spatial_before);
+                if (row >= sizes.s2)
+                    continue;
+                for (ulong j = 0; j <= spatial_before + spatial_after; ++j) {
+                    const ulong column = WINDOW_INDEX(x_, j, spatial_before);
+                    if (column >= sizes.s3)
+                        continue;
+                    const float v = LOAD(input, batch_at + channel * input_strides.s1 + row * input_strides.s2 +
+                                                    column * input_strides.s3);
                     const float square = v * v;
                     compensated_add(&sum, square);
                     sum.compensation += fma(v, v, -square);  // exact: the square's rounding error
