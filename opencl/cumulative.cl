@@ -65,11 +65,13 @@ __kernel void cumulative(__global const STORAGE_T *input, ulong input_offset, __
 {
     const uint8 strides[2] = {input_strides, output_strides};
     const ulong offsets[2] = {input_offset, output_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     const ulong input_step = g.stride[0][KEPT_RANK], output_step = g.stride[1][KEPT_RANK];
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, offsets);
+        Cursor start;
+        group_start(&start, &g, group, offsets);
         tally_t tally = TALLY_START;
         for (ulong i = 0; i < g.length; ++i) {
             const ulong place = REVERSED ? g.length - 1 - i : i;

@@ -36,14 +36,14 @@ typedef float storage_t;
 // The sum over the group of f(x), compensated; `x` names the element in the expression f.
 #define GROUP_SUM(result, input, start, g, f)                                                                      \
     do {                                                                                                           \
-        CompensatedSum sum_ = {0.0f, 0.0f};                                                                        \
+        BlockedSum sum_ = blocked_sum();                                                                           \
         Cursor cursor_ = (start);                                                                                  \
         for (ulong i_ = 0; i_ < (g).length; ++i_) {                                                                \
             const float x = LOAD(input, cursor_.at[0]);                                                            \
-            compensated_add(&sum_, (f));                                                                           \
+            blocked_add(&sum_, (f));                                                                               \
             cursor_next(&cursor_, &(g));                                                                           \
         }                                                                                                          \
-        (result) = compensated_total(sum_);                                                                        \
+        (result) = blocked_total(sum_);                                                                            \
     } while (0)
 
 #if REDUCTION_TENSORS == 4
@@ -56,10 +56,12 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
 {
     const uint8 strides[4] = {input_strides, scale_strides, bias_strides, output_strides};
     const ulong offsets[4] = {input_offset, scale_offset, bias_offset, output_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, offsets);
+        Cursor start;
+        group_start(&start, &g, group, offsets);
         float center = 0.0f, variance;
 #if USE_MEAN
         GROUP_SUM(center, input, start, g, x);
@@ -91,10 +93,12 @@ __kernel void lp_normalization(__global const storage_t *input, ulong input_offs
 {
     const uint8 strides[2] = {input_strides, output_strides};
     const ulong offsets[2] = {input_offset, output_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, offsets);
+        Cursor start;
+        group_start(&start, &g, group, offsets);
         float norm;
 #if P == 1
         GROUP_SUM(norm, input, start, g, fabs(x));

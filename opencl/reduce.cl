@@ -9,7 +9,7 @@
 //
 // What each computes (the pages give the functions' names only; dmlpy follows NumPy's and onnx.reference's
 // ReduceX, as documented in docs/operators/reduction.md):
-//   SUM, AVERAGE, L1, SUM_SQUARE, L2, LOG_SUM   floats: a compensated sum (compensated.h) of x, |x| or x^2 (x^2's
+//   SUM, AVERAGE, L1, SUM_SQUARE, L2, LOG_SUM   floats: a blocked compensated sum (compensated.h) of x, |x| or x^2 (x^2's
 //                    rounding error, fma(x, x, -x^2), joins the compensation), then / N, sqrt or log. Integers
 //                    (SUM, L1, SUM_SQUARE): modulo 2^width, as ELEMENT_WISE_ADD wraps.
 //   LOG_SUM_EXP      maximum + log1p(sum of exp(x - maximum) but the first maximum's), as softmax.cl computes it.
@@ -19,8 +19,12 @@
 //                    (LAST_INDEX: the last); a NaN counts as the extreme (np.argmax, np.argmin: the first NaN).
 
 #include "compensated.h"
+#include "elementwise_ops.h"
 #include "half_bits.h"
 #include "reduction_walk.h"
+
+#define ABS_OF_TYPE(T, x) abs_##T(x)
+#define ABS_OF(T, x) ABS_OF_TYPE(T, x)
 
 #define ARGMAX 0
 #define ARGMIN 1
@@ -83,14 +87,14 @@ typedef VALUE_T value_t;
 static inline float exp_sum_but(__global const INPUT_T *input, Cursor cursor, float maximum, ulong first,
                                 const Groups *g)
 {
-    CompensatedSum rest = {0.0f, 0.0f};
+    BlockedSum rest = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
         if (i != first) {
-            compensated_add(&rest, exp_of(exact_difference(LOAD(cursor.at[0]), maximum)));
+            blocked_add(&rest, exp_of(exact_difference(LOAD(cursor.at[0]), maximum)));
         }
         cursor_next(&cursor, g);
     }
-    return compensated_total(rest);
+    return blocked_total(rest);
 }
 #endif
 
@@ -138,20 +142,20 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     }
     return product;
 #elif FLOAT_VALUES
-    CompensatedSum sum = {0.0f, 0.0f};
+    BlockedSum sum = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
         const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.at[0]));
 #if FUNCTION == L1
-        compensated_add(&sum, fabs(x));
+        blocked_add(&sum, fabs(x));
 #elif FUNCTION == SUM_SQUARE || FUNCTION == L2
         const float square = x * x;
-        compensated_add(&sum, square);
-        sum.compensation += fma(x, x, -square);  // exact: the square's rounding error
+        sum.block.compensation += fma(x, x, -square);  // exact: the square's rounding error
+        blocked_add(&sum, square);
 #else
-        compensated_add(&sum, x);
+        blocked_add(&sum, x);
 #endif
     }
-    const float total = compensated_total(sum);
+    const float total = blocked_total(sum);
 #if FUNCTION == AVERAGE
     return total / (float)g->length;
 #elif FUNCTION == L2
@@ -171,8 +175,10 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
         total = i == 0 ? bits : (UVALUE_T)(total * bits);
 #elif FUNCTION == SUM_SQUARE
         total += (UVALUE_T)(bits * bits);
-#elif FUNCTION == L1
-        total += x < (value_t)0 ? (UVALUE_T)((UVALUE_T)0 - bits) : bits;
+#elif FUNCTION == L1 && VALUE_SIGNED
+        // elementwise_ops.h's integer ABS (|MIN| is MIN's bits, 2^(width-1): the right sum modulo 2^width), not the
+        // select x < 0 ? -x : x, which clang makes llvm.abs, an intrinsic Oclgrind cannot run.
+        total += (UVALUE_T)ABS_OF(VALUE_T, x);
 #else
         total += bits;
 #endif
@@ -187,10 +193,12 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
 {
     const uint8 strides[2] = {input_strides, output_strides};
     const ulong offsets[2] = {input_offset, output_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, offsets);
+        Cursor start;
+        group_start(&start, &g, group, offsets);
         ulong index;
         const value_t result = reduce_group(input, start, &g, &index);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN

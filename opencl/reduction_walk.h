@@ -27,19 +27,20 @@ typedef struct {
     ulong length, groups;
 } Groups;
 
-static inline Groups groups_of(ulong element_count, uint8 sizes, const uint8 *strides)
+// Filled through a pointer rather than returned: LLVM inlines a function returning a struct this large with an
+// llvm.experimental.noalias.scope.decl call, which Oclgrind (21.10) cannot link, so no kernel built with
+// optimisation could run under it.
+static inline void groups_of(Groups *g, ulong element_count, uint8 sizes, const uint8 *strides)
 {
-    Groups g;
-    vstore8(sizes, 0, g.size);
+    vstore8(sizes, 0, g->size);
     for (int t = 0; t < REDUCTION_TENSORS; ++t) {
-        vstore8(strides[t], 0, g.stride[t]);
+        vstore8(strides[t], 0, g->stride[t]);
     }
-    g.length = 1;
+    g->length = 1;
     for (int d = 0; d < REDUCED_RANK; ++d) {
-        g.length *= g.size[KEPT_RANK + d];
+        g->length *= g->size[KEPT_RANK + d];
     }
-    g.groups = element_count / g.length;
-    return g;
+    g->groups = element_count / g->length;
 }
 
 // The element offsets of the group's current element in each tensor, and its coordinates along the reduced
@@ -49,25 +50,24 @@ typedef struct {
     uint coordinate[REDUCED_RANK];
 } Cursor;
 
-// The first element of group `group`: its coordinates along the kept dimensions, from the group's index.
-static inline Cursor group_start(const Groups *g, ulong group, const ulong *offsets)
+// The first element of group `group`: its coordinates along the kept dimensions, from the group's index (filled
+// through a pointer, as groups_of is).
+static inline void group_start(Cursor *cursor, const Groups *g, ulong group, const ulong *offsets)
 {
-    Cursor cursor;
     for (int t = 0; t < REDUCTION_TENSORS; ++t) {
-        cursor.at[t] = offsets[t];
+        cursor->at[t] = offsets[t];
     }
     ulong rest_of_index = group;
     for (int d = KEPT_RANK - 1; d >= 0; --d) {
         const ulong coordinate = rest_of_index % g->size[d];
         rest_of_index /= g->size[d];
         for (int t = 0; t < REDUCTION_TENSORS; ++t) {
-            cursor.at[t] += coordinate * g->stride[t][d];
+            cursor->at[t] += coordinate * g->stride[t][d];
         }
     }
     for (int d = 0; d < REDUCED_RANK; ++d) {
-        cursor.coordinate[d] = 0;
+        cursor->coordinate[d] = 0;
     }
-    return cursor;
 }
 
 // Steps to the next element of the group. Each pass starts again from the group's start and never reads past

@@ -56,10 +56,12 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
 {
     const uint8 strides[2] = {input_strides, output_strides};
     const ulong offsets[2] = {input_offset, output_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        const Cursor start = group_start(&g, group, offsets);
+        Cursor start;
+        group_start(&start, &g, group, offsets);
 
         // Pass 1: the maximum and the first index holding it (a NaN is the maximum, the first one wins).
         Cursor cursor = start;
@@ -91,20 +93,20 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
         }
 
         // Pass 2: rest = the sum of exp(x - maximum) but the first maximum's (1), compensated (every term >= 0).
-        CompensatedSum rest = {0.0f, 0.0f};
+        BlockedSum rest = blocked_sum();
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
             if (i != first) {
-                compensated_add(&rest, exp_of(exact_difference(LOAD(input, cursor.at[0]), maximum)));
+                blocked_add(&rest, exp_of(exact_difference(LOAD(input, cursor.at[0]), maximum)));
             }
             cursor_next(&cursor, &g);
         }
 
         // Pass 3: the outputs.
 #if OPERATION == SOFTMAX
-        const float sum = 1.0f + compensated_total(rest);
+        const float sum = 1.0f + blocked_total(rest);
 #else
-        const float log_sum = log1p(compensated_total(rest));
+        const float log_sum = log1p(blocked_total(rest));
 #endif
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {

@@ -61,10 +61,12 @@ __kernel void top_k(__global const BITS_T *input, ulong input_offset, __global B
 {
     const uint8 strides[3] = {input_strides, values_strides, indices_strides};
     const ulong offsets[3] = {input_offset, values_offset, indices_offset};
-    const Groups g = groups_of(element_count, sizes, strides);
+    Groups g;
+    groups_of(&g, element_count, sizes, strides);
     FOR_EACH_GROUP(group, g)
     {
-        Cursor cursor = group_start(&g, group, offsets);
+        Cursor cursor;
+        group_start(&cursor, &g, group, offsets);
         // The outputs' first places and their steps along Axis (the cursor walks the input's N places; the outputs
         // hold only K, reached from here).
         const ulong value_at = cursor.at[1], value_step = g.stride[1][KEPT_RANK];

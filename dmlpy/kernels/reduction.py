@@ -96,7 +96,9 @@ def reduce_kernel(
         ("OUTPUT_T", "ushort" if output_type == TensorDataType.FLOAT16 else DATA_TYPES[output_type].opencl_storage),
     ]
     if not floats:
-        defines += [("VALUE_T", storage), ("UVALUE_T", storage if storage.startswith("u") else f"u{storage}")]
+        signed = not storage.startswith("u")
+        defines += [("VALUE_T", storage), ("UVALUE_T", f"u{storage}" if signed else storage)]
+        defines += [("VALUE_SIGNED", "1" if signed else "0")]
     return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)
 
 

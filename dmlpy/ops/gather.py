@@ -4,8 +4,10 @@ and DML_GATHER_ND1_OPERATOR_DESC (FL 3_0, GatherND's batch_dims).
 
 InputTensor, IndicesTensor and OutputTensor have one DimensionCount; InputTensor and OutputTensor one DataType. The
 pages pad every tensor with leading 1s to that DimensionCount, and a count field says how many of a tensor's
-dimensions are its own (IndexDimensions, InputDimensionCount, IndicesDimensionCount). dmlpy validates them and does not
-run them yet.
+dimensions are its own (IndexDimensions, InputDimensionCount, IndicesDimensionCount). dmlpy runs all four as one
+kernel, ``opencl/indexing.cl``'s gather: each describes its shape rule as an ``IndexedView``
+(dmlpy/kernels/indexing.py), the output's index space with the input's and the indices' strides over it and the
+dimensions the indices choose.
 
 Where the pages contradict themselves, dmlpy follows the worked examples:
 
@@ -26,6 +28,8 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.indexing import IndexedView, indexing_kernel
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._indexing import EIGHT_TYPES, INDEX_TYPES, UINT32_ONLY, IndexingDesc, right_aligned
@@ -71,6 +75,15 @@ class _GatherDesc(IndexingDesc):
     end of its dimension); InputTensor's DimensionCount."""
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: InputTensor's DataType and DimensionCount; its Sizes are the operator's rule."""
+
+    def indexed_view(self) -> IndexedView:
+        """The output's index space, InputTensor's and IndicesTensor's strides over it, and the chosen dimensions."""
+        raise NotImplementedError
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """indexing.cl's gather over ``indexed_view``."""
+        data_type, index_type = self.input_tensor.desc.data_type, self.indices_tensor.desc.data_type
+        return indexing_kernel("gather", data_type, index_type, self.indexed_view(), profile)
 
 
 class GatherOperatorDesc(_GatherDesc):
@@ -121,6 +134,29 @@ class GatherOperatorDesc(_GatherDesc):
         self.check_meaningful("indices_tensor", "index_dimensions")
         self.expected_outputs()  # an output of more dimensions than the tensors have is refused here, with its rule
 
+    def indexed_view(self) -> IndexedView:
+        """Output dimension d is piece d of InputTensor.Sizes[0..Axis) + IndicesTensor's last IndexDimensions Sizes
+        + InputTensor.Sizes[Axis+1..) right-aligned: the input steps along the first and last pieces, the indices
+        along the middle ones (a padding 1 or a cropped leading 1: neither)."""
+        data, indices, output = self.input_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        rank, axis, count = len(data.sizes), self.axis, self.index_dimensions
+        data_strides, index_strides = data.effective_strides, indices.effective_strides
+        pieces = rank + count - 1
+        steps: list[tuple[int, int]] = []  # (input, indices) per output dimension
+        for dim in range(rank):
+            piece = dim - (rank - pieces)
+            if piece < 0:
+                steps.append((0, 0))
+            elif piece < axis:
+                steps.append((data_strides[piece], 0))
+            elif piece < axis + count:
+                steps.append((0, index_strides[rank - count + piece - axis]))
+            else:
+                steps.append((data_strides[piece - count + 1], 0))
+        source, index = zip(*steps, strict=True)
+        strides = (tuple(source), tuple(index), output.effective_strides)
+        return IndexedView(output.sizes, strides, (data.sizes[axis],), (data_strides[axis],))
+
 
 class GatherElementsOperatorDesc(_GatherDesc):
     """DML_GATHER_ELEMENTS_OPERATOR_DESC: output[i, j, ...] = input[.., indices[i, j, ...] at Axis, ..] (ONNX
@@ -143,6 +179,13 @@ class GatherElementsOperatorDesc(_GatherDesc):
     def check_shape_rules(self, level: FeatureLevel) -> None:
         axis = self.check_axis("axis", "input_tensor", "the axis of InputTensor the indices choose along")
         self.check_sizes_like("indices_tensor", "input_tensor", axis)
+
+    def indexed_view(self) -> IndexedView:
+        """IndicesTensor's index space: the input steps along every dimension but Axis, where the index chooses."""
+        data, indices, output = self.input_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        source = tuple(0 if d == self.axis else s for d, s in enumerate(data.effective_strides))
+        strides = (source, indices.effective_strides, output.effective_strides)
+        return IndexedView(output.sizes, strides, (data.sizes[self.axis],), (data.effective_strides[self.axis],))
 
 
 class _GatherNdDesc(_GatherDesc):
@@ -201,6 +244,38 @@ class _GatherNdDesc(_GatherDesc):
                 "dimension after the batches"
             )
         self.expected_outputs()  # an output of more dimensions than the tensors have is refused here, with its rule
+
+    def indexed_view(self) -> IndexedView:
+        """Output dimension d is piece d of IndicesTensor's actual Sizes but the tuple's + InputTensor's actual Sizes
+        after the batches and the tuple, right-aligned: the indices step along the first pieces (and the input too
+        along the batches), the input along the last; each tuple chooses along the input's dimensions after the
+        batches."""
+        data, indices, output = self.input_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        rank, batch = len(data.sizes), getattr(self, "batch_dimension_count", 0)
+        own_data, own_indices = self.input_dimension_count, self.indices_dimension_count
+        data_strides, index_strides = data.effective_strides, indices.effective_strides
+        tuple_size = indices.sizes[-1]
+        first_data = rank - own_data  # InputTensor's first actual dimension
+        pieces = (own_indices - 1) + (own_data - batch - tuple_size)
+        steps: list[tuple[int, int]] = []  # (input, indices) per output dimension
+        for dim in range(rank):
+            piece = dim - (rank - pieces)
+            if piece < 0:
+                steps.append((0, 0))
+            elif piece < own_indices - 1:
+                batch_step = data_strides[first_data + piece] if piece < batch else 0
+                steps.append((batch_step, index_strides[rank - own_indices + piece]))
+            else:
+                steps.append((data_strides[first_data + batch + tuple_size + piece - (own_indices - 1)], 0))
+        source, index = zip(*steps, strict=True)
+        chosen = range(first_data + batch, first_data + batch + tuple_size)
+        return IndexedView(
+            output.sizes,
+            (tuple(source), tuple(index), output.effective_strides),
+            tuple(data.sizes[d] for d in chosen),
+            tuple(data_strides[d] for d in chosen),
+            index_strides[-1],
+        )
 
     def check_batches(self, own_data: tuple[int, ...], own_indices: tuple[int, ...], batch: int) -> None:
         """GATHER_ND1's batches: BatchDimensionCount below both tensors' actual dimensions (the last of the indices

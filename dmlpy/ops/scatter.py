@@ -1,6 +1,8 @@
 """The scatters and ONE_HOT, from Microsoft's pages: DML_SCATTER_OPERATOR_DESC (alias
 DML_SCATTER_ELEMENTS_OPERATOR_DESC; ONNX ScatterElements), DML_SCATTER_ND_OPERATOR_DESC (FL 2_1, ONNX ScatterND) and
-DML_ONE_HOT_OPERATOR_DESC (FL 2_0, ONNX OneHot). dmlpy validates them and does not run them yet.
+DML_ONE_HOT_OPERATOR_DESC (FL 2_0, ONNX OneHot). dmlpy runs all three on ``opencl/indexing.cl``: a scatter is a plan
+of two launches, InputTensor copied into OutputTensor (Identity's strided copy), then each update written where its
+index says (the scatter kernel over the updates' index space, ``IndexedView``); ONE_HOT one launch over the output.
 
 Where the pages and the header disagree, dmlpy follows the header:
 
@@ -23,6 +25,9 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
+from dmlpy.kernels.indexing import IndexedView, indexing_kernel, one_hot_kernel
+from dmlpy.kernels.movement import strided_copy
 from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._indexing import (
@@ -74,6 +79,25 @@ class _ScatterDesc(IndexingDesc):
         """InputTensor's Sizes and DataType."""
         return cls.outputs_like(inputs, "input_tensor", "input_tensor")
 
+    def indexed_view(self) -> IndexedView:
+        """UpdatesTensor's index space, IndicesTensor's and OutputTensor's strides over it, and the chosen
+        dimensions of OutputTensor."""
+        raise NotImplementedError
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """InputTensor copied into OutputTensor, then the updates written where their indices say."""
+        source, target = self.input_tensor.desc, self.output_tensor.desc
+        copy = strided_copy(source.data_type, source.sizes, source.effective_strides, target.effective_strides, profile)
+        scatter = indexing_kernel(
+            "scatter", source.data_type, self.indices_tensor.desc.data_type, self.indexed_view(), profile
+        )
+        return OperatorPlan(
+            (
+                PlannedStep(copy, (PlanRef("input", 0), PlanRef("output", 0))),
+                PlannedStep(scatter, (PlanRef("input", 2), PlanRef("input", 1), PlanRef("output", 0))),
+            )
+        )
+
 
 class ScatterElementsOperatorDesc(_ScatterDesc):
     """DML_SCATTER_ELEMENTS_OPERATOR_DESC (DML_SCATTER_OPERATOR_DESC): output = input, then output[.., indices[i, j,
@@ -93,6 +117,13 @@ class ScatterElementsOperatorDesc(_ScatterDesc):
         axis = self.check_axis("axis", "output_tensor", "the axis of OutputTensor the indices choose along")
         self.check_sizes_like("indices_tensor", "input_tensor", axis)
         self.check_sizes_like("updates_tensor", "indices_tensor", note=": one update per index")
+
+    def indexed_view(self) -> IndexedView:
+        """OutputTensor steps along every dimension but Axis, where the index chooses."""
+        updates, indices, output = self.updates_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        target = tuple(0 if d == self.axis else s for d, s in enumerate(output.effective_strides))
+        strides = (updates.effective_strides, indices.effective_strides, target)
+        return IndexedView(updates.sizes, strides, (output.sizes[self.axis],), (output.effective_strides[self.axis],))
 
 
 ScatterOperatorDesc = ScatterElementsOperatorDesc
@@ -150,6 +181,35 @@ class ScatterNdOperatorDesc(_ScatterDesc):
             raise InvalidArgumentError(
                 f"SCATTER_ND.UpdatesTensor.Sizes is {list(given)}; it must be {list(wanted)}: {rule}"
             )
+
+    def indexed_view(self) -> IndexedView:
+        """UpdatesTensor's dimension d is piece d of IndicesTensor's actual Sizes but the tuple's + InputTensor's
+        actual Sizes after the tuple, right-aligned: the indices step along the first pieces, OutputTensor along the
+        last; each tuple chooses along OutputTensor's first actual dimensions."""
+        updates, indices, output = self.updates_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        rank, tuple_size = len(output.sizes), indices.sizes[-1]
+        own_data, own_indices = self.input_dimension_count, self.indices_dimension_count
+        index_strides, output_strides = indices.effective_strides, output.effective_strides
+        first_data = rank - own_data
+        pieces = (own_indices - 1) + (own_data - tuple_size)
+        steps: list[tuple[int, int]] = []  # (indices, output) per updates dimension
+        for dim in range(rank):
+            piece = dim - (rank - pieces)
+            if piece < 0:
+                steps.append((0, 0))
+            elif piece < own_indices - 1:
+                steps.append((index_strides[rank - own_indices + piece], 0))
+            else:
+                steps.append((0, output_strides[first_data + tuple_size + piece - (own_indices - 1)]))
+        index, target = zip(*steps, strict=True)
+        chosen = range(first_data, first_data + tuple_size)
+        return IndexedView(
+            updates.sizes,
+            (updates.effective_strides, tuple(index), tuple(target)),
+            tuple(output.sizes[d] for d in chosen),
+            tuple(output_strides[d] for d in chosen),
+            index_strides[-1],
+        )
 
 
 class OneHotOperatorDesc(IndexingDesc):
@@ -215,6 +275,17 @@ class OneHotOperatorDesc(IndexingDesc):
                 "hold at least 2: OffValue (element 0) and OnValue (the next along the fastest-changing dimension "
                 "of size above 1)"
             )
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """indexing.cl's one_hot over OutputTensor: IndicesTensor read with 0 strides along Axis, OffValue
+        ValuesTensor's first element and OnValue the next along its fastest-changing dimension of size above 1
+        (the kernel binds the values first, then the indices, then the output)."""
+        values, indices, output = self.values_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        index = tuple(0 if d == self.axis else s for d, s in enumerate(indices.effective_strides))
+        on_offset = next(s for n, s in zip(values.sizes[::-1], values.effective_strides[::-1], strict=True) if n > 1)
+        view = IndexedView(output.sizes, ((0,) * len(output.sizes), index, output.effective_strides))
+        lowered = one_hot_kernel(output.data_type, indices.data_type, view, self.axis, on_offset, profile)
+        return OperatorPlan((PlannedStep(lowered, (PlanRef("input", 1), PlanRef("input", 0), PlanRef("output", 0))),))
 
 
 SCATTER_OPERATORS = (ScatterElementsOperatorDesc, ScatterNdOperatorDesc, OneHotOperatorDesc)

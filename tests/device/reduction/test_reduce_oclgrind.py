@@ -26,19 +26,9 @@ from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
 from .oclgrind_reduce_variants import AXES, FUNCTIONS, LAYOUTS, WIDTHS, every_variant, sampled_variants
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_reduce_variants.py"
-UNBUILDABLE = pytest.mark.xfail(
-    strict=True,
-    reason="Oclgrind 21.10 cannot create reduce.cl's kernel from an optimised build (the memory pass): "
-    "'Undefined external function: llvm.experimental.noalias.scope.decl', the intrinsic LLVM adds where it inlines "
-    "a function returning a struct through memory (reduction_walk.h's groups_of and group_start return Groups and "
-    "Cursor); the uninitialised pass builds with -cl-opt-disable and runs. Remove this mark when they fill a pointer",
-)
-"""The memory pass's mark until opencl/reduction_walk.h's walk builds under Oclgrind optimised (softmax.cl too)."""
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}",
-                       marks=() if uninitialized else UNBUILDABLE)
+PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
           for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
-DEFAULT = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}",
-                        marks=() if uninitialized else UNBUILDABLE)
+DEFAULT = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
            for profile, uninitialized in DEFAULT_PASSES]  # fmt: skip
 
 
@@ -95,7 +85,6 @@ def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp
     assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
 
 
-@UNBUILDABLE
 def test_a_read_past_a_too_short_input_buffer_is_reported_in_reduce(run_oclgrind_script: Any, tmp_path: Path) -> None:
     _, errors = run_oclgrind_script(SCRIPT, "--short-input", tmp_path=tmp_path, uninitialized=False)
     assert errors, "Oclgrind reported nothing for an input buffer one element short"

@@ -374,10 +374,25 @@ def test_enums_take_every_spelling() -> None:
     assert {name: values[name] for name in expected} == expected
 
 
-def test_compiling_says_dmlpy_does_not_run_them_yet() -> None:
+INDEXING = (
+    dml.GatherOperatorDesc,
+    dml.GatherElementsOperatorDesc,
+    dml.GatherNdOperatorDesc,
+    dml.GatherNd1OperatorDesc,
+    dml.ScatterElementsOperatorDesc,
+    dml.ScatterNdOperatorDesc,
+    dml.OneHotOperatorDesc,
+)
+
+
+def test_the_indexing_operators_run_on_indexing_cl() -> None:
     for example, _ in EXAMPLES.values():
-        assert not example.runs()
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates GATHER but does not run it yet"):
-        EXAMPLES["GATHER 2"][0].plan()
+        if isinstance(example, INDEXING):
+            kernels = [step.lowered.kernel for step in example.plan().steps]
+            assert kernels[-1].source_name == "indexing.cl", type(example).__name__
+    assert [k.kernel_name for k in (s.lowered.kernel for s in EXAMPLES["GATHER 2"][0].plan().steps)] == ["gather"]
+
+
+def test_compiling_says_dmlpy_does_not_run_them_yet() -> None:
     with pytest.raises(dml.UnsupportedError, match="dmlpy validates FILL_VALUE_CONSTANT but does not run it yet"):
         fill().plan()
