@@ -12,7 +12,7 @@
 //
 // FLOAT_VALUES 1 computes in float (a FLOAT16 tensor read through its bits and each output rounded once to half,
 // DML_FLOAT16 1):
-//   sums      a running sum with Neumaier's compensation (compensated.h), each output the compensated total so
+//   sums      a running sum with Neumaier's compensation in blocks (compensated.h), each output the compensated total so
 //             far: the m-th is within 2u|S_m| + 2m u^2 sum|x| of the exact prefix sum S_m (u = 2^-24), where a
 //             plain running sum's error grows as (m - 1) u sum|x|
 //   products  a serial running product: the m-th within (m - 1) u |P_m| of the exact one (no underflow)
@@ -39,10 +39,10 @@ typedef STORAGE_T element_t;
 #endif
 
 #if FLOAT_VALUES && !PRODUCT
-typedef CompensatedSum tally_t;
-#define TALLY_START {0.0f, 0.0f}
-#define TALLY_TAKE(tally, x) compensated_add(&(tally), (x))
-#define TALLY_VALUE(tally) compensated_total(tally)
+typedef BlockedSum tally_t;  // compensated in blocks: an axis past 2^24 elements stays within 2u|S|
+#define TALLY_START blocked_sum()
+#define TALLY_TAKE(tally, x) blocked_add(&(tally), (x))
+#define TALLY_VALUE(tally) blocked_total(tally)
 #elif FLOAT_VALUES
 typedef float tally_t;
 #define TALLY_START 1.0f
