@@ -149,7 +149,7 @@ def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[
     for node in analysis.order:
         op = _op(graph, node)
         node_fuses = fuse and fuses(op)
-        node_blocks = _blocks(op)
+        node_blocks = _blocks(op) if node_fuses else {}
         if (
             fusing
             and node_fuses

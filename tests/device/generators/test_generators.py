@@ -172,13 +172,6 @@ def test_diagonal_matrix1_as_a_graph_node_between_element_wise_nodes(device: Any
     np.testing.assert_array_equal(got, np.abs(np.where(band(3, 4, 2, -1), np.float32(-1), x + x)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError,
-    reason="dmlpy/graph/fusion.py's _groups computes _blocks(op) for every node, and _sizes reads "
-    "op.input_tensors()[0], which a generator without inputs does not have; `node_blocks = _blocks(op) if "
-    "node_fuses else {}` lets every graph rule and plan accept it (checked by patching it)",
-)
 def test_generator_nodes_without_inputs_in_a_graph(device: Any) -> None:
     """FILL_VALUE_SEQUENCE and DIAGONAL_MATRIX nodes (no inputs) feeding element-wise nodes with a graph input,
     then DIAGONAL_MATRIX1."""
