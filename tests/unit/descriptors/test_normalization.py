@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
 
