@@ -1,0 +1,187 @@
+"""Run opencl/top_k.cl and opencl/cumulative.cl on Oclgrind's simulated device: TOP_K, TOP_K1 in both
+AxisDirections (a middle K, and K the whole axis: every element held), CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT
+in each of their four forms (INCREASING or DECREASING, inclusive or exclusive), each element type of the operator's
+table among FLOAT32, FLOAT16, INT8, INT32 and INT64, along the innermost axis (KEPT_RANK 1, the sequence
+contiguous) and the outermost (the sequence strided), packed and strided (the input's rows padded and bound at a
+byte offset), through the object model (tests/helpers/structured_runs.py) with each buffer exactly as large as its
+binding (no slack). Results are compared with top_k_cumulative_cases.py's references (TOP_K's values bit for bit and
+indices exactly, integer tallies exactly, float tallies within the documented bound). Under the uninitialised pass
+(OCLGRIND_UNINITIALIZED=1) cumulative.cl's output is left unwritten, so a read of it or a store of a value never
+loaded is reported. top_k.cl's outputs are filled there too: it reads back the places it has written itself (its
+insertion), and Oclgrind 21.10's uninitialised plugin keeps no record of a kernel's own stores to global memory (it
+reported every such read, of a place written a few lines before by the same work-item, as uninitialised); the
+memory pass checks that no read reaches past the places written (the outputs' sentinel bytes and the results).
+
+Started by test_top_k_cumulative_oclgrind.py in a subprocess whose only OpenCL platform is Oclgrind
+(tests/conftest.py's ``run_oclgrind_script``). Prints one line ``OCLGRIND_SUMMARY {json}``: the variants run, the
+kernel each ran and the mismatches.
+
+``--short-input`` is this script's own negative control: TOP_K1 of a packed FLOAT32 input (every element read)
+with an input buffer one element shorter than dmlpy is told, which Oclgrind must report as an invalid read in
+``top_k``.
+
+    python oclgrind_top_k_cumulative_variants.py [--launch-profile cpu|gpu] [--sample] [--negative-control]
+        [--short-input]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
+import dmlpy as dml
+from dmlpy.runtime.buffer import Buffer
+from tests.device.movement.cases import padded_strides
+from tests.device.reduction.top_k_cumulative_cases import (
+    T,
+    cumulative_desc,
+    tally_mismatch,
+    tally_values,
+    tied_values,
+    top_k_desc,
+    top_k_mismatch,
+)
+from tests.helpers.object_model import compile_and_initialize, dispatch
+from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.structured_runs import run_structured
+
+SHAPE = (3, 4, 6)
+AXES = {"inner": 2, "outer": 0}
+LAYOUTS = ("packed", "strided")
+OFFSET = 32
+"""A strided variant binds its input at this byte offset."""
+WIDTHS = (T.FLOAT32, T.FLOAT16, T.INT8, T.INT32, T.INT64)
+TOP_K = {
+    "TOP_K": (dml.TopKOperatorDesc, True, "mid"),
+    "TOP_K1_DECREASING_ALL": (dml.TopK1OperatorDesc, True, "all"),
+    "TOP_K1_INCREASING": (dml.TopK1OperatorDesc, False, "mid"),
+}
+"""Each TOP_K variant's operator, whether it selects the largest, and its K (``mid``: half the axis; ``all``)."""
+TALLIES = {
+    f"{name}_{direction}{'_EXCLUSIVE' if exclusive else ''}": (operator, direction == "DECREASING", exclusive)
+    for name, operator in (("SUM", dml.CumulativeSummationOperatorDesc), ("PRODUCT", dml.CumulativeProductOperatorDesc))
+    for direction in ("INCREASING", "DECREASING")
+    for exclusive in (False, True)
+}
+"""Each cumulative variant's operator, whether it runs backwards (DECREASING) and whether it is exclusive."""
+OPERATORS = [*TOP_K, *TALLIES]
+
+
+def types_of(name: str) -> list[Any]:
+    operator = TOP_K[name][0] if name in TOP_K else TALLIES[name][0]
+    held = operator.SUPPORT.rows[-1].data_types["InputTensor"]
+    return [data_type for data_type in WIDTHS if data_type in held]
+
+
+def every_variant() -> list[str]:
+    """Every ``operator type axis layout`` label, in the order the sweep runs them."""
+    return [
+        f"{name} {data_type.name} {axis} {layout}"
+        for name in OPERATORS
+        for data_type in types_of(name)
+        for axis in AXES
+        for layout in LAYOUTS
+    ]
+
+
+def sampled_variants() -> list[str]:
+    """One variant per operator form, the type, axis and layout taking turns: the default run's cheap share."""
+    sample = []
+    for k, name in enumerate(OPERATORS):
+        types = types_of(name)
+        axis = list(AXES)[k % len(AXES)]
+        layout = LAYOUTS[k // len(AXES) % len(LAYOUTS)]
+        sample.append(f"{name} {types[k % len(types)].name} {axis} {layout}")
+    return sample
+
+
+def case_of(label: str) -> tuple[Any, Any, Any]:
+    """The label's descriptor, its input, and a function of the outputs that says what is wrong (None: right)."""
+    name, type_name, axis_name, layout = label.split()
+    data_type, axis = T[type_name], AXES[axis_name]
+    strides = padded_strides(SHAPE, 2) if layout == "strided" else None
+    seed = 100 + OPERATORS.index(name) * 7 + int(data_type)
+    if name in TOP_K:
+        operator, largest, k_name = TOP_K[name]
+        k = SHAPE[axis] if k_name == "all" else SHAPE[axis] // 2
+        index_type = T.UINT64 if data_type == T.INT64 else T.UINT32
+        x = tied_values(data_type, SHAPE, seed)
+        desc = top_k_desc(operator, data_type, index_type, SHAPE, axis, k, largest, strides)
+        return desc, x, lambda got: top_k_mismatch(got, x, axis, k, largest)
+    operator, reverse, exclusive = TALLIES[name]
+    product = operator is dml.CumulativeProductOperatorDesc
+    x = tally_values(data_type, product, SHAPE, seed)
+    desc = cumulative_desc(operator, data_type, SHAPE, axis, reverse, exclusive, (strides, None))
+    return desc, x, lambda got: tally_mismatch(got["output_tensor"], x, axis, reverse, exclusive, product)
+
+
+def kernel_of(device: Any, desc: Any) -> str:
+    """The kernel ``desc`` runs (dmlpy's program cache makes this compile free)."""
+    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
+    (step,) = compiled.plan.steps
+    return str(step.lowered.kernel.kernel_name)
+
+
+def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> str:
+    log.begin(label)
+    desc, x, problem_of = case_of(label)
+    desc.validate_on(device.feature_level)
+    offsets = {"input_tensor": OFFSET} if label.endswith("strided") else {}
+    try:
+        got = run_structured(device, desc, {"input_tensor": x}, offsets=offsets, slack=0, fill_output=fill_output)
+    except AssertionError as error:  # bytes outside the outputs changed
+        log.mismatch(f"{label}: {error}")
+        return kernel_of(device, desc)
+    problem = problem_of(got)
+    if problem is not None:
+        log.mismatch(f"{label}: {problem}")
+    return kernel_of(device, desc)
+
+
+def short_input(device: Any) -> None:
+    """The negative control: TOP_K1 reading an input buffer one element shorter than its binding claims (a dmlpy
+    Buffer told the full size, so the binding checks pass and only Oclgrind can see the read)."""
+    desc, x, _ = case_of("TOP_K1_INCREASING FLOAT32 inner packed")
+    compiled = compile_and_initialize(device, desc)
+    total = desc.input_tensor.desc.total_tensor_size_in_bytes
+    flags = cl.mem_flags
+    short = np.ascontiguousarray(x).reshape(-1)[:-1].copy()
+    lying = Buffer(device, cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=short), total)
+    outputs = []
+    for tensor in (desc.output_value_tensor, desc.output_index_tensor):
+        size = tensor.desc.total_tensor_size_in_bytes
+        outputs.append(dml.BufferBinding(device.create_buffer(size), 0, size))
+    dispatch(device, compiled, [dml.BufferBinding(lying, 0, total)], outputs)
+
+
+def run_all(device: Any, args: Any) -> dict[str, Any] | None:
+    if args.short_input:
+        short_input(device)
+        return {"short_input": True}
+    # The uninitialised pass leaves cumulative.cl's output unwritten (not top_k.cl's: see the module's docstring); the
+    # memory pass fills them to check the bytes around them.
+    unwritten = os.environ.get("OCLGRIND_UNINITIALIZED") == "1"
+    log = VariantLog()
+    kernels = {
+        label: run_variant(device, label, log, not unwritten or label.split()[0] in TOP_K)
+        for label in (sampled_variants() if args.sample else every_variant())
+    }
+    return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
+
+
+if __name__ == "__main__":
+    sys.exit(
+        main(
+            run_all,
+            flags=[
+                ("--sample", "one variant per operator form (the default test's share), not every one"),
+                ("--short-input", "the top_k.cl negative control: an input buffer one element short"),
+            ],
+        )
+    )
