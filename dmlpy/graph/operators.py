@@ -23,7 +23,7 @@ from typing import Any
 from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError, argument_error
-from dmlpy.graph import movement, reduction
+from dmlpy.graph import generators, indexing, movement, normalization, reduction
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -34,9 +34,11 @@ from dmlpy.ops import (
     OPERATORS,
     ArgMaxOperatorDesc,
     ArgMinOperatorDesc,
+    BatchNormalizationOperatorDesc,
     CastOperatorDesc,
     DepthToSpace1OperatorDesc,
     DequantizeOperatorDesc,
+    DiagonalMatrix1OperatorDesc,
     ElementWiseAdd1OperatorDesc,
     ElementWiseClip1OperatorDesc,
     ElementWiseClipGrad1OperatorDesc,
@@ -46,16 +48,29 @@ from dmlpy.ops import (
     ElementWisePowOperatorDesc,
     ElementWiseQuantizedLinearAddOperatorDesc,
     ElementWiseQuantizeLinearOperatorDesc,
+    FillValueConstantOperatorDesc,
+    FillValueSequenceOperatorDesc,
+    GatherElementsOperatorDesc,
+    GatherNd1OperatorDesc,
+    GatherOperatorDesc,
     JoinOperatorDesc,
+    MeanVarianceNormalization1OperatorDesc,
+    MeanVarianceNormalization2OperatorDesc,
+    NonzeroCoordinatesOperatorDesc,
+    OneHotOperatorDesc,
     Padding1OperatorDesc,
     QuantizeOperatorDesc,
     ReduceOperatorDesc,
+    ReverseSubsequencesOperatorDesc,
     ScalarUnion,
     ScaleBias,
+    ScatterElementsOperatorDesc,
+    ScatterNdOperatorDesc,
     Slice1OperatorDesc,
     SpaceToDepth1OperatorDesc,
     SplitOperatorDesc,
     TileOperatorDesc,
+    TopK1OperatorDesc,
 )
 from dmlpy.ops._base import OperatorDescBase
 
@@ -285,9 +300,24 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ReduceOperatorDesc: reduction.reduce,
     ArgMinOperatorDesc: reduction.arg_min,
     ArgMaxOperatorDesc: reduction.arg_max,
+    TopK1OperatorDesc: reduction.top_k,  # type: ignore[dict-item]  # [values, indices]
+    BatchNormalizationOperatorDesc: normalization.batch_normalization,
+    MeanVarianceNormalization1OperatorDesc: normalization.mean_variance_normalization,
+    MeanVarianceNormalization2OperatorDesc: normalization.mean_variance_normalization2,
+    GatherOperatorDesc: indexing.gather,
+    GatherElementsOperatorDesc: indexing.gather_elements,
+    GatherNd1OperatorDesc: indexing.gather_nd,
+    ScatterElementsOperatorDesc: indexing.scatter_elements,
+    ScatterNdOperatorDesc: indexing.scatter_nd,
+    OneHotOperatorDesc: indexing.one_hot,
+    ReverseSubsequencesOperatorDesc: indexing.reverse_subsequences,
+    NonzeroCoordinatesOperatorDesc: indexing.nonzero_coordinates,  # type: ignore[dict-item]  # [count, coordinates]
+    FillValueConstantOperatorDesc: generators.fill_value_constant,
+    FillValueSequenceOperatorDesc: generators.fill_value_sequence,
+    DiagonalMatrix1OperatorDesc: generators.diagonal_matrix,
 }
-"""The operators whose builder functions are written (dmlpy.graph.quantization, dmlpy.graph.movement,
-dmlpy.graph.reduction), not made from their descriptor class."""
+"""The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
+normalization, indexing, generators), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

@@ -1,8 +1,11 @@
 """The builder functions of the reductions over axes: DirectMLX's ``dml::Reduce`` (DML_OPERATOR_REDUCE, any of its
-twelve functions) and ``arg_min`` and ``arg_max`` (DML_OPERATOR_ARGMIN and ARGMAX, which DirectMLX lists as TODOs:
-their arguments follow ``dml::Reduce``'s and DML_ARGMIN_OPERATOR_DESC's fields). The output is packed
-(``packed_output``) with the Sizes the operator's rule gives; an index output is of the caller's type, UINT32 by
-default, the type ``dml::Reduce`` gives ARGMIN and ARGMAX."""
+twelve functions), ``arg_min`` and ``arg_max`` (DML_OPERATOR_ARGMIN and ARGMAX, which DirectMLX lists as TODOs:
+their arguments follow ``dml::Reduce``'s and DML_ARGMIN_OPERATOR_DESC's fields) and ``top_k`` (DML_OPERATOR_TOP_K1,
+a TODO too: its arguments follow the descriptor's fields, its two outputs returned as ``dml::MaxPooling`` returns
+values and indices). The outputs are packed (``packed_output``) with the Sizes the operator's rule gives; an index
+output is of the caller's type, UINT32 by default, the type ``dml::Reduce`` gives ARGMIN and ARGMAX.
+CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT, one input and one output, get their functions from the operator
+table (``dmlpy.graph.operators``), DirectMLX's arguments in its order."""
 
 from __future__ import annotations
 
@@ -12,11 +15,12 @@ from typing import Any
 from dmlpy.enums import AxisDirection, ReduceFunction, TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, operand
+from dmlpy.graph.operator_node import add_node
 from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.values import data_type_argument
-from dmlpy.ops import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
+from dmlpy.ops import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc, TopK1OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 INDEX_TYPE = TensorDataType.UINT32
 """The index type ``dml::Reduce`` gives ARGMIN and ARGMAX, and these functions' default ``dtype``."""
@@ -100,3 +104,26 @@ def arg_max(
 ) -> Expression:
     """DML_OPERATOR_ARGMAX: as ``arg_min``, the index of the maximum."""
     return _arg(ArgMaxOperatorDesc, "dml.graph.arg_max", x, axes, axis_direction, dtype)
+
+
+def top_k(
+    x: Expression,
+    axis: int,
+    k: int,
+    axis_direction: AxisDirection | str | int = AxisDirection.DECREASING,
+    dtype: TensorDataType | str | int = INDEX_TYPE,
+) -> list[Expression]:
+    """DML_OPERATOR_TOP_K1: ``[values, indices]``, the ``k`` largest elements of each sequence of ``x`` along
+    ``axis``, descending (``axis_direction`` DECREASING, the default: ONNX TopK's largest), or the ``k`` smallest,
+    ascending (INCREASING); equal values by ascending index. Both outputs have x's Sizes with Sizes[axis] = k;
+    ``dtype``: the index type (UINT32, the default, or UINT64)."""
+    where = "dml.graph.top_k"
+    x = operand(x, where, "x")
+    fields = {"axis": axis, "k": k, "axis_direction": _member(AxisDirection, axis_direction, where, "axis_direction")}
+    values, indices = TopK1OperatorDesc.output_shapes({"input_tensor": x.desc}, fields)
+    assert values.sizes is not None and values.data_type is not None and indices.sizes is not None
+    outputs = {
+        "output_value_tensor": BufferTensorDesc(data_type=values.data_type, sizes=values.sizes),
+        "output_index_tensor": BufferTensorDesc(data_type=data_type_argument(dtype, where), sizes=indices.sizes),
+    }
+    return add_node(TopK1OperatorDesc, {"input_tensor": x}, outputs, fields)

@@ -67,6 +67,7 @@ class BatchNormalizationOperatorDesc(NormalizationDesc):
     + Epsilon) + Bias), with the statistics given."""
 
     OPERATOR_TYPE = OperatorType.BATCH_NORMALIZATION
+    BUILDER_NAME = "batch_normalization"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, frozenset(), float_rows(_BN, ((L.FL_1_0, (4, 4)), (L.FL_3_1, _ANY_RANK)))
     )

@@ -103,6 +103,7 @@ class CumulativeSummationOperatorDesc(_CumulativeDesc):
     """DML_CUMULATIVE_SUMMATION_OPERATOR_DESC: the running sum along Axis (ONNX CumSum)."""
 
     OPERATOR_TYPE = OperatorType.CUMULATIVE_SUMMATION
+    BUILDER_NAME = "cumulative_summation"
     PRODUCT = False
     SUPPORT = _table(OPERATOR_TYPE, L.FL_2_1)
 
@@ -127,6 +128,7 @@ class CumulativeProductOperatorDesc(_CumulativeDesc):
     """DML_CUMULATIVE_PRODUCT_OPERATOR_DESC: the running product along Axis."""
 
     OPERATOR_TYPE = OperatorType.CUMULATIVE_PRODUCT
+    BUILDER_NAME = "cumulative_product"
     PRODUCT = True
     SUPPORT = _table(OPERATOR_TYPE, L.FL_3_1)
 

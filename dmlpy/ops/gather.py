@@ -90,6 +90,7 @@ class GatherOperatorDesc(_GatherDesc):
     """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along Axis (ONNX Gather)."""
 
     OPERATOR_TYPE = OperatorType.GATHER
+    BUILDER_NAME = "gather"
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_1_0)
 
     axis: UInt32 = Field(alias="Axis")
@@ -163,6 +164,7 @@ class GatherElementsOperatorDesc(_GatherDesc):
     GatherElements)."""
 
     OPERATOR_TYPE = OperatorType.GATHER_ELEMENTS
+    BUILDER_NAME = "gather_elements"
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_2_1)
 
     axis: UInt32 = Field(alias="Axis")
@@ -295,6 +297,7 @@ class GatherNd1OperatorDesc(_GatherNdDesc):
     input[batch, indices[batch, ...], ...] (ONNX GatherND's batch_dims); BatchDimensionCount 0 is GATHER_ND."""
 
     OPERATOR_TYPE = OperatorType.GATHER_ND1
+    BUILDER_NAME = "gather_nd"
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_3_0)
 
     batch_dimension_count: UInt32 = Field(alias="BatchDimensionCount")

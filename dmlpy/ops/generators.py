@@ -106,6 +106,7 @@ class FillValueConstantOperatorDesc(_GeneratorDesc):
     """DML_FILL_VALUE_CONSTANT_OPERATOR_DESC: every element of OutputTensor is Value."""
 
     OPERATOR_TYPE = OperatorType.FILL_VALUE_CONSTANT
+    BUILDER_NAME = "fill_value_constant"
     SUPPORT = _output_only(
         OPERATOR_TYPE,
         ((L.FL_2_1, (4, 4), EIGHT_TYPES), (L.FL_4_0, (1, 8), EIGHT_TYPES), (L.FL_4_1, (1, 8), EVERY_TYPE)),
@@ -129,6 +130,7 @@ class FillValueSequenceOperatorDesc(_GeneratorDesc):
     ValueStart + ValueDelta, ValueStart + 2 ValueDelta, ..."""
 
     OPERATOR_TYPE = OperatorType.FILL_VALUE_SEQUENCE
+    BUILDER_NAME = "fill_value_sequence"
     SUPPORT = _output_only(
         OPERATOR_TYPE,
         (
@@ -191,6 +193,7 @@ class DiagonalMatrix1OperatorDesc(_GeneratorDesc):
     without one)."""
 
     OPERATOR_TYPE = OperatorType.DIAGONAL_MATRIX1
+    BUILDER_NAME = "diagonal_matrix"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputTensor"}),

@@ -59,6 +59,7 @@ class LocalResponseNormalizationOperatorDesc(_LocalResponseFields):
     Input^2 over the window)^Beta."""
 
     OPERATOR_TYPE = OperatorType.LOCAL_RESPONSE_NORMALIZATION
+    BUILDER_NAME = "local_response_normalization"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, frozenset(), float_rows(("InputTensor", "OutputTensor"), ((L.FL_1_0, (4, 4)),))
     )

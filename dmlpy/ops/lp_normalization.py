@@ -27,6 +27,7 @@ class LpNormalizationOperatorDesc(NormalizationDesc):
     """DML_LP_NORMALIZATION_OPERATOR_DESC: OutputTensor = Input / the Lp norm of its slice along Axis (P 1 or 2)."""
 
     OPERATOR_TYPE = OperatorType.LP_NORMALIZATION
+    BUILDER_NAME = "lp_normalization"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),

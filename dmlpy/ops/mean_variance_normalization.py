@@ -151,6 +151,7 @@ class MeanVarianceNormalization1OperatorDesc(_AxesDesc):
     } is CrossChannel FALSE, { 1, 2, 3 } TRUE on 4 dimensions; the last axes are ONNX's LayerNormalization)."""
 
     OPERATOR_TYPE = OperatorType.MEAN_VARIANCE_NORMALIZATION1
+    BUILDER_NAME = "mean_variance_normalization"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, _OPTIONAL, float_rows(_TENSORS, ((L.FL_2_1, (4, 4)), (L.FL_3_1, (1, 8))))
     )
@@ -169,7 +170,6 @@ class MeanVarianceNormalization1OperatorDesc(_AxesDesc):
     fused_activation: FusedActivation | None = Field(default=None, alias="FusedActivation")
     """FusedActivation: an activation applied to the result (its tensors null), or null."""
 
-
     def normalized(self) -> tuple[tuple[int, ...], bool, bool]:
         return self.axes, True, self.normalize_variance
 
@@ -179,6 +179,7 @@ class MeanVarianceNormalization2OperatorDesc(_AxesDesc):
     NormalizeVariance (the page says "TBD"; onnxruntime's LayerNormalization runs on it)."""
 
     OPERATOR_TYPE = OperatorType.MEAN_VARIANCE_NORMALIZATION2
+    BUILDER_NAME = "mean_variance_normalization2"
     SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, _OPTIONAL, float_rows(_TENSORS, ((L.FL_6_3, (1, 8)),)))
 
     axis_count: UInt32 = Field(default=None, alias="AxisCount")  # type: ignore[assignment]

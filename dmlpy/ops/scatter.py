@@ -104,6 +104,7 @@ class ScatterElementsOperatorDesc(_ScatterDesc):
     ...] at Axis, ..] = updates[i, j, ...] (ONNX ScatterElements); overlapping writes leave no guaranteed winner."""
 
     OPERATOR_TYPE = OperatorType.SCATTER_ELEMENTS
+    BUILDER_NAME = "scatter_elements"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -135,6 +136,7 @@ class ScatterNdOperatorDesc(_ScatterDesc):
     coordinates along IndicesTensor's last dimension (ONNX ScatterND)."""
 
     OPERATOR_TYPE = OperatorType.SCATTER_ND
+    BUILDER_NAME = "scatter_nd"
     SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, frozenset(), _SCATTER_ROWS)
 
     input_dimension_count: UInt32 = Field(alias="InputDimensionCount")
@@ -218,6 +220,7 @@ class OneHotOperatorDesc(IndexingDesc):
     of size above 1); an index beyond the sequence leaves it all OffValue (ONNX OneHot)."""
 
     OPERATOR_TYPE = OperatorType.ONE_HOT
+    BUILDER_NAME = "one_hot"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),

@@ -105,6 +105,7 @@ class ReverseSubsequencesOperatorDesc(StructuredDesc):
     SequenceLengthsTensor, clamped to the axis), the rest copied."""
 
     OPERATOR_TYPE = OperatorType.REVERSE_SUBSEQUENCES
+    BUILDER_NAME = "reverse_subsequences"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -197,6 +198,7 @@ class NonzeroCoordinatesOperatorDesc(StructuredDesc):
     zero) as rows, in element order, and their count."""
 
     OPERATOR_TYPE = OperatorType.NONZERO_COORDINATES
+    BUILDER_NAME = "nonzero_coordinates"
     SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, frozenset(), _NONZERO_ROWS)
     INPUTS = ("input_tensor",)
     OUTPUTS = ("output_count_tensor", "output_coordinates_tensor")

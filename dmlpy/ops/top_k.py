@@ -165,6 +165,7 @@ class TopK1OperatorDesc(_TopKDesc):
     INCREASING the K smallest, ascending. Equal values are listed by ascending index either way."""
 
     OPERATOR_TYPE = OperatorType.TOP_K1
+    BUILDER_NAME = "top_k"
     SUPPORT = _table(OPERATOR_TYPE, *_LATER_ROWS)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
