@@ -8,7 +8,9 @@ to their target type (``dmlpy.onnx.cast``),
 QuantizeLinear and DequantizeLinear with their attributes (axis, block_size, output_dtype) and their scale and zero
 point inputs (``dmlpy.onnx.quantization``), the movement op types (Slice, Split, Concat, Pad, Tile, SpaceToDepth,
 DepthToSpace: ``dmlpy.onnx.movement``), their fields read from initializers, checked at prepare and built for the
-shapes at run (each of Split's outputs stored under its name).
+shapes at run (each of Split's outputs stored under its name), the reductions (ReduceSum, ..., ArgMax, ArgMin:
+``dmlpy.onnx.reduction``), their axes from an attribute or an initializer, a keepdims-0 output kept in DirectML's
+Sizes (1 along the reduced axes) with the ONNX shape that drops them.
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
@@ -55,6 +57,7 @@ from dmlpy.onnx.nodes import (
     node_name,
 )
 from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
+from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
 from dmlpy.onnx.softmax import SOFTMAX_OPS, softmax_axes
 from dmlpy.quantization_blocks import BlockSplit
 from dmlpy.tensor import BufferTensorDesc
@@ -229,9 +232,10 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         x, shape, data_type = data(name, where)
         if x.sizes != (shape or (1,)):
             raise NodeRefused(
-                f"{where}: its input {name!r} (shape {list(shape)}) was computed split for blocked "
-                f"quantization, as Sizes {list(x.sizes)}, and this node reads it whole: a DirectML graph would need "
-                "a Reshape node between the two, which dmlpy does not build"
+                f"{where}: its input {name!r} (shape {list(shape)}) was computed as Sizes {list(x.sizes)} (split "
+                "for blocked quantization, or a reduction's kept dimensions under keepdims 0), and this node reads "
+                "it in its ONNX shape: a DirectML graph would need a Reshape node between the two, which dmlpy does "
+                "not build"
             )
         return x, shape, data_type
 
@@ -293,6 +297,10 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                     results = plan([x for x, _, _ in found], [s for _, s, _ in found])
                 else:  # every value is one element: a copy of the input, of its type, stands in for each output
                     results = [expressed(where, BUILDERS["identity"], found[0][0]) for _ in node.output]
+            elif node.op_type in REDUCTION_OPS:
+                x, given, _ = whole(node.input[0], where)
+                reduced = reduction_plan(node, rep.opset, attributes, constant, where)
+                result, shape = reduced(x, given if shapes is not None else None)
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
                 result = clip_node(node, rep.opset, x, constant, where)

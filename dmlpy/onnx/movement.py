@@ -98,11 +98,13 @@ class _Node:
 
 
 def check_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, int]:
-    """The node's INT attributes, after checking each attribute is one its op type's schema at ``opset`` declares,
+    """The node's INT attributes (of any op type read through its schema: the movement ones, the reductions, ...),
+    after checking each attribute is one its op type's schema at ``opset`` declares,
     of the declared type, the required ones given, and the opset one whose form dmlpy reads."""
-    if opset < _FIRST_OPSET[node.op_type]:
+    first = _FIRST_OPSET.get(node.op_type, 1)
+    if opset < first:
         raise NodeRefused(
-            f"{where}: {node.op_type} before opset {_FIRST_OPSET[node.op_type]} takes a form dmlpy does not read; "
+            f"{where}: {node.op_type} before opset {first} takes a form dmlpy does not read; "
             "convert the model to a later opset (onnx.version_converter)"
         )
     declared = onnx.defs.get_schema(node.op_type, opset).attributes

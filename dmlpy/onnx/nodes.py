@@ -18,6 +18,7 @@ from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
+from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
@@ -151,7 +152,7 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
-    if node.op_type in MOVEMENT_OPS:
+    if node.op_type in MOVEMENT_OPS or node.op_type in REDUCTION_OPS:
         return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
     for attribute in node.attribute:

@@ -205,6 +205,10 @@ class ReduceOperatorDesc(_AxesReductionDesc):
 
     OPERATOR_TYPE = OperatorType.REDUCE
     BUILDER_NAME = "reduce"
+    ONNX_OPS = (
+        *("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2"),
+        *("ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"),
+    )
     TABLES: ClassVar[dict[ReduceFunction, SupportTable]] = _REDUCE_TABLES
     """The page's tables, one per group of functions (ARGMIN and ARGMAX; AVERAGE, L2, LOG_SUM, LOG_SUM_EXP; L1 and
     SUM_SQUARE; MIN and MAX; MULTIPLY and SUM), by Function."""
@@ -279,6 +283,7 @@ class ArgMinOperatorDesc(_ArgDesc):
 
     OPERATOR_TYPE = OperatorType.ARGMIN
     BUILDER_NAME = "arg_min"
+    ONNX_OPS = ("ArgMin",)
     FUNCTION = F.ARGMIN
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """The page's tables: REDUCE's ARGMIN and ARGMAX table from FL 3_0."""
@@ -290,6 +295,7 @@ class ArgMaxOperatorDesc(_ArgDesc):
 
     OPERATOR_TYPE = OperatorType.ARGMAX
     BUILDER_NAME = "arg_max"
+    ONNX_OPS = ("ArgMax",)
     FUNCTION = F.ARGMAX
     SUPPORT = _table(OPERATOR_TYPE, (), *_ARG_ROWS[2:])
     """As ARGMIN's."""

@@ -30,6 +30,7 @@ from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
 from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
+from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
@@ -222,6 +223,11 @@ NOT_EXPRESSIBLE |= {
 }
 
 
+NOT_EXPRESSIBLE |= axes_given_as_inputs(_node_cases())
+"""The reductions' node tests whose axes are a graph input (REDUCE's Axes is a descriptor field: an initializer;
+test_onnx_reduction.py runs them so)."""
+
+
 def _op_types(case: Any) -> set[str]:
     return {node.op_type for node in case.model.graph.node}
 
@@ -348,6 +354,16 @@ SPLIT_FORMS = (
 (those of a split input: MOVEMENT_GIVEN_AS_INPUTS)."""
 
 
+ARG_FORMS = tuple(
+    f"{form}_{data}{last}"
+    for form in ("default_axis", "keepdims", "negative_axis_keepdims", "no_keepdims")
+    for data in ("example", "random")
+    for last in ("", "_select_last_index")
+)
+"""ArgMax's and ArgMin's node tests: every one (the first of equal extremes, or the last: AxisDirection DECREASING);
+the Reduce op types' that run here are those of no axes input (every axis: ReduceMax, ReduceMin, ReduceProd)."""
+
+
 def test_the_runner_runs_the_expressible_node_tests() -> None:
     names = sorted(name for name in vars(OnnxBackendNodeModelTest) if name.endswith("_cpu"))
     # Round, Identity, Ceil, Floor, QuantizeLinear (per tensor, per axis, blocked, 4-bit) and DequantizeLinear
@@ -410,6 +426,10 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_concat_{form}_cpu" for form in CONCAT_FORMS),
         *(f"test_split_{form}_cpu" for form in SPLIT_FORMS),
         *(f"test_{op}{form}_cpu" for op, forms in DEPTH_SPACE_FORMS.items() for form in forms),
+        *(f"test_{op}_{form}_cpu" for op in ("argmax", "argmin") for form in ARG_FORMS),
+        *(f"test_reduce_{op}_default_axes_keepdims_random_cpu" for op in ("max", "min", "prod")),
+        *(f"test_reduce_{op}_default_axes_keepdims_example_cpu" for op in ("min", "prod")),
+        "test_reduce_max_default_axes_keepdim_example_cpu",
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)
