@@ -14,22 +14,13 @@ from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, Graph, operand
 from dmlpy.graph.operator_node import add_node, operator_node
-from dmlpy.graph.values import data_type_argument, held
+from dmlpy.graph.values import data_type_argument, scalar_argument
 from dmlpy.ops import (
     DiagonalMatrix1OperatorDesc,
     FillValueConstantOperatorDesc,
     FillValueSequenceOperatorDesc,
-    ScalarUnion,
 )
 from dmlpy.tensor import BufferTensorDesc
-
-
-def _scalar(value: Any, data_type: TensorDataType, where: str, name: str) -> ScalarUnion:
-    """``value``, one number ``data_type`` holds, in that type's union member."""
-    number = held(value, data_type, where, name, "the output is")
-    if number.ndim:
-        raise argument_error(where, name, value, f"one number (a {data_type.name} value)")
-    return ScalarUnion.of(number.item(), data_type)
 
 
 def _output(where: str, graph: Any, sizes: Any, dtype: Any) -> tuple[Graph, BufferTensorDesc]:
@@ -53,7 +44,7 @@ def fill_value_constant(
     where = "dml.graph.fill_value_constant"
     owner, output = _output(where, graph, sizes, dtype)
     data_type = TensorDataType(output.data_type)
-    fields = {"value_data_type": data_type, "value": _scalar(value, data_type, where, "value")}
+    fields = {"value_data_type": data_type, "value": scalar_argument(value, data_type, where, "value", "the output is")}
     return add_node(FillValueConstantOperatorDesc, {}, {"output_tensor": output}, fields, owner)[0]
 
 
@@ -68,8 +59,8 @@ def fill_value_sequence(
     data_type = TensorDataType(output.data_type)
     fields = {
         "value_data_type": data_type,
-        "value_start": _scalar(value_start, data_type, where, "value_start"),
-        "value_delta": _scalar(value_delta, data_type, where, "value_delta"),
+        "value_start": scalar_argument(value_start, data_type, where, "value_start", "the output is"),
+        "value_delta": scalar_argument(value_delta, data_type, where, "value_delta", "the output is"),
     }
     return add_node(FillValueSequenceOperatorDesc, {}, {"output_tensor": output}, fields, owner)[0]
 
@@ -95,14 +86,18 @@ def diagonal_matrix(
     if isinstance(x, Graph):
         owner, output = _output(where, x, sizes, dtype)
         data_type = TensorDataType(output.data_type)
-        fields = {"value_data_type": data_type, "value": _scalar(value, data_type, where, "value"), **band}
+        fields = {
+            "value_data_type": data_type,
+            "value": scalar_argument(value, data_type, where, "value", "the output is"),
+            **band,
+        }
         return add_node(DiagonalMatrix1OperatorDesc, {}, {"output_tensor": output}, fields, owner)[0]
     source = operand(x, where, "x")
     for name, given in (("sizes", sizes), ("dtype", dtype)):
         if given is not None:
             raise argument_error(where, name, given, "None beside an expression x, whose Sizes and DataType it takes")
     data_type = source.data_type
-    value_union = _scalar(value, data_type, where, "value")
+    value_union = scalar_argument(value, data_type, where, "value", "the output is")
     return operator_node(
         DiagonalMatrix1OperatorDesc,
         {"input_tensor": source},

@@ -11,12 +11,11 @@ from dmlpy.enums import DepthSpaceOrder, PaddingMode, TensorDataType
 from dmlpy.errors import argument_error
 from dmlpy.graph.builder import Expression, operand
 from dmlpy.graph.outputs import packed_output
-from dmlpy.graph.values import held
+from dmlpy.graph.values import scalar_argument
 from dmlpy.ops import (
     DepthToSpace1OperatorDesc,
     JoinOperatorDesc,
     Padding1OperatorDesc,
-    ScalarUnion,
     Slice1OperatorDesc,
     SpaceToDepth1OperatorDesc,
     SplitOperatorDesc,
@@ -88,15 +87,12 @@ def padding(
     where = "dml.graph.padding"
     x = operand(x, where, "x")
     data_type = TensorDataType(x.data_type)
-    value = held(padding_value, data_type, where, "padding_value", "x is")
-    if value.ndim:
-        raise argument_error(where, "padding_value", padding_value, f"one number (a {data_type.name} value)")
     return _unary(
         Padding1OperatorDesc,
         x,
         padding_mode=padding_mode,
         padding_value_data_type=data_type,
-        padding_value=ScalarUnion.of(value.item(), data_type),
+        padding_value=scalar_argument(padding_value, data_type, where, "padding_value", "x is"),
         start_padding=tuple(start_padding),
         end_padding=tuple(end_padding),
     )

@@ -20,15 +20,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dmlpy.dtypes import is_nibble
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
-from dmlpy.errors import UnsupportedError, argument_error
+from dmlpy.errors import UnsupportedError
 from dmlpy.graph import generators, indexing, movement, normalization, reduction
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
-from dmlpy.graph.values import c_float, data_type_argument, held, scale_bias_argument
+from dmlpy.graph.values import c_float, data_type_argument, scalar_argument, scale_bias_argument
 from dmlpy.modes import DIRECTML_EQUIVALENT, resolve_mode
 from dmlpy.ops import (
     OPERATORS,
@@ -62,7 +61,6 @@ from dmlpy.ops import (
     QuantizeOperatorDesc,
     ReduceOperatorDesc,
     ReverseSubsequencesOperatorDesc,
-    ScalarUnion,
     ScaleBias,
     ScatterElementsOperatorDesc,
     ScatterNdOperatorDesc,
@@ -209,20 +207,10 @@ def clip1(x: Expression, min: Any, max: Any, scale_bias: ScaleBias | tuple[float
         output_tensor=packed_output(ElementWiseClip1OperatorDesc, {"input_tensor": x.desc}),
         scale_bias=scale_bias_argument(scale_bias, where, "scale_bias"),
         min_max_data_type=data_type,
-        min=_typed_bound(min, data_type, where, "min"),
-        max=_typed_bound(max, data_type, where, "max"),
+        min=scalar_argument(min, data_type, where, "min", "x is"),
+        max=scalar_argument(max, data_type, where, "max", "x is"),
     )
     return x.graph.add_operator(op, [x])
-
-
-def _typed_bound(value: Any, data_type: TensorDataType, where: str, name: str) -> ScalarUnion:
-    """A CLIP1 or CLIP_GRAD1 bound: one number ``data_type`` (x's, their MinMaxDataType) holds, in its member."""
-    bound = held(value, data_type, where, name, "x is")
-    if bound.ndim:
-        raise argument_error(where, name, value, f"one number (a bound of MinMaxDataType {data_type.name})")
-    if is_nibble(data_type):  # the union has no 4-bit member; the operator's support table refuses x's type
-        return ScalarUnion()
-    return ScalarUnion.of(bound.item(), data_type)
 
 
 def clip_grad(x: Expression, gradient: Expression, min: float, max: float) -> Expression:
@@ -260,8 +248,8 @@ def clip_grad1(x: Expression, gradient: Expression, min: Any, max: Any) -> Expre
             ElementWiseClipGrad1OperatorDesc, {"input_tensor": x.desc, "input_gradient_tensor": gradient.desc}
         ),
         min_max_data_type=data_type,
-        min=_typed_bound(min, data_type, where, "min"),
-        max=_typed_bound(max, data_type, where, "max"),
+        min=scalar_argument(min, data_type, where, "min", "x is"),
+        max=scalar_argument(max, data_type, where, "max", "x is"),
     )
     return x.graph.add_operator(op, [x, gradient])
 

@@ -30,6 +30,7 @@ from dmlpy.dtypes import DATA_TYPES, AnyDataType, data_type_of, is_nibble
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.ops._unary import ScaleBias
+from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.problems.values import show
 from dmlpy.quantization_values import integral
 from dmlpy.tensor import BufferTensorDesc
@@ -66,6 +67,18 @@ def held(values: Any, data_type: AnyDataType, where: str, name: str, holder: str
         value = given[index] if given.dtype == object else given[index].item()
         raise InvalidArgumentError(f"{where}: {_at(name, index)} is {show(value)}; {holder} {_holds(data_type)}")
     return given.astype(target) if integer else rounded
+
+
+def scalar_argument(value: Any, data_type: TensorDataType, where: str, name: str, holder: str) -> ScalarUnion:
+    """A DML_SCALAR_UNION field given as one number (CLIP1's bounds, PADDING1's value, the generators' values):
+    ``held``'s rule for ``data_type``, in that type's member; the empty union for a 4-bit type, which has no member
+    (the operator's support table refuses the type, naming it)."""
+    number = held(value, data_type, where, name, holder)
+    if number.ndim:
+        raise argument_error(where, name, value, f"one number (a {data_type.name} value)")
+    if is_nibble(data_type):
+        return ScalarUnion()
+    return ScalarUnion.of(number.item(), data_type)
 
 
 def c_float(value: Any, where: str, name: str, field: str) -> float:
