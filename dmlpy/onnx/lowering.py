@@ -10,7 +10,9 @@ point inputs (``dmlpy.onnx.quantization``), the movement op types (Slice, Split,
 DepthToSpace: ``dmlpy.onnx.movement``), their fields read from initializers, checked at prepare and built for the
 shapes at run (each of Split's outputs stored under its name), the reductions (ReduceSum, ..., ArgMax, ArgMin:
 ``dmlpy.onnx.reduction``), their axes from an attribute or an initializer, a keepdims-0 output kept in DirectML's
-Sizes (1 along the reduced axes) with the ONNX shape that drops them.
+Sizes (1 along the reduced axes) with the ONNX shape that drops them, the normalizations (BatchNormalization, ...,
+LRN: ``dmlpy.onnx.normalization``) and the indexing op types (Gather, ..., TopK, CumSum: ``dmlpy.onnx.indexing``),
+their tensors read with leading 1s to the rank their operator shares (``dmlpy.onnx.reads``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
@@ -43,6 +45,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
+from dmlpy.onnx.indexing import INDEXING_OPS, indexing_outputs
 from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.movement import MOVEMENT_OPS, data_inputs, movement_plan
 from dmlpy.onnx.nodes import (
@@ -56,7 +59,9 @@ from dmlpy.onnx.nodes import (
     node_attributes,
     node_name,
 )
+from dmlpy.onnx.normalization import NORMALIZATION_OPS, normalization_outputs
 from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
+from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
 from dmlpy.onnx.softmax import SOFTMAX_OPS, softmax_axes
 from dmlpy.quantization_blocks import BlockSplit
@@ -227,6 +232,22 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             )
         return expression
 
+    def shaped(name: str, sizes: Sequence[int], where: str) -> Expression:
+        """``name`` read with ``sizes`` (its ONNX shape with leading 1s, or a 1 inserted): a graph input or
+        initializer is read so; a node's output only where it was computed with those Sizes."""
+        sizes = tuple(sizes) or (1,)
+        if name not in computed:
+            return leaf(name, _desc(pending[name][1], sizes))
+        expression, shape, _ = computed[name]
+        if expression.sizes != sizes:
+            raise NodeRefused(
+                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
+                f"{list(expression.sizes)}, and this node's operator reads it as Sizes {list(sizes)} (DirectML's "
+                "tensors of one operator share their DimensionCount): a DirectML graph would need a Reshape node "
+                "between the two, which dmlpy does not build"
+            )
+        return expression
+
     def whole(name: str, where: str) -> tuple[Expression, tuple[int, ...], TensorDataType]:
         """``data(name)`` read with Sizes of its ONNX shape, as every node but a blocked one reads its input."""
         x, shape, data_type = data(name, where)
@@ -266,6 +287,14 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
         return x, shape, scale, zero
 
+    reads = Reads(
+        shaped=shaped,
+        per_axis=lambda name, like, axis, where, what: parameter(name, name, like, axis, where, what),
+        broadcast=broadcast,
+        fixed=constant,
+        known=known,
+    )
+    family: Outputs = []
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, rep.opset, where)
@@ -301,6 +330,12 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
                 result, shape = reduced(x, given if shapes is not None else None)
+            elif node.op_type in NORMALIZATION_OPS or node.op_type in INDEXING_OPS:
+                if node.op_type in NORMALIZATION_OPS:
+                    family = normalization_outputs(node, rep.opset, attributes, reads, shapes is None, where)
+                else:
+                    family = indexing_outputs(node, attributes, reads, shapes is None, where)
+                result, shape = family[0]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
                 result = clip_node(node, rep.opset, x, constant, where)
@@ -327,6 +362,11 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             for index, name in enumerate(node.input):
                 if name and name not in booleans:
                     check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
+        if node.op_type in NORMALIZATION_OPS or node.op_type in INDEXING_OPS:
+            # Each output with its own ONNX shape (TopK's values and indices).
+            for name, (value, own) in zip(node.output, family, strict=True):
+                computed[name] = (value, own, value.data_type)
+            continue
         if node.op_type not in MOVEMENT_OPS:
             results = [result]
         for name, value in zip(node.output, results, strict=True):

@@ -17,7 +17,9 @@ import onnx
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
+from dmlpy.onnx.indexing import INDEXING_OPS
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
+from dmlpy.onnx.normalization import NORMALIZATION_OPS, REFUSED_OP_TYPES
 from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.ops import OPERATORS
@@ -120,7 +122,8 @@ def check_op_types(nodes: Sequence[onnx.NodeProto], opset: int) -> None:
         named = f"graph.node[{indices[0]}] {quoted(first) if first else '(unnamed)'}"
         kind = f"{_shown(op_type)} (domain {_shown(domain)})" if domain else _shown(op_type)
         count = f"{len(indices)} nodes, the first {named}" if len(indices) > 1 else f"1 node, {named}"
-        lines.append(f"\n  {kind}: {count}")
+        why = f" ({REFUSED_OP_TYPES[op_type]})" if not domain and op_type in REFUSED_OP_TYPES else ""
+        lines.append(f"\n  {kind}: {count}{why}")
     refused = sum(len(indices) for indices in unmapped.values())
     raise NodeRefused(
         f"ONNX model (opset {opset}): {refused} of its {len(nodes)} nodes are of op types dmlpy does not run:"
@@ -148,11 +151,13 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         takes = f"{fewest}" if fewest == most else f"{fewest} to {most}" if optional else f"{fewest} or more"
     if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
-    parts = node.op_type == "Split"  # SPLIT's parts, an output each
+    # SPLIT's parts, an output each; TopK's values and indices; BatchNormalization's and LayerNormalization's
+    # optional statistics (refused by dmlpy.onnx.normalization, saying why)
+    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization")
     if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
-    if node.op_type in MOVEMENT_OPS or node.op_type in REDUCTION_OPS:
+    if any(node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS)):
         return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
     for attribute in node.attribute:

@@ -68,6 +68,7 @@ class BatchNormalizationOperatorDesc(NormalizationDesc):
 
     OPERATOR_TYPE = OperatorType.BATCH_NORMALIZATION
     BUILDER_NAME = "batch_normalization"
+    ONNX_OPS = ("BatchNormalization",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, frozenset(), float_rows(_BN, ((L.FL_1_0, (4, 4)), (L.FL_3_1, _ANY_RANK)))
     )

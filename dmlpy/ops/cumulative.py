@@ -104,6 +104,7 @@ class CumulativeSummationOperatorDesc(_CumulativeDesc):
 
     OPERATOR_TYPE = OperatorType.CUMULATIVE_SUMMATION
     BUILDER_NAME = "cumulative_summation"
+    ONNX_OPS = ("CumSum",)
     PRODUCT = False
     SUPPORT = _table(OPERATOR_TYPE, L.FL_2_1)
 

@@ -91,6 +91,7 @@ class GatherOperatorDesc(_GatherDesc):
 
     OPERATOR_TYPE = OperatorType.GATHER
     BUILDER_NAME = "gather"
+    ONNX_OPS = ("Gather",)
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_1_0)
 
     axis: UInt32 = Field(alias="Axis")
@@ -165,6 +166,7 @@ class GatherElementsOperatorDesc(_GatherDesc):
 
     OPERATOR_TYPE = OperatorType.GATHER_ELEMENTS
     BUILDER_NAME = "gather_elements"
+    ONNX_OPS = ("GatherElements",)
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_2_1)
 
     axis: UInt32 = Field(alias="Axis")
@@ -298,6 +300,7 @@ class GatherNd1OperatorDesc(_GatherNdDesc):
 
     OPERATOR_TYPE = OperatorType.GATHER_ND1
     BUILDER_NAME = "gather_nd"
+    ONNX_OPS = ("GatherND",)
     SUPPORT = gather_table(OPERATOR_TYPE, L.FL_3_0)
 
     batch_dimension_count: UInt32 = Field(alias="BatchDimensionCount")

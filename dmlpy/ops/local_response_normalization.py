@@ -60,6 +60,7 @@ class LocalResponseNormalizationOperatorDesc(_LocalResponseFields):
 
     OPERATOR_TYPE = OperatorType.LOCAL_RESPONSE_NORMALIZATION
     BUILDER_NAME = "local_response_normalization"
+    ONNX_OPS = ("LRN",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, frozenset(), float_rows(("InputTensor", "OutputTensor"), ((L.FL_1_0, (4, 4)),))
     )

@@ -28,6 +28,7 @@ class LpNormalizationOperatorDesc(NormalizationDesc):
 
     OPERATOR_TYPE = OperatorType.LP_NORMALIZATION
     BUILDER_NAME = "lp_normalization"
+    ONNX_OPS = ("LpNormalization",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),

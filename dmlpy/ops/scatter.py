@@ -105,6 +105,7 @@ class ScatterElementsOperatorDesc(_ScatterDesc):
 
     OPERATOR_TYPE = OperatorType.SCATTER_ELEMENTS
     BUILDER_NAME = "scatter_elements"
+    ONNX_OPS = ("ScatterElements",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -137,6 +138,7 @@ class ScatterNdOperatorDesc(_ScatterDesc):
 
     OPERATOR_TYPE = OperatorType.SCATTER_ND
     BUILDER_NAME = "scatter_nd"
+    ONNX_OPS = ("ScatterND",)
     SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, frozenset(), _SCATTER_ROWS)
 
     input_dimension_count: UInt32 = Field(alias="InputDimensionCount")
@@ -221,6 +223,7 @@ class OneHotOperatorDesc(IndexingDesc):
 
     OPERATOR_TYPE = OperatorType.ONE_HOT
     BUILDER_NAME = "one_hot"
+    ONNX_OPS = ("OneHot",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),

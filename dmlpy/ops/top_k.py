@@ -166,6 +166,7 @@ class TopK1OperatorDesc(_TopKDesc):
 
     OPERATOR_TYPE = OperatorType.TOP_K1
     BUILDER_NAME = "top_k"
+    ONNX_OPS = ("TopK",)
     SUPPORT = _table(OPERATOR_TYPE, *_LATER_ROWS)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")

@@ -165,12 +165,23 @@ ONNX_MOVEMENT = ("Slice", "Pad", "Tile", "SpaceToDepth", "DepthToSpace")
 them)."""
 ONNX_REDUCTION = ("ArgMin", "ArgMax")
 """The unary op types whose output is of another type (ONNX's INT64 indices; test_onnx_reduction.py runs them)."""
+ONNX_NORMALIZATION_INDEXING = ("LRN", "LpNormalization", "CumSum")
+"""The unary op types with a required attribute (LRN's size), a norm of its slice, or a field input (CumSum's axis;
+test_onnx_normalization_indexing.py runs them)."""
 ONNX_UNARY = [
     op_type
     for desc in OPERATORS.values()
     if _standard_unary(desc) and desc.BUILDER_NAME
     for op_type in desc.ONNX_OPS
-    if op_type not in (*ONNX_BOOL_INPUT, *ONNX_INTEGER_INPUT, *ONNX_TYPED, *ONNX_MOVEMENT, *ONNX_REDUCTION)
+    if op_type
+    not in (
+        *ONNX_BOOL_INPUT,
+        *ONNX_INTEGER_INPUT,
+        *ONNX_TYPED,
+        *ONNX_MOVEMENT,
+        *ONNX_REDUCTION,
+        *ONNX_NORMALIZATION_INDEXING,
+    )
 ]
 DIRECTML_NAN = {"Sign": 0.0, "Relu": 0.0, "HardSigmoid": 1.0}
 """What DirectML gives for NaN where onnx.reference gives NaN (SIGN's "otherwise", RELU's and HARD_SIGMOID's D3D

@@ -28,8 +28,15 @@ from onnx.backend.test.loader import load_model_tests  # noqa: E402
 import dmlpy as dml  # noqa: E402
 from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
+from dmlpy.onnx.normalization import NORMALIZATION_OPS  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
 from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
+from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
+    FAMILY_RUNS,
+    FAMILY_TEST_NAMES,
+    NORMALIZED_ULPS,
+    family_refusals,
+)
 from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
@@ -43,6 +50,7 @@ TEST_NAMES = sorted(
 (test_bitwise_and_...); Cast's name their types in capitals
 (test_cast_FLOAT_to_FLOAT16); Pad's name the mode first (test_reflect_pad)."""
 TEST_NAMES += [f"{mode}_pad" for mode in ("constant", "edge", "reflect", "wrap")]
+TEST_NAMES += [*FAMILY_TEST_NAMES, "group_normalization"]  # GroupNormalization: refused, saying why
 OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
@@ -223,6 +231,10 @@ NOT_EXPRESSIBLE |= {
 }
 
 
+NOT_EXPRESSIBLE |= family_refusals(name.removeprefix("test_") for name in _node_cases() if re.match(OPS, f"{name}_cpu"))
+"""The normalization and indexing node tests refused (tests/helpers/onnx_normalization_indexing.py: function
+bodies of Constant nodes, GroupNormalization, LayerNormalization's statistics outputs, training, scatter
+reductions, TopK's K, CumSum's axis and OneHot's depth as graph inputs)."""
 NOT_EXPRESSIBLE |= axes_given_as_inputs(_node_cases())
 """The reductions' node tests whose axes are a graph input (REDUCE's Axes is a descriptor field: an initializer;
 test_onnx_reduction.py runs them so)."""
@@ -232,7 +244,11 @@ def _op_types(case: Any) -> set[str]:
     return {node.op_type for node in case.model.graph.node}
 
 
-TOLERANCES = {name: {"rtol": rtol_of(_op_types(case)), "atol": 0} for name, case in _node_cases().items()}
+NORMALIZED = {"rtol": NORMALIZED_ULPS * 2.0**-23, "atol": NORMALIZED_ULPS * 2.0**-23}
+TOLERANCES = {
+    name: NORMALIZED if _op_types(case) & set(NORMALIZATION_OPS) else {"rtol": rtol_of(_op_types(case)), "atol": 0}
+    for name, case in _node_cases().items()
+}
 """Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
 arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
 
@@ -430,6 +446,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_reduce_{op}_default_axes_keepdims_random_cpu" for op in ("max", "min", "prod")),
         *(f"test_reduce_{op}_default_axes_keepdims_example_cpu" for op in ("min", "prod")),
         "test_reduce_max_default_axes_keepdim_example_cpu",
+        *(f"test_{form}_cpu" for form in FAMILY_RUNS),
     }
     assert expected <= set(names), names
     assert all(re.match(OPS, name) for name in names)

@@ -1,0 +1,134 @@
+"""ONNX's normalizations as DirectML's, through their builder functions (``dmlpy.graph.normalization`` and the
+operator table's): BatchNormalization (inference) as BATCH_NORMALIZATION, its scale, B, mean and var read with the
+input's rank, one value per channel (Sizes of the input, stride 1 along axis 1 and 0 elsewhere: [1, C, 1, 1] as
+DirectML's BATCH_NORMALIZATION takes them); InstanceNormalization as MEAN_VARIANCE_NORMALIZATION1 over the spatial
+axes (2 to rank - 1), scale and B per channel; LayerNormalization as MEAN_VARIANCE_NORMALIZATION1 over axes [axis,
+rank), Scale and B broadcast (NumPy's rule, as ONNX's); MeanVarianceNormalization as MEAN_VARIANCE_NORMALIZATION1
+over its axes attribute; LpNormalization (p 1 or 2) as LP_NORMALIZATION; LRN as LOCAL_RESPONSE_NORMALIZATION
+across channels (CrossChannel TRUE).
+
+Refused with the reason: BatchNormalization's training_mode 1 and its running-statistics outputs (DirectML's
+BATCH_NORMALIZATION_TRAINING computes the batch's statistics but not ONNX's running ones), LayerNormalization's
+Mean and InvStdDev outputs, LpNormalization's other p, GroupNormalization (its statistics are over groups of
+channels: a Reshape of the input, which dmlpy's graphs do not build).
+
+Epsilon, where ONNX's formula has none or another: LpNormalization's 0 for a 0 norm (onnx.reference's) is
+LP_NORMALIZATION's x / max(norm, Epsilon) with Epsilon the smallest float32 subnormal (no other norm is below it);
+MeanVarianceNormalization's (x - mean) / (sqrt(var) + 1e-9) (its function body) is (x - mean) / sqrt(var + 1e-18):
+the same 0 for a constant slice, and within 1e-9 / sqrt(var) relative elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph.normalization import batch_normalization, mean_variance_normalization
+from dmlpy.graph.operators import BUILDERS
+from dmlpy.onnx.elements import NodeRefused, expressed
+from dmlpy.onnx.reads import Outputs, Reads
+
+NORMALIZATION_OPS = (
+    "BatchNormalization",
+    "InstanceNormalization",
+    "LayerNormalization",
+    "LpNormalization",
+    "LRN",
+    "MeanVarianceNormalization",
+)
+REFUSED_OP_TYPES = {
+    "GroupNormalization": (
+        "its mean and variance are over groups of channels, which DirectML's MEAN_VARIANCE_NORMALIZATION1 reaches "
+        "only through a Reshape of the input to (N, groups, C / groups, ...), and dmlpy's graphs build no Reshape"
+    ),
+}
+"""Op types of this family dmlpy refuses, with the reason ``check_op_types`` gives."""
+CHANNEL_AXIS = 1
+LP_EPSILON = float(np.finfo(np.float32).smallest_subnormal)
+MVN_EPSILON = 1e-18
+"""(1e-9)^2: MeanVarianceNormalization's body adds 1e-9 to the standard deviation."""
+_MVN_AXES = (0, 2, 3)
+"""MeanVarianceNormalization's default axes."""
+
+
+def float_attribute(node: onnx.NodeProto, opset: int, name: str) -> float:
+    """The FLOAT attribute ``name`` (its type checked by ``check_attributes``), or its schema's default."""
+    for given in node.attribute:
+        if given.name == name:
+            return float(given.f)
+    return float(onnx.defs.get_schema(node.op_type, opset).attributes[name].default_value.f)
+
+
+def _ints(node: onnx.NodeProto, name: str) -> list[int] | None:
+    given = next((a for a in node.attribute if a.name == name), None)
+    return None if given is None else [int(v) for v in given.ints]
+
+
+def _axis(axis: int, rank: int, where: str) -> int:
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"{where}: axis {axis} is out of range for an input of rank {rank}")
+    return axis % rank
+
+
+def check_normalization(node: onnx.NodeProto, attributes: dict[str, int], where: str) -> None:
+    """What is refused whatever the shapes (at prepare): training, the optional statistics outputs, p."""
+    if node.op_type == "BatchNormalization" and (attributes.get("training_mode", 0) or len(node.output) > 1):
+        raise NodeRefused(
+            f"{where}: training_mode {attributes.get('training_mode', 0)} with {len(node.output)} outputs: dmlpy "
+            "lowers BatchNormalization in inference (training_mode 0, one output); ONNX's training form updates "
+            "running statistics (momentum), which no DirectML operator computes"
+        )
+    if node.op_type == "LayerNormalization" and len(node.output) > 1:
+        raise NodeRefused(
+            f"{where}: {len(node.output)} outputs: the optional Mean and InvStdDev outputs are statistics DirectML's "
+            "MEAN_VARIANCE_NORMALIZATION1 does not write; leave them out of the node"
+        )
+    if node.op_type == "LpNormalization" and attributes.get("p", 2) not in (1, 2):
+        raise NodeRefused(f"{where}: p {attributes['p']}; DirectML's LP_NORMALIZATION takes P 1 or 2")
+
+
+def normalization_outputs(
+    node: onnx.NodeProto, opset: int, attributes: dict[str, int], reads: Reads, prepare: bool, where: str
+) -> Outputs:
+    """The node (``check_normalization``-ed) for its input's shape; at prepare (every value one element) a copy
+    of the input stands in, as the shape decides the channels and axes."""
+    check_normalization(node, attributes, where)
+    shape, _ = reads.known(node.input[0], where)
+    x = reads.shaped(node.input[0], shape or (1,), where)
+    if prepare:
+        return [(expressed(where, BUILDERS["identity"], x), shape)]
+    rank, op_type = len(shape), node.op_type
+    with_epsilon = op_type not in ("LRN", "LpNormalization", "MeanVarianceNormalization")
+    epsilon = float_attribute(node, opset, "epsilon") if with_epsilon else 0.0
+    if op_type in ("BatchNormalization", "InstanceNormalization") and rank < 2:
+        raise InvalidArgumentError(f"{where}: its input has rank {rank}; {op_type} takes (N, C, ...)")
+    if op_type == "BatchNormalization":
+        scale, bias, mean, variance = (
+            reads.per_axis(name, shape, CHANNEL_AXIS, where, what)
+            for name, what in zip(node.input[1:5], ("scale", "B", "input_mean", "input_var"), strict=True)
+        )
+        return [(expressed(where, batch_normalization, x, mean, variance, scale, bias, True, epsilon), shape)]
+    if op_type == "InstanceNormalization":
+        scale, bias = (
+            reads.per_axis(n, shape, CHANNEL_AXIS, where, w)
+            for n, w in zip(node.input[1:3], ("scale", "B"), strict=True)
+        )
+        axes = tuple(range(2, rank))
+        return [(expressed(where, mean_variance_normalization, x, scale, bias, axes, True, epsilon), shape)]
+    if op_type == "LayerNormalization":
+        first = _axis(attributes.get("axis", -1), rank, where)
+        weight = reads.broadcast(node.input[1], shape, where)
+        shift = reads.broadcast(node.input[2], shape, where) if len(node.input) > 2 and node.input[2] else None
+        axes = tuple(range(first, rank))
+        return [(expressed(where, mean_variance_normalization, x, weight, shift, axes, True, epsilon), shape)]
+    if op_type == "MeanVarianceNormalization":
+        given = _ints(node, "axes")
+        axes = tuple(sorted({_axis(a, rank, where) for a in (given if given is not None else _MVN_AXES)}))
+        return [(expressed(where, mean_variance_normalization, x, None, None, axes, True, MVN_EPSILON), shape)]
+    if op_type == "LpNormalization":
+        axis, p = _axis(attributes.get("axis", -1), rank, where), attributes.get("p", 2)
+        return [(expressed(where, BUILDERS["lp_normalization"], x, axis, LP_EPSILON, p), shape)]
+    size = attributes["size"]
+    alpha, beta, bias_value = (float_attribute(node, opset, name) for name in ("alpha", "beta", "bias"))
+    lrn = BUILDERS["local_response_normalization"]
+    return [(expressed(where, lrn, x, True, size, alpha, beta, bias_value), shape)]
