@@ -61,10 +61,11 @@ def _reduction(node: onnx.NodeProto, where: str) -> None:
 
 
 def indexing_outputs(
-    node: onnx.NodeProto, attributes: dict[str, int], reads: Reads, prepare: bool, where: str
+    node: onnx.NodeProto, opset: int, attributes: dict[str, int], reads: Reads, prepare: bool, where: str
 ) -> Outputs:
-    """The node for its inputs' shapes; at prepare (every value one element) the fields and forms are checked and
-    a copy stands in for each output (of the output's type), as the shapes decide the ranks."""
+    """The node for its inputs' shapes (``opset``: these op types' forms read alike at every one); at prepare
+    (every value one element) the fields and forms are checked and a copy of the output's type stands in for each
+    output, as the shapes decide the ranks."""
     op_type = node.op_type
     if op_type in ("ScatterElements", "ScatterND"):
         _reduction(node, where)

@@ -10,9 +10,8 @@ point inputs (``dmlpy.onnx.quantization``), the movement op types (Slice, Split,
 DepthToSpace: ``dmlpy.onnx.movement``), their fields read from initializers, checked at prepare and built for the
 shapes at run (each of Split's outputs stored under its name), the reductions (ReduceSum, ..., ArgMax, ArgMin:
 ``dmlpy.onnx.reduction``), their axes from an attribute or an initializer, a keepdims-0 output kept in DirectML's
-Sizes (1 along the reduced axes) with the ONNX shape that drops them, the normalizations (BatchNormalization, ...,
-LRN: ``dmlpy.onnx.normalization``) and the indexing op types (Gather, ..., TopK, CumSum: ``dmlpy.onnx.indexing``),
-their tensors read with leading 1s to the rank their operator shares (``dmlpy.onnx.reads``).
+Sizes (1 along the reduced axes) with the ONNX shape that drops them, the normalizations and indexing op types
+(``dmlpy.onnx.normalization``, ``dmlpy.onnx.indexing``), tensors read with leading 1s (``dmlpy.onnx.reads``).
 A blocked node (opset 21's block_size) reads its input split, (blocks, block_size) along the axis, and its scale
 and zero point with the split Sizes and a 0 stride along each block (``dmlpy.quantization_blocks``); its output
 keeps the split Sizes (packed: the same bytes as the ONNX shape), which element-wise nodes after it keep too. An
@@ -64,7 +63,6 @@ from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, 
 from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
 from dmlpy.onnx.softmax import SOFTMAX_OPS, softmax_axes
-from dmlpy.quantization_blocks import BlockSplit
 from dmlpy.tensor import BufferTensorDesc
 
 _BUILT_BY: dict[str, Builder] = {
@@ -217,24 +215,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             )
         return expression
 
-    def blocked_data(name: str, split: BlockSplit, where: str) -> Expression:
-        """A blocked node's input read split: a graph input or initializer read so (one more way to read it);
-        a node's output only where it was computed split already, as a graph has no Reshape here."""
-        if name not in computed:
-            return leaf(name, _desc(pending[name][1], split.sizes))
-        expression, shape, _ = computed[name]
-        if expression.sizes != split.sizes:
-            raise NodeRefused(
-                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
-                f"{list(expression.sizes)}, and blocked quantization reads it split, as Sizes {list(split.sizes)}: "
-                "a DirectML graph would need a Reshape node between the two, which dmlpy does not build; feed the "
-                "blocked node from a graph input or initializer"
-            )
-        return expression
-
-    def shaped(name: str, sizes: Sequence[int], where: str) -> Expression:
-        """``name`` read with ``sizes`` (its ONNX shape with leading 1s, or a 1 inserted): a graph input or
-        initializer is read so; a node's output only where it was computed with those Sizes."""
+    def shaped(name: str, sizes: Sequence[int], where: str, reader: str = _SHARED, fix: str = "") -> Expression:
+        """``name`` read with ``sizes`` (split for blocked quantization, leading 1s, a 1 inserted): a graph input
+        or initializer is read so; a node's output only where it was computed so, as dmlpy's graphs have no Reshape."""
         sizes = tuple(sizes) or (1,)
         if name not in computed:
             return leaf(name, _desc(pending[name][1], sizes))
@@ -242,9 +225,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if expression.sizes != sizes:
             raise NodeRefused(
                 f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
-                f"{list(expression.sizes)}, and this node's operator reads it as Sizes {list(sizes)} (DirectML's "
-                "tensors of one operator share their DimensionCount): a DirectML graph would need a Reshape node "
-                "between the two, which dmlpy does not build"
+                f"{list(expression.sizes)}, and {reader}, as Sizes {list(sizes)}: a DirectML graph would need a "
+                f"Reshape node between the two, which dmlpy does not build{fix}"
             )
         return expression
 
@@ -273,7 +255,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         shapes = {what: pending[name][0] for what, name in names.items()}
         split = block_split_of(known(node.input[0], where)[0], shapes, axis, attributes, where)
         if split is not None:
-            x = blocked_data(node.input[0], split, where)
+            x = shaped(node.input[0], split.sizes, where, "blocked quantization reads it split", _BLOCKED_FIX)
             read: list[Expression] = []
             for what, name in names.items():
                 # A one-value zero point is broadcast over every block, as onnx.reference reads it.
@@ -287,13 +269,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
         return x, shape, scale, zero
 
-    reads = Reads(
-        shaped=shaped,
-        per_axis=lambda name, like, axis, where, what: parameter(name, name, like, axis, where, what),
-        broadcast=broadcast,
-        fixed=constant,
-        known=known,
-    )
+    reads = Reads(shaped=shaped, per_axis=parameter, broadcast=broadcast, fixed=constant, known=known)
     family: Outputs = []
     for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
@@ -330,11 +306,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
                 result, shape = reduced(x, given if shapes is not None else None)
-            elif node.op_type in NORMALIZATION_OPS or node.op_type in INDEXING_OPS:
-                if node.op_type in NORMALIZATION_OPS:
-                    family = normalization_outputs(node, rep.opset, attributes, reads, shapes is None, where)
-                else:
-                    family = indexing_outputs(node, attributes, reads, shapes is None, where)
+            elif node.op_type in _FAMILIES:
+                lowered = normalization_outputs if node.op_type in NORMALIZATION_OPS else indexing_outputs
+                family = lowered(node, rep.opset, attributes, reads, shapes is None, where)
                 result, shape = family[0]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
@@ -362,16 +336,12 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             for index, name in enumerate(node.input):
                 if name and name not in booleans:
                     check_schema_type(node.op_type, rep.opset, index, (name, known(name, where)[1]), where)
-        if node.op_type in NORMALIZATION_OPS or node.op_type in INDEXING_OPS:
-            # Each output with its own ONNX shape (TopK's values and indices).
-            for name, (value, own) in zip(node.output, family, strict=True):
-                computed[name] = (value, own, value.data_type)
-            continue
-        if node.op_type not in MOVEMENT_OPS:
-            results = [result]
-        for name, value in zip(node.output, results, strict=True):
+        if node.op_type in MOVEMENT_OPS:
             # A movement node's outputs are packed, their Sizes the ONNX shape (one element at prepare: shape ()).
-            own = shape if node.op_type not in MOVEMENT_OPS else tuple(value.sizes) if shapes is not None else ()
+            family = [(value, tuple(value.sizes) if shapes is not None else ()) for value in results]
+        elif node.op_type not in _FAMILIES:  # a family's node gives each output's ONNX shape (TopK's two)
+            family = [(result, shape)]
+        for name, (value, own) in zip(node.output, family, strict=True):
             computed[name] = (value, own, value.data_type)
 
     outputs: list[tuple[str, int, tuple[int, ...]]] = []
@@ -394,6 +364,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     return Lowered(expressions, bound, outputs)
 
 
+_FAMILIES = (*NORMALIZATION_OPS, *INDEXING_OPS)
+_SHARED = "this node's operator reads it (DirectML's tensors of one operator share their DimensionCount)"
+_BLOCKED_FIX = "; feed the blocked node from a graph input or initializer"
 _CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"
 _UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
 

@@ -104,13 +104,13 @@ def normalization_outputs(
         raise InvalidArgumentError(f"{where}: its input has rank {rank}; {op_type} takes (N, C, ...)")
     if op_type == "BatchNormalization":
         scale, bias, mean, variance = (
-            reads.per_axis(name, shape, CHANNEL_AXIS, where, what)
+            reads.per_axis(name, node.input[0], shape, CHANNEL_AXIS, where, what)
             for name, what in zip(node.input[1:5], ("scale", "B", "input_mean", "input_var"), strict=True)
         )
         return [(expressed(where, batch_normalization, x, mean, variance, scale, bias, True, epsilon), shape)]
     if op_type == "InstanceNormalization":
         scale, bias = (
-            reads.per_axis(n, shape, CHANNEL_AXIS, where, w)
+            reads.per_axis(n, node.input[0], shape, CHANNEL_AXIS, where, w)
             for n, w in zip(node.input[1:3], ("scale", "B"), strict=True)
         )
         axes = tuple(range(2, rank))

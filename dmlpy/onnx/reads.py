@@ -16,14 +16,15 @@ from dmlpy.onnx.movement import Fixed
 class Reads:
     """``shaped(name, sizes, where)``: a tensor input read with ``sizes`` (its ONNX shape with leading 1s, or a 1
     inserted: a graph input or initializer is read so; a node's output only where it was computed so, as dmlpy
-    builds no Reshape); ``per_axis(name, like, axis, where, what)``: a value of one element, or one per index of
-    ``axis`` of the shape ``like``, read with ``like``'s Sizes and 0 strides elsewhere (BatchNormalization's
-    statistics, InstanceNormalization's scale); ``broadcast(name, like, where)``: a value read with ``like``'s
-    Sizes and 0 strides where it repeats (NumPy's rule); ``fixed``: an initializer read on the host (a descriptor
-    field); ``known(name, where)``: a value's ONNX shape and data type."""
+    builds no Reshape); ``per_axis(name, data_name, like, axis, where, what)``: a value of one element, or one per
+    index of ``axis`` of the shape ``like`` (the input ``data_name``'s, which a mismatch blames), read with
+    ``like``'s Sizes and 0 strides elsewhere (BatchNormalization's statistics, InstanceNormalization's scale);
+    ``broadcast(name, like, where)``: a value read with ``like``'s Sizes and 0 strides where it repeats (NumPy's
+    rule); ``fixed``: an initializer read on the host (a descriptor field); ``known(name, where)``: a value's ONNX
+    shape and data type."""
 
     shaped: Callable[[str, Sequence[int], str], Expression]
-    per_axis: Callable[[str, tuple[int, ...], int, str, str], Expression]
+    per_axis: Callable[[str, str, tuple[int, ...], int, str, str], Expression]
     broadcast: Callable[[str, tuple[int, ...], str], Expression]
     fixed: Fixed
     known: Callable[[str, str], tuple[tuple[int, ...], TensorDataType]]
