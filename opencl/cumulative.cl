@@ -21,16 +21,8 @@
 // low bits of a two's complement sum or product are those of the unsigned one.
 
 #include "compensated.h"
-#include "half_bits.h"
+#include "float_tensors.h"
 #include "reduction_walk.h"
-
-#if DML_FLOAT16
-#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
-#else
-#define LOAD(buffer, at) ((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = (value))
-#endif
 
 #if FLOAT_VALUES
 typedef float element_t;
@@ -63,15 +55,13 @@ __kernel void cumulative(__global const STORAGE_T *input, ulong input_offset, __
                          ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                          uint8 output_strides)
 {
-    const uint8 strides[2] = {input_strides, output_strides};
-    const ulong offsets[2] = {input_offset, output_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
     const ulong input_step = g.stride[0][KEPT_RANK], output_step = g.stride[1][KEPT_RANK];
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
-        group_start(&start, &g, group, offsets);
+        group_start(&start, &g, group);
         tally_t tally = TALLY_START;
         for (ulong i = 0; i < g.length; ++i) {
             const ulong place = REVERSED ? g.length - 1 - i : i;

@@ -18,21 +18,12 @@
 // rounded once to half (DML_FLOAT16 1).
 
 #include "compensated.h"
-#include "half_bits.h"
+#include "float_tensors.h"
 
 #define TENSOR_COUNT 2
 #define RANK 4
 #include "elementwise_walk.h"
 
-#if DML_FLOAT16
-typedef ushort storage_t;
-#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
-#else
-typedef float storage_t;
-#define LOAD(buffer, at) ((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = (value))
-#endif
 
 // Whether window offset k (0 .. before + after) of `coordinate` is inside a dimension of `size`, and where: the
 // index coordinate + k - before wraps past `size` in unsigned arithmetic where it lies before the edge, so one

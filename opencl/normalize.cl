@@ -17,18 +17,9 @@
 
 #include "compensated.h"
 #include "elementwise_ops.h"
-#include "half_bits.h"
+#include "float_tensors.h"
 #include "reduction_walk.h"
 
-#if DML_FLOAT16
-typedef ushort storage_t;
-#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
-#else
-typedef float storage_t;
-#define LOAD(buffer, at) ((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = (value))
-#endif
 #ifndef ACTIVATION
 #define ACTIVATION(v) (v)
 #endif
@@ -57,11 +48,11 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
     const uint8 strides[4] = {input_strides, scale_strides, bias_strides, output_strides};
     const ulong offsets[4] = {input_offset, scale_offset, bias_offset, output_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of(&g, element_count, sizes, strides, offsets);
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
-        group_start(&start, &g, group, offsets);
+        group_start(&start, &g, group);
         float center = 0.0f, variance;
 #if USE_MEAN
         GROUP_SUM(center, input, start, g, x);
@@ -91,14 +82,12 @@ __kernel void lp_normalization(__global const storage_t *input, ulong input_offs
                                ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                                uint8 output_strides)
 {
-    const uint8 strides[2] = {input_strides, output_strides};
-    const ulong offsets[2] = {input_offset, output_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
-        group_start(&start, &g, group, offsets);
+        group_start(&start, &g, group);
         float norm;
 #if P == 1
         GROUP_SUM(norm, input, start, g, fabs(x));

@@ -20,7 +20,7 @@
 
 #include "compensated.h"
 #include "elementwise_ops.h"
-#include "half_bits.h"
+#include "float_tensors.h"
 #include "reduction_walk.h"
 
 #define ABS_OF_TYPE(T, x) abs_##T(x)
@@ -45,13 +45,6 @@
 #define LAST_INDEX 0
 #endif
 
-#if DML_FLOAT16
-#define LOAD(at) half_bits_to_float(input[at])
-#define STORE_VALUE(value, at) (output[at] = half_value_bits(half_value(value)))
-#else
-#define LOAD(at) (input[at])
-#define STORE_VALUE(value, at) (output[at] = (value))
-#endif
 
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
 // Whether x replaces the extreme so far (best): a NaN is the extreme, the first one (or, LAST_INDEX, the last).
@@ -90,7 +83,7 @@ static inline float exp_sum_but(__global const INPUT_T *input, Cursor cursor, fl
     BlockedSum rest = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
         if (i != first) {
-            blocked_add(&rest, exp_of(exact_difference(LOAD(cursor.at[0]), maximum)));
+            blocked_add(&rest, exp_of(exact_difference(LOAD(input, cursor.at[0]), maximum)));
         }
         cursor_next(&cursor, g);
     }
@@ -104,13 +97,13 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
 #if FUNCTION == LOG_SUM_EXP
     const Cursor start = cursor;
 #endif
-    const value_t first = LOAD(cursor.at[0]);
+    const value_t first = LOAD(input, cursor.at[0]);
     *index = 0;
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN || FUNCTION == LOG_SUM_EXP
     value_t best = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        const value_t x = LOAD(cursor.at[0]);
+        const value_t x = LOAD(input, cursor.at[0]);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
         if (REPLACES(x, best)) {
             best = x;
@@ -138,13 +131,13 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     float product = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        product *= LOAD(cursor.at[0]);
+        product *= LOAD(input, cursor.at[0]);
     }
     return product;
 #elif FLOAT_VALUES
     BlockedSum sum = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
-        const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.at[0]));
+        const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0]));
 #if FUNCTION == L1
         blocked_add(&sum, fabs(x));
 #elif FUNCTION == SUM_SQUARE || FUNCTION == L2
@@ -169,7 +162,7 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     // Integers: SUM, L1, SUM_SQUARE, MULTIPLY modulo 2^width, in the unsigned type of the width.
     UVALUE_T total = (UVALUE_T)0;
     for (ulong i = 0; i < g->length; ++i) {
-        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(cursor.at[0]));
+        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0]));
         const UVALUE_T bits = (UVALUE_T)x;
 #if FUNCTION == MULTIPLY
         total = i == 0 ? bits : (UVALUE_T)(total * bits);
@@ -191,20 +184,18 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
                      ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                      uint8 output_strides)
 {
-    const uint8 strides[2] = {input_strides, output_strides};
-    const ulong offsets[2] = {input_offset, output_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
-        group_start(&start, &g, group, offsets);
+        group_start(&start, &g, group);
         ulong index;
         const value_t result = reduce_group(input, start, &g, &index);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
         output[start.at[1]] = (OUTPUT_T)index;
 #else
-        STORE_VALUE(result, start.at[1]);
+        STORE(result, output, start.at[1]);
 #endif
     }
 }

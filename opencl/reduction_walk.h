@@ -24,17 +24,19 @@
 // The layout as arrays, and the groups' count and length.
 typedef struct {
     uint size[8], stride[REDUCTION_TENSORS][8];
+    ulong offset[REDUCTION_TENSORS];
     ulong length, groups;
 } Groups;
 
 // Filled through a pointer rather than returned: LLVM inlines a function returning a struct this large with an
 // llvm.experimental.noalias.scope.decl call, which Oclgrind (21.10) cannot link, so no kernel built with
 // optimisation could run under it.
-static inline void groups_of(Groups *g, ulong element_count, uint8 sizes, const uint8 *strides)
+static inline void groups_of(Groups *g, ulong element_count, uint8 sizes, const uint8 *strides, const ulong *offsets)
 {
     vstore8(sizes, 0, g->size);
     for (int t = 0; t < REDUCTION_TENSORS; ++t) {
         vstore8(strides[t], 0, g->stride[t]);
+        g->offset[t] = offsets[t];
     }
     g->length = 1;
     for (int d = 0; d < REDUCED_RANK; ++d) {
@@ -42,6 +44,17 @@ static inline void groups_of(Groups *g, ulong element_count, uint8 sizes, const 
     }
     g->groups = element_count / g->length;
 }
+
+#if REDUCTION_TENSORS == 2
+// The groups of a kernel over one input and one output, the element-wise argument convention's arguments as given.
+static inline void groups_of_two(Groups *g, ulong element_count, uint8 sizes, uint8 input_strides,
+                                 uint8 output_strides, ulong input_offset, ulong output_offset)
+{
+    const uint8 strides[2] = {input_strides, output_strides};
+    const ulong offsets[2] = {input_offset, output_offset};
+    groups_of(g, element_count, sizes, strides, offsets);
+}
+#endif
 
 // The element offsets of the group's current element in each tensor, and its coordinates along the reduced
 // dimensions (the last fastest, as an odometer).
@@ -52,10 +65,10 @@ typedef struct {
 
 // The first element of group `group`: its coordinates along the kept dimensions, from the group's index (filled
 // through a pointer, as groups_of is).
-static inline void group_start(Cursor *cursor, const Groups *g, ulong group, const ulong *offsets)
+static inline void group_start(Cursor *cursor, const Groups *g, ulong group)
 {
     for (int t = 0; t < REDUCTION_TENSORS; ++t) {
-        cursor->at[t] = offsets[t];
+        cursor->at[t] = g->offset[t];
     }
     ulong rest_of_index = group;
     for (int d = KEPT_RANK - 1; d >= 0; --d) {

@@ -28,7 +28,7 @@
 //     (and so onnx.reference's Hardmax) decides. Exact.
 
 #include "compensated.h"
-#include "half_bits.h"
+#include "float_tensors.h"
 #include "reduction_walk.h"
 
 #ifndef OPERATION
@@ -38,30 +38,17 @@
 #define LOG_SOFTMAX 1
 #define HARDMAX 2
 
-// A FLOAT16 tensor is bound as its bits and converted through half_bits.h, as the element-wise template does:
-// vload_half and vstore_half stop PoCL's vectoriser and lose NaN payloads on NVIDIA (half_bits.h).
-#if DML_FLOAT16
-typedef ushort storage_t;
-#define LOAD(buffer, at) half_bits_to_float((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = half_value_bits(half_value(value)))
-#else
-typedef float storage_t;
-#define LOAD(buffer, at) ((buffer)[at])
-#define STORE(value, buffer, at) ((buffer)[at] = (value))
-#endif
 
 __kernel void softmax(__global const storage_t *input, ulong input_offset, __global storage_t *output,
                       ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                       uint8 output_strides)
 {
-    const uint8 strides[2] = {input_strides, output_strides};
-    const ulong offsets[2] = {input_offset, output_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
-        group_start(&start, &g, group, offsets);
+        group_start(&start, &g, group);
 
         // Pass 1: the maximum and the first index holding it (a NaN is the maximum, the first one wins).
         Cursor cursor = start;

@@ -62,11 +62,11 @@ __kernel void top_k(__global const BITS_T *input, ulong input_offset, __global B
     const uint8 strides[3] = {input_strides, values_strides, indices_strides};
     const ulong offsets[3] = {input_offset, values_offset, indices_offset};
     Groups g;
-    groups_of(&g, element_count, sizes, strides);
+    groups_of(&g, element_count, sizes, strides, offsets);
     FOR_EACH_GROUP(group, g)
     {
         Cursor cursor;
-        group_start(&cursor, &g, group, offsets);
+        group_start(&cursor, &g, group);
         // The outputs' first places and their steps along Axis (the cursor walks the input's N places; the outputs
         // hold only K, reached from here).
         const ulong value_at = cursor.at[1], value_step = g.stride[1][KEPT_RANK];
