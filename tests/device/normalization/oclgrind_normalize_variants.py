@@ -1,13 +1,13 @@
 """Run opencl/normalize.cl and BATCH_NORMALIZATION's element-wise kernel on Oclgrind's simulated device: every
-MEAN_VARIANCE_NORMALIZATION form of test_normalizations.MVN_FORMS (MVN cross-channel and per channel, MVN1, MVN2 with
-and without the mean) with ScaleTensor and BiasTensor both, either alone or neither (an absent one is bound but never
-read: HAS_SCALE, HAS_BIAS 0), with and without a FusedActivation (RELU, ACTIVATION(v) in the prelude);
+MEAN_VARIANCE_NORMALIZATION form of cases.MVN_FORMS (MVN cross-channel and per channel, MVN1, MVN2 with and without
+the mean) with ScaleTensor and BiasTensor both, either alone or neither (an absent one is bound but never read:
+HAS_SCALE, HAS_BIAS 0), with and without a FusedActivation (RELU, ACTIVATION(v) in the prelude);
 LP_NORMALIZATION with P 1 and 2 along the outermost and the innermost axis; BATCH_NORMALIZATION (the element-wise
 template's batch_normalization, statistics broadcast with 0 strides) with and without RELU; each FLOAT32 and FLOAT16,
 packed and strided (every tensor's rows padded and bound at a byte offset), through the object model
 (tests/helpers/structured_runs.py) with each buffer exactly as large as its binding (no slack: an access past a
-tensor is an access past its buffer). Results are compared with the float64 formulas within test_normalizations'
-``bound`` (docs/operators/normalization.md; LP_NORMALIZATION 4u|exact| plus FLOAT16's rounding). Under the
+tensor is an access past its buffer). Results are compared with cases.py's float64 formulas within its bounds
+(docs/operators/normalization.md; LP_NORMALIZATION 4u|exact| plus FLOAT16's rounding). Under the
 uninitialised pass (OCLGRIND_UNINITIALIZED=1) the output buffer is left unwritten, so a read of it or a store of a
 value never loaded is reported; the memory pass fills it with sentinel bytes and checks that none outside its
 elements changed.
@@ -29,17 +29,22 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import pyopencl as cl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
-from tests.device.movement.cases import padded_strides, tensor
-from tests.device.normalization.test_normalizations import MVN_FORMS, RELU, SHAPE, U, _values, bound
+from tests.device.normalization.cases import (
+    BN_STATISTICS,
+    MVN_FORMS,
+    NormalizeCase,
+    bn_case,
+    lp_case,
+    mvn_case,
+    past_bound,
+)
 from tests.helpers.object_model import compile_and_initialize, dispatch
 from tests.helpers.oclgrind_driver import VariantLog, main
 from tests.helpers.structured_runs import run_structured
@@ -53,14 +58,12 @@ LAYOUTS = ("packed", "strided")
 OFFSET = 16
 """A strided variant binds every tensor at this byte offset."""
 LP_FORMS = ("LP1 axis0", "LP1 axis3", "LP2 axis0", "LP2 axis3")
-EPSILON = 1e-4
-
-
-class NormalizeCase(NamedTuple):
-    desc: Any
-    inputs: dict[str, npt.NDArray[Any]]
-    expected: npt.NDArray[np.float64]
-    allowed: npt.NDArray[np.float64]
+STRIDED_GAPS = {
+    "MVN": {"input_tensor": 1, "scale_tensor": 2, "bias_tensor": 3, "output_tensor": 2},
+    "LP": {"input_tensor": 3, "output_tensor": 1},
+    "BN": {"input_tensor": 2, **{f"{name}_tensor": 1 for name in BN_STATISTICS}, "output_tensor": 3},
+}
+"""How a strided variant pads each slot's rows, by operator (a packed one pads none)."""
 
 
 def every_variant() -> list[str]:
@@ -92,93 +95,20 @@ def sampled_variants() -> list[str]:
     return [*mvn, *lp, "BN FLOAT16 relu strided", "BN FLOAT32 plain packed"]
 
 
-def _layout(sizes: tuple[int, ...], strided: bool, gap: int) -> tuple[int, ...] | None:
-    return padded_strides(sizes, gap) if strided else None
-
-
-def mvn_case(form: str, given: str, data_type: Any, relu: bool, strided: bool) -> NormalizeCase:
-    """test_normalizations' MVN case: a mean of 20 against a spread of 2, the parameters broadcast as it does."""
-    desc_class, fields, axes, use_mean = MVN_FORMS[form]
-    normalize_variance = fields.get("normalize_variance", fields.get("use_variance"))
-    x = _values(data_type, SHAPE, 3, offset=20.0)
-    broadcast = (1, 1, 4, 5) if form.startswith("MVN1") or form == "MVN2 RMS" else (1, 3, 1, 1)
-    s, b = _values(data_type, broadcast, 4), _values(data_type, broadcast, 5)
-    has_scale, has_bias = given in ("scale+bias", "scale"), given in ("scale+bias", "bias")
-    desc = desc_class(
-        input_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 1)),
-        scale_tensor=tensor(data_type, broadcast, _layout(broadcast, strided, 2)) if has_scale else None,
-        bias_tensor=tensor(data_type, broadcast, _layout(broadcast, strided, 3)) if has_bias else None,
-        output_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 2)),
-        epsilon=EPSILON,
-        fused_activation=RELU if relu else None,
-        **fields,
-    )
-    inputs = {"input_tensor": x} | ({"scale_tensor": s} if has_scale else {}) | ({"bias_tensor": b} if has_bias else {})
-    xd = x.astype(np.float64)
-    center = xd.mean(axis=axes, keepdims=True) if use_mean else 0.0
-    sigma = (
-        np.sqrt(((xd - center) ** 2).mean(axis=axes, keepdims=True) + np.float32(EPSILON))
-        if normalize_variance
-        else 1.0
-    )
-    sd = s.astype(np.float64) if has_scale else 1.0
-    bd = b.astype(np.float64) if has_bias else 0.0
-    exact = sd * (xd - center) / sigma + bd
-    allowed = bound(sd, xd, center, sigma, bd, data_type == T.FLOAT16)
-    return NormalizeCase(desc, inputs, np.maximum(exact, 0) if relu else exact, np.broadcast_to(allowed, SHAPE))
-
-
-def lp_case(p: int, axis: int, data_type: Any, strided: bool) -> NormalizeCase:
-    """test_normalizations' LP case, a zero norm along the last axis among it (divided by Epsilon: 0)."""
-    x = _values(data_type, SHAPE, 6)
-    x[0, 0, 0, :] = 0
-    desc = dml.LpNormalizationOperatorDesc(
-        input_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 3)),
-        output_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 1)),
-        axis=axis,
-        epsilon=1e-5,
-        p=p,
-    )
-    xd = x.astype(np.float64)
-    exact = xd / np.maximum(np.linalg.norm(xd, ord=p, axis=axis, keepdims=True), np.float32(1e-5))
-    allowed = 4 * U * np.abs(exact) + (2.0**-11 * np.abs(exact) + 2.0**-24 if data_type == T.FLOAT16 else 0.0)
-    return NormalizeCase(desc, {"input_tensor": x}, exact, allowed)
-
-
-def bn_case(data_type: Any, relu: bool, strided: bool) -> NormalizeCase:
-    """test_normalizations' BATCH_NORMALIZATION case: per-channel statistics broadcast over a (2, 3, 4, 5) input."""
-    x = _values(data_type, SHAPE, 1)
-    names = ("mean", "variance", "scale", "bias")
-    stats = {name: _values(data_type, (1, 3, 1, 1), k + 2) for k, name in enumerate(names)}
-    stats["variance"] = np.abs(stats["variance"])
-    desc = dml.BatchNormalizationOperatorDesc(
-        input_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 2)),
-        **{f"{name}_tensor": tensor(data_type, (1, 3, 1, 1), _layout((1, 3, 1, 1), strided, 1)) for name in names},
-        output_tensor=tensor(data_type, SHAPE, _layout(SHAPE, strided, 3)),
-        spatial=True,
-        epsilon=1e-3,
-        fused_activation=RELU if relu else None,
-    )
-    m, v, s, b = (stats[name].astype(np.float64) for name in names)
-    xd = x.astype(np.float64)
-    sigma = np.sqrt(v + np.float32(1e-3))
-    exact = s * (xd - m) / sigma + b
-    allowed = bound(s, xd, m, sigma, b, data_type == T.FLOAT16)
-    inputs = {"input_tensor": x, **{f"{name}_tensor": value for name, value in stats.items()}}
-    return NormalizeCase(desc, inputs, np.maximum(exact, 0) if relu else exact, allowed)
-
-
 def case_of(label: str) -> tuple[NormalizeCase, dict[str, int]]:
     """The label's case and its tensors' byte offsets."""
     words = label.split()
     strided = words[-1] == "strided"
-    if words[0] == "BN":
-        case = bn_case(TYPES[words[1]], words[2] == "relu", strided)
-    elif words[0].startswith("LP"):
-        case = lp_case(int(words[0][2]), int(words[1].removeprefix("axis")), TYPES[words[2]], strided)
+    operator = words[0][:2] if words[0][:2] in ("BN", "LP") else "MVN"
+    gaps = STRIDED_GAPS[operator] if strided else {}
+    if operator == "BN":
+        case = bn_case(TYPES[words[1]], words[2] == "relu", gaps)
+    elif operator == "LP":
+        case = lp_case(int(words[0][2]), int(words[1].removeprefix("axis")), TYPES[words[2]], gaps)
     else:
         form, given, type_name, act = words[:4]
-        case = mvn_case(form.replace("_", " "), given, TYPES[type_name], act == "relu", strided)
+        scale, bias = given in ("scale+bias", "scale"), given in ("scale+bias", "bias")
+        case = mvn_case(form.replace("_", " "), TYPES[type_name], scale, bias, act == "relu", gaps)
     slots = [s for s in (*case.desc.input_fields(), *case.desc.output_fields()) if getattr(case.desc, s) is not None]
     return case, dict.fromkeys(slots, OFFSET) if strided else {}
 
@@ -199,8 +129,7 @@ def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> 
     except AssertionError as error:  # bytes outside the output changed
         log.mismatch(f"{label}: {error}")
         return compiled_kernel(device, case.desc)
-    error = np.abs(got["output_tensor"].astype(np.float64) - case.expected)
-    wrong = np.flatnonzero(~(error <= case.allowed))  # a NaN is wrong too
+    wrong = past_bound(got["output_tensor"], case.expected, case.allowed)
     if wrong.size:
         log.mismatch(f"{label}: past the bound at elements {wrong[:8].tolist()} ({wrong.size} in all)")
     return compiled_kernel(device, case.desc)
