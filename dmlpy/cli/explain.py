@@ -117,18 +117,28 @@ def plan_lines(plan: OperatorPlan, *, with_source: bool) -> list[str]:
     lines = [f"// {len(plan.steps)} kernels, TemporaryResourceSize {plan.temporary_regions().size}"]
     for index, step in enumerate(plan.steps):
         spec = step.lowered.kernel
-        lines += [
-            "",
-            f"// ==== kernel {index + 1} of {len(plan.steps)}: {spec.kernel_name} in opencl/{spec.source_name}",
-            f"// tensors bound, in argument order: {bound_tensors(step.tensors)}",
-            f"// build options: {' '.join(spec.build_options)}",
-            f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
-            *parameter_lines(step.lowered),
-            *kernel_source(spec, with_source=with_source),
-        ]
+        title = f"{index + 1} of {len(plan.steps)}: {spec.kernel_name} in opencl/{spec.source_name}"
+        lines += launch_lines(title, step.tensors, step.lowered, with_source=with_source)
     if not with_source:
         lines += ["", left_out([step.lowered.kernel for step in plan.steps])]
     return lines
+
+
+def launch_lines(
+    title: str, refs: Sequence[PlanRef | TensorRef | None], lowered: LoweredOperator, *, with_source: bool
+) -> list[str]:
+    """One launch of an operator's plan or a graph's: its title, the tensors it binds, its build options, launch
+    size, kernel parameters and source."""
+    spec = lowered.kernel
+    return [
+        "",
+        f"// ==== kernel {title}",
+        f"// tensors bound, in argument order: {bound_tensors(refs)}",
+        f"// build options: {' '.join(spec.build_options)}",
+        f"// launch: {lowered.global_size} work-items, {lowered.elements_per_work_item} elements each",
+        *parameter_lines(lowered),
+        *kernel_source(spec, with_source=with_source),
+    ]
 
 
 def bound_tensors(refs: Sequence[PlanRef | TensorRef | None]) -> str:
@@ -199,18 +209,10 @@ def explain_graph(desc: GraphDesc, level: FeatureLevel, *, with_source: bool = T
         f"TemporaryResourceSize {plan.temporary_size}"
     ]
     for index, step in enumerate(plan.steps):
-        spec = step.lowered.kernel
         nodes = " -> ".join(desc.node_label(node) for node in step.nodes)
         what = "fused: one read of each input, one write of each output" if step.fused else "one node"
-        lines += [
-            "",
-            f"// ==== kernel {index + 1} of {len(plan.steps)}: {nodes} ({what})",
-            f"// tensors bound, in argument order: {bound_tensors(step.tensors)}",
-            *parameter_lines(step.lowered),
-            f"// build options: {' '.join(spec.build_options)}",
-            f"// launch: {step.lowered.global_size} work-items, {step.lowered.elements_per_work_item} elements each",
-            *kernel_source(spec, with_source=with_source),
-        ]
+        title = f"{index + 1} of {len(plan.steps)}: {nodes} ({what})"
+        lines += launch_lines(title, step.tensors, step.lowered, with_source=with_source)
     if not with_source:
         lines += ["", left_out([step.lowered.kernel for step in plan.steps])]
     return lines

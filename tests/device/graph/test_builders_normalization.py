@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
+from tests.device.normalization.cases import RELU, U, bound
 from tests.device.normalization.lrn_cases import ALPHA, BETA, BIAS, lrn_reference
 from tests.device.normalization.lrn_cases import bound as lrn_bound
-from tests.device.normalization.test_normalizations import RELU, U, bound
 
 T = dml.TensorDataType
 SHAPE = (2, 3, 4, 5)

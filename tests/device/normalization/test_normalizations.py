@@ -14,11 +14,8 @@ import dmlpy as dml
 from tests.device.movement.cases import tensor
 from tests.device.normalization.cases import (
     MVN_FORMS,
-    RELU,  # noqa: F401 (tests/device/graph/test_builders_normalization.py imports it from here)
     SHAPE,
-    U,  # noqa: F401 (as RELU)
     bn_case,
-    bound,  # noqa: F401 (as RELU)
     lp_case,
     mvn_case,
     mvn_reference,

@@ -18,18 +18,11 @@ skip, except under CI=true.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
+from tests.helpers.oclgrind_suite import OclgrindSuite
 
 from .oclgrind_normalize_variants import ACTIVATIONS, LAYOUTS, PARAMETERS, TYPES, every_variant, sampled_variants
 
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-          for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
-"""Every (launch profile, pass) combination, for the whole sweep."""
-SCRIPT = Path(__file__).resolve().parent / "oclgrind_normalize_variants.py"
 KERNELS = {"LP": "lp_normalization", "BN": "elementwise"}
 """The kernel each label's first word lowers to, by its first two letters (mean_variance_normalization otherwise)."""
 
@@ -60,47 +53,22 @@ def test_the_sample_takes_every_form_parameter_set_type_activation_and_layout() 
     assert {word for label in sample for word in label.split()} >= set(TYPES) | {"LP1", "LP2", "axis0", "axis3", "BN"}
 
 
-def run_variants(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, variants: list[str], *flags: str
-) -> dict[str, Any]:
-    """Run the script under one pass and check it: no report, no result past its bound, exactly ``variants`` run,
-    each on the kernel (and for an MVN the HAS_SCALE, HAS_BIAS and DML_FLOAT16) its label names."""
-    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, uninitialized, *flags, timeout=600)
-    assert summary["mismatches"] == []
-    assert summary["variants"] == variants
-    assert summary["launch_profile"] == profile
-    for label, defines in summary["kernels"].items():
-        expected = expected_defines(label)
-        assert {key: defines.get(key) for key in expected} == expected, (label, defines)
-    return summary
+def runs_its_kernel(label: str, defines: dict[str, str]) -> bool:
+    expected = expected_defines(label)
+    return {key: defines.get(key) for key in expected} == expected
 
 
-@pytest.mark.parametrize(("profile", "uninitialized"), DEFAULT_PASSES, ids=["cpu-memory", "gpu-uninitialized"])
-def test_the_sampled_variants_run_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, sampled_variants(), "--sample")
-    tally["oclgrind normalize variants"] += len(summary["variants"])
+SUITE = OclgrindSuite(
+    Path(__file__).resolve().parent / "oclgrind_normalize_variants.py",
+    "normalize",
+    every_variant,
+    sampled_variants,
+    runs_its_kernel,
+)
 
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("profile", "uninitialized"), PASSES)
-def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, every_variant())
-    tally["oclgrind normalize variants (every variant)"] += len(summary["variants"])
-
-
-# The driver's broken kernel under the uninitialised pass only (it checks the invalid read and write there too);
-# the memory pass's control is normalize.cl's own, below.
-def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
-    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
-
-
-def test_a_read_past_a_too_short_input_buffer_is_reported_in_mvn(run_oclgrind_script: Any, tmp_path: Path) -> None:
-    _, errors = run_oclgrind_script(SCRIPT, "--short-input", tmp_path=tmp_path, uninitialized=False)
-    assert errors, "Oclgrind reported nothing for an input buffer one element short"
-    kernel = "Kernel: mean_variance_normalization"
-    reads = [block for block in errors if block.startswith("Invalid read of size 4") and kernel in block]
-    assert reads == errors, errors[0]
+test_the_sampled_variants_run_clean_and_right = SUITE.sampled_test()
+test_every_variant_runs_clean_and_right = SUITE.every_test()
+test_negative_control_is_reported = SUITE.negative_control_test()
+test_a_read_past_a_too_short_input_buffer_is_reported_in_mvn = SUITE.short_buffer_test(
+    "--short-input", "Invalid read of size 4", "mean_variance_normalization"
+)
