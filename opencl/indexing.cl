@@ -82,34 +82,30 @@ static inline ulong chosen(__global const INDEX_T *indices, ulong at, ulong tupl
     if (!walk_begin(&w, element_count, sizes, strides, offsets))                                                   \
         return;
 
-__kernel void gather(WALK_ARGUMENTS, const uint8 axis_size_vector, const uint8 axis_stride_vector,
-                     const ulong tuple_stride)
-{
-    uint axis_sizes[8], axis_strides[8];
-    vstore8(axis_size_vector, 0, axis_sizes);
-    vstore8(axis_stride_vector, 0, axis_strides);
-    WALK_BEGIN
-    do {
-        bool inside;
-        const ulong offset = chosen(tensor1, w.at[1], tuple_stride, axis_sizes, axis_strides, &inside);
-        tensor2[w.at[2]] = tensor0[w.at[0] + offset];
+// A gather's and a scatter's parameters after the walk's: the chosen dimensions' sizes and strides, the tuple's step.
+#define CHOSEN_ARGUMENTS const uint8 axis_size_vector, const uint8 axis_stride_vector, const ulong tuple_stride
+
+// The walk of a gather or a scatter: `offset` the element offset the element's indices choose, `inside` whether
+// they all lie inside their dimensions; `move` the one statement that differs.
+#define INDEXED_WALK(move)                                                                                         \
+    uint axis_sizes[8], axis_strides[8];                                                                           \
+    vstore8(axis_size_vector, 0, axis_sizes);                                                                      \
+    vstore8(axis_stride_vector, 0, axis_strides);                                                                  \
+    WALK_BEGIN                                                                                                     \
+    do {                                                                                                           \
+        bool inside;                                                                                               \
+        const ulong offset = chosen(tensor1, w.at[1], tuple_stride, axis_sizes, axis_strides, &inside);             \
+        move;                                                                                                      \
     } while (walk_advance(&w));
+
+__kernel void gather(WALK_ARGUMENTS, CHOSEN_ARGUMENTS)
+{
+    INDEXED_WALK(tensor2[w.at[2]] = tensor0[w.at[0] + offset])
 }
 
-__kernel void scatter(WALK_ARGUMENTS, const uint8 axis_size_vector, const uint8 axis_stride_vector,
-                      const ulong tuple_stride)
+__kernel void scatter(WALK_ARGUMENTS, CHOSEN_ARGUMENTS)
 {
-    uint axis_sizes[8], axis_strides[8];
-    vstore8(axis_size_vector, 0, axis_sizes);
-    vstore8(axis_stride_vector, 0, axis_strides);
-    WALK_BEGIN
-    do {
-        bool inside;
-        const ulong offset = chosen(tensor1, w.at[1], tuple_stride, axis_sizes, axis_strides, &inside);
-        if (inside) {
-            tensor2[w.at[2] + offset] = tensor0[w.at[0]];
-        }
-    } while (walk_advance(&w));
+    INDEXED_WALK(if (inside) tensor2[w.at[2] + offset] = tensor0[w.at[0]])
 }
 
 // ONE_HOT: `axis` is the output dimension of the sequences (the walk is not coalesced, so it is the tensor's own),
