@@ -16,31 +16,18 @@ Oclgrind the tests skip, except under CI=true.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
+from tests.helpers.oclgrind_suite import OclgrindSuite
 
 from .oclgrind_generators_variants import LAYOUTS, OPERATORS, WIDTHS, every_variant, sampled_variants
 
-SCRIPT = Path(__file__).resolve().parent / "oclgrind_generators_variants.py"
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-          for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
-
-
-def run_variants(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, variants: list[str], *flags: str
-) -> dict[str, Any]:
-    """Run the script under one pass and check it: no report, no mismatch, exactly ``variants`` run, each on
-    generators.cl."""
-    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, uninitialized, *flags, timeout=600)
-    assert summary["mismatches"] == []
-    assert summary["variants"] == variants
-    assert summary["launch_profile"] == profile
-    for label, kernels in summary["kernels"].items():
-        assert kernels == ["generate"], (label, kernels)
-    return summary
+SUITE = OclgrindSuite(
+    Path(__file__).resolve().parent / "oclgrind_generators_variants.py",
+    "generator",
+    every_variant,
+    sampled_variants,
+    lambda _, kernels: kernels == ["generate"],
+)
 
 
 def test_the_sample_takes_every_width_and_layout_and_every_operator_class() -> None:
@@ -52,30 +39,9 @@ def test_the_sample_takes_every_width_and_layout_and_every_operator_class() -> N
     assert len(every_variant()) == len(set(every_variant())) == len(OPERATORS) * len(WIDTHS) * len(LAYOUTS)
 
 
-@pytest.mark.parametrize(("profile", "uninitialized"), DEFAULT_PASSES, ids=["cpu-memory", "gpu-uninitialized"])
-def test_a_variant_of_each_operator_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, sampled_variants(), "--sample")
-    tally["oclgrind generator variants"] += len(summary["variants"])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("profile", "uninitialized"), PASSES)
-def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, every_variant())
-    tally["oclgrind generator variants (every variant)"] += len(summary["variants"])
-
-
-# The driver's broken kernel under the uninitialised pass only; the memory pass's control is generators.cl's own.
-def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
-    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
-
-
-def test_a_write_past_a_too_short_output_buffer_is_reported(run_oclgrind_script: Any, tmp_path: Path) -> None:
-    _, errors = run_oclgrind_script(SCRIPT, "--short-output", tmp_path=tmp_path, uninitialized=False)
-    assert errors, "Oclgrind reported nothing for an output buffer one element short"
-    writes = [block for block in errors if block.startswith("Invalid write of size 8") and "Kernel: generate" in block]
-    assert writes == errors, errors[0]
+test_a_variant_of_each_operator_runs_clean_and_right = SUITE.sampled_test()
+test_every_variant_runs_clean_and_right = SUITE.every_test()
+test_negative_control_is_reported = SUITE.negative_control_test()
+test_a_write_past_a_too_short_output_buffer_is_reported = SUITE.short_buffer_test(
+    "--short-output", "Invalid write of size 8", "generate"
+)

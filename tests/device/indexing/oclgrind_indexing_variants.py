@@ -24,20 +24,13 @@ invalid read in ``gather``.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyopencl as cl
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from dmlpy.runtime.buffer import Buffer
 from tests.device.indexing.cases import (
-    IndexingCase,
     gather_case,
     gather_elements_case,
     gather_nd_case,
@@ -45,9 +38,16 @@ from tests.device.indexing.cases import (
     scatter_elements_case,
     scatter_nd_case,
 )
-from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
-from tests.helpers.structured_runs import run_structured
+from tests.helpers.oclgrind_sweep import (
+    NegativeControl,
+    Sweep,
+    Variant,
+    bit_problem,
+    dispatch_short,
+    kernel_names,
+    offsets_at,
+    sweep_main,
+)
 
 T = dml.TensorDataType
 WIDTHS = {8: T.INT8, 16: T.FLOAT16, 32: T.FLOAT32, 64: T.INT64}
@@ -98,77 +98,27 @@ def sampled_variants() -> list[str]:
     ]
 
 
-def case_of(label: str) -> tuple[IndexingCase, dict[str, int]]:
-    """The label's case and its tensors' byte offsets."""
+def variant_of(label: str) -> Variant:
     operator, width, index_name, layout = label.split()
     strided = layout == "strided"
-    case = OPERATORS[operator](WIDTHS[int(width)], T[index_name], SLOTS if strided else ())
-    slots = (*case.desc.input_fields(), *case.desc.output_fields())
-    return case, dict.fromkeys(slots, OFFSET) if strided else {}
-
-
-def kernels_of(device: Any, desc: Any) -> list[str]:
-    """The kernel each step of ``desc``'s plan runs, in order (dmlpy's program cache makes this compile free)."""
-    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
-    return [step.lowered.kernel.kernel_name for step in compiled.plan.steps]
-
-
-def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> list[str]:
-    log.begin(label)
-    (desc, inputs, expected), offsets = case_of(label)
-    desc.validate_on(device.feature_level)
-    try:
-        got = run_structured(device, desc, inputs, offsets=offsets, slack=0, fill_output=fill_output)
-    except AssertionError as error:  # bytes outside the output changed
-        log.mismatch(f"{label}: {error}")
-        return kernels_of(device, desc)
-    result = got["output_tensor"]
-    bits = f"u{result.dtype.itemsize}"
-    wrong = np.flatnonzero(result.view(bits).reshape(-1) != np.ascontiguousarray(expected).view(bits).reshape(-1))
-    if wrong.size:
-        log.mismatch(f"{label}: wrong at elements {wrong[:8].tolist()} ({wrong.size} in all)")
-    return kernels_of(device, desc)
+    desc, inputs, expected = OPERATORS[operator](WIDTHS[int(width)], T[index_name], SLOTS if strided else ())
+    offsets = offsets_at(desc, OFFSET) if strided else {}
+    return Variant(desc, inputs, lambda got: bit_problem(got, {"output_tensor": expected}), offsets)
 
 
 def short_input(device: Any) -> None:
-    """The negative control: GATHER reading an input buffer one element shorter than its binding claims (a dmlpy
-    Buffer told the full size, so the binding checks pass and only Oclgrind can see the read)."""
-    (desc, inputs, _), _ = case_of("GATHER 64 INT64 packed")
-    compiled = compile_and_initialize(device, desc)
-    flags = cl.mem_flags
-    bindings = []
-    for slot in desc.input_fields():
-        total = getattr(desc, slot).desc.total_tensor_size_in_bytes
-        host = inputs[slot].reshape(-1)
-        host = host[:-1].copy() if slot == "input_tensor" else host.copy()
-        memory = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=host)
-        bindings.append(dml.BufferBinding(Buffer(device, memory, total), 0, total))
-    out_total = desc.output_tensor.desc.total_tensor_size_in_bytes
-    output = device.create_buffer(out_total)
-    dispatch(device, compiled, bindings, [dml.BufferBinding(output, 0, out_total)])
-
-
-def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
-    if args.short_input:
-        short_input(device)
-        return {"short_input": True}
-    # The uninitialised pass leaves the output unwritten; the memory pass fills it to check the bytes around it.
-    fill_output = os.environ.get("OCLGRIND_UNINITIALIZED") != "1"
-    log = VariantLog()
-    kernels = {
-        label: run_variant(device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
-    }
-    return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
+    """The negative control: GATHER reading an input buffer one element shorter than its binding claims."""
+    variant = variant_of("GATHER 64 INT64 packed")
+    dispatch_short(device, variant.desc, variant.inputs, "input_tensor")
 
 
 if __name__ == "__main__":
     sys.exit(
-        main(
-            run_all,
-            flags=[
-                ("--sample", "one variant per operator (the default test's share), not every one"),
-                ("--short-input", "the indexing negative control: an input buffer one element short"),
-            ],
+        sweep_main(
+            Sweep(every_variant, sampled_variants, variant_of, kernel_names),
+            "one variant per operator (the default test's share), not every one",
+            NegativeControl(
+                "--short-input", "the indexing negative control: an input buffer one element short", short_input
+            ),
         )
     )

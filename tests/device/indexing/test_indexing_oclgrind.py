@@ -18,11 +18,8 @@ Oclgrind the tests skip, except under CI=true.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
+from tests.helpers.oclgrind_suite import OclgrindSuite
 
 from .oclgrind_indexing_variants import (
     INDEX_TYPES,
@@ -34,10 +31,13 @@ from .oclgrind_indexing_variants import (
     sampled_variants,
 )
 
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-          for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
-"""Every (launch profile, pass) combination, for the whole sweep."""
-SCRIPT = Path(__file__).resolve().parent / "oclgrind_indexing_variants.py"
+SUITE = OclgrindSuite(
+    Path(__file__).resolve().parent / "oclgrind_indexing_variants.py",
+    "indexing",
+    every_variant,
+    sampled_variants,
+    lambda label, kernels: kernels == kernels_expected(label.split()[0]),
+)
 
 
 def test_the_sample_takes_every_operator_width_index_type_and_layout() -> None:
@@ -49,45 +49,9 @@ def test_the_sample_takes_every_operator_width_index_type_and_layout() -> None:
     assert {label.split()[3] for label in sample} == set(LAYOUTS)
 
 
-def run_variants(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, variants: list[str], *flags: str
-) -> dict[str, Any]:
-    """Run the script under one pass and check it: no report, no mismatch, exactly ``variants`` run, each on the
-    kernels its operator lowers to."""
-    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, uninitialized, *flags, timeout=600)
-    assert summary["mismatches"] == []
-    assert summary["variants"] == variants
-    assert summary["launch_profile"] == profile
-    for label, kernels in summary["kernels"].items():
-        assert kernels == kernels_expected(label.split()[0]), (label, kernels)
-    return summary
-
-
-@pytest.mark.parametrize(("profile", "uninitialized"), DEFAULT_PASSES, ids=["cpu-memory", "gpu-uninitialized"])
-def test_the_sampled_variants_run_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, sampled_variants(), "--sample")
-    tally["oclgrind indexing variants"] += len(summary["variants"])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("profile", "uninitialized"), PASSES)
-def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, every_variant())
-    tally["oclgrind indexing variants (every variant)"] += len(summary["variants"])
-
-
-# The driver's broken kernel under the uninitialised pass only (it checks the invalid read and write there too);
-# the memory pass's control is indexing.cl's own, below.
-def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
-    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
-
-
-def test_a_read_past_a_too_short_input_buffer_is_reported_in_gather(run_oclgrind_script: Any, tmp_path: Path) -> None:
-    _, errors = run_oclgrind_script(SCRIPT, "--short-input", tmp_path=tmp_path, uninitialized=False)
-    assert errors, "Oclgrind reported nothing for an input buffer one element short"
-    reads = [block for block in errors if block.startswith("Invalid read of size 8") and "Kernel: gather" in block]
-    assert reads == errors, errors[0]
+test_the_sampled_variants_run_clean_and_right = SUITE.sampled_test()
+test_every_variant_runs_clean_and_right = SUITE.every_test()
+test_negative_control_is_reported = SUITE.negative_control_test()
+test_a_read_past_a_too_short_input_buffer_is_reported_in_gather = SUITE.short_buffer_test(
+    "--short-input", "Invalid read of size 8", "gather"
+)

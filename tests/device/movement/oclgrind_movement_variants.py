@@ -20,22 +20,23 @@ Oclgrind must report as an invalid read in ``movement``.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyopencl as cl
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from dmlpy.runtime.buffer import Buffer
 from tests.device.movement.cases import CASES, PAD_MODES, MovementCase, padding_case
-from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
-from tests.helpers.structured_runs import run_structured
+from tests.helpers.oclgrind_sweep import (
+    NegativeControl,
+    Sweep,
+    Variant,
+    bit_problem,
+    dispatch_short,
+    kernel_names,
+    offsets_at,
+    sweep_main,
+)
 
 T = dml.TensorDataType
 WIDTHS = {8: T.INT8, 16: T.FLOAT16, 32: T.FLOAT32, 64: T.INT64}
@@ -71,75 +72,25 @@ def case_of(label: str) -> MovementCase:
     return CASES[operator[0]](data_type, strided)
 
 
-def offsets_of(case: MovementCase, strided: bool) -> dict[str, int]:
-    """The case's own offsets; a strided variant binds every other tensor at OFFSET too."""
-    if not strided:
-        return case.offsets
-    slots = [slot for slot in (*case.desc.input_fields(), *case.desc.output_fields()) if getattr(case.desc, slot)]
-    return {slot: case.offsets.get(slot, OFFSET) for slot in slots}
-
-
-def kernels_of(device: Any, desc: Any) -> list[str]:
-    """The kernel each step of ``desc``'s plan runs, in order (dmlpy's program cache makes this compile free)."""
-    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
-    return [step.lowered.kernel.kernel_name for step in compiled.plan.steps]
-
-
-def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> list[str]:
-    log.begin(label)
+def variant_of(label: str) -> Variant:
     case = case_of(label)
-    case.desc.validate_on(device.feature_level)
-    offsets = offsets_of(case, label.endswith("strided"))
-    try:
-        got = run_structured(device, case.desc, case.inputs, offsets=offsets, slack=0, fill_output=fill_output)
-    except AssertionError as error:  # bytes outside the outputs changed
-        log.mismatch(f"{label}: {error}")
-        return kernels_of(device, case.desc)
-    for slot, expected in case.expected.items():
-        bits = f"u{expected.dtype.itemsize}"
-        wrong = np.flatnonzero(got[slot].view(bits).reshape(-1) != expected.view(bits).reshape(-1))
-        if wrong.size:
-            log.mismatch(f"{label}: {slot} wrong at elements {wrong[:8].tolist()} ({wrong.size} in all)")
-    return kernels_of(device, case.desc)
+    offsets = offsets_at(case.desc, OFFSET, case.offsets) if label.endswith("strided") else case.offsets
+    return Variant(case.desc, case.inputs, lambda got: bit_problem(got, case.expected), offsets)
 
 
 def short_input(device: Any) -> None:
-    """The negative control: PADDING1 EDGE reading an input buffer one element shorter than its binding claims
-    (a dmlpy Buffer told the full size, so the binding checks pass and only Oclgrind can see the read)."""
+    """The negative control: PADDING1 EDGE reading an input buffer one element shorter than its binding claims."""
     case = padding_case(T.INT64, False, "EDGE")
-    compiled = compile_and_initialize(device, case.desc)
-    (x,) = case.inputs.values()
-    total = case.desc.input_tensor.desc.total_tensor_size_in_bytes
-    flags = cl.mem_flags
-    short = x.reshape(-1)[:-1].copy()
-    memory = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=short)
-    lying = Buffer(device, memory, total)
-    out_total = case.desc.output_tensor.desc.total_tensor_size_in_bytes
-    output = device.create_buffer(out_total)
-    dispatch(device, compiled, [dml.BufferBinding(lying, 0, total)], [dml.BufferBinding(output, 0, out_total)])
-
-
-def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
-    if args.short_input:
-        short_input(device)
-        return {"short_input": True}
-    # The uninitialised pass leaves outputs unwritten; the memory pass fills them to check the bytes around them.
-    fill_output = os.environ.get("OCLGRIND_UNINITIALIZED") != "1"
-    log = VariantLog()
-    kernels = {
-        label: run_variant(device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
-    }
-    return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
+    dispatch_short(device, case.desc, case.inputs, "input_tensor")
 
 
 if __name__ == "__main__":
     sys.exit(
-        main(
-            run_all,
-            flags=[
-                ("--sample", "one variant per operator class (the default test's share), not every one"),
-                ("--short-input", "the movement negative control: an input buffer one element short"),
-            ],
+        sweep_main(
+            Sweep(every_variant, sampled_variants, variant_of, kernel_names),
+            "one variant per operator class (the default test's share), not every one",
+            NegativeControl(
+                "--short-input", "the movement negative control: an input buffer one element short", short_input
+            ),
         )
     )

@@ -10,20 +10,15 @@ Under the uninitialised pass the outputs are left unwritten. Started by test_seq
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from tests.device.movement.cases import MovementCase
 from tests.device.movement.sequence_cases import count_rows, nonzero_case, reverse_case
-from tests.helpers.oclgrind_driver import VariantLog, main
-from tests.helpers.structured_runs import run_structured
+from tests.helpers.oclgrind_sweep import Sweep, Variant, bit_problem, sweep_main
 
 T = dml.TensorDataType
 WIDTHS = {8: T.INT8, 16: T.FLOAT16, 32: T.FLOAT32, 64: T.INT64}
@@ -49,30 +44,24 @@ def case_of(label: str) -> MovementCase:
     return nonzero_case(data_type, (2, 3, 4), 3, strided=strided)
 
 
-def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> None:
-    log.begin(label)
-    case = case_of(label)
-    case.desc.validate_on(device.feature_level)
-    try:
-        got = run_structured(device, case.desc, case.inputs, offsets=case.offsets, slack=0, fill_output=fill_output)
-    except AssertionError as error:  # bytes outside the outputs changed
-        log.mismatch(f"{label}: {error}")
-        return
+def problem(got: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    """NONZERO_COORDINATES' rows cut to its count (their shape compared too), then every slot bit for bit."""
     if "output_count_tensor" in got:
         got = count_rows(got)
-    for slot, expected in case.expected.items():
-        bits = f"u{expected.dtype.itemsize}"
-        if got[slot].shape != expected.shape or not np.array_equal(got[slot].view(bits), expected.view(bits)):
-            log.mismatch(f"{label}: {slot} wrong")
+    shapes = [
+        f"{slot} shape {got[slot].shape}, not {want.shape}"
+        for slot, want in expected.items()
+        if got[slot].shape != want.shape
+    ]
+    return "; ".join(shapes) or bit_problem(got, expected)
 
 
-def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
-    fill_output = os.environ.get("OCLGRIND_UNINITIALIZED") != "1"
-    log = VariantLog()
-    for label in sampled_variants() if args.sample else every_variant():
-        run_variant(device, label, log, fill_output)
-    return {**log.summary(), "launch_profile": device.launch_profile.name}
+def variant_of(label: str) -> Variant:
+    case = case_of(label)
+    return Variant(case.desc, case.inputs, lambda got: problem(got, case.expected), case.offsets)
 
 
 if __name__ == "__main__":
-    sys.exit(main(run_all, flags=[("--sample", "the default test's share, not every variant")]))
+    sys.exit(
+        sweep_main(Sweep(every_variant, sampled_variants, variant_of), "the default test's share, not every variant")
+    )

@@ -17,35 +17,28 @@ binding (the memory pass). Without Oclgrind the tests skip, except under CI=true
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
+from tests.helpers.oclgrind_suite import OclgrindSuite
 
 from .oclgrind_movement_variants import LAYOUTS, WIDTHS, every_variant, sampled_variants
 
-SCRIPT = Path(__file__).resolve().parent / "oclgrind_movement_variants.py"
 MOVEMENT_CL = ("SLICE1", "PADDING", "PADDING1", "TILE")
 """The operators whose cases run opencl/movement.cl (a backwards window, padding, tiling); the others run the
 element-wise template's Identity copy, once per part for JOIN and SPLIT."""
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-          for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
 
 
-def run_variants(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, variants: list[str], *flags: str
-) -> dict[str, Any]:
-    """Run the script under one pass and check it: no report, no mismatch, exactly ``variants`` run, each on the
-    kernel its operator lowers to."""
-    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, uninitialized, *flags, timeout=600)
-    assert summary["mismatches"] == []
-    assert summary["variants"] == variants
-    assert summary["launch_profile"] == profile
-    for label, kernels in summary["kernels"].items():
-        expected = "movement" if label.split()[0] in MOVEMENT_CL else "elementwise"
-        assert kernels and set(kernels) == {expected}, (label, kernels)
-    return summary
+def runs_its_kernel(label: str, kernels: list[str]) -> bool:
+    expected = "movement" if label.split()[0] in MOVEMENT_CL else "elementwise"
+    return bool(kernels) and set(kernels) == {expected}
+
+
+SUITE = OclgrindSuite(
+    Path(__file__).resolve().parent / "oclgrind_movement_variants.py",
+    "movement",
+    every_variant,
+    sampled_variants,
+    runs_its_kernel,
+)
 
 
 def test_the_sample_takes_every_width_and_layout_and_every_operator_class() -> None:
@@ -57,31 +50,9 @@ def test_the_sample_takes_every_width_and_layout_and_every_operator_class() -> N
     assert len(every_variant()) == len(set(every_variant())) == 15 * len(WIDTHS) * len(LAYOUTS)
 
 
-@pytest.mark.parametrize(("profile", "uninitialized"), DEFAULT_PASSES, ids=["cpu-memory", "gpu-uninitialized"])
-def test_a_variant_of_each_operator_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, sampled_variants(), "--sample")
-    tally["oclgrind movement variants"] += len(summary["variants"])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("profile", "uninitialized"), PASSES)
-def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, every_variant())
-    tally["oclgrind movement variants (every variant)"] += len(summary["variants"])
-
-
-# The driver's broken kernel under the uninitialised pass only (it checks the invalid read and write there too);
-# the memory pass's control is movement.cl's own, below.
-def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
-    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
-
-
-def test_a_read_past_a_too_short_input_buffer_is_reported_in_movement(run_oclgrind_script: Any, tmp_path: Path) -> None:
-    _, errors = run_oclgrind_script(SCRIPT, "--short-input", tmp_path=tmp_path, uninitialized=False)
-    assert errors, "Oclgrind reported nothing for an input buffer one element short"
-    reads = [block for block in errors if block.startswith("Invalid read of size 8") and "Kernel: movement" in block]
-    assert reads == errors, errors[0]
+test_a_variant_of_each_operator_runs_clean_and_right = SUITE.sampled_test()
+test_every_variant_runs_clean_and_right = SUITE.every_test()
+test_negative_control_is_reported = SUITE.negative_control_test()
+test_a_read_past_a_too_short_input_buffer_is_reported_in_movement = SUITE.short_buffer_test(
+    "--short-input", "Invalid read of size 8", "movement"
+)

@@ -22,23 +22,17 @@ with an input buffer one element shorter than dmlpy is told, which Oclgrind must
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from dmlpy.runtime.buffer import Buffer
 from tests.device.movement.cases import padded_strides, tensor
 from tests.device.reduction.cases import F, T, arg_reference, mismatch, values
-from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
-from tests.helpers.structured_runs import run_structured
+from tests.helpers.oclgrind_sweep import NegativeControl, Sweep, Variant, dispatch_short, kernel_defines, sweep_main
 
 SHAPE = (2, 3, 4, 5)
 AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3)}
@@ -112,70 +106,34 @@ def case_of(label: str) -> tuple[Any, Any, tuple[int, ...], Any]:
     return desc, x, axes, None
 
 
-def compiled_defines(device: Any, desc: Any) -> dict[str, str]:
-    """The -D defines of the kernel ``desc`` runs (dmlpy's program cache makes this compile free)."""
-    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
-    (step,) = compiled.plan.steps
-    return {"kernel": step.lowered.kernel.kernel_name, **dict(step.lowered.kernel.defines)}
-
-
-def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> dict[str, str]:
-    log.begin(label)
+def variant_of(label: str) -> Variant:
     desc, x, axes, expected = case_of(label)
-    desc.validate_on(device.feature_level)
-    offsets = {"input_tensor": OFFSET} if label.endswith("strided") else {}
-    try:
-        got = run_structured(device, desc, {"input_tensor": x}, offsets=offsets, slack=0, fill_output=fill_output)
-    except AssertionError as error:  # bytes outside the output changed
-        log.mismatch(f"{label}: {error}")
-        return compiled_defines(device, desc)
-    result = got["output_tensor"]
-    if expected is not None:
+
+    def problem(got: dict[str, Any]) -> str | None:
+        result = got["output_tensor"]
+        if expected is None:
+            return mismatch(desc.function, x, axes, result)
         wrong = np.flatnonzero(result.reshape(-1) != expected.reshape(-1))
-        problem = f"wrong at elements {wrong[:8].tolist()} ({wrong.size} in all)" if wrong.size else None
-    else:
-        problem = mismatch(desc.function, x, axes, result)
-    if problem is not None:
-        log.mismatch(f"{label}: {problem}")
-    return compiled_defines(device, desc)
+        return f"wrong at elements {wrong[:8].tolist()} ({wrong.size} in all)" if wrong.size else None
+
+    offsets = {"input_tensor": OFFSET} if label.endswith("strided") else {}
+    return Variant(desc, {"input_tensor": x}, problem, offsets)
 
 
 def short_input(device: Any) -> None:
-    """The negative control: SUM over every axis reading an input buffer one element shorter than its binding claims
-    (a dmlpy Buffer told the full size, so the binding checks pass and only Oclgrind can see the read)."""
+    """The negative control: SUM over every axis reading an input buffer one element shorter than its binding
+    claims."""
     desc, x, _, _ = case_of("SUM FLOAT32 all packed")
-    compiled = compile_and_initialize(device, desc)
-    total = desc.input_tensor.desc.total_tensor_size_in_bytes
-    flags = cl.mem_flags
-    short = x.reshape(-1)[:-1].copy()
-    memory = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=short)
-    lying = Buffer(device, memory, total)
-    out_total = desc.output_tensor.desc.total_tensor_size_in_bytes
-    output = device.create_buffer(out_total)
-    dispatch(device, compiled, [dml.BufferBinding(lying, 0, total)], [dml.BufferBinding(output, 0, out_total)])
-
-
-def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
-    if args.short_input:
-        short_input(device)
-        return {"short_input": True}
-    # The uninitialised pass leaves the output unwritten; the memory pass fills it to check the bytes around it.
-    fill_output = os.environ.get("OCLGRIND_UNINITIALIZED") != "1"
-    log = VariantLog()
-    kernels = {
-        label: run_variant(device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
-    }
-    return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
+    dispatch_short(device, desc, {"input_tensor": x}, "input_tensor")
 
 
 if __name__ == "__main__":
     sys.exit(
-        main(
-            run_all,
-            flags=[
-                ("--sample", "one variant per function (the default test's share), not every one"),
-                ("--short-input", "the reduce.cl negative control: an input buffer one element short"),
-            ],
+        sweep_main(
+            Sweep(every_variant, sampled_variants, variant_of, kernel_defines),
+            "one variant per function (the default test's share), not every one",
+            NegativeControl(
+                "--short-input", "the reduce.cl negative control: an input buffer one element short", short_input
+            ),
         )
     )

@@ -26,17 +26,12 @@ with an input buffer one element shorter than dmlpy is told, which Oclgrind must
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyopencl as cl
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from dmlpy.runtime.buffer import Buffer
 from tests.device.movement.cases import padded_strides
 from tests.device.reduction.top_k_cumulative_cases import (
     T,
@@ -47,9 +42,7 @@ from tests.device.reduction.top_k_cumulative_cases import (
     top_k_desc,
     top_k_mismatch,
 )
-from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
-from tests.helpers.structured_runs import run_structured
+from tests.helpers.oclgrind_sweep import NegativeControl, Sweep, Variant, dispatch_short, kernel_names, sweep_main
 
 SHAPE = (3, 4, 6)
 AXES = {"inner": 2, "outer": 0}
@@ -101,87 +94,52 @@ def sampled_variants() -> list[str]:
     return sample
 
 
-def case_of(label: str) -> tuple[Any, Any, Any]:
-    """The label's descriptor, its input, and a function of the outputs that says what is wrong (None: right)."""
+def variant_of(label: str) -> Variant:
+    """The label's descriptor, its input and the check of its outputs; TOP_K's outputs filled in either pass (see
+    the module's docstring)."""
     name, type_name, axis_name, layout = label.split()
     data_type, axis = T[type_name], AXES[axis_name]
     strides = padded_strides(SHAPE, 2) if layout == "strided" else None
     seed = 100 + OPERATORS.index(name) * 7 + int(data_type)
+    offsets = {"input_tensor": OFFSET} if layout == "strided" else {}
     if name in TOP_K:
         operator, largest, k_name = TOP_K[name]
         k = SHAPE[axis] if k_name == "all" else SHAPE[axis] // 2
         index_type = T.UINT64 if data_type == T.INT64 else T.UINT32
         x = tied_values(data_type, SHAPE, seed)
         desc = top_k_desc(operator, data_type, index_type, SHAPE, axis, k, largest, strides)
-        return desc, x, lambda got: top_k_mismatch(got, x, axis, k, largest)
+        return Variant(
+            desc,
+            {"input_tensor": x},
+            lambda got: top_k_mismatch(got, x, axis, k, largest),
+            offsets,
+            filled=True,
+        )
     operator, reverse, exclusive = TALLIES[name]
     product = operator is dml.CumulativeProductOperatorDesc
     x = tally_values(data_type, product, SHAPE, seed)
     desc = cumulative_desc(operator, data_type, SHAPE, axis, reverse, exclusive, (strides, None))
-    return desc, x, lambda got: tally_mismatch(got["output_tensor"], x, axis, reverse, exclusive, product)
-
-
-def kernel_of(device: Any, desc: Any) -> str:
-    """The kernel ``desc`` runs (dmlpy's program cache makes this compile free)."""
-    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
-    (step,) = compiled.plan.steps
-    return str(step.lowered.kernel.kernel_name)
-
-
-def run_variant(device: Any, label: str, log: VariantLog, fill_output: bool) -> str:
-    log.begin(label)
-    desc, x, problem_of = case_of(label)
-    desc.validate_on(device.feature_level)
-    offsets = {"input_tensor": OFFSET} if label.endswith("strided") else {}
-    try:
-        got = run_structured(device, desc, {"input_tensor": x}, offsets=offsets, slack=0, fill_output=fill_output)
-    except AssertionError as error:  # bytes outside the outputs changed
-        log.mismatch(f"{label}: {error}")
-        return kernel_of(device, desc)
-    problem = problem_of(got)
-    if problem is not None:
-        log.mismatch(f"{label}: {problem}")
-    return kernel_of(device, desc)
+    return Variant(
+        desc,
+        {"input_tensor": x},
+        lambda got: tally_mismatch(got["output_tensor"], x, axis, reverse, exclusive, product),
+        offsets,
+    )
 
 
 def short_input(device: Any) -> None:
-    """The negative control: TOP_K1 reading an input buffer one element shorter than its binding claims (a dmlpy
-    Buffer told the full size, so the binding checks pass and only Oclgrind can see the read)."""
-    desc, x, _ = case_of("TOP_K1_INCREASING FLOAT32 inner packed")
-    compiled = compile_and_initialize(device, desc)
-    total = desc.input_tensor.desc.total_tensor_size_in_bytes
-    flags = cl.mem_flags
-    short = np.ascontiguousarray(x).reshape(-1)[:-1].copy()
-    lying = Buffer(device, cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=short), total)
-    outputs = []
-    for tensor in (desc.output_value_tensor, desc.output_index_tensor):
-        size = tensor.desc.total_tensor_size_in_bytes
-        outputs.append(dml.BufferBinding(device.create_buffer(size), 0, size))
-    dispatch(device, compiled, [dml.BufferBinding(lying, 0, total)], outputs)
-
-
-def run_all(device: Any, args: Any) -> dict[str, Any] | None:
-    if args.short_input:
-        short_input(device)
-        return {"short_input": True}
-    # The uninitialised pass leaves cumulative.cl's output unwritten (not top_k.cl's: see the module's docstring); the
-    # memory pass fills them to check the bytes around them.
-    unwritten = os.environ.get("OCLGRIND_UNINITIALIZED") == "1"
-    log = VariantLog()
-    kernels = {
-        label: run_variant(device, label, log, not unwritten or label.split()[0] in TOP_K)
-        for label in (sampled_variants() if args.sample else every_variant())
-    }
-    return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
+    """The negative control: TOP_K1 reading an input buffer one element shorter than its binding claims."""
+    variant = variant_of("TOP_K1_INCREASING FLOAT32 inner packed")
+    dispatch_short(device, variant.desc, variant.inputs, "input_tensor")
 
 
 if __name__ == "__main__":
     sys.exit(
-        main(
-            run_all,
-            flags=[
-                ("--sample", "one variant per operator form (the default test's share), not every one"),
-                ("--short-input", "the top_k.cl negative control: an input buffer one element short"),
-            ],
+        sweep_main(
+            Sweep(every_variant, sampled_variants, variant_of, kernel_names),
+            "one variant per operator form (the default test's share), not every one",
+            NegativeControl(
+                "--short-input", "the top_k.cl negative control: an input buffer one element short", short_input
+            ),
         )
     )

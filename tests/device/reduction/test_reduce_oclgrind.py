@@ -19,32 +19,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, run_reportless
+from tests.helpers.oclgrind_suite import OclgrindSuite
 
 from .oclgrind_reduce_variants import AXES, FUNCTIONS, LAYOUTS, WIDTHS, every_variant, sampled_variants
 
-SCRIPT = Path(__file__).resolve().parent / "oclgrind_reduce_variants.py"
-PASSES = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-          for profile in ("cpu", "gpu") for uninitialized in (False, True)]  # fmt: skip
-DEFAULT = [pytest.param(profile, uninitialized, id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}")
-           for profile, uninitialized in DEFAULT_PASSES]  # fmt: skip
+
+def runs_its_function(label: str, defines: dict[str, str]) -> bool:
+    """reduce.cl, with LAST_INDEX for the operators' DECREASING."""
+    last = "1" if label.split()[0].endswith("_LAST") else "0"
+    return defines["kernel"] == "reduce" and defines["LAST_INDEX"] == last
 
 
-def run_variants(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, variants: list[str], *flags: str
-) -> dict[str, Any]:
-    """Run the script under one pass and check it: no report, no mismatch, exactly ``variants`` run, each on
-    reduce.cl with the function it names (LAST_INDEX for the operators' DECREASING)."""
-    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, uninitialized, *flags, timeout=600)
-    assert summary["mismatches"] == []
-    assert summary["variants"] == variants
-    assert summary["launch_profile"] == profile
-    for label, defines in summary["kernels"].items():
-        assert defines["kernel"] == "reduce", (label, defines)
-        assert defines["LAST_INDEX"] == ("1" if label.split()[0].endswith("_LAST") else "0"), (label, defines)
-    return summary
+def takes_every_rank(summary: dict[str, Any]) -> None:
+    ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in summary["kernels"].values()}
+    assert {kept == "0" for kept, _ in ranks} == {True, False} and {reduced for _, reduced in ranks} == {"1", "2"}
+
+
+SUITE = OclgrindSuite(
+    Path(__file__).resolve().parent / "oclgrind_reduce_variants.py",
+    "reduce",
+    every_variant,
+    sampled_variants,
+    runs_its_function,
+)
 
 
 def test_the_sweep_covers_every_function_width_and_rank() -> None:
@@ -60,33 +57,9 @@ def test_the_sweep_covers_every_function_width_and_rank() -> None:
     assert {label.split()[3] for label in sample} == set(LAYOUTS)
 
 
-@pytest.mark.parametrize(("profile", "uninitialized"), DEFAULT)
-def test_a_variant_of_each_function_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, sampled_variants(), "--sample")
-    tally["oclgrind reduce variants"] += len(summary["variants"])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("profile", "uninitialized"), PASSES)
-def test_every_variant_runs_clean_and_right(
-    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any
-) -> None:
-    summary = run_variants(run_oclgrind_script, tmp_path, profile, uninitialized, every_variant())
-    ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in summary["kernels"].values()}
-    assert {kept == "0" for kept, _ in ranks} == {True, False} and {reduced for _, reduced in ranks} == {"1", "2"}
-    tally["oclgrind reduce variants (every variant)"] += len(summary["variants"])
-
-
-# The driver's broken kernel under the uninitialised pass only (it checks the invalid read and write there too);
-# the memory pass's control is reduce.cl's own, below.
-def test_negative_control_is_reported(assert_negative_control_reported: Any, tmp_path: Path) -> None:
-    assert_negative_control_reported(SCRIPT, tmp_path=tmp_path, uninitialized=True)
-
-
-def test_a_read_past_a_too_short_input_buffer_is_reported_in_reduce(run_oclgrind_script: Any, tmp_path: Path) -> None:
-    _, errors = run_oclgrind_script(SCRIPT, "--short-input", tmp_path=tmp_path, uninitialized=False)
-    assert errors, "Oclgrind reported nothing for an input buffer one element short"
-    reads = [block for block in errors if block.startswith("Invalid read of size 4") and "Kernel: reduce" in block]
-    assert reads == errors, errors[0]
+test_a_variant_of_each_function_runs_clean_and_right = SUITE.sampled_test()
+test_every_variant_runs_clean_and_right = SUITE.every_test(takes_every_rank)
+test_negative_control_is_reported = SUITE.negative_control_test()
+test_a_read_past_a_too_short_input_buffer_is_reported_in_reduce = SUITE.short_buffer_test(
+    "--short-input", "Invalid read of size 4", "reduce"
+)
