@@ -72,7 +72,7 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
             const float scaled = s * (x - center);
             const float y = scaled + b;
 #endif
-            STORE(ACTIVATION(DML_FLOAT16 ? half_value(y) : y), output, cursor.at[3]);
+            STORE(ACTIVATION(y), output, cursor.at[3]);
             cursor_next(&cursor, &g);
         }
     }

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
-from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
+from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
 from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
 
@@ -97,7 +97,7 @@ def reduce_kernel(
     ]
     if not floats:
         signed = not storage.startswith("u")
-        defines += [("VALUE_T", storage), ("UVALUE_T", f"u{storage}" if signed else storage)]
+        defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
     return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)
 
@@ -140,11 +140,6 @@ def _along_axis(
     return reduction_kernel(source_name, kernel_name, defines, layout, kept_rank, profile)
 
 
-def _unsigned_of(data_type: AnyDataType) -> str:
-    """The OpenCL unsigned integer of ``data_type``'s width, which moves its elements bit for bit."""
-    return {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[DATA_TYPES[data_type].bits]
-
-
 _INFINITY_BITS = {TensorDataType.FLOAT32: "0x7f800000", TensorDataType.FLOAT16: "0x7c00"}
 """Each float type's +inf as bits: a magnitude above it is a NaN."""
 
@@ -166,10 +161,10 @@ def top_k_kernel(
     order = "2" if value_type in _FLOATS else "1" if info.numpy.kind == "i" else "0"  # top_k.cl's key_of
     defines = [
         ("LARGEST", "1" if largest else "0"),
-        ("BITS_T", _unsigned_of(value_type)),
+        ("BITS_T", bits_type(value_type).storage),
         ("WIDTH", str(info.bits)),
         ("ORDER", order),
-        ("INDEX_T", _unsigned_of(index_type)),
+        ("INDEX_T", bits_type(index_type).storage),
     ]
     if value_type in _FLOATS:
         defines.append(("INFINITY_BITS", _INFINITY_BITS[TensorDataType(value_type)]))
@@ -197,6 +192,6 @@ def cumulative_kernel(
         ("EXCLUSIVE", "1" if exclusive else "0"),
         ("FLOAT_VALUES", "1" if floats else "0"),
         ("DML_FLOAT16", "1" if data_type == TensorDataType.FLOAT16 else "0"),
-        ("STORAGE_T", "float" if data_type == TensorDataType.FLOAT32 else _unsigned_of(data_type)),
+        ("STORAGE_T", "float" if data_type == TensorDataType.FLOAT32 else bits_type(data_type).storage),
     )
     return _along_axis("cumulative.cl", "cumulative", defines, sizes, strides, axis, profile)

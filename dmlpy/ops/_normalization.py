@@ -140,10 +140,8 @@ class NormalizationDesc(StructuredDesc):
 
 
 def activation_prelude(activation: FusedActivation | None, output: TensorDesc, where: str) -> str:
-    """normalize.cl's ACTIVATION(v): the FusedActivation's own expression (its arithmetic is elementwise_ops.h's),
-    or nothing (v itself)."""
+    """normalize.cl's ACTIVATION(v): the FusedActivation's own expression on v (``FusedActivation.applied``; its
+    arithmetic is elementwise_ops.h's), or nothing (v itself)."""
     if activation is None:
         return ""
-    bound = activation.bound_to(output, where)
-    expression = bound.expression(["(v)"]) or bound.bits_expression(["(v)"])
-    return f"#define ACTIVATION(v) ({expression})\n" if output.desc.data_type in FLOATS else ""
+    return f"#define ACTIVATION(v) ({activation.applied('(v)', output, where)})\n"

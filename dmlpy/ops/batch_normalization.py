@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, blocked_layout
 from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_type
@@ -126,10 +126,7 @@ class BatchNormalizationOperatorDesc(NormalizationDesc):
         names = [load_name(k) for k in range(len(self.INPUTS))]
         value = f"batch_normalization({', '.join(names)}, {float_literal(self.epsilon)})"
         if self.fused_activation is not None:
-            activation = self.fused_activation.bound_to(self.output_tensor, "BATCH_NORMALIZATION.FusedActivation")
-            if self.output_tensor.desc.data_type == TensorDataType.FLOAT16:
-                value = f"half_value({value})"
-            value = activation.expression([value]) or value
+            value = self.fused_activation.applied(value, self.output_tensor, "BATCH_NORMALIZATION.FusedActivation")
         output = len(names)
         return elementwise_kernel(
             types,  # type: ignore[arg-type]  # every one present (the assert)

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.ops._binary import BinaryArithmeticDesc, binary_support
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops._types import FLOATS
@@ -49,14 +49,9 @@ class ElementWiseAdd1OperatorDesc(BinaryArithmeticDesc):
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         total = super().expression(inputs)
-        activation = self.activation()
-        if activation is None or total is None:
+        if self.fused_activation is None or total is None:
             return total
-        if self.output_tensor.desc.data_type == TensorDataType.FLOAT16:
-            total = f"half_value({total})"
-        # An activation that acts on encodings alone at this type (IDENTITY at FLOAT16, which moves a signalling
-        # NaN bit for bit) copies: on a sum, which arithmetic made, that copy is the sum's value.
-        return activation.expression([total]) or activation.bits_expression([total])
+        return self.fused_activation.applied(total, self.output_tensor, f"{self.operator_name()}.FusedActivation")
 
     def explain_lines(self) -> list[str]:
         activation = self.activation()

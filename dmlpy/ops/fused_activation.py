@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
-from dmlpy.enums import OperatorType
+from dmlpy.enums import OperatorType, TensorDataType
 from dmlpy.errors import DescriptorProblems, InvalidArgumentError, UnsupportedError
 from dmlpy.model import DmlModel
 from dmlpy.ops._elementwise import ElementwiseDesc
@@ -99,3 +99,13 @@ class FusedActivation(DmlModel):
             return activation.model_validate({**fields, "InputTensor": tensor, "OutputTensor": tensor})
         except DescriptorProblems as problems:
             raise InvalidArgumentError(f"{where}.Desc: {problems}") from None
+
+    def applied(self, value: str, tensor: TensorDesc, where: str) -> str:
+        """The activation's own expression on ``value``, an OpenCL expression of the fusing operator's result stored
+        in ``tensor``: at FLOAT16 the result is rounded to half first, as the operator's output would store it for
+        the activation node alone. An activation that acts on encodings alone at this type (IDENTITY at FLOAT16,
+        which moves a signalling NaN bit for bit) copies: on a value arithmetic made, that copy is the value."""
+        activation = self.bound_to(tensor, where)
+        if tensor.desc.data_type == TensorDataType.FLOAT16:
+            value = f"half_value({value})"
+        return activation.expression([value]) or activation.bits_expression([value]) or value

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from pydantic import Field
 
-from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, PaddingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
@@ -33,7 +31,7 @@ from dmlpy.model import UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._movement import window_plan
 from dmlpy.ops._reshaping import EVERY, FL_2_1_TYPES, PerDimensionDesc, table
-from dmlpy.ops._typed_values import float_field_value
+from dmlpy.ops._typed_values import float_field_value, value_bits
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -96,10 +94,7 @@ class _PaddingDesc(PerDimensionDesc):
         """OutputTensor[c] = InputTensor[c - StartPadding], outside the input PaddingMode's rule."""
         mode = self.padding_mode
         source, target = self.input_tensor.desc, self.output_tensor.desc
-        fill = 0
-        if mode == PaddingMode.CONSTANT:
-            numpy_type = DATA_TYPES[target.data_type].numpy
-            fill = int(np.array(self.fill_value(), numpy_type).view(f"u{numpy_type.itemsize}"))
+        fill = value_bits(self.fill_value(), target.data_type) if mode == PaddingMode.CONSTANT else 0
         window = Window(
             source.sizes,
             tuple(-start for start in self.start_padding),
