@@ -16,8 +16,6 @@ from dmlpy.kernels.elementwise import ELEMENTS_PER_ITEM, TEMPLATE_OPTIONS, bits_
 from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
 
-_SIGNED = {"char", "short", "int", "long"}
-
 
 @dataclass(frozen=True)
 class IndexedView:
@@ -79,7 +77,7 @@ def _lowered(
     defines = (
         ("ELEMENT_T", bits_type(element_type).storage),
         ("INDEX_T", index),
-        ("INDEX_SIGNED", "1" if index in _SIGNED else "0"),
+        ("INDEX_SIGNED", "1" if DATA_TYPES[index_type].numpy.kind == "i" else "0"),
         ("TUPLE", str(tuple_size)),
         ("RANK", str(layout.rank)),
     )

@@ -96,7 +96,7 @@ def reduce_kernel(
         ("OUTPUT_T", "ushort" if output_type == TensorDataType.FLOAT16 else DATA_TYPES[output_type].opencl_storage),
     ]
     if not floats:
-        signed = not storage.startswith("u")
+        signed = DATA_TYPES[input_type].numpy.kind == "i"
         defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
     return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)
