@@ -10,6 +10,7 @@ from typing import Any
 from dmlpy.enums import DepthSpaceOrder, PaddingMode, TensorDataType
 from dmlpy.errors import argument_error
 from dmlpy.graph.builder import Expression, operand
+from dmlpy.graph.operator_node import operator_node
 from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.values import scalar_argument
 from dmlpy.ops import (
@@ -21,20 +22,11 @@ from dmlpy.ops import (
     SplitOperatorDesc,
     TileOperatorDesc,
 )
-from dmlpy.ops._base import OperatorDescBase
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 
 def _tensor(desc: Any) -> TensorDesc:
     return TensorDesc(desc=desc)
-
-
-def _unary(desc_class: type[OperatorDescBase], x: Expression, **fields: Any) -> Expression:
-    """A one-input, one-output node of ``desc_class`` with ``fields``, its output packed by the operator's rule."""
-    output = packed_output(desc_class, {"input_tensor": x.desc}, fields=fields)
-    tensors = {"input_tensor": _tensor(x.desc), "output_tensor": _tensor(output)}
-    op = desc_class(**tensors, **fields)
-    return x.graph.add_operator(op, [x])
 
 
 def slice(  # DirectMLX's name
@@ -43,9 +35,9 @@ def slice(  # DirectMLX's name
     """``dml::Slice``: DML_OPERATOR_SLICE1 on ``x``, the window ``offsets``, ``sizes`` and ``strides`` per dimension
     (a negative stride reads the window from its end); the output holds every element the window reaches."""
     x = operand(x, "dml.graph.slice", "x")
-    return _unary(
+    return operator_node(
         Slice1OperatorDesc,
-        x,
+        {"input_tensor": x},
         input_window_offsets=tuple(offsets),
         input_window_sizes=tuple(sizes),
         input_window_strides=tuple(strides),
@@ -87,9 +79,9 @@ def padding(
     where = "dml.graph.padding"
     x = operand(x, where, "x")
     data_type = TensorDataType(x.data_type)
-    return _unary(
+    return operator_node(
         Padding1OperatorDesc,
-        x,
+        {"input_tensor": x},
         padding_mode=padding_mode,
         padding_value_data_type=data_type,
         padding_value=scalar_argument(padding_value, data_type, where, "padding_value", "x is"),
@@ -100,7 +92,7 @@ def padding(
 
 def tile(x: Expression, repeats: Sequence[int]) -> Expression:
     """``dml::Tile``: DML_OPERATOR_TILE, ``x`` repeated ``repeats[i]`` times along each dimension."""
-    return _unary(TileOperatorDesc, operand(x, "dml.graph.tile", "x"), repeats=tuple(repeats))
+    return operator_node(TileOperatorDesc, {"input_tensor": operand(x, "dml.graph.tile", "x")}, repeats=tuple(repeats))
 
 
 def space_to_depth(
@@ -109,7 +101,7 @@ def space_to_depth(
     """``dml::SpaceToDepth``: DML_OPERATOR_SPACE_TO_DEPTH1, each ``block_size`` square of x's {N, C, H, W} into
     channels in ``order``."""
     x = operand(x, "dml.graph.space_to_depth", "x")
-    return _unary(SpaceToDepth1OperatorDesc, x, block_size=block_size, order=order)
+    return operator_node(SpaceToDepth1OperatorDesc, {"input_tensor": x}, block_size=block_size, order=order)
 
 
 def depth_to_space(
@@ -117,4 +109,4 @@ def depth_to_space(
 ) -> Expression:
     """``dml::DepthToSpace``: DML_OPERATOR_DEPTH_TO_SPACE1, x's channels into ``block_size`` squares in ``order``."""
     x = operand(x, "dml.graph.depth_to_space", "x")
-    return _unary(DepthToSpace1OperatorDesc, x, block_size=block_size, order=order)
+    return operator_node(DepthToSpace1OperatorDesc, {"input_tensor": x}, block_size=block_size, order=order)

@@ -15,12 +15,11 @@ from typing import Any
 from dmlpy.enums import AxisDirection, ReduceFunction, TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.graph.builder import Expression, operand
-from dmlpy.graph.operator_node import add_node
-from dmlpy.graph.outputs import packed_output
+from dmlpy.graph.operator_node import add_node, operator_node
 from dmlpy.graph.values import data_type_argument
 from dmlpy.ops import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc, TopK1OperatorDesc
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.tensor import BufferTensorDesc, TensorDesc
+from dmlpy.tensor import BufferTensorDesc
 
 INDEX_TYPE = TensorDataType.UINT32
 """The index type ``dml::Reduce`` gives ARGMIN and ARGMAX, and these functions' default ``dtype``."""
@@ -44,17 +43,6 @@ def _member(kind: type[ReduceFunction] | type[AxisDirection], value: Any, where:
         raise InvalidArgumentError(f"{where}: {name}: {error}") from None
 
 
-def _node(
-    desc_class: type[OperatorDescBase], x: Expression, data_type: TensorDataType | None, **fields: Any
-) -> Expression:
-    """A ``desc_class`` node on ``x`` with ``fields``, its output packed by the operator's rule (of ``data_type``
-    where the caller chose one)."""
-    output = packed_output(desc_class, {"input_tensor": x.desc}, data_type, fields=fields)
-    tensors = {"input_tensor": TensorDesc(desc=x.desc), "output_tensor": TensorDesc(desc=output)}
-    op = desc_class(**tensors, **fields)
-    return x.graph.add_operator(op, [x])
-
-
 def reduce(x: Expression, function: ReduceFunction | str | int, axes: Sequence[int] | None = None) -> Expression:
     """``dml::Reduce``: DML_OPERATOR_REDUCE, ``function`` (SUM, AVERAGE, MAX, ARGMIN, ...) of the elements of ``x``
     that share their coordinates outside ``axes`` (None or empty: every dimension, one element in all); the rank
@@ -64,7 +52,9 @@ def reduce(x: Expression, function: ReduceFunction | str | int, axes: Sequence[i
     x = operand(x, where, "x")
     chosen = _member(ReduceFunction, function, where, "function")
     index_type = INDEX_TYPE if chosen in (ReduceFunction.ARGMIN, ReduceFunction.ARGMAX) else None
-    return _node(ReduceOperatorDesc, x, index_type, function=chosen, axes=_axes(x, axes, where))
+    return operator_node(
+        ReduceOperatorDesc, {"input_tensor": x}, index_type, function=chosen, axes=_axes(x, axes, where)
+    )
 
 
 def _arg(
@@ -80,7 +70,7 @@ def _arg(
         "axes": _axes(x, axes, where),
         "axis_direction": _member(AxisDirection, axis_direction, where, "axis_direction"),
     }
-    return _node(desc_class, x, data_type_argument(dtype, where), **fields)
+    return operator_node(desc_class, {"input_tensor": x}, data_type_argument(dtype, where), **fields)
 
 
 def arg_min(
