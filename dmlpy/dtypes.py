@@ -13,6 +13,10 @@ AnyDataType = TensorDataType | ExtTensorDataType
 """A DirectML data type, or a dmlpy extension one (which no DirectML feature level accepts)."""
 
 
+FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
+"""The types arithmetic holds as float: FLOAT32, and FLOAT16's values exactly."""
+
+
 @dataclass(frozen=True)
 class DataTypeInfo:
     """One row of the data-type table."""

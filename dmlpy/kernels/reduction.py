@@ -12,7 +12,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from dmlpy.dtypes import DATA_TYPES, AnyDataType
+from dmlpy.dtypes import DATA_TYPES, FLOATS, AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
@@ -68,9 +68,6 @@ def reduction_kernel(
     return LoweredOperator(spec, layout, group_length, profile)
 
 
-_FLOATS = (TensorDataType.FLOAT32, TensorDataType.FLOAT16)
-
-
 def reduce_kernel(
     function: int,
     last_index: bool,
@@ -86,7 +83,7 @@ def reduce_kernel(
     0 along the axes, where it has one element)."""
     layout, kept_rank = reduction_layout(sizes, strides, axes)
     storage = DATA_TYPES[input_type].opencl_storage
-    floats = input_type in _FLOATS
+    floats = input_type in FLOATS
     defines = [
         ("FUNCTION", str(function)),
         ("LAST_INDEX", "1" if last_index else "0"),
@@ -158,7 +155,7 @@ def top_k_kernel(
     ``sizes``: ``strides`` the input's, the values' and the indices' (theirs have ``k`` places along the axis).
     K is the kernel's ulong argument, so every K shares one program."""
     info = DATA_TYPES[value_type]
-    order = "2" if value_type in _FLOATS else "1" if info.numpy.kind == "i" else "0"  # top_k.cl's key_of
+    order = "2" if value_type in FLOATS else "1" if info.numpy.kind == "i" else "0"  # top_k.cl's key_of
     defines = [
         ("LARGEST", "1" if largest else "0"),
         ("BITS_T", bits_type(value_type).storage),
@@ -166,7 +163,7 @@ def top_k_kernel(
         ("ORDER", order),
         ("INDEX_T", bits_type(index_type).storage),
     ]
-    if value_type in _FLOATS:
+    if value_type in FLOATS:
         defines.append(("INFINITY_BITS", _INFINITY_BITS[TensorDataType(value_type)]))
     lowered = _along_axis("top_k.cl", "top_k", defines, sizes, strides, axis, profile)
     return dataclasses.replace(lowered, parameters=(KernelParameter("ulong", (k,)),))
@@ -185,7 +182,7 @@ def cumulative_kernel(
     """cumulative.cl: the running sum (or ``product``) along ``axis`` of tensors of ``sizes`` and ``strides`` (the
     input's, the output's), from the last element where ``reversed_``, each output before its element is taken in
     where ``exclusive``."""
-    floats = data_type in _FLOATS
+    floats = data_type in FLOATS
     defines = (
         ("PRODUCT", "1" if product else "0"),
         ("REVERSED", "1" if reversed_ else "0"),

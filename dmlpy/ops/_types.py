@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dmlpy.dtypes import FLOATS as FLOATS
 from dmlpy.enums import TensorDataType
 
 T = TensorDataType
-FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
 FLOATS_AND_FLOAT64 = FLOATS | {T.FLOAT64}
 """Every floating-point type (FLOAT64 has no register type: its operators run on its encoding)."""
 SIGNED_8_32 = frozenset({T.INT8, T.INT16, T.INT32})

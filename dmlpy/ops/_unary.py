@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from dmlpy.dtypes import AnyDataType
+from dmlpy.dtypes import FLOATS, AnyDataType
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels.elementwise import value_type
@@ -35,9 +35,6 @@ def float_literal(value: float) -> str:
         return f"as_float(0x{int(single.view(np.uint32)):08x}u)"
     mantissa, exponent = float(single).hex().split("p")
     return f"{mantissa.rstrip('0').rstrip('.')}p{exponent}f"  # 0x1.8000000000000p+0 -> 0x1.8p+0f
-
-
-_FLOATS = frozenset({TensorDataType.FLOAT32, TensorDataType.FLOAT16})
 
 
 def register(data_type: AnyDataType) -> str:
@@ -115,7 +112,7 @@ class ScaledUnaryDesc(UnaryElementWiseDesc):
 
     def is_float(self) -> bool:
         """Whether the input is FLOAT32 or FLOAT16, whose values the kernel holds as floats."""
-        return self.input_tensor.desc.data_type in _FLOATS
+        return self.input_tensor.desc.data_type in FLOATS
 
     def scaled(self, value: str) -> str:
         """``value`` (the input's) through ScaleBias as a float expression: ``x * Scale + Bias``, an integer
@@ -164,12 +161,12 @@ class UnaryMathDesc(ScaledUnaryDesc):
 def float_math_support(
     operator: OperatorType,
     introduced: FeatureLevel = FeatureLevel.FL_1_0,
-    outputs: frozenset[TensorDataType] = _FLOATS,
+    outputs: frozenset[TensorDataType] = FLOATS,
 ) -> SupportTable:
     """The support table Microsoft's pages give many unary operators of floats (CEIL, FLOOR, ROUND, SQRT, IS_NAN,
     ...): FLOAT32 and FLOAT16 in, ``outputs`` out (the same two by default), exactly 4 dimensions from
     ``introduced`` (DML_FEATURE_LEVEL_1_0 for most, 2_1 for ROUND), 1 to 8 from DML_FEATURE_LEVEL_3_0."""
-    types = {"InputTensor": _FLOATS, "OutputTensor": outputs}
+    types = {"InputTensor": FLOATS, "OutputTensor": outputs}
     return SupportTable(
         operator, rows=(SupportRow(introduced, (4, 4), types), SupportRow(FeatureLevel.FL_3_0, (1, 8), types))
     )

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
+from dmlpy.dtypes import FLOATS
 from dmlpy.enums import FeatureLevel, OperatorType, QuantizationType, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.kernels import (
@@ -46,8 +47,7 @@ SCALE_FIELD = "QuantizationTensors[0]"
 ZERO_POINT_FIELD = "QuantizationTensors[1]"
 _C_FIELDS = {"scale_tensor": SCALE_FIELD, "zero_point_tensor": ZERO_POINT_FIELD}
 _QUANTIZED = frozenset({T.INT8, T.INT4, T.UINT8, T.UINT4})
-_FLOATS = frozenset({T.FLOAT32, T.FLOAT16})
-_QUANTIZATION_TENSOR_TYPES = _FLOATS | _QUANTIZED
+_QUANTIZATION_TENSOR_TYPES = FLOATS | _QUANTIZED
 _TENSOR_COUNTS = {QuantizationType.SCALE: 1, QuantizationType.SCALE_ZERO_POINT: 2}
 UNSIGNED_MIDPOINTS = {T.UINT8: 128, T.UINT4: 8}
 """The zero point of an unsigned type under QuantizationType SCALE (signed types: 0)."""
@@ -219,7 +219,7 @@ class QuantizeOperatorDesc(_QuantizationDesc):
 
     OPERATOR_TYPE = OperatorType.QUANTIZE
     BUILDER_NAME = "quantize"
-    SUPPORT = _table(OperatorType.QUANTIZE, _FLOATS, _QUANTIZED)
+    SUPPORT = _table(OperatorType.QUANTIZE, FLOATS, _QUANTIZED)
     QUANTIZED_FIELD = "output_tensor"
     REAL_FIELD = "input_tensor"
 
@@ -238,7 +238,7 @@ class DequantizeOperatorDesc(_QuantizationDesc):
 
     OPERATOR_TYPE = OperatorType.DEQUANTIZE
     BUILDER_NAME = "dequantize"
-    SUPPORT = _table(OperatorType.DEQUANTIZE, _QUANTIZED, _FLOATS)
+    SUPPORT = _table(OperatorType.DEQUANTIZE, _QUANTIZED, FLOATS)
     QUANTIZED_FIELD = "input_tensor"
     REAL_FIELD = "output_tensor"
 
