@@ -285,6 +285,13 @@ class Graph:
                     f"Graph.desc_for: outputs[{k}] is {output!r}; a graph output is computed by an operator node "
                     "(pass it through dml.graph.identity to output an input or a constant)"
                 )
+            written = self._output_descs(output.node)[output.output]
+            if output.desc != written:
+                raise InvalidArgumentError(
+                    f"Graph.desc_for: outputs[{k}] is {output!r}, {self.node_label(output.node)}'s output read "
+                    f"another way (dml.graph.reinterpret); a graph output is the tensor its node writes "
+                    f"({written.describe()}): pass it through dml.graph.identity to write it so"
+                )
         needed = self._needed([o.node for o in outputs if o.node is not None])
         read = {v.input_index for i in needed for v in self._nodes[i].inputs if v is not None}
         unread = [k for k in range(len(self._inputs)) if k not in read]

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
+from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
+from dmlpy.graph.views import elide_views, operator_of, same_view
 from dmlpy.kernels import LaunchProfile, LoweredOperator, PlanRef, TemporaryRegions, block_counts, blocked_layout
 from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
@@ -83,8 +84,12 @@ def fuses(op: OperatorDescBase) -> bool:
 
 def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:
     """The launches that compute ``graph`` (validated, with its ``analysis``) on devices of ``profile``'s kind;
-    ``fuse=False`` runs every node as its own kernel, its outputs in the temporary resource."""
-    groups = _groups(graph, analysis, fuse)
+    ``fuse=False`` runs every node as its own kernel, its outputs in the temporary resource, views included."""
+    shifts: dict[tuple[int, int], int] = {}
+    if fuse:
+        viewed = elide_views(graph, analysis)
+        graph, analysis, shifts = viewed.graph, viewed.analysis, viewed.shifts
+    groups = _groups(graph, analysis, shifts, fuse)
     group_of = {node: g for g, group in enumerate(groups) for node in group}
     graph_output_of = {producer: k for k, producer in enumerate(analysis.outputs)}
     temporaries: dict[tuple[int, int], int] = {}
@@ -104,14 +109,14 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
             temporaries[(node, output)] = regions.add(desc.desc.total_tensor_size_in_bytes)
         return TensorRef("temporary", temporaries[(node, output)], desc.desc)
 
-    def read_from(source: Source, desc: BufferTensorDesc) -> TensorRef:
-        if source.kind == "input":
-            return TensorRef("input", source.index, desc)
-        if source.kind == "constant":
-            return TensorRef("constant", source.index, desc)
+    def read_from(node: int, slot: int, desc: BufferTensorDesc) -> TensorRef:
+        """Where input ``slot`` of ``node`` reads, through ``desc`` (its own view of the value's buffer)."""
+        source, shift = analysis.sources[(node, slot)], shifts.get((node, slot), 0)
+        if source.kind in ("input", "constant"):
+            return TensorRef(source.kind, source.index, desc, shift)
         ref = stored_in(source.index, source.output)
         assert ref is not None, "a value read across kernels is stored"
-        return ref
+        return replace(ref, desc=desc, shift=ref.shift + shift)
 
     steps: list[Step] = []
     for group in groups:
@@ -122,10 +127,7 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
     return GraphPlan(tuple(steps), tuple(regions.offsets), regions.size)
 
 
-def _op(graph: GraphDesc, node: int) -> OperatorDescBase:
-    desc = graph.nodes[node].desc
-    assert isinstance(desc, OperatorGraphNodeDesc)
-    return desc.op
+_op = operator_of
 
 
 def _sizes(op: OperatorDescBase) -> tuple[int, ...]:
@@ -141,9 +143,11 @@ def _blocks(op: OperatorDescBase) -> dict[int, int]:
     return {d: n for t in op.input_tensors() if t is not None for d, n in block_counts(sizes, t.desc.sizes).items()}
 
 
-def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[int]]:
+def _groups(
+    graph: GraphDesc, analysis: GraphAnalysis, shifts: dict[tuple[int, int], int], fuse: bool
+) -> list[list[int]]:
     groups: list[list[int]] = []
-    tensors = _GroupTensors(graph, analysis)
+    tensors = _GroupTensors(graph, analysis, shifts)
     fusing = False  # whether every node of the last group fuses
     blocks: dict[int, int] = {}  # the last group's blocked dimensions: one kernel splits each one way only
     for node in analysis.order:
@@ -155,6 +159,7 @@ def _groups(graph: GraphDesc, analysis: GraphAnalysis, fuse: bool) -> list[list[
             and node_fuses
             and _sizes(_op(graph, groups[-1][0])) == _sizes(op)
             and all(blocks.get(d, n) == n for d, n in node_blocks.items())
+            and not tensors.reads_a_member_reinterpreted(node)
             and tensors.count_with(node) <= MAX_FUSED_TENSORS
         ):
             groups[-1].append(node)
@@ -177,12 +182,13 @@ class _GroupTensors:
     Nodes join in the graph's run order, so a node never feeds the group it joins: joining adds its outside
     reads and outputs, and takes the outputs of members it was the last outside reader of off the writes."""
 
-    def __init__(self, graph: GraphDesc, analysis: GraphAnalysis) -> None:
+    def __init__(self, graph: GraphDesc, analysis: GraphAnalysis, shifts: dict[tuple[int, int], int]) -> None:
         self.graph = graph
         self.analysis = analysis
+        self.shifts = shifts
         self.graph_outputs = set(analysis.outputs)
         self.members: set[int] = set()
-        self.reads: set[tuple[Source, BufferTensorDesc]] = set()
+        self.reads: set[tuple[Source, BufferTensorDesc, int]] = set()
         self.outside_readers: dict[tuple[int, int], int] = {}
         """Per member output, the (node, input) pairs outside the group that read it."""
         self.writes = 0
@@ -209,10 +215,22 @@ class _GroupTensors:
             self.outside_readers[(node, output)] = len(self._readers(node, output))
         self.members.add(node)
 
-    def _joining(self, node: int) -> tuple[set[tuple[Source, BufferTensorDesc]], dict[tuple[int, int], int]]:
+    def reads_a_member_reinterpreted(self, node: int) -> bool:
+        """Whether ``node`` reads a member's output other than as written (its own Sizes or Strides, or from a
+        shift): other work-items' values, which only a stored value gives."""
+        for slot in range(len(_op(self.graph, node).input_fields())):
+            source = self.analysis.sources.get((node, slot))
+            if source is not None and source.kind == "node" and source.index in self.members:
+                written = _op(self.graph, source.index).output_tensors()[source.output]
+                assert written is not None
+                if self.shifts.get((node, slot)) or not same_view(_input_desc(self.graph, node, slot), written.desc):
+                    return True
+        return False
+
+    def _joining(self, node: int) -> tuple[set[tuple[Source, BufferTensorDesc, int]], dict[tuple[int, int], int]]:
         """What ``node`` brings: the (source, tensor) pairs it reads from outside the group, and for each member
         output it reads, the outside readers that output has left once ``node`` is in."""
-        reads: set[tuple[Source, BufferTensorDesc]] = set()
+        reads: set[tuple[Source, BufferTensorDesc, int]] = set()
         left: dict[tuple[int, int], int] = {}
         for slot in range(len(_op(self.graph, node).input_fields())):
             source = self.analysis.sources.get((node, slot))
@@ -222,7 +240,7 @@ class _GroupTensors:
                 output = (source.index, source.output)
                 left[output] = left.get(output, self.outside_readers[output]) - 1
             else:
-                reads.add((source, _input_desc(self.graph, node, slot)))
+                reads.add((source, _input_desc(self.graph, node, slot), self.shifts.get((node, slot), 0)))
         return reads, left
 
     def _settled(self, left: dict[tuple[int, int], int]) -> int:
@@ -247,8 +265,8 @@ def _input_desc(graph: GraphDesc, node: int, slot: int) -> BufferTensorDesc:
     return tensor.desc
 
 
-ReadFrom = Callable[[Source, BufferTensorDesc], TensorRef]
-"""Where a kernel reads a value from (a graph input, a constant, a stored node output)."""
+ReadFrom = Callable[[int, int, BufferTensorDesc], TensorRef]
+"""Where a node input reads its value (a graph input, a constant, a stored node output), through a desc."""
 StoredIn = Callable[[int, int], "TensorRef | None"]
 """Where a node output is stored, if it is."""
 
@@ -279,7 +297,7 @@ def _single_steps(
             target = stored_in(node, ref.index)
         else:
             source, tensor = analysis.sources.get((node, ref.index)), inputs[ref.index]
-            target = read_from(source, tensor.desc) if source is not None and tensor is not None else None
+            target = read_from(node, ref.index, tensor.desc) if source is not None and tensor is not None else None
         return target if target is None or not ref.shift else replace(target, shift=target.shift + ref.shift)
 
     return [Step((node,), step.lowered, tuple(bound(ref) for ref in step.tensors)) for step in plan.steps]
@@ -299,7 +317,7 @@ def _fused_step(
     key). CompiledGraph.source shows each kernel's nodes, names included, beside it."""
     members = set(group)
     arguments: list[TensorRef] = []
-    loads: dict[tuple[Source, BufferTensorDesc], int] = {}
+    loads: dict[TensorRef, int] = {}
     values: dict[tuple[int, int], str] = {}
     statements: list[Statement] = []
     for position, node in enumerate(group):
@@ -312,11 +330,11 @@ def _fused_step(
             elif source.kind == "node" and source.index in members:
                 names.append(values[(source.index, source.output)])
             else:
-                key = (source, tensor.desc)
-                if key not in loads:
-                    loads[key] = len(arguments)
-                    arguments.append(read_from(source, tensor.desc))
-                names.append(load_name(loads[key]))
+                read = read_from(node, slot, tensor.desc)
+                if read not in loads:
+                    loads[read] = len(arguments)
+                    arguments.append(read)
+                names.append(load_name(loads[read]))
         assert isinstance(op, ElementwiseDesc), "fuses() admits element-wise operators only"
         expression = op.expression(names)
         (output,) = op.output_tensors()

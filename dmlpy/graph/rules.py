@@ -258,8 +258,9 @@ def analyse(graph: GraphStructure) -> GraphAnalysis:
 
 
 def _check_intermediate(graph: GraphStructure, where: str, source: Source, node: int, slot: int) -> None:
-    """The two ends of an intermediate edge describe one tensor: the same TotalTensorSizeInBytes (DirectML's
-    rule), and dmlpy's: the same DataType, Sizes and Strides."""
+    """The two ends of an intermediate edge are one buffer: the same TotalTensorSizeInBytes (DirectML's rule) and,
+    dmlpy's, the same DataType. Sizes and Strides may differ: the consumer reads the buffer through its own view
+    (a transpose, a reshape, a broadcast), as DirectMLX's Reinterpret and onnxruntime's Transpose write it."""
     if source.kind != "node":
         return
     produced = node_tensor(graph, source.index, source.output, output=True)
@@ -268,21 +269,14 @@ def _check_intermediate(graph: GraphStructure, where: str, source: Source, node:
     for field, given, wanted in (
         ("TotalTensorSizeInBytes", consumed.total_tensor_size_in_bytes, produced.total_tensor_size_in_bytes),
         ("DataType", consumed.data_type, produced.data_type),
-        ("Sizes", consumed.sizes, produced.sizes),
-        ("Strides", consumed.effective_strides, produced.effective_strides),
     ):
         if given != wanted:
-            why = (
-                "; dmlpy asks for the same Strides too, so each element reaches its consumer at the coordinates it was "
-                "computed at, fused or not"
-                if field == "Strides"
-                else ""
-            )
             from_end = f"{graph.node_label(source.index)}.{_slot_name(graph, source.index, source.output, True)}"
             to_end = f"{graph.node_label(node)}.{_slot_name(graph, node, slot, False)}"
             raise InvalidArgumentError(
                 f"{where} joins {from_end} to {to_end}, whose {field} is {_shown(given)}; it must equal the producing "
-                f"tensor's {field} ({_shown(wanted)}): both ends of an intermediate edge describe one tensor{why}"
+                f"tensor's {field} ({_shown(wanted)}): both ends of an intermediate edge are one buffer (its Sizes "
+                "and Strides may read it another way)"
             )
 
 

@@ -17,6 +17,7 @@ from dmlpy.kernels.launch import LaunchProfile as LaunchProfile
 from dmlpy.kernels.launch import LaunchProfileName as LaunchProfileName
 from dmlpy.kernels.launch import LoweredOperator as LoweredOperator
 from dmlpy.kernels.launch import ParameterKind as ParameterKind
+from dmlpy.kernels.plan import InputView as InputView
 from dmlpy.kernels.plan import OperatorPlan as OperatorPlan
 from dmlpy.kernels.plan import PlannedStep as PlannedStep
 from dmlpy.kernels.plan import PlanRef as PlanRef

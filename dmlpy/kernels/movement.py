@@ -24,6 +24,7 @@ from dmlpy.errors import UnsupportedError
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, Statement, bits_type, elementwise_kernel
 from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import InputView
 from dmlpy.kernels.source import KernelSpec
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -71,6 +72,14 @@ class Window:
             for start, step, size, extent in zip(self.starts, self.steps, output_sizes, self.input_sizes, strict=True)
         )
 
+    def view(self, input_strides: Sequence[int], output_sizes: Sequence[int]) -> InputView | None:
+        """The window as the input read through strides (each step times the input's stride, the first element's
+        offset as the shift), where it is one (``strided``); None otherwise."""
+        if not self.strided(output_sizes):
+            return None
+        steps = tuple(step * stride for step, stride in zip(self.steps, input_strides, strict=True))
+        return InputView(steps, sum(start * stride for start, stride in zip(self.starts, input_strides, strict=True)))
+
 
 def window_copy(
     data_type: AnyDataType,
@@ -83,10 +92,9 @@ def window_copy(
     """The kernel copying ``window`` of an input of ``input_strides`` into an output of ``output_sizes`` and
     ``output_strides``, and the elements to shift the input's binding by (the window's first element, for a
     strided view; 0 for movement.cl, whose arguments hold the start)."""
-    if window.strided(output_sizes):
-        steps = [step * stride for step, stride in zip(window.steps, input_strides, strict=True)]
-        shift = sum(start * stride for start, stride in zip(window.starts, input_strides, strict=True))
-        return strided_copy(data_type, output_sizes, steps, output_strides, profile), shift
+    view = window.view(input_strides, output_sizes)
+    if view is not None:
+        return strided_copy(data_type, output_sizes, view.strides, output_strides, profile), view.shift
     return _mapped_copy(data_type, window, input_strides, output_sizes, output_strides, profile), 0
 
 

@@ -28,6 +28,17 @@ class PlanRef:
 
 
 @dataclass(frozen=True)
+class InputView:
+    """An operator whose output 0 is its input 0 read through other strides: ``output[c] = input[shift + sum(c[d] *
+    strides[d])]`` over the output's Sizes (SLICE's window at non-negative steps, Identity's plain copy). A graph
+    reader of such an output can read the input that way instead, and the operator then costs no launch
+    (dmlpy/graph/views.py)."""
+
+    strides: tuple[int, ...]
+    shift: int = 0
+
+
+@dataclass(frozen=True)
 class PlannedStep:
     """One kernel launch of an operator's plan."""
 

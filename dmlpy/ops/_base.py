@@ -15,7 +15,7 @@ from dmlpy.drawing import Picture, stacked
 from dmlpy.drawing.shapes import DrawnShape
 from dmlpy.enums import ExtOperatorType, ExtRoundingMode, FeatureLevel, OperatorType, RoundingMode, TensorDataType
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
-from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, OperatorPlan
+from dmlpy.kernels import CPU_PROFILE, InputView, LaunchProfile, LoweredOperator, OperatorPlan
 from dmlpy.model import DmlModel
 from dmlpy.modes import EXTENSION_EQUIVALENT, OTHER_MODE_NAMES
 from dmlpy.problems import show
@@ -392,6 +392,12 @@ class OperatorDescBase(DmlModel):
         tensors = (*self.input_tensors(), *self.output_tensors())
         present = [tensor is not None for tensor in tensors]
         return OperatorPlan.single(self.lower(profile), present, len(self.input_fields()))
+
+    def input_view(self) -> InputView | None:
+        """Where output 0 is input 0 read through other strides (kernels.InputView), so that a graph reader can
+        read the input instead and this node costs no launch; None for every operator that computes or rearranges
+        beyond a strided read (the default)."""
+        return None
 
     def explain_lines(self) -> list[str]:
         """What the lowering chose and why, one line each, for ``dmlpy explain``."""

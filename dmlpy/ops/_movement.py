@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dmlpy.kernels import LaunchProfile, OperatorPlan, PlannedStep, PlanRef
+from dmlpy.dtypes import DATA_TYPES
+from dmlpy.kernels import InputView, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
 from dmlpy.kernels.movement import Window, strided_copy, window_copy
 from dmlpy.tensor import TensorDesc
 
@@ -22,6 +23,14 @@ def window_plan(source: TensorDesc, target: TensorDesc, window: Window, profile:
         profile,
     )
     return OperatorPlan((PlannedStep(lowered, (PlanRef("input", 0, shift), PlanRef("output", 0))),))
+
+
+def window_view(source: TensorDesc, target: TensorDesc, window: Window) -> InputView | None:
+    """``window`` of input 0 (``source``) as a strided read of it, where it is one and the elements are whole
+    bytes or more (a 4-bit view may start mid-byte, which only the copy's own pairing handles)."""
+    if DATA_TYPES[source.desc.data_type].bits < 8:
+        return None
+    return window.view(source.desc.effective_strides, target.desc.sizes)
 
 
 def view_plan(

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels import InputView
 from dmlpy.kernels.elementwise import bits_type
 from dmlpy.ops._unary import ScaleBias, ScaledUnaryDesc, float_literal
 from dmlpy.support import SupportRow, SupportTable
@@ -70,6 +71,13 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
             # copy alone moves bit for bit.
             return None if data_type == T.FLOAT16 else value
         return self.stored(self.scaled(value))
+
+    def input_view(self) -> InputView | None:
+        """Without ScaleBias the copy is InputTensor read through its own Strides at the output's coordinates (a
+        transpose or a broadcast written as InputTensor's Strides, as onnxruntime lowers Transpose and Expand)."""
+        if self.scale_bias is not None or DATA_TYPES[self.input_tensor.desc.data_type].bits < 8:
+            return None
+        return InputView(self.input_tensor.desc.effective_strides)
 
     def explain_lines(self) -> list[str]:
         data_type = self.input_tensor.desc.data_type

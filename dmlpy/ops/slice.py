@@ -24,11 +24,11 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
+from dmlpy.kernels import CPU_PROFILE, InputView, LaunchProfile, OperatorPlan
 from dmlpy.kernels.movement import Window
 from dmlpy.model import Int32, UInt32
 from dmlpy.ops._base import OutputShape
-from dmlpy.ops._movement import window_plan
+from dmlpy.ops._movement import window_plan, window_view
 from dmlpy.ops._reshaping import EVERY, FL_1_0_TYPES, FL_2_1_TYPES, PerDimensionDesc, table
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -99,8 +99,13 @@ class SliceOperatorDesc(PerDimensionDesc):
 
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
         """A strided read: OutputTensor[c] = InputTensor[Offsets + Strides * c]."""
-        window = Window.of_slice(self.input_tensor.desc.sizes, self.offsets, self.strides)
-        return window_plan(self.input_tensor, self.output_tensor, window, profile)
+        return window_plan(self.input_tensor, self.output_tensor, self._window(), profile)
+
+    def input_view(self) -> InputView | None:
+        return window_view(self.input_tensor, self.output_tensor, self._window())
+
+    def _window(self) -> Window:
+        return Window.of_slice(self.input_tensor.desc.sizes, self.offsets, self.strides)
 
 
 def max_copied(fields: dict[str, Any], operator: str) -> tuple[int, ...]:
@@ -221,14 +226,20 @@ class Slice1OperatorDesc(_WindowDesc):
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
         """OutputTensor[c] = InputTensor[CopyStart + InputWindowStrides * c]: a strided read where every stride is
         positive, movement.cl's otherwise."""
+        return window_plan(self.input_tensor, self.output_tensor, self._window(), profile)
+
+    def input_view(self) -> InputView | None:
+        return window_view(self.input_tensor, self.output_tensor, self._window())
+
+    def _window(self) -> Window:
+        """CopyStart per dimension: the window's first element, or its last where the stride is negative."""
         starts = [
             offset + size - 1 if stride < 0 else offset
             for offset, size, stride in zip(
                 self.input_window_offsets, self.input_window_sizes, self.input_window_strides, strict=True
             )
         ]
-        window = Window.of_slice(self.input_tensor.desc.sizes, starts, self.input_window_strides)
-        return window_plan(self.input_tensor, self.output_tensor, window, profile)
+        return Window.of_slice(self.input_tensor.desc.sizes, starts, self.input_window_strides)
 
 
 class SliceGradOperatorDesc(_WindowDesc):
