@@ -34,8 +34,9 @@ from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.graph.builder import tensor_bytes
-from dmlpy.graph.desc import Source
+from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
 from dmlpy.graph.rules import node_operator
+from dmlpy.graph.views import same_view
 from dmlpy.kernels import coalesce
 from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.ops.activation_softmax import AxisReducingDesc
@@ -319,6 +320,14 @@ def _output_masks(
                 "carried through element-wise nodes only: pass np.ma.getdata(x) to run on the data under the mask, "
                 "or x.filled(value)"
             )
+        reinterpreted = _reinterpreted_read(graph, analysis, node, reached)
+        if reinterpreted is not None:
+            raise InvalidArgumentError(
+                f"{compiled.describe()}: argument {min(origins)} is a masked array whose masked elements reach "
+                f"{graph.node_label(node)}, which reads {graph.node_label(reinterpreted)}'s output through other "
+                "Sizes or Strides (a reshape, a transpose, a broadcast); a mask is carried through element-wise "
+                "nodes that read each value as it was written: pass np.ma.getdata(x), or x.filled(value)"
+            )
         output = op.output_tensors()[0]
         assert output is not None
         combined = np.zeros(output.desc.sizes, np.bool_)
@@ -331,6 +340,19 @@ def _output_masks(
         np.zeros(desc.sizes, np.bool_) if mask is None else mask[0].copy()  # a node's outputs share one mask
         for mask, desc in zip(carried, analysis.output_descs, strict=True)
     ]
+
+
+def _reinterpreted_read(graph: GraphDesc, analysis: GraphAnalysis, node: int, reached: dict[Source, Any]) -> int | None:
+    """The producer whose masked output ``node`` reads through a view of its own, if any."""
+    op = node_operator(graph, node)
+    for slot, tensor in enumerate(op.input_tensors()):
+        source = analysis.sources.get((node, slot))
+        if tensor is None or source is None or source.kind != "node" or source not in reached:
+            continue
+        written = node_operator(graph, source.index).output_tensors()[source.output]
+        if written is not None and not same_view(tensor.desc, written.desc):
+            return source.index
+    return None
 
 
 def _spread(mask: MaskArray, sizes: tuple[int, ...]) -> MaskArray:

@@ -74,3 +74,21 @@ def test_masks_that_no_output_could_hold_are_refused(device: Any) -> None:
     np.testing.assert_array_equal(np.ma.getmaskarray(rounded), np.eye(2, 4, dtype=bool))
     with pytest.raises(dml.InvalidArgumentError, match="argument 1 is a masked array beside a pyopencl array"):
         compiled(cl_array.to_device(device.queue, data), masked)
+
+
+def test_a_mask_through_a_transposed_read_is_refused(device: Any) -> None:
+    """A mask has the Sizes a value was written with; a node reading the value transposed would need it moved."""
+    g = dml.Graph(device)
+    x = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(2, 3)))
+    y = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(3, 2)))
+    compiled = g.compile([dml.graph.transpose(dml.graph.round(x), [1, 0]) + y])
+    data = np.arange(6, dtype=np.float32)
+    with pytest.raises(
+        dml.InvalidArgumentError,
+        match=r"argument 0 is a masked array whose masked elements reach Nodes\[1\] \(ELEMENT_WISE_ADD\), which "
+        r"reads Nodes\[0\] \(ELEMENT_WISE_ROUND\)'s output through other Sizes or Strides",
+    ):
+        compiled(np.ma.MaskedArray(data.reshape(2, 3), mask=np.eye(2, 3, dtype=bool)), data.reshape(3, 2))
+    summed = compiled(data.reshape(2, 3), np.ma.MaskedArray(data.reshape(3, 2), mask=np.eye(3, 2, dtype=bool)))
+    np.testing.assert_array_equal(np.ma.getdata(summed), data.reshape(2, 3).T + data.reshape(3, 2))
+    np.testing.assert_array_equal(np.ma.getmaskarray(summed), np.eye(3, 2, dtype=bool))
