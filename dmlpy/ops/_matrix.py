@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from dmlpy.drawing.matrices import MatrixProduct
 from dmlpy.enums import FeatureLevel, MatrixTransform, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels.contraction import ABSENT, Axis, Domain, matrix_strides
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -36,6 +37,10 @@ class MatrixSizes:
     k_of_b_from: str
     transforms: str
     """The transforms in words, for messages: ``TransA NONE, TransB TRANSPOSE``; empty without them."""
+
+
+_MATRIX_AXES: dict[str, tuple[Axis, Axis]] = {"a_tensor": ("m", "k"), "b_tensor": ("k", "n")}
+"""The domain axes of A's and B's last two dimensions as stored, untransposed (any other matrix: M and N)."""
 
 
 def _last_two(rank: int, transposed: bool) -> tuple[int, int]:
@@ -100,6 +105,23 @@ class MatrixMultiplyDesc(StructuredDesc):
     def operands(self) -> dict[str, BufferTensorDesc | None]:
         """This descriptor's inputs by field, as ``output_shapes`` takes them."""
         return {name: None if (tensor := getattr(self, name)) is None else tensor.desc for name in self.INPUTS}
+
+    def domain(self) -> Domain:
+        """The contraction's batch, M, N and K (gemm.cl's domain)."""
+        sizes = self.matrix_sizes(self.operands(), self.transform_fields())
+        return Domain(sizes.batch, sizes.m, sizes.n, sizes.k_of_a)
+
+    def matrix_strides(self, field: str) -> tuple[int, ...]:
+        """A matrix tensor's strides in the domain: A along (M, K), B along (K, N), swapped where TransA or TransB
+        transposes them; C, a bias and the output along (M, N); absent, ``ABSENT``."""
+        tensor: TensorDesc | None = getattr(self, field)
+        if tensor is None:
+            return ABSENT
+        transform = {"a_tensor": self.A_TRANSFORM, "b_tensor": self.B_TRANSFORM}.get(field)
+        transposed = transform is not None and getattr(self, transform) == MatrixTransform.TRANSPOSE
+        axes = _MATRIX_AXES.get(field, ("m", "n"))
+        last_two = (axes[1], axes[0]) if transposed else axes
+        return matrix_strides(tensor.desc.sizes, tensor.desc.effective_strides, last_two)
 
     def transform_fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in (self.A_TRANSFORM, self.B_TRANSFORM) if name is not None}

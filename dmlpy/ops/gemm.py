@@ -4,16 +4,23 @@ ns-directml-dml_gemm_operator_desc.md).
 
 ATensor, BTensor, CTensor and OutputTensor have the same DataType (FLOAT32 or FLOAT16) and DimensionCount (4; 2 to
 4 from FL 4_0); CTensor, when given, has OutputTensor's Sizes ("CTensor and OutputTensor must have the same
-Sizes": a C broadcast along rows, columns or batches is a Stride of 0 with the Sizes in full). dmlpy validates it
-and does not run it yet.
+Sizes": a C broadcast along rows, columns or batches is a Stride of 0 with the Sizes in full). It runs as
+``opencl/gemm.cl``'s contraction (``dmlpy/kernels/contraction.py``): TransA and TransB as swapped strides, Alpha and
+Beta as the kernel's arguments (every value shares one program), the FusedActivation's own expression on the result
+(``FusedActivation.applied``); each output one fma chain over K in float (FLOAT16 read into float, rounded once to
+half), within the bound docs/operators/matrix_multiply.md derives.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from dmlpy.enums import FeatureLevel, MatrixTransform, OperatorType
+from dmlpy.enums import FeatureLevel, MatrixTransform, OperatorType, TensorDataType
+from dmlpy.kernels.contraction import contraction_kernel
+from dmlpy.kernels.launch import CPU_PROFILE, KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.ops._matrix import MatrixMultiplyDesc, MatrixSizes
+from dmlpy.ops._normalization import activation_prelude
+from dmlpy.ops._typed_values import value_bits
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.support import SupportTable
@@ -64,3 +71,23 @@ class GemmOperatorDesc(MatrixMultiplyDesc):
     def check_matrix_rules(self, level: FeatureLevel, sizes: MatrixSizes) -> None:
         self.check_sized_like_output("c_tensor", sizes)
         self.check_fused_activation(level, self.fused_activation)
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """gemm.cl's contraction: A, B, C and the output through their strides, Alpha and Beta as float bits."""
+        half = self.a_tensor.desc.data_type == TensorDataType.FLOAT16
+        defines = (
+            ("A_T", "ushort" if half else "float"),
+            ("DML_FLOAT16", str(int(half))),
+            ("HAS_C", str(int(self.c_tensor is not None))),
+        )
+        where = f"{self.operator_name()}.FusedActivation"
+        scalars = tuple(value_bits(value, TensorDataType.FLOAT32) for value in (self.alpha, self.beta))
+        return contraction_kernel(
+            "GEMM",
+            defines,
+            self.domain(),
+            [self.matrix_strides(field) for field in (*self.INPUTS, *self.OUTPUTS)],
+            profile,
+            prelude=activation_prelude(self.fused_activation, self.output_tensor, where),
+            parameters=(KernelParameter("uint8", scalars),),
+        )

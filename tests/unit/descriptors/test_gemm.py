@@ -3,7 +3,7 @@ QUANTIZED_LINEAR_MATRIX_MULTIPLY and MATRIX_MULTIPLY_INTEGER_TO_FLOAT. Worked ex
 their own: ONNX's Gemm, MatMulInteger and QLinearMatMul examples, which the pages name as their models) validate;
 each documented rule broken is refused with a message naming the field and the rule; the output rule agrees with
 NumPy's matmul (and ONNX's reference Gemm) on random shapes; JSON, the schema and the command line take them;
-compiling says dmlpy does not run them yet."""
+GEMM plans one launch of gemm.cl."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
 
@@ -285,9 +285,14 @@ def test_enums_take_every_spelling() -> None:
     assert values["MATRIX_MULTIPLY_INTEGER_TO_FLOAT"] == 170
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates GEMM but does not run it yet"):
-        gemm().plan()
+def test_gemm_plans_gemm_cl_with_transposes_as_strides() -> None:
+    """One launch of gemm.cl's contraction over (batch0, batch1, M, N, K); TransA swaps A's two strides, no variant."""
+    (step,) = gemm().plan().steps
+    assert (step.lowered.kernel.source_name, step.lowered.kernel.kernel_name) == ("gemm.cl", "contraction")
+    assert step.lowered.layout.sizes == (1, 1, 4, 6, 3)
+    assert step.lowered.layout.strides[0] == (0, 0, 3, 0, 1)  # A {1, 1, 4, 3}: M by 3, K by 1
+    (transposed,) = gemm(a=(1, 1, 3, 4), TransA="TRANSPOSE").plan().steps
+    assert transposed.lowered.layout.strides[0] == (0, 0, 1, 0, 4) and transposed.lowered.kernel == step.lowered.kernel
 
 
 def test_dmlpy_validate_and_explain_a_gemm_file(run: Run, write_json: Any) -> None:
@@ -299,4 +304,5 @@ def test_dmlpy_validate_and_explain_a_gemm_file(run: Run, write_json: Any) -> No
     bad = write_json(json.loads(dml.OperatorDesc.model_validate(gemm(out=(1, 1, 4, 5))).model_dump_json()), "bad.json")
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "GEMM.OutputTensor.Sizes is [1, 1, 4, 5]" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0 and "contraction in opencl/gemm.cl" in explained.stdout

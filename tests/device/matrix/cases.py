@@ -1,0 +1,111 @@
+"""The matrix products' cases, shared by their device tests and Oclgrind variants: a descriptor, its inputs by slot,
+the float64 result (NumPy's matmul on the inputs as the kernel reads them) and the bound the result must meet.
+
+GEMM's bound (docs/operators/matrix_multiply.md): each output's sum over K is one serial chain of products and sums
+(fused or not), |s - s*| <= gamma_K * sum |a||b|; Alpha's product and Beta * C add two roundings, so
+|r - r*| <= gamma_(K+2) * (|Alpha| sum |a||b| + |Beta||c|), gamma_n = n u / (1 - n u), u = 2^-24. A FLOAT16 output
+adds its one rounding to half: u_h (|r*| + bound) more, u_h = 2^-11."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+import dmlpy as dml
+from tests.device.movement.cases import padded_strides, tensor
+from tests.device.normalization.cases import past_bound as past_bound
+
+T = dml.TensorDataType
+U32, U16 = 2.0**-24, 2.0**-11
+RELU = dml.FusedActivation(type="ACTIVATION_RELU")
+
+
+class Case(NamedTuple):
+    desc: Any
+    inputs: dict[str, npt.NDArray[Any]]
+    expected: npt.NDArray[np.float64]
+    allowed: npt.NDArray[np.float64]
+
+
+def gamma(n: int) -> float:
+    return n * U32 / (1 - n * U32)
+
+
+def values(data_type: Any, sizes: tuple[int, ...], seed: int) -> npt.NDArray[Any]:
+    dtype = np.float16 if data_type == T.FLOAT16 else np.float32
+    return np.random.default_rng(seed).standard_normal(sizes).astype(dtype)
+
+
+def gemm_case(
+    data_type: Any,
+    batch: tuple[int, ...],
+    m: int,
+    k: int,
+    n: int,
+    *,
+    trans_a: bool = False,
+    trans_b: bool = False,
+    c: str | None = "full",
+    alpha: float = 0.75,
+    beta: float = -1.5,
+    gaps: Mapping[str, int] | None = None,
+    b_batch_broadcast: bool = False,
+    fused: Any = None,
+) -> Case:
+    """GEMM over ``batch`` x (M, K) by (K, N): ``c`` None (no CTensor), "full" or "row" (one row broadcast over M and
+    the batch, 0 strides); ``gaps`` pads the innermost rows of the named slots; ``b_batch_broadcast`` reads one B for
+    every batch index (0 batch strides); ``fused`` a FusedActivation (RELU: the reference's max with 0)."""
+    gaps = gaps or {}
+    a_sizes = (*batch, k, m) if trans_a else (*batch, m, k)
+    b_sizes = (*batch, n, k) if trans_b else (*batch, k, n)
+    out_sizes = (*batch, m, n)
+
+    def strides(slot: str, sizes: tuple[int, ...]) -> tuple[int, ...] | None:
+        return padded_strides(sizes, gaps[slot]) if slot in gaps else None
+
+    a, b = values(data_type, a_sizes, 1), values(data_type, b_sizes, 2)
+    b_strides = strides("b_tensor", b_sizes)
+    if b_batch_broadcast:
+        b[...] = b[(0,) * len(batch)]
+        inner = b_strides[-2:] if b_strides is not None else (b_sizes[-1], 1)
+        b_strides = (*(0,) * len(batch), *inner)
+    inputs = {"a_tensor": a, "b_tensor": b}
+    c_desc = None
+    if c is not None:
+        cv = values(data_type, out_sizes, 3)
+        c_strides = strides("c_tensor", out_sizes)
+        if c == "row":
+            cv[...] = cv[(0,) * len(batch) + (0,)]
+            c_strides = (*(0,) * (len(batch) + 1), 1)
+        inputs["c_tensor"] = cv
+        c_desc = tensor(data_type, out_sizes, c_strides)
+    desc = dml.GemmOperatorDesc(
+        a_tensor=tensor(data_type, a_sizes, strides("a_tensor", a_sizes)),
+        b_tensor=tensor(data_type, b_sizes, b_strides),
+        c_tensor=c_desc,
+        output_tensor=tensor(data_type, out_sizes, strides("output_tensor", out_sizes)),
+        trans_a="TRANSPOSE" if trans_a else "NONE",
+        trans_b="TRANSPOSE" if trans_b else "NONE",
+        alpha=alpha,
+        beta=beta,
+        fused_activation=fused,
+    )
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if trans_a:
+        a64 = np.swapaxes(a64, -1, -2)
+    if trans_b:
+        b64 = np.swapaxes(b64, -1, -2)
+    exact = alpha * (a64 @ b64)
+    magnitude = abs(alpha) * (np.abs(a64) @ np.abs(b64))
+    if c is not None:
+        c64 = inputs["c_tensor"].astype(np.float64)
+        exact, magnitude = exact + beta * c64, magnitude + abs(beta) * np.abs(c64)
+    allowed = gamma(k + 2) * magnitude
+    if data_type == T.FLOAT16:
+        allowed = allowed + U16 * (np.abs(exact) + allowed)
+    if fused is not None:
+        exact = np.maximum(exact, 0)  # RELU: 1-Lipschitz, exact, so the bound carries over
+    return Case(desc, inputs, exact, allowed)
