@@ -309,7 +309,8 @@ def _graph_input_descs(
                     f"{GRAPH}: graph input {graph_input} feeds {graph.node_label(first_node)}."
                     f"{_slot_name(graph, first_node, first_slot, False)} ({field} {one}) and "
                     f"{graph.node_label(node)}.{_slot_name(graph, node, slot, False)} ({field} {two}); a graph "
-                    "input is one tensor, bound once, so every node input it feeds must describe it alike"
+                    "input is one tensor, bound once, so every node input it feeds must describe it alike (to read "
+                    "it another way too, a transpose or a reshape, read a copy of it: dml.graph.identity)"
                 )
         descs.append(first)
     return tuple(descs)

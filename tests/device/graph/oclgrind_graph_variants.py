@@ -76,12 +76,13 @@ def run(device: Any, desc: dml.GraphDesc, inputs: list[np.ndarray], fuse: bool) 
     return results, compiled.kernel_count
 
 
-def check(device: Any, name: str, desc: dml.GraphDesc, inputs: list[np.ndarray]) -> None:
+def check(device: Any, name: str, desc: dml.GraphDesc, inputs: list[np.ndarray], kernels: int = 1) -> None:
+    """``desc`` fused (in ``kernels`` kernels) against one node at a time, bit for bit."""
     begin(name)
-    fused, kernels = run(device, desc, inputs, fuse=True)
+    fused, launched = run(device, desc, inputs, fuse=True)
     separate, _ = run(device, desc, inputs, fuse=False)
-    if kernels != 1:
-        LOG.mismatch(f"{name} ran {kernels} kernels, not 1 fused")
+    if launched != kernels:
+        LOG.mismatch(f"{name} ran {launched} kernels, not {kernels}")
     for k, (got, want) in enumerate(zip(fused, separate, strict=True)):
         if got.tobytes() != want.tobytes():
             wrong = np.flatnonzero(got.reshape(-1).view(np.uint8) != want.reshape(-1).view(np.uint8))
@@ -182,6 +183,25 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     ]
     x = float_values(rng, (37,), np.float32)
     check(device, "round_identity_hostile_names_37", desc.model_copy(update={"nodes": tuple(nodes)}), [x])
+
+    # Views that cost no kernel (dmlpy/graph/views.py): a window read from its first element, a window of a
+    # window into a reduction, a transposed computed value through Identity: each read stays inside its buffer.
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    xi, yi = g.input(dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=(5, 7))), g.input((2, 3), np.float32)
+    window = dml.graph.slice(xi, [1, 2], [3, 5], [2, 2]) * yi
+    total = dml.graph.reduce(
+        dml.graph.slice(dml.graph.slice(xi, [1, 1], [4, 6], [1, 1]), [1, 0], [3, 6], [2, 3]), "SUM", [1]
+    )
+    turned = dml.graph.identity(dml.graph.transpose(dml.graph.round(xi), [1, 0])) + dml.graph.round(
+        dml.graph.transpose(dml.graph.identity(xi), [1, 0])
+    )
+    check(
+        device,
+        "views_window_reduce_transpose_f32",
+        g.desc_for([window, total, turned]),
+        [float_values(rng, (5, 7), np.float32), float_values(rng, (2, 3), np.float32)],
+        kernels=4,  # the product, the reduction, the two (5, 7) nodes, the two (7, 5) ones: no copy, no window
+    )
 
     return LOG.summary()
 

@@ -21,6 +21,7 @@ VARIANTS = [
     "tree_f16_padded_two_outputs_constants_3x5",
     "identity_i8_nan_inf_scale_bias_37",
     "round_identity_hostile_names_37",
+    "views_window_reduce_transpose_f32",
 ]
 
 
