@@ -44,6 +44,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
+from dmlpy.onnx.generators import GENERATOR_OPS, generator_outputs
 from dmlpy.onnx.indexing import INDEXING_OPS, indexing_outputs
 from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.movement import MOVEMENT_OPS, data_inputs, movement_plan
@@ -306,6 +307,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
                 result, shape = reduced(x, given if shapes is not None else None)
+            elif node.op_type in GENERATOR_OPS:
+                family = generator_outputs(graph, node, rep.opset, attributes, reads, shapes is None, where)
+                result, shape = family[0]
             elif node.op_type in _FAMILIES:
                 lowered = normalization_outputs if node.op_type in NORMALIZATION_OPS else indexing_outputs
                 family = lowered(node, rep.opset, attributes, reads, shapes is None, where)
@@ -329,7 +333,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
                 build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
                 result = expressed(where, build, x, **keywords)
-            if boolean_output(node.op_type, rep.opset, [name in booleans for name in node.input]):
+            if boolean_output(node, rep.opset, [name in booleans for name in node.input]):
                 booleans.update(node.output)
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
             # can but the op type's schema does not allow (a Mean of INT32) is a malformed model.
@@ -364,7 +368,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     return Lowered(expressions, bound, outputs)
 
 
-_FAMILIES = (*NORMALIZATION_OPS, *INDEXING_OPS)
+_FAMILIES = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS)
 _SHARED = "this node's operator reads it (DirectML's tensors of one operator share their DimensionCount)"
 _BLOCKED_FIX = "; feed the blocked node from a graph input or initializer"
 _CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"

@@ -17,6 +17,7 @@ import onnx
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
+from dmlpy.onnx.generators import GENERATOR_OPS, REFUSED_GENERATOR_OPS, eye_like_boolean
 from dmlpy.onnx.indexing import INDEXING_OPS
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
 from dmlpy.onnx.normalization import NORMALIZATION_OPS, REFUSED_OP_TYPES
@@ -30,6 +31,8 @@ from dmlpy.problems.values import QUOTED_LENGTH, quoted
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
 SUPPORTED_OPS = tuple(LOWERED_TO)
+_REFUSED_OP_TYPES = REFUSED_OP_TYPES | REFUSED_GENERATOR_OPS
+"""The op types dmlpy refuses with a reason of their own (GroupNormalization, NonZero)."""
 
 _CHOSEN_BY: dict[str, tuple[str, dict[int | str, OperatorType]]] = {
     "Mod": (
@@ -122,7 +125,7 @@ def check_op_types(nodes: Sequence[onnx.NodeProto], opset: int) -> None:
         named = f"graph.node[{indices[0]}] {quoted(first) if first else '(unnamed)'}"
         kind = f"{_shown(op_type)} (domain {_shown(domain)})" if domain else _shown(op_type)
         count = f"{len(indices)} nodes, the first {named}" if len(indices) > 1 else f"1 node, {named}"
-        why = f" ({REFUSED_OP_TYPES[op_type]})" if not domain and op_type in REFUSED_OP_TYPES else ""
+        why = f" ({_REFUSED_OP_TYPES[op_type]})" if not domain and op_type in _REFUSED_OP_TYPES else ""
         lines.append(f"\n  {kind}: {count}{why}")
     refused = sum(len(indices) for indices in unmapped.values())
     raise NodeRefused(
@@ -157,7 +160,9 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
-    if any(node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS)):
+    if any(
+        node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS, GENERATOR_OPS)
+    ):
         return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
     for attribute in node.attribute:
@@ -282,11 +287,13 @@ def _allowed_types(schema: onnx.defs.OpSchema, type_str: str) -> list[str]:
     return allowed.get(type_str, [type_str])
 
 
-def boolean_output(op_type: str, opset: int, inputs_boolean: Sequence[bool]) -> bool:
+def boolean_output(node: onnx.NodeProto, opset: int, inputs_boolean: Sequence[bool]) -> bool:
     """Whether a node's output is an ONNX bool tensor (which DirectML stores as UINT8, 1 and 0): its op type's
     schema allows only bool there (IsNaN, IsInf), or gives it the type of an input (the first; Where's X) that is
-    bool (``inputs_boolean``: the node's inputs, in order)."""
-    schema = onnx.defs.get_schema(op_type, opset)
+    bool (``inputs_boolean``: the node's inputs, in order), or EyeLike's dtype says so."""
+    if node.op_type == "EyeLike":
+        return eye_like_boolean(node, inputs_boolean[0])
+    schema = onnx.defs.get_schema(node.op_type, opset)
     output = schema.outputs[0].type_str
     pairs = zip(schema.inputs, inputs_boolean, strict=False)  # a variadic input (Sum's) is one formal parameter
     alike = [boolean for formal, boolean in pairs if formal.type_str == output]
