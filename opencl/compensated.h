@@ -66,6 +66,58 @@ static inline float blocked_total(BlockedSum s)
     return compensated_total(s.total);
 }
 
+// The same sums eight at a time, one per lane of a float8 (reduce.cl's vector walks: eight independent chains
+// of additions, where one chain of dependent ones bounds a serial sum's speed). Each lane is a BlockedSum of its
+// own; blocked_take_lane folds a lane into a scalar BlockedSum as blocked_fold folds a block, every rounding error
+// kept, so a sum combined from lanes keeps the one sum's bound. The vector select is Neumaier's choice of operands.
+typedef struct {
+    float8 sum, compensation;
+} CompensatedLanes;
+
+typedef struct {
+    CompensatedLanes total, block;
+    uint in_block;
+} BlockedLanes;
+
+static inline void compensated_lanes_add(CompensatedLanes *s, float8 term)
+{
+    const float8 total = s->sum + term;
+    s->compensation +=
+        select((term - total) + s->sum, (s->sum - total) + term, isgreaterequal(fabs(s->sum), fabs(term)));
+    s->sum = total;
+}
+
+static inline void blocked_lanes(BlockedLanes *s)
+{
+    s->total.sum = s->total.compensation = s->block.sum = s->block.compensation = (float8)(0.0f);
+    s->in_block = 0u;
+}
+
+static inline void blocked_lanes_add(BlockedLanes *s, float8 term)
+{
+    compensated_lanes_add(&s->block, term);
+    if (++s->in_block == COMPENSATED_BLOCK) {
+        compensated_lanes_add(&s->total, s->block.sum);
+        s->total.compensation += s->block.compensation;
+        s->block.sum = s->block.compensation = (float8)(0.0f);
+        s->in_block = 0u;
+    }
+}
+
+// Lane `lane`'s sum and compensation, in total and in its open block, folded into s.
+static inline void blocked_take_lane(BlockedSum *s, const BlockedLanes *lanes, int lane)
+{
+    float parts[4][8];
+    vstore8(lanes->total.sum, 0, parts[0]);
+    vstore8(lanes->total.compensation, 0, parts[1]);
+    vstore8(lanes->block.sum, 0, parts[2]);
+    vstore8(lanes->block.compensation, 0, parts[3]);
+    blocked_fold(s);
+    compensated_add(&s->total, parts[0][lane]);
+    compensated_add(&s->total, parts[2][lane]);
+    s->total.compensation += parts[1][lane] + parts[3][lane];
+}
+
 // x - maximum as hi + lo exactly (Knuth's TwoSum, which needs no ordering of the operands). Where hi is not
 // finite (x is -inf, or the difference overflows), exp(hi) is 0 and lo is 0.
 static inline float2 exact_difference(float x, float maximum)

@@ -17,6 +17,20 @@
 //   MIN, MAX         exact; a NaN in the group gives NaN (np.min, np.max).
 //   ARGMIN, ARGMAX   the index within the group, in row-major order of the reduced axes, of the first extreme
 //                    (LAST_INDEX: the last); a NaN counts as the extreme (np.argmax, np.argmin: the first NaN).
+//
+// WALK (dmlpy/kernels/reduction.py picks it from the layout) says how a work-item reads its elements:
+//   SCALAR_WALK  one group, one element a step, through reduction_walk.h's cursor (any layout, every function).
+//   LANES_WALK   one group whose one reduced dimension is contiguous in the input, at least 8 long: eight
+//                consecutive elements a vload8, element i in lane i % 8 (eight independent chains, which a CPU runs
+//                side by side where one chain of dependent additions bounds a serial walk), the lanes combined and
+//                the tail after the last whole eight taken serially.
+//   BANDS_WALK   eight adjacent groups along the innermost kept dimension, contiguous in the input: one vload8 a
+//                step reads one element of each, walking down the reduced dimensions, so memory is read in rows
+//                where a work-item per group would stride through it; a band cut short by the row's end is walked
+//                one group at a time (SCALAR_WALK).
+// Both vector walks serve the float functions but LOG_SUM_EXP; they change the order of a sum or a product, never
+// its bound (compensated.h's lanes keep every rounding error), nor which index ARGMIN and ARGMAX return (lanes are
+// combined by value, then by index).
 
 #include "compensated.h"
 #include "elementwise_ops.h"
@@ -44,14 +58,24 @@
 #ifndef LAST_INDEX
 #define LAST_INDEX 0
 #endif
+#define SCALAR_WALK 0
+#define LANES_WALK 1
+#define BANDS_WALK 2
+#ifndef WALK
+#define WALK SCALAR_WALK
+#endif
+#define EXTREME (FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN)
+#define SUMMED (FUNCTION == SUM || FUNCTION == AVERAGE || FUNCTION == L1 || FUNCTION == SUM_SQUARE || \
+                FUNCTION == L2 || FUNCTION == LOG_SUM)
 
 
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+#if EXTREME || FUNCTION == LOG_SUM_EXP
 // Whether x replaces the extreme so far (best): a NaN is the extreme, the first one (or, LAST_INDEX, the last).
-#if FUNCTION == ARGMAX
-#define BEYOND(x, best) ((x) > (best))
-#else
+// MAX, MIN and LOG_SUM_EXP's maximum take the first (LAST_INDEX 0).
+#if FUNCTION == ARGMIN || FUNCTION == MIN
 #define BEYOND(x, best) ((x) < (best))
+#else
+#define BEYOND(x, best) ((x) > (best))
 #endif
 #if FLOAT_VALUES
 #if LAST_INDEX
@@ -72,6 +96,37 @@
 typedef float value_t;
 #else
 typedef VALUE_T value_t;
+#endif
+
+#if FLOAT_VALUES && SUMMED
+// Takes x's term (x, |x| or x^2) into the sum.
+static inline void sum_take(BlockedSum *sum, float x)
+{
+#if FUNCTION == L1
+    blocked_add(sum, fabs(x));
+#elif FUNCTION == SUM_SQUARE || FUNCTION == L2
+    const float square = x * x;
+    sum->block.compensation += fma(x, x, -square);  // exact: the square's rounding error
+    blocked_add(sum, square);
+#else
+    blocked_add(sum, x);
+#endif
+}
+
+// The function's result from the sum of a group of `length` terms.
+static inline float sum_result(BlockedSum sum, ulong length)
+{
+    const float total = blocked_total(sum);
+#if FUNCTION == AVERAGE
+    return total / (float)length;
+#elif FUNCTION == L2
+    return sqrt(total);
+#elif FUNCTION == LOG_SUM
+    return log(total);
+#else
+    return total;
+#endif
+}
 #endif
 
 #if FUNCTION == LOG_SUM_EXP
@@ -104,14 +159,9 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
         const value_t x = LOAD(input, cursor.at[0]);
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FLOAT_VALUES
+        // MAX, MIN, and LOG_SUM_EXP's maximum (whose first index it keeps) too: a NaN stays.
         if (REPLACES(x, best)) {
-            best = x;
-            *index = i;
-        }
-#elif FLOAT_VALUES
-        // MAX, MIN, and LOG_SUM_EXP's maximum (whose first index it keeps): a NaN stays.
-        if (!isnan(best) && (isnan(x) || (FUNCTION == MIN ? x < best : x > best))) {
             best = x;
             *index = i;
         }
@@ -137,27 +187,9 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
 #elif FLOAT_VALUES
     BlockedSum sum = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
-        const float x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0]));
-#if FUNCTION == L1
-        blocked_add(&sum, fabs(x));
-#elif FUNCTION == SUM_SQUARE || FUNCTION == L2
-        const float square = x * x;
-        sum.block.compensation += fma(x, x, -square);  // exact: the square's rounding error
-        blocked_add(&sum, square);
-#else
-        blocked_add(&sum, x);
-#endif
+        sum_take(&sum, i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0])));
     }
-    const float total = blocked_total(sum);
-#if FUNCTION == AVERAGE
-    return total / (float)g->length;
-#elif FUNCTION == L2
-    return sqrt(total);
-#elif FUNCTION == LOG_SUM
-    return log(total);
-#else
-    return total;
-#endif
+    return sum_result(sum, g->length);
 #else
     // Integers: SUM, L1, SUM_SQUARE, MULTIPLY modulo 2^width, in the unsigned type of the width.
     UVALUE_T total = (UVALUE_T)0;
@@ -180,22 +212,264 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
 #endif
 }
 
+#if WALK != SCALAR_WALK
+// The vector walks' arithmetic: a state of eight lanes (lanes_*: lanes_first starts it with eight elements, their
+// indices within their groups, lanes_take takes eight more) and the scalar state of one group's result (state_*:
+// from one lane, taking another lane's, taking one more element, the result). Floats but LOG_SUM_EXP only.
+#if DML_FLOAT16
+static inline float8 load_lanes(__global const INPUT_T *at)
+{
+    const ushort8 b = vload8(0, at);
+    return (float8)(half_bits_to_float(b.s0), half_bits_to_float(b.s1), half_bits_to_float(b.s2),
+                    half_bits_to_float(b.s3), half_bits_to_float(b.s4), half_bits_to_float(b.s5),
+                    half_bits_to_float(b.s6), half_bits_to_float(b.s7));
+}
+#else
+static inline float8 load_lanes(__global const INPUT_T *at)
+{
+    return vload8(0, at);
+}
+#endif
+
+#if SUMMED
+typedef BlockedLanes lanes_t;
+typedef BlockedSum state_t;
+
+static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
+{
+#if FUNCTION == L1
+    blocked_lanes_add(lanes, fabs(x));
+#elif FUNCTION == SUM_SQUARE || FUNCTION == L2
+    const float8 square = x * x;
+    lanes->block.compensation += fma(x, x, -square);  // exact: the squares' rounding errors
+    blocked_lanes_add(lanes, square);
+#else
+    blocked_lanes_add(lanes, x);
+#endif
+}
+
+static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
+{
+    blocked_lanes(lanes);
+    lanes_take(lanes, x, index);
+}
+
+static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    blocked_take_lane(s, lanes, lane);
+}
+
+static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    *s = blocked_sum();
+    blocked_take_lane(s, lanes, lane);
+}
+
+static inline void state_take(state_t *s, float x, ulong index)
+{
+    sum_take(s, x);
+}
+
+static inline float state_result(state_t s, ulong length)
+{
+    return sum_result(s, length);
+}
+#elif EXTREME
+typedef struct {
+    float8 best;
+    uint8 index;  // within the group: the walks run only where a group has fewer than 2^32 elements
+} lanes_t;
+typedef struct {
+    float best;
+    ulong index;
+} state_t;
+
+static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
+{
+    lanes->best = x;
+    lanes->index = index;
+}
+
+// REPLACES, lane by lane (a comparison's true is -1 in every bit, so masks combine bitwise).
+static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
+{
+    const int8 nan_x = isnan(x), nan_best = isnan(lanes->best);
+#if FUNCTION == ARGMIN || FUNCTION == MIN
+    const int8 beyond = isless(x, lanes->best);
+#else
+    const int8 beyond = isgreater(x, lanes->best);
+#endif
+#if LAST_INDEX
+    const int8 replaces = nan_x | (~nan_best & (isequal(x, lanes->best) | beyond));
+#else
+    const int8 replaces = ~nan_best & (nan_x | beyond);
+#endif
+    lanes->best = select(lanes->best, x, replaces);
+    lanes->index = select(lanes->index, index, replaces);
+}
+
+static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    float best[8];
+    uint index[8];
+    vstore8(lanes->best, 0, best);
+    vstore8(lanes->index, 0, index);
+    s->best = best[lane];
+    s->index = index[lane];
+}
+
+// Lanes hold elements out of their order in the group: another lane's extreme wins by value, and where the values
+// tie (or both are NaN) by index, the smaller (LAST_INDEX: the larger).
+static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    state_t other;
+    state_from_lane(&other, lanes, lane);
+    const bool tie = other.best == s->best || (isnan(other.best) && isnan(s->best));
+    const bool later = other.index > s->index;
+    if (tie ? later == (bool)LAST_INDEX : (isnan(other.best) || (!isnan(s->best) && BEYOND(other.best, s->best)))) {
+        *s = other;
+    }
+}
+
+// An element after every one the state has seen.
+static inline void state_take(state_t *s, float x, ulong index)
+{
+    if (REPLACES(x, s->best)) {
+        s->best = x;
+        s->index = index;
+    }
+}
+
+static inline float state_result(state_t s, ulong length)
+{
+    return s.best;
+}
+#elif FUNCTION == MULTIPLY
+typedef float8 lanes_t;
+typedef float state_t;
+
+static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
+{
+    *lanes = x;
+}
+
+static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
+{
+    *lanes *= x;
+}
+
+static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    float product[8];
+    vstore8(*lanes, 0, product);
+    *s = product[lane];
+}
+
+static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
+{
+    state_t other;
+    state_from_lane(&other, lanes, lane);
+    *s *= other;
+}
+
+static inline void state_take(state_t *s, float x, ulong index)
+{
+    *s *= x;
+}
+
+static inline float state_result(state_t s, ulong length)
+{
+    return s;
+}
+#endif
+
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+#define STORE_STATE(s, output, at, length) ((output)[at] = (OUTPUT_T)(s).index)
+#else
+#define STORE_STATE(s, output, at, length) STORE(state_result(s, length), output, at)
+#endif
+#endif
+
+#if WALK == LANES_WALK
+// A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially.
+static inline void lanes_group(state_t *s, __global const INPUT_T *input, ulong at, ulong length)
+{
+    const uint8 lane = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+    const ulong whole = length / 8 * 8;
+    lanes_t lanes;
+    lanes_first(&lanes, load_lanes(input + at), lane);
+    for (ulong i = 8; i < whole; i += 8) {
+        lanes_take(&lanes, load_lanes(input + at + i), (uint8)((uint)i) + lane);
+    }
+    state_from_lane(s, &lanes, 0);
+    for (int j = 1; j < 8; ++j) {
+        state_take_lane(s, &lanes, j);
+    }
+    for (ulong i = whole; i < length; ++i) {
+        state_take(s, LOAD(input, at + i), i);
+    }
+}
+#endif
+
+// One group on its own (SCALAR_WALK, and BANDS_WALK's groups of a short band), stored.
+static inline void reduce_one(__global const INPUT_T *input, __global OUTPUT_T *output, const Groups *g, ulong group)
+{
+    Cursor start;
+    group_start(&start, g, group);
+#if WALK == LANES_WALK
+    state_t s;
+    lanes_group(&s, input, start.at[0], g->length);
+    STORE_STATE(s, output, start.at[1], g->length);
+#else
+    ulong index;
+    const value_t result = reduce_group(input, start, g, &index);
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+    output[start.at[1]] = (OUTPUT_T)index;
+#else
+    STORE(result, output, start.at[1]);
+#endif
+#endif
+}
+
 __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global OUTPUT_T *output,
                      ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                      uint8 output_strides)
 {
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
+#if WALK == BANDS_WALK
+    // Bands of 8 along the innermost kept dimension (stride 1 in the input), ceil(row / 8) a row of it.
+    const uint row = g.size[KEPT_RANK - 1];
+    const ulong bands_per_row = (row + 7u) / 8u;
+    const ulong bands = g.groups / row * bands_per_row;
+    for (ulong band = get_global_id(0); band < bands; band += get_global_size(0)) {
+        const uint along = (uint)(band % bands_per_row) * 8u;
+        const ulong first = band / bands_per_row * row + along;
+        if (row - along < 8u) {
+            for (ulong group = first; group < first + (row - along); ++group) {
+                reduce_one(input, output, &g, group);
+            }
+            continue;
+        }
+        Cursor cursor;
+        group_start(&cursor, &g, first);
+        const ulong out_at = cursor.at[1];
+        lanes_t lanes;
+        lanes_first(&lanes, load_lanes(input + cursor.at[0]), (uint8)(0u));
+        for (ulong i = 1; i < g.length; ++i) {
+            cursor_next(&cursor, &g);
+            lanes_take(&lanes, load_lanes(input + cursor.at[0]), (uint8)((uint)i));
+        }
+        for (int j = 0; j < 8; ++j) {
+            state_t s;
+            state_from_lane(&s, &lanes, j);
+            STORE_STATE(s, output, out_at + (ulong)j * g.stride[1][KEPT_RANK - 1], g.length);
+        }
+    }
+#else
     FOR_EACH_GROUP(group, g)
     {
-        Cursor start;
-        group_start(&start, &g, group);
-        ulong index;
-        const value_t result = reduce_group(input, start, &g, &index);
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
-        output[start.at[1]] = (OUTPUT_T)index;
-#else
-        STORE(result, output, start.at[1]);
-#endif
+        reduce_one(input, output, &g, group);
     }
+#endif
 }

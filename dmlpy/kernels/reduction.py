@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from dmlpy.dtypes import DATA_TYPES, FLOATS, AnyDataType
-from dmlpy.enums import TensorDataType
+from dmlpy.enums import ReduceFunction, TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
 from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
@@ -52,11 +52,13 @@ def reduction_kernel(
     kept_rank: int,
     profile: LaunchProfile,
     prelude: str = "",
+    groups_per_work_item: int = 1,
 ) -> LoweredOperator:
-    """The kernel ``source_name`` over ``layout`` (``reduction_layout``'s), one work-item per group (``prelude``:
-    #define lines before the source, a FusedActivation's ACTIVATION): under the
-    "cpu" profile exactly one per group; under the "gpu" one whole work-groups up to the profile's grid, the
-    kernel's loop over groups covering the rest (the same program: the profiles differ in the launch only)."""
+    """The kernel ``source_name`` over ``layout`` (``reduction_layout``'s), one work-item per group, or per
+    ``groups_per_work_item`` groups (``prelude``: #define lines before the source, a FusedActivation's ACTIVATION):
+    under the "cpu" profile exactly that many work-items; under the "gpu" one whole work-groups up to the profile's
+    grid, the kernel's loop over groups covering the rest (the same program: the profiles differ in the launch
+    only)."""
     spec = KernelSpec(
         source_name,
         kernel_name,
@@ -65,7 +67,27 @@ def reduction_kernel(
         prelude,
     )
     group_length = math.prod(layout.sizes[kept_rank:])
-    return LoweredOperator(spec, layout, group_length, profile)
+    return LoweredOperator(spec, layout, group_length * groups_per_work_item, profile)
+
+
+LANES = 8
+"""reduce.cl's vector walks read eight floats a load (a float8: one 256-bit register)."""
+_VECTOR_LIMIT = 2**32
+"""The vector walks keep indices within a group as uint: groups shorter than this only."""
+
+
+def reduce_walk(layout: ElementwiseLayout, kept_rank: int, vectorised: bool) -> tuple[str, int]:
+    """reduce.cl's WALK for ``layout`` (``reduction_layout``'s) and the groups a work-item takes:
+    LANES_WALK where the one reduced dimension is contiguous in the input and at least LANES long, BANDS_WALK
+    (LANES adjacent groups a work-item) where the innermost kept dimension is contiguous and at least LANES long,
+    else SCALAR_WALK; only SCALAR_WALK unless ``vectorised`` (the float functions but LOG_SUM_EXP)."""
+    input_strides, length = layout.strides[0], math.prod(layout.sizes[kept_rank:])
+    if vectorised and length < _VECTOR_LIMIT:
+        if layout.rank - kept_rank == 1 and input_strides[kept_rank] == 1 and length >= LANES:
+            return "1", 1
+        if kept_rank and input_strides[kept_rank - 1] == 1 and layout.sizes[kept_rank - 1] >= LANES:
+            return "2", LANES
+    return "0", 1
 
 
 def reduce_kernel(
@@ -96,7 +118,11 @@ def reduce_kernel(
         signed = DATA_TYPES[input_type].numpy.kind == "i"
         defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
-    return reduction_kernel("reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile)
+    walk, groups_per_work_item = reduce_walk(layout, kept_rank, floats and function != ReduceFunction.LOG_SUM_EXP)
+    defines.append(("WALK", walk))
+    return reduction_kernel(
+        "reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile, groups_per_work_item=groups_per_work_item
+    )
 
 
 def normalization_kernel(

@@ -1,7 +1,9 @@
 """Run opencl/reduce.cl on Oclgrind's simulated device: every FUNCTION it compiles (REDUCE's twelve, and the ARGMIN
 and ARGMAX operators with AxisDirection DECREASING, LAST_INDEX 1), each element type of the function's table among
 FLOAT32, FLOAT16, INT8, INT32 and INT64, three axis sets on a (2, 3, 4, 5) input (``all``: KEPT_RANK 0; ``inner``:
-KEPT_RANK 1, REDUCED_RANK 1; ``split``, axes 1 and 3: KEPT_RANK 2, REDUCED_RANK 2, the reduced dimensions apart),
+KEPT_RANK 1, REDUCED_RANK 1; ``split``, axes 1 and 3: KEPT_RANK 2, REDUCED_RANK 2, the reduced dimensions apart) and
+two on inputs of their own for the float vector walks (``lanes``: LANES_WALK with a tail; ``bands``: BANDS_WALK with a
+short band),
 packed and strided (the input's rows padded and bound at a byte offset), through the object model
 (tests/helpers/structured_runs.py) with each buffer exactly as large as its binding (no slack: an access past a
 tensor is an access past its buffer). Results are compared with tests/device/reduction/cases.py's references
@@ -13,9 +15,9 @@ Started by test_reduce_oclgrind.py in a subprocess whose only OpenCL platform is
 ``run_oclgrind_script``). Prints one line ``OCLGRIND_SUMMARY {json}``: the variants run, the kernels each ran, the
 -D defines each compiled (KEPT_RANK, REDUCED_RANK) and the mismatches.
 
-``--short-input`` is this script's own negative control: SUM over every axis (FLOAT32, packed: every element read)
-with an input buffer one element shorter than dmlpy is told, which Oclgrind must report as an invalid read in
-``reduce``.
+``--short-input`` is this script's own negative control: SUM over every axis (FLOAT32, packed: every element read,
+eight a vload8 by LANES_WALK) with an input buffer one element shorter than dmlpy is told, which Oclgrind must report
+as an invalid read (of 32 bytes) in ``reduce``.
 
     python oclgrind_reduce_variants.py [--launch-profile cpu|gpu] [--sample] [--negative-control] [--short-input]
 """
@@ -35,9 +37,13 @@ from tests.device.reduction.cases import F, T, arg_reference, mismatch, values
 from tests.helpers.oclgrind_sweep import NegativeControl, Sweep, Variant, dispatch_short, kernel_defines, sweep_main
 
 SHAPE = (2, 3, 4, 5)
-AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3)}
-"""KEPT_RANK 0 (REDUCED_RANK 1 packed); KEPT_RANK 1 and REDUCED_RANK 1; KEPT_RANK 2 and REDUCED_RANK 2 (axes 1 and 3
-are not adjacent, so neither part coalesces). Strided, the padded rows keep more dimensions apart."""
+AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3), "lanes": (1,), "bands": (0,)}
+"""KEPT_RANK 0 (REDUCED_RANK 1 packed: the floats' LANES_WALK over 120 elements); KEPT_RANK 1 and REDUCED_RANK 1;
+KEPT_RANK 2 and REDUCED_RANK 2 (axes 1 and 3 are not adjacent, so neither part coalesces); on SHAPES' own inputs,
+the floats' LANES_WALK along a contiguous axis of 19 (two vectors and a tail of 3) and BANDS_WALK down the rows of 11
+x 19 (two bands of 8 and a short band of 3). Strided, the padded rows keep more dimensions apart."""
+SHAPES = {"lanes": (3, 19), "bands": (11, 19)}
+"""The axis sets with an input of their own (SHAPE otherwise)."""
 LAYOUTS = ("packed", "strided")
 OFFSET = 32
 """A strided variant binds its input at this byte offset."""
@@ -83,14 +89,14 @@ def sampled_variants() -> list[str]:
 def case_of(label: str) -> tuple[Any, Any, tuple[int, ...], Any]:
     """The label's descriptor, its input, its axes and the expected output (None: ``mismatch`` judges it)."""
     name, type_name, axes_name, layout = label.split()
-    data_type, axes = T[type_name], AXES[axes_name]
-    strides = padded_strides(SHAPE, 2) if layout == "strided" else None
-    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(SHAPE))
+    data_type, axes, shape = T[type_name], AXES[axes_name], SHAPES.get(axes_name, SHAPE)
+    strides = padded_strides(shape, 2) if layout == "strided" else None
+    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
     function = F[name.removesuffix("_LAST")]
-    x = values(data_type, function, 100 + FUNCTIONS.index(name) * 7 + int(data_type), SHAPE)
+    x = values(data_type, function, 100 + FUNCTIONS.index(name) * 7 + int(data_type), shape)
     if name in OPERATORS:
         desc = OPERATORS[name](
-            input_tensor=tensor(data_type, SHAPE, strides),
+            input_tensor=tensor(data_type, shape, strides),
             output_tensor=tensor(T.INT64, out_sizes),  # a 64-bit OUTPUT_T, where REDUCE's ARG stores UINT32
             axes=axes,
             axis_direction="DECREASING",
@@ -99,7 +105,7 @@ def case_of(label: str) -> tuple[Any, Any, tuple[int, ...], Any]:
     index = function in (F.ARGMIN, F.ARGMAX)
     desc = dml.ReduceOperatorDesc(
         function=function,
-        input_tensor=tensor(data_type, SHAPE, strides),
+        input_tensor=tensor(data_type, shape, strides),
         output_tensor=tensor(T.UINT32 if index else data_type, out_sizes),
         axes=axes,
     )

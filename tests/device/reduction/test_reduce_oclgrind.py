@@ -1,6 +1,7 @@
 """Memory safety of opencl/reduce.cl: every FUNCTION it compiles (REDUCE's twelve, ARGMIN and ARGMAX with
 LAST_INDEX), each element type of the function's table among FLOAT32, FLOAT16, INT8, INT32 and INT64, KEPT_RANK 0
-and above, REDUCED_RANK 1 and 2 (axes apart), packed and strided at a byte offset, runs under Oclgrind with no report
+and above, REDUCED_RANK 1 and 2 (axes apart), each of its walks (the floats' lanes with a tail, bands with a short
+one), packed and strided at a byte offset, runs under Oclgrind with no report
 and every result right by tests/device/reduction/cases.py's references, each buffer exactly as large as its binding
 (oclgrind_reduce_variants.py, in a subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's
 ``run_oclgrind_script``).
@@ -31,8 +32,10 @@ def runs_its_function(label: str, defines: dict[str, str]) -> bool:
 
 
 def takes_every_rank(summary: dict[str, Any]) -> None:
+    """Every rank, and each of reduce.cl's walks (SCALAR_WALK 0, LANES_WALK 1, BANDS_WALK 2)."""
     ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in summary["kernels"].values()}
     assert {kept == "0" for kept, _ in ranks} == {True, False} and {reduced for _, reduced in ranks} == {"1", "2"}
+    assert {defines["WALK"] for defines in summary["kernels"].values()} == {"0", "1", "2"}
 
 
 SUITE = OclgrindSuite(
@@ -61,5 +64,7 @@ test_a_variant_of_each_function_runs_clean_and_right = SUITE.sampled_test()
 test_every_variant_runs_clean_and_right = SUITE.every_test(takes_every_rank)
 test_negative_control_is_reported = SUITE.negative_control_test()
 test_a_read_past_a_too_short_input_buffer_is_reported_in_reduce = SUITE.short_buffer_test(
-    "--short-input", "Invalid read of size 4", "reduce"
+    "--short-input",
+    "Invalid read of size 32",
+    "reduce",  # FLOAT32 over every axis: LANES_WALK's vload8
 )
