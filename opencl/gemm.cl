@@ -39,6 +39,7 @@
 #if OPERATOR == MATRIX_MULTIPLY_INTEGER || OPERATOR == QUANTIZED_LINEAR_MATRIX_MULTIPLY
 typedef uint acc_t;
 typedef uint8 acc8_t;
+typedef int zero_t;
 #define MAD(a, b, acc) ((acc) + (a) * (b))
 // (x - zero point) of 8-bit operands fits an int; as uint its products and sums wrap modulo 2^32, which is the
 // INT32 result's bits (signed overflow would be undefined).
@@ -50,8 +51,10 @@ typedef float8 acc8_t;
 // fma() is a library call, and a call per step keeps the loop scalar. Fused or not, the bound is the same.
 #define MAD(a, b, acc) ((a) * (b) + (acc))
 #if OPERATOR == GEMM
+typedef float zero_t; // GEMM has no zero points: never read
 #define OPERAND(x, zero) (x)
 #else
+typedef long zero_t;
 // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: the difference exact in 64 bits, rounded once to float (exact up to 16-bit
 // operands), as dequantize_wide rounds it.
 #define OPERAND(x, zero) ((acc_t)((long)(x) - (long)(zero)))
@@ -209,8 +212,8 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
                 const ulong at_1 = AT(a_strides, a_offset, b0, b1, m_1, 0, k0);
                 const ulong at_2 = AT(a_strides, a_offset, b0, b1, m_2, 0, k0);
                 const ulong at_3 = AT(a_strides, a_offset, b0, b1, m_3, 0, k0);
-                const acc_t zero_0 = A_ZERO(b0, b1, m_0), zero_1 = A_ZERO(b0, b1, m_1);
-                const acc_t zero_2 = A_ZERO(b0, b1, m_2), zero_3 = A_ZERO(b0, b1, m_3);
+                const zero_t zero_0 = A_ZERO(b0, b1, m_0), zero_1 = A_ZERO(b0, b1, m_1);
+                const zero_t zero_2 = A_ZERO(b0, b1, m_2), zero_3 = A_ZERO(b0, b1, m_3);
                 acc8_t s00 = sums[r][0], s01 = sums[r][1], s10 = sums[r + 1][0], s11 = sums[r + 1][1];
                 acc8_t s20 = sums[r + 2][0], s21 = sums[r + 2][1], s30 = sums[r + 3][0], s31 = sums[r + 3][1];
                 for (int k = 0; k < block; ++k) {

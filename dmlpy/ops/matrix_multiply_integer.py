@@ -5,7 +5,11 @@ DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC (FL 6_2), from Microsoft's pa
 Each multiplies ATensor {[BatchCount], [ChannelCount], M, K} by BTensor {.., K, N} as ``_matrix`` says, after
 taking away the zero points and (the quantized forms) multiplying by the scales. A's scale and zero point hold one
 value, or one per row of A (M); B's one, or one per column of B (N); the quantized output's one, or one per row.
-dmlpy validates them and does not run them yet.
+They run as ``opencl/gemm.cl``'s contraction (``dmlpy/kernels/contraction.py``), each scale and zero point through
+strides along M or N (0 for one value): the zero points taken away as A and B are read; MATRIX_MULTIPLY_INTEGER and
+QUANTIZED_LINEAR_MATRIX_MULTIPLY sum in 32-bit integers, exact (modulo 2^32), the latter then requantized by
+elementwise_ops.h's quantize and saturation; MATRIX_MULTIPLY_INTEGER_TO_FLOAT sums the differences in float and
+scales the sum (docs/operators/matrix_multiply.md gives its bound).
 
 Where the pages disagree with the header: MATRIX_MULTIPLY_INTEGER_TO_FLOAT's Members section documents an
 OutputScaleTensor and an OutputZeroPointTensor that are in neither its Syntax block nor DirectML.h; dmlpy follows
@@ -19,17 +23,35 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels.contraction import ABSENT, Axis, contraction_kernel, parameter_strides
+from dmlpy.kernels.launch import CPU_PROFILE, LaunchProfile, LoweredOperator
 from dmlpy.ops._matrix import MatrixMultiplyDesc, MatrixSizes
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32
 from dmlpy.support import SupportTable
-from dmlpy.tensor import TensorDesc
+from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 L, T = FeatureLevel, TensorDataType
 _BYTES = frozenset({T.INT8, T.UINT8})
 _FLOAT32 = frozenset({T.FLOAT32})
 _INT32 = frozenset({T.INT32})
 Dims = tuple[int, int]
+
+
+_PRESENCE = {
+    "a_zero_point_tensor": "HAS_A_ZERO",
+    "b_zero_point_tensor": "HAS_B_ZERO",
+    "output_zero_point_tensor": "HAS_OUT_ZERO",
+    "bias_tensor": "HAS_BIAS",
+}
+"""gemm.cl's define saying whether each optional tensor is given."""
+
+
+def _storage(desc: BufferTensorDesc) -> str:
+    """The OpenCL type a tensor is bound as: its storage type, a FLOAT16 one as its bits."""
+    data_type = desc.data_type
+    return "ushort" if data_type == T.FLOAT16 else DATA_TYPES[data_type].opencl_storage
 
 
 def _row(
@@ -45,6 +67,34 @@ class _IntegerMatrixDesc(MatrixMultiplyDesc):
     """Parameter tensors that hold one value or one per row (M)."""
     PER_COLUMN: ClassVar[tuple[str, ...]] = ()
     """Parameter tensors that hold one value or one per column (N)."""
+
+    def storage_defines(self) -> tuple[tuple[str, str], ...]:
+        """gemm.cl's types of the operator's tensors (A_T, B_T and the operator's own)."""
+        a, b = self.operands()["a_tensor"], self.operands()["b_tensor"]
+        assert a is not None and b is not None  # required fields of every matrix product
+        return (("A_T", _storage(a)), ("B_T", _storage(b)))
+
+    def contraction_strides(self, field: str) -> tuple[int, ...]:
+        """``field``'s strides in the contraction domain: a scale or zero point along M or N, a matrix its own."""
+        tensor: TensorDesc | None = getattr(self, field)
+        if field not in self.PER_ROW and field not in self.PER_COLUMN:
+            return self.matrix_strides(field)
+        if tensor is None:
+            return ABSENT
+        along: Axis = "m" if field in self.PER_ROW else "n"
+        return parameter_strides(tensor.desc.sizes, tensor.desc.effective_strides, along)
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """gemm.cl's contraction for this operator: its tensors in binding order, the optional ones' presence."""
+        fields = (*self.INPUTS, *self.OUTPUTS)
+        presence = tuple((_PRESENCE[f], str(int(getattr(self, f) is not None))) for f in fields if f in _PRESENCE)
+        return contraction_kernel(
+            self.OPERATOR_TYPE.name,
+            (*self.storage_defines(), *presence),
+            self.domain(),
+            [self.contraction_strides(field) for field in fields],
+            profile,
+        )
 
     def check_matrix_rules(self, level: FeatureLevel, sizes: MatrixSizes) -> None:
         for field in self.PER_ROW:
@@ -172,6 +222,9 @@ class QuantizedLinearMatrixMultiplyOperatorDesc(_IntegerMatrixDesc):
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: {[BatchCount], [ChannelCount], M, N}, INT8 or UINT8."""
 
+    def storage_defines(self) -> tuple[tuple[str, str], ...]:
+        return (*super().storage_defines(), ("OUT_T", _storage(self.output_tensor.desc)))
+
 
 _TO_FLOAT_TYPES = {
     "ATensor": INTEGERS_8_32,
@@ -239,6 +292,14 @@ class MatrixMultiplyIntegerToFloatOperatorDesc(_IntegerMatrixDesc):
     """BiasTensor: added to the product; OutputTensor's Sizes and DataType; null adds nothing."""
     output_tensor: TensorDesc = Field(alias="OutputTensor")
     """OutputTensor: {[BatchCount], [ChannelCount], M, N}; AScaleTensor's DataType."""
+
+    def storage_defines(self) -> tuple[tuple[str, str], ...]:
+        half = self.output_tensor.desc.data_type == T.FLOAT16
+        return (
+            ("A_T", _storage(self.a_tensor.desc)),
+            ("SCALE_T", _storage(self.output_tensor.desc)),
+            ("DML_FLOAT16", str(int(half))),
+        )
 
     def check_matrix_rules(self, level: FeatureLevel, sizes: MatrixSizes) -> None:
         super().check_matrix_rules(level, sizes)

@@ -17,6 +17,7 @@ import numpy.typing as npt
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, tensor
 from tests.device.normalization.cases import past_bound as past_bound
+from tests.helpers.object_model import NUMPY_TYPE
 
 T = dml.TensorDataType
 U32, U16 = 2.0**-24, 2.0**-11
@@ -108,4 +109,80 @@ def gemm_case(
         allowed = allowed + U16 * (np.abs(exact) + allowed)
     if fused is not None:
         exact = np.maximum(exact, 0)  # RELU: 1-Lipschitz, exact, so the bound carries over
+    return Case(desc, inputs, exact, allowed)
+
+
+def integers(data_type: Any, sizes: tuple[int, ...], seed: int) -> npt.NDArray[Any]:
+    """Random integers over ``data_type``'s whole range."""
+    dtype = NUMPY_TYPE[data_type]
+    info = np.iinfo(dtype)
+    return np.random.default_rng(seed).integers(info.min, info.max, sizes, endpoint=True).astype(dtype)
+
+
+def scales(data_type: Any, sizes: tuple[int, ...], seed: int) -> npt.NDArray[Any]:
+    """Positive scales between 2^-8 and 2^-4, in ``data_type``'s NumPy type."""
+    return np.exp2(np.random.default_rng(seed).uniform(-8, -4, sizes)).astype(NUMPY_TYPE[data_type])
+
+
+def parameter_sizes(per: str, m: int, n: int) -> tuple[int, int]:
+    """A scale's or zero point's 2-D Sizes: one value ("one"), one per row of A ("row") or column of B ("column")."""
+    return {"one": (1, 1), "row": (m, 1), "column": (1, n)}[per]
+
+
+def integer_case(
+    operator: str, a_type: Any, b_type: Any, out_type: Any, per: str, *, zero_points: bool = True, bias: bool = True
+) -> Case:
+    """MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY or MATRIX_MULTIPLY_INTEGER_TO_FLOAT (``operator``, the
+    OperatorType's name) over a batch of 2, M 11, K 37, N 19; A's parameters one per row and B's one per column where
+    ``per`` is "vectors", else one value each; ``zero_points`` False leaves them out. The integer results are exact
+    (``allowed`` 0): MATRIX_MULTIPLY_INTEGER's sum, QUANTIZED_LINEAR_MATRIX_MULTIPLY's float32 arithmetic as gemm.cl
+    does it; MATRIX_MULTIPLY_INTEGER_TO_FLOAT is bounded as docs/operators/matrix_multiply.md says."""
+    batch, m, k, n = (2,), 11, 37, 19
+    row, column = ("row", "column") if per == "vectors" else ("one", "one")
+    a, b = integers(a_type, (*batch, m, k), 4), integers(b_type, (*batch, k, n), 5)
+    inputs: dict[str, Any] = {"a_tensor": a, "b_tensor": b}
+    fields: dict[str, Any] = {
+        "a_tensor": tensor(a_type, a.shape),
+        "b_tensor": tensor(b_type, b.shape),
+        "output_tensor": tensor(out_type, (*batch, m, n)),
+    }
+
+    def add(slot: str, data_type: Any, sizes: tuple[int, ...], value: Any) -> npt.NDArray[Any]:
+        inputs[slot], fields[slot] = value, tensor(data_type, sizes)
+        return np.asarray(value)
+
+    a_sizes, b_sizes = parameter_sizes(row, m, n), parameter_sizes(column, m, n)
+    za = add("a_zero_point_tensor", a_type, a_sizes, integers(a_type, a_sizes, 6)) if zero_points else 0
+    zb = add("b_zero_point_tensor", b_type, b_sizes, integers(b_type, b_sizes, 7)) if zero_points else 0
+    da = a.astype(np.int64) - np.asarray(za, np.int64)
+    db = b.astype(np.int64) - np.asarray(zb, np.int64)
+    if operator == "MATRIX_MULTIPLY_INTEGER":
+        exact = (da @ db).astype(np.int32)
+        desc = dml.MatrixMultiplyIntegerOperatorDesc(**fields)
+        return Case(desc, inputs, exact.astype(np.float64), np.zeros(exact.shape))
+    scale_type = T.FLOAT32 if operator == "QUANTIZED_LINEAR_MATRIX_MULTIPLY" else out_type
+    sa = add("a_scale_tensor", scale_type, a_sizes, scales(scale_type, a_sizes, 8))
+    sb = add("b_scale_tensor", scale_type, b_sizes, scales(scale_type, b_sizes, 9))
+    if operator == "QUANTIZED_LINEAR_MATRIX_MULTIPLY":
+        out_sizes = parameter_sizes(row, m, n)
+        so = add("output_scale_tensor", T.FLOAT32, out_sizes, scales(T.FLOAT32, out_sizes, 10) / 8)
+        zo = (
+            add("output_zero_point_tensor", out_type, out_sizes, integers(out_type, out_sizes, 11))
+            if zero_points
+            else 0
+        )
+        product = ((da @ db).astype(np.float32) * sa) * sb  # float32 throughout, as gemm.cl rounds
+        info = np.iinfo(NUMPY_TYPE[out_type])
+        q = np.clip(np.rint(product / so) + np.asarray(zo, np.float32), info.min, info.max)
+        desc = dml.QuantizedLinearMatrixMultiplyOperatorDesc(**fields)
+        return Case(desc, inputs, q.astype(np.float64), np.zeros(q.shape))
+    scale64, da64, db64 = sa.astype(np.float64) * sb.astype(np.float64), da.astype(np.float64), db.astype(np.float64)
+    exact, magnitude = scale64 * (da64 @ db64), scale64 * (np.abs(da64) @ np.abs(db64))  # 32-bit sums pass 2^63
+    if bias:
+        c = add("bias_tensor", out_type, (*batch, m, n), values(out_type, (*batch, m, n), 12)).astype(np.float64)
+        exact, magnitude = exact + c, magnitude + np.abs(c)
+    allowed = gamma(k + 5) * magnitude  # differences (32-bit: one rounding each), K terms, two scales, the bias
+    if out_type == T.FLOAT16:
+        allowed = allowed + U16 * (np.abs(exact) + allowed)
+    desc = dml.MatrixMultiplyIntegerToFloatOperatorDesc(**fields)
     return Case(desc, inputs, exact, allowed)

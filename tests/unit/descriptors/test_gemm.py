@@ -3,7 +3,7 @@ QUANTIZED_LINEAR_MATRIX_MULTIPLY and MATRIX_MULTIPLY_INTEGER_TO_FLOAT. Worked ex
 their own: ONNX's Gemm, MatMulInteger and QLinearMatMul examples, which the pages name as their models) validate;
 each documented rule broken is refused with a message naming the field and the rule; the output rule agrees with
 NumPy's matmul (and ONNX's reference Gemm) on random shapes; JSON, the schema and the command line take them;
-GEMM plans one launch of gemm.cl."""
+each plans one launch of gemm.cl."""
 
 from __future__ import annotations
 
@@ -293,6 +293,22 @@ def test_gemm_plans_gemm_cl_with_transposes_as_strides() -> None:
     assert step.lowered.layout.strides[0] == (0, 0, 3, 0, 1)  # A {1, 1, 4, 3}: M by 3, K by 1
     (transposed,) = gemm(a=(1, 1, 3, 4), TransA="TRANSPOSE").plan().steps
     assert transposed.lowered.layout.strides[0] == (0, 0, 1, 0, 4) and transposed.lowered.kernel == step.lowered.kernel
+
+
+def test_integer_products_plan_gemm_cl_with_parameters_along_m_or_n() -> None:
+    """The integer products run gemm.cl's contraction too: a per-row scale or zero point steps along M only, a
+    per-column one along N only, one value by 0 everywhere; each operator's tensors in its binding order."""
+    (step,) = to_float_product().plan().steps
+    lowered = step.lowered
+    assert (lowered.kernel.source_name, dict(lowered.kernel.defines)["OPERATOR"]) == ("gemm.cl", "3")
+    assert lowered.layout.sizes == (1, 1, 2, 3, 5)
+    a, a_scale, a_zero, b, b_scale, b_zero, bias, out = lowered.layout.strides
+    assert (a, b, bias, out) == ((0, 0, 5, 0, 1), (0, 0, 0, 1, 3), (0, 0, 3, 1, 0), (0, 0, 3, 1, 0))
+    assert a_scale == a_zero == (0, 0, 1, 0, 0) and b_scale == b_zero == (0, 0, 0, 1, 0)
+    for desc, operator in ((integer_product(), "1"), (quantized_product(), "2")):
+        (step,) = desc.plan().steps
+        assert dict(step.lowered.kernel.defines)["OPERATOR"] == operator
+        assert all(strides == (0,) * 5 for strides in step.lowered.layout.strides if strides[2:4] == (0, 0))
 
 
 def test_dmlpy_validate_and_explain_a_gemm_file(run: Run, write_json: Any) -> None:
