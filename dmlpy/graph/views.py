@@ -9,9 +9,10 @@ past the source's start, as ``PlanRef.shift`` says for a plan's launches): the r
 walks the input through those strides, and the copy's pass over memory is gone.
 
 A view stays a launch where its output is a graph output (the bound output is written), where a reader reads it
-reinterpreted (its own Sizes or Strides over the view's buffer: it needs the copy's bytes), or where a reader binds
-it in an array of tensors (JOIN's inputs), which this pass does not re-describe. Views of views compose: a reader
-of an elided view is re-described before its own view is asked for, so its strides are the composition."""
+reinterpreted (its own Sizes or Strides over the view's buffer: it needs the copy's bytes), or where a reader's
+tensor cannot be re-described (``OperatorDescBase.with_tensor``: a tensor held inside another struct). Views of
+views compose: a reader of an elided view is re-described before its own view is asked for, so its strides are the
+composition."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, OperatorGraphNodeDesc, Source
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.tensor import BufferTensorDesc, TensorDesc
+from dmlpy.tensor import BufferTensorDesc
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,5 @@ def _elidable(ops: dict[int, OperatorDescBase], analysis: GraphAnalysis, node: i
 
 
 def _redescribed(op: OperatorDescBase, slot: int, desc: BufferTensorDesc) -> OperatorDescBase | None:
-    """``op`` with input ``slot`` read through ``desc``; None where the slot is an entry of an array of tensors."""
-    field = op.input_fields()[slot]
-    tensor = getattr(op, field, None) if field.isidentifier() else None
-    if not isinstance(tensor, TensorDesc):
-        return None
-    return op.model_copy(update={field: tensor.model_copy(update={"desc": desc})})
+    """``op`` with input ``slot`` read through ``desc``; None where the operator cannot say so."""
+    return op.with_tensor(op.input_fields()[slot], desc)

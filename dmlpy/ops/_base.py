@@ -393,6 +393,14 @@ class OperatorDescBase(DmlModel):
         present = [tensor is not None for tensor in tensors]
         return OperatorPlan.single(self.lower(profile), present, len(self.input_fields()))
 
+    def with_tensor(self, slot: str, desc: BufferTensorDesc) -> OperatorDescBase | None:
+        """This descriptor with the tensor of ``slot`` (an entry of ``tensor_fields``) described by ``desc``; None
+        where the slot is not a tensor field of its own (a graph then leaves the node as it is)."""
+        tensor = getattr(self, slot) if slot in type(self).model_fields else None
+        if not isinstance(tensor, TensorDesc):
+            return None
+        return self.model_copy(update={slot: tensor.model_copy(update={"desc": desc})})
+
     def input_view(self) -> InputView | None:
         """Where output 0 is input 0 read through other strides (kernels.InputView), so that a graph reader can
         read the input instead and this node costs no launch; None for every operator that computes or rearranges

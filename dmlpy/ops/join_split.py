@@ -26,7 +26,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
 from dmlpy.kernels.movement import strided_copy
 from dmlpy.model import UInt32
-from dmlpy.ops._base import OutputShape
+from dmlpy.ops._base import OperatorDescBase, OutputShape
 from dmlpy.ops._reshaping import EVERY, FL_1_0_TYPES, FL_2_1_TYPES, table
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
@@ -64,6 +64,14 @@ class TensorArrayDesc(StructuredDesc):
             if int(match[2]) < len(array):
                 return array[int(match[2])]
         return super().__getattr__(name)  # type: ignore[misc]
+
+    def with_tensor(self, slot: str, desc: BufferTensorDesc) -> OperatorDescBase | None:
+        match = _ENTRY.match(slot)
+        if match is None or match[1] not in type(self).TENSOR_ARRAYS:
+            return super().with_tensor(slot, desc)
+        entries = list(getattr(self, match[1]))
+        entries[int(match[2])] = entries[int(match[2])].model_copy(update={"desc": desc})
+        return self.model_copy(update={match[1]: tuple(entries)})
 
     @classmethod
     def c_field(cls, field: str) -> str:

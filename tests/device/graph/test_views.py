@@ -55,6 +55,20 @@ def test_a_slice_of_a_slice_composes_and_feeds_a_reduction(device: Any) -> None:
     np.testing.assert_array_equal(got, a[1:6, 0:8:3, 1:4][2:5:2, 1:3, 0:3:2].sum(axis=2, keepdims=True))
 
 
+def test_a_join_of_windows_reads_each_window_in_place(device: Any) -> None:
+    """YOLOv5's Focus: four strided windows of one image joined along the channels, JOIN reading each window
+    through the input's strides (its entries re-described), no copy per window."""
+    g = dml.Graph(device)
+    x = g.input((1, 3, 6, 8), np.float16)
+    parts = [dml.graph.slice(x, [0, 0, r, c], [1, 3, 5, 7], [1, 1, 2, 2]) for r, c in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    z = dml.graph.join(parts, 1)
+    a = RNG.standard_normal((1, 3, 6, 8)).astype(np.float16)
+    (got,), compiled = _both(device, g.desc_for([z]), [a])
+    assert _elided(compiled) == {0, 1, 2, 3}
+    wanted = np.concatenate([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], axis=1)
+    assert got.tobytes() == wanted.tobytes()
+
+
 def test_a_slice_that_is_a_graph_output_runs(device: Any) -> None:
     g = dml.Graph(device)
     x = g.input((4, 4), np.int32)
