@@ -130,21 +130,35 @@ def parameter_sizes(per: str, m: int, n: int) -> tuple[int, int]:
 
 
 def integer_case(
-    operator: str, a_type: Any, b_type: Any, out_type: Any, per: str, *, zero_points: bool = True, bias: bool = True
+    operator: str,
+    a_type: Any,
+    b_type: Any,
+    out_type: Any,
+    per: str,
+    *,
+    zero_points: bool = True,
+    bias: bool = True,
+    gaps: Mapping[str, int] | None = None,
 ) -> Case:
     """MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_MATRIX_MULTIPLY or MATRIX_MULTIPLY_INTEGER_TO_FLOAT (``operator``, the
     OperatorType's name) over a batch of 2, M 11, K 37, N 19; A's parameters one per row and B's one per column where
-    ``per`` is "vectors", else one value each; ``zero_points`` False leaves them out. The integer results are exact
-    (``allowed`` 0): MATRIX_MULTIPLY_INTEGER's sum, QUANTIZED_LINEAR_MATRIX_MULTIPLY's float32 arithmetic as gemm.cl
-    does it; MATRIX_MULTIPLY_INTEGER_TO_FLOAT is bounded as docs/operators/matrix_multiply.md says."""
+    ``per`` is "vectors", else one value each; ``zero_points`` False leaves them out; ``gaps`` pads the innermost rows
+    of the named matrices. The integer results are exact (``allowed`` 0): MATRIX_MULTIPLY_INTEGER's sum,
+    QUANTIZED_LINEAR_MATRIX_MULTIPLY's float32 arithmetic as gemm.cl does it; MATRIX_MULTIPLY_INTEGER_TO_FLOAT is
+    bounded as docs/operators/matrix_multiply.md says."""
     batch, m, k, n = (2,), 11, 37, 19
     row, column = ("row", "column") if per == "vectors" else ("one", "one")
     a, b = integers(a_type, (*batch, m, k), 4), integers(b_type, (*batch, k, n), 5)
     inputs: dict[str, Any] = {"a_tensor": a, "b_tensor": b}
+    gaps = gaps or {}
+
+    def matrix(slot: str, data_type: Any, sizes: tuple[int, ...]) -> Any:
+        return tensor(data_type, sizes, padded_strides(sizes, gaps[slot]) if slot in gaps else None)
+
     fields: dict[str, Any] = {
-        "a_tensor": tensor(a_type, a.shape),
-        "b_tensor": tensor(b_type, b.shape),
-        "output_tensor": tensor(out_type, (*batch, m, n)),
+        "a_tensor": matrix("a_tensor", a_type, a.shape),
+        "b_tensor": matrix("b_tensor", b_type, b.shape),
+        "output_tensor": matrix("output_tensor", out_type, (*batch, m, n)),
     }
 
     def add(slot: str, data_type: Any, sizes: tuple[int, ...], value: Any) -> npt.NDArray[Any]:
@@ -179,7 +193,9 @@ def integer_case(
     scale64, da64, db64 = sa.astype(np.float64) * sb.astype(np.float64), da.astype(np.float64), db.astype(np.float64)
     exact, magnitude = scale64 * (da64 @ db64), scale64 * (np.abs(da64) @ np.abs(db64))  # 32-bit sums pass 2^63
     if bias:
-        c = add("bias_tensor", out_type, (*batch, m, n), values(out_type, (*batch, m, n), 12)).astype(np.float64)
+        c = values(out_type, (*batch, m, n), 12)
+        inputs["bias_tensor"], fields["bias_tensor"] = c, matrix("bias_tensor", out_type, c.shape)
+        c = c.astype(np.float64)
         exact, magnitude = exact + c, magnitude + np.abs(c)
     allowed = gamma(k + 5) * magnitude  # differences (32-bit: one rounding each), K terms, two scales, the bias
     if out_type == T.FLOAT16:

@@ -85,3 +85,10 @@ def test_matrix_multiply_integer_as_a_graph_node(device: Any) -> None:
     product = g.add_operator(case.desc, [ga, None, gb, None])  # by slot: the zero points null
     got = np.asarray(g.compile([product + product])(a, b))
     assert np.array_equal(got, 2 * case.expected.astype(np.int32))
+
+
+@pytest.mark.parametrize("operator", ["QUANTIZED_LINEAR_MATRIX_MULTIPLY", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT"])
+def test_strided_matrices(device: Any, operator: str) -> None:
+    gaps = {"a_tensor": 3, "b_tensor": 1, "bias_tensor": 2, "output_tensor": 5}
+    out_type = T.INT8 if operator == "QUANTIZED_LINEAR_MATRIX_MULTIPLY" else T.FLOAT32
+    _run_and_check(device, integer_case(operator, T.INT8, T.INT8, out_type, "vectors", gaps=gaps))
