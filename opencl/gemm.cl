@@ -8,7 +8,7 @@
 //
 // Accumulation: every output element is one serial chain over k = 0, 1, ..., K - 1 in both launch shapes,
 // acc = MAD(a_k, b_k, acc): floats a product and a sum, fused into an fma where the compiler contracts them (the
-// dot product's bound |error| <= gamma_K * sum |a||b| holds either way, docs/operators/matrix_multiply.md),
+// dot product's bound |error| <= gamma_K * sum |a||b| holds either way, docs/operators/gemm.md),
 // integers in 32-bit unsigned arithmetic, exact modulo 2^32 (an INT32 result wraps as ELEMENT_WISE_ADD does).
 // No built-in function is called in the loops: PoCL 3.0 calls them out of line (fma, min, vload8 measured so),
 // which keeps its code scalar.

@@ -8,7 +8,7 @@ Sizes": a C broadcast along rows, columns or batches is a Stride of 0 with the S
 ``opencl/gemm.cl``'s contraction (``dmlpy/kernels/contraction.py``): TransA and TransB as swapped strides, Alpha and
 Beta as the kernel's arguments (every value shares one program), the FusedActivation's own expression on the result
 (``FusedActivation.applied``); each output one fma chain over K in float (FLOAT16 read into float, rounded once to
-half), within the bound docs/operators/matrix_multiply.md derives.
+half), within the bound docs/operators/gemm.md derives.
 """
 
 from __future__ import annotations

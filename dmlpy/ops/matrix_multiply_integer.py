@@ -9,7 +9,7 @@ They run as ``opencl/gemm.cl``'s contraction (``dmlpy/kernels/contraction.py``),
 strides along M or N (0 for one value): the zero points taken away as A and B are read; MATRIX_MULTIPLY_INTEGER and
 QUANTIZED_LINEAR_MATRIX_MULTIPLY sum in 32-bit integers, exact (modulo 2^32), the latter then requantized by
 elementwise_ops.h's quantize and saturation; MATRIX_MULTIPLY_INTEGER_TO_FLOAT sums the differences in float and
-scales the sum (docs/operators/matrix_multiply.md gives its bound).
+scales the sum (docs/operators/gemm.md gives its bound).
 
 Where the pages disagree with the header: MATRIX_MULTIPLY_INTEGER_TO_FLOAT's Members section documents an
 OutputScaleTensor and an OutputZeroPointTensor that are in neither its Syntax block nor DirectML.h; dmlpy follows

@@ -1,7 +1,7 @@
 """The matrix products' cases, shared by their device tests and Oclgrind variants: a descriptor, its inputs by slot,
 the float64 result (NumPy's matmul on the inputs as the kernel reads them) and the bound the result must meet.
 
-GEMM's bound (docs/operators/matrix_multiply.md): each output's sum over K is one serial chain of products and sums
+GEMM's bound (docs/operators/gemm.md): each output's sum over K is one serial chain of products and sums
 (fused or not), |s - s*| <= gamma_K * sum |a||b|; Alpha's product and Beta * C add two roundings, so
 |r - r*| <= gamma_(K+2) * (|Alpha| sum |a||b| + |Beta||c|), gamma_n = n u / (1 - n u), u = 2^-24. A FLOAT16 output
 adds its one rounding to half: u_h (|r*| + bound) more, u_h = 2^-11."""
@@ -145,7 +145,7 @@ def integer_case(
     ``per`` is "vectors", else one value each; ``zero_points`` False leaves them out; ``gaps`` pads the innermost rows
     of the named matrices. The integer results are exact (``allowed`` 0): MATRIX_MULTIPLY_INTEGER's sum,
     QUANTIZED_LINEAR_MATRIX_MULTIPLY's float32 arithmetic as gemm.cl does it; MATRIX_MULTIPLY_INTEGER_TO_FLOAT is
-    bounded as docs/operators/matrix_multiply.md says."""
+    bounded as docs/operators/gemm.md says."""
     batch, m, k, n = (2,), 11, 37, 19
     row, column = ("row", "column") if per == "vectors" else ("one", "one")
     a, b = integers(a_type, (*batch, m, k), 4), integers(b_type, (*batch, k, n), 5)

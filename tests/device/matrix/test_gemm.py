@@ -1,5 +1,5 @@
 """GEMM runs (opencl/gemm.cl through dmlpy/kernels/contraction.py) against NumPy's float64 matmul within the bound
-docs/operators/matrix_multiply.md derives (cases.gemm_case): every data type of its support table, TransA and TransB,
+docs/operators/gemm.md derives (cases.gemm_case): every data type of its support table, TransA and TransB,
 Alpha and Beta, C in full and broadcast, batch dimensions (B broadcast along them), 2- to 4-dimensional tensors,
 strided tensors, tiles with tails in M, N and K, a FusedActivation, and as a graph node."""
 
