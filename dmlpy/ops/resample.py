@@ -13,19 +13,27 @@ cropped and a smaller one having its output edges clamped; floor(InputTensor.Siz
 that fits exactly (ONNX's Resize rule for scales), shown in the rule, never required. RESAMPLE2 adds
 RoundingDirection (NEAREST_NEIGHBOR's fractional coordinates rounded up or down), RESAMPLE3 Antialiased (LINEAR's
 filter widened when downscaling). The pages refuse nothing of the Scales or offsets' values (a Scale of 0 or below is
-left undocumented), so dmlpy refuses none. dmlpy validates them and does not run them yet.
+left undocumented), so dmlpy refuses none.
+
+They run on ``opencl/resample.cl`` (dmlpy/kernels/resample.py): each operator gives its ``ResampleMap`` (UPSAMPLE_2D:
+Scales of 1 but the last two dimensions' whole factors, and RESAMPLE's pixel centres), one work-item per run of
+output elements, nearest by the operator's rounding or separable linear interpolation in float
+(docs/operators/resample.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
 from dmlpy.enums import AxisDirection, FeatureLevel, InterpolationMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.resample import ResampleMap, Rounding, resample_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._reshaping import PerDimensionDesc, table
@@ -47,6 +55,37 @@ def scaled_sizes(sizes: Sequence[int], scales: Sequence[float]) -> tuple[int, ..
     """floor(Sizes[i] * Scales[i]) per dimension: the output that a scaled input fills exactly (ONNX's Resize output
     for scales); the RESAMPLE operators take any other Sizes too."""
     return tuple(math.floor(size * scale) for size, scale in zip(sizes, scales, strict=False))
+
+
+DIRECTED = {AxisDirection.INCREASING: Rounding.UP, AxisDirection.DECREASING: Rounding.DOWN}
+"""RoundingDirection as NEAREST_NEIGHBOR's rounding: INCREASING rounds a fractional coordinate up, DECREASING down."""
+PIXEL_CENTRES = (0.5, -0.5)
+"""RESAMPLE's InputPixelOffset and OutputPixelOffset in every dimension: pixel centres mapped to pixel centres."""
+
+
+def lowered(desc: Any, mapping: ResampleMap, profile: LaunchProfile) -> LoweredOperator:
+    """resample.cl from ``desc``'s InputTensor into its OutputTensor by ``mapping``."""
+    source, target = desc.input_tensor.desc, desc.output_tensor.desc
+    return resample_kernel(
+        source.data_type,
+        mapping,
+        source.sizes,
+        source.effective_strides,
+        target.sizes,
+        target.effective_strides,
+        profile,
+    )
+
+
+def centred(scales: Sequence[float], interpolation: InterpolationMode) -> ResampleMap:
+    """``scales`` with RESAMPLE's pixel centres in every dimension."""
+    rank = len(scales)
+    return ResampleMap(
+        tuple(scales),
+        (PIXEL_CENTRES[0],) * rank,
+        (PIXEL_CENTRES[1],) * rank,
+        linear=interpolation == InterpolationMode.LINEAR,
+    )
 
 
 def chosen_rule(output: str, source: str, scales: Sequence[float] | None, sizes: Sequence[int]) -> str:
@@ -99,6 +138,13 @@ class Upsample2DOperatorDesc(StructuredDesc):
             return (OutputShape(None, x.data_type, rule),)  # type: ignore[arg-type]
         sizes = (*x.sizes[:-2], x.sizes[-2] * scale.height, x.sizes[-1] * scale.width)
         return (OutputShape(sizes, x.data_type, rule),)  # type: ignore[arg-type]
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """resample.cl with Scales 1 but ScaleSize's Height and Width on the last two dimensions, pixel centres
+        (RESAMPLE's offsets, the page's "nearest to the pixel centre"; LINEAR bilinear over those two)."""
+        leading = (1.0,) * (self.input_tensor.desc.dimension_count - 2)
+        scales = (*leading, float(self.scale_size.height), float(self.scale_size.width))
+        return lowered(self, centred(scales, self.interpolation_mode), profile)
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """0 < ScaleSize.Height <= UINT_MAX / InputHeight and 0 < ScaleSize.Width <= UINT_MAX / InputWidth."""
@@ -153,6 +199,22 @@ class _ForwardDesc(ScaledDesc):
     interpolation_mode: InterpolationMode = Field(alias="InterpolationMode")
     """InterpolationMode: NEAREST_NEIGHBOR, or LINEAR (2 nearest per dimension, up to 4 dimensions: 16 taps)."""
 
+    if TYPE_CHECKING:
+        # Each subclass declares them, in its struct's C order (RESAMPLE2's RoundingDirection comes first).
+        scales: tuple[float, ...]
+        input_pixel_offsets: tuple[float, ...]
+        output_pixel_offsets: tuple[float, ...]
+
+    def resample_map(self) -> ResampleMap:
+        """The map resample.cl runs: the fields' Scales and offsets, NEAREST_NEIGHBOR rounding halves up
+        (RESAMPLE1; RESAMPLE2 and RESAMPLE3 override it with RoundingDirection)."""
+        linear = self.interpolation_mode == InterpolationMode.LINEAR
+        return ResampleMap(self.scales, self.input_pixel_offsets, self.output_pixel_offsets, linear=linear)
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """resample.cl by ``resample_map``."""
+        return lowered(self, self.resample_map(), profile)
+
 
 class ResampleOperatorDesc(ScaledDesc):
     """DML_RESAMPLE_OPERATOR_DESC: every dimension resampled by its Scale, pixel centres mapped to pixel centres
@@ -181,6 +243,10 @@ class ResampleOperatorDesc(ScaledDesc):
     """ScaleCount: the entries of Scales, the tensors' DimensionCount; derived when left out."""
     scales: tuple[float, ...] = Field(alias="Scales")
     """Scales (FLOAT): per dimension, above 1 upsamples, below 1 downsamples; need not be OutputSize / InputSize."""
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """resample.cl with Scales and pixel centres, NEAREST_NEIGHBOR rounding halves up."""
+        return lowered(self, centred(self.scales, self.interpolation_mode), profile)
 
 
 class Resample1OperatorDesc(_ForwardDesc):
@@ -224,6 +290,10 @@ class Resample2OperatorDesc(_ForwardDesc):
     output_pixel_offsets: tuple[float, ...] = Field(alias="OutputPixelOffsets")
     """OutputPixelOffsets (FLOAT): added after scaling."""
 
+    def resample_map(self) -> ResampleMap:
+        """RESAMPLE1's map, NEAREST_NEIGHBOR rounding by RoundingDirection."""
+        return dataclasses.replace(super().resample_map(), rounding=DIRECTED[self.rounding_direction])
+
 
 class Resample3OperatorDesc(_ForwardDesc):
     """DML_RESAMPLE3_OPERATOR_DESC: RESAMPLE2 with Antialiased, LINEAR's filter widened by max(1, 1 / Scale) when
@@ -246,6 +316,11 @@ class Resample3OperatorDesc(_ForwardDesc):
     antialiased: Bool = Field(alias="Antialiased")
     """Antialiased (BOOL): with LINEAR, when downsampling (the page: 1 / Scale above 2), the filter is stretched by
     max(1, 1 / Scale) so that more input elements contribute; no effect on NEAREST_NEIGHBOR."""
+
+    def resample_map(self) -> ResampleMap:
+        """RESAMPLE2's map, LINEAR's filter stretched by max(1, 1 / Scale) where Antialiased."""
+        mapping = dataclasses.replace(super().resample_map(), rounding=DIRECTED[self.rounding_direction])
+        return dataclasses.replace(mapping, antialiased=bool(self.antialiased))
 
 
 RESAMPLE_OPERATORS = (
