@@ -131,6 +131,7 @@ class FillValueSequenceOperatorDesc(_GeneratorDesc):
 
     OPERATOR_TYPE = OperatorType.FILL_VALUE_SEQUENCE
     BUILDER_NAME = "fill_value_sequence"
+    ONNX_OPS = ("Range",)
     SUPPORT = _output_only(
         OPERATOR_TYPE,
         (
@@ -194,6 +195,7 @@ class DiagonalMatrix1OperatorDesc(_GeneratorDesc):
 
     OPERATOR_TYPE = OperatorType.DIAGONAL_MATRIX1
     BUILDER_NAME = "diagonal_matrix"
+    ONNX_OPS = ("EyeLike",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputTensor"}),

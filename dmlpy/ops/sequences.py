@@ -106,6 +106,7 @@ class ReverseSubsequencesOperatorDesc(StructuredDesc):
 
     OPERATOR_TYPE = OperatorType.REVERSE_SUBSEQUENCES
     BUILDER_NAME = "reverse_subsequences"
+    ONNX_OPS = ("ReverseSequence",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),

@@ -168,6 +168,8 @@ ONNX_REDUCTION = ("ArgMin", "ArgMax")
 ONNX_NORMALIZATION_INDEXING = ("LRN", "LpNormalization", "CumSum")
 """The unary op types with a required attribute (LRN's size), a norm of its slice, or a field input (CumSum's axis;
 test_onnx_normalization_indexing.py runs them)."""
+ONNX_GENERATORS = ("EyeLike",)
+"""The unary op types that read only their input's shape, of rank 2 (test_onnx_generators.py runs them)."""
 ONNX_UNARY = [
     op_type
     for desc in OPERATORS.values()
@@ -181,6 +183,7 @@ ONNX_UNARY = [
         *ONNX_MOVEMENT,
         *ONNX_REDUCTION,
         *ONNX_NORMALIZATION_INDEXING,
+        *ONNX_GENERATORS,
     )
 ]
 DIRECTML_NAN = {"Sign": 0.0, "Relu": 0.0, "HardSigmoid": 1.0}

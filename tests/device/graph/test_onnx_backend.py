@@ -37,6 +37,7 @@ from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
     NORMALIZED_ULPS,
     family_refusals,
 )
+from tests.helpers.onnx_generators import GENERATOR_RUNS, GENERATOR_TEST_NAMES, generator_refusals  # noqa: E402
 from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
@@ -51,6 +52,7 @@ TEST_NAMES = sorted(
 (test_cast_FLOAT_to_FLOAT16); Pad's name the mode first (test_reflect_pad)."""
 TEST_NAMES += [f"{mode}_pad" for mode in ("constant", "edge", "reflect", "wrap")]
 TEST_NAMES += [*FAMILY_TEST_NAMES, "group_normalization"]  # GroupNormalization: refused, saying why
+TEST_NAMES += GENERATOR_TEST_NAMES  # NonZero: refused, saying why
 OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
@@ -238,6 +240,11 @@ reductions, TopK's K, CumSum's axis and OneHot's depth as graph inputs)."""
 NOT_EXPRESSIBLE |= axes_given_as_inputs(_node_cases())
 """The reductions' node tests whose axes are a graph input (REDUCE's Axes is a descriptor field: an initializer;
 test_onnx_reduction.py runs them so)."""
+NOT_EXPRESSIBLE |= generator_refusals(
+    name.removeprefix("test_") for name in _node_cases() if re.match(OPS, f"{name}_cpu")
+)
+"""Range's node tests (start, limit and delta are graph inputs; their expansions' Loop), the BFLOAT16 ones and
+NonZero (tests/helpers/onnx_generators.py)."""
 
 
 def _op_types(case: Any) -> set[str]:
@@ -392,6 +399,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # BitwiseAnd, Or, Xor and Not, Softmax, LogSoftmax and Hardmax (one axis, opset 13): what the installed onnx
     # ships for them, less the excluded forms.
     expected = {
+        *(f"test_{form}_cpu" for form in GENERATOR_RUNS),
         "test_round_cpu",
         "test_identity_cpu",
         "test_ceil_cpu",
