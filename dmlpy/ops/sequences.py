@@ -10,8 +10,9 @@ count (every element could be non-zero), N from the input's effective rank (its 
 its DimensionCount; OutputCountTensor receives how many rows hold coordinates (ONNX's NonZero, transposed). dmlpy
 runs REVERSE_SUBSEQUENCES (opencl/reverse_subsequences.cl: each output element reads the input at the mirrored
 coordinate inside its sequence's length, at its own beyond) and NONZERO_COORDINATES (opencl/nonzero_coordinates.cl:
-one work-item's serial scan, rows past the count left as they were); it validates VALUE_SCALE_2D and does not run it
-yet.
+one work-item's serial scan, rows past the count left as they were) and VALUE_SCALE_2D (one launch of
+ELEMENT_WISE_IDENTITY's scale-bias kernel per channel, over that channel's window of both tensors: Scale * x + Bias[c]
+in float, product and sum each rounded once).
 
 Where a page contradicts itself: VALUE_SCALE_2D's Bias text says one term "for each dimension of the input
 tensor"; its ChannelCount text, its description and the header's ``_Field_size_(ChannelCount)`` make it one per
@@ -27,7 +28,16 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, KernelParameter, LaunchProfile, LoweredOperator
+from dmlpy.kernels import (
+    CPU_PROFILE,
+    ElementwiseLayout,
+    KernelParameter,
+    LaunchProfile,
+    LoweredOperator,
+    OperatorPlan,
+    PlannedStep,
+    PlanRef,
+)
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
 from dmlpy.kernels.source import KernelSpec
 from dmlpy.model import UInt32
@@ -36,6 +46,8 @@ from dmlpy.ops._base import OutputShape
 from dmlpy.ops._reshaping import FL_2_1_TYPES, table
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._types import EVERY_TYPE, FLOATS, INPUT_OUTPUT
+from dmlpy.ops._unary import ScaleBias
+from dmlpy.ops.element_wise_identity import ElementWiseIdentityOperatorDesc
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -75,6 +87,27 @@ class ValueScale2DOperatorDesc(StructuredDesc):
     ) -> tuple[OutputShape, ...]:
         """InputTensor's Sizes and DataType (the page: the same DataType and Sizes)."""
         return cls.outputs_like(inputs, "input_tensor", "input_tensor")
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """Per channel c, ELEMENT_WISE_IDENTITY with ScaleBias (Scale, Bias[c]) over channel c of both tensors: each
+        tensor's own strides with the channel made 1, its binding shifted to the channel's first element."""
+        source, target = self.input_tensor.desc, self.output_tensor.desc
+        sizes = (source.sizes[0], 1, *source.sizes[2:])
+        steps = []
+        for channel, bias in enumerate(self.bias):
+            views = [
+                BufferTensorDesc(data_type=tensor.data_type, sizes=sizes, strides=tensor.effective_strides)
+                for tensor in (source, target)
+            ]
+            identity = ElementWiseIdentityOperatorDesc(
+                input_tensor=views[0], output_tensor=views[1], scale_bias=ScaleBias(scale=self.scale, bias=bias)
+            )
+            refs = (
+                PlanRef("input", 0, channel * source.effective_strides[1]),
+                PlanRef("output", 0, channel * target.effective_strides[1]),
+            )
+            steps.append(PlannedStep(identity.lower(profile), refs))
+        return OperatorPlan(tuple(steps))
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         """ChannelCount is 1 or 3 and InputTensor's channel count."""
