@@ -162,7 +162,7 @@ typedef long zero_t;
 #endif
 
 // ------------------------------------------------------------------------------------- the kernel
-#define CPU_ROWS 32
+#define CPU_ROWS 64
 #define CPU_VECTORS 2 // named accumulators below: two vectors a row
 #define CPU_COLUMNS (8 * CPU_VECTORS)
 #define CPU_DEPTH 128
@@ -193,13 +193,21 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
                 sums[r][v] = (acc8_t)0;
         for (ulong k0 = 0; k0 < depth; k0 += CPU_DEPTH) {
             const int block = (int)MIN_OF((ulong)CPU_DEPTH, depth - k0);
-            // B's block as vectors of 8 columns, zero points taken away; columns past N read as 0.
+            // B's block as vectors of 8 columns, zero points taken away; columns past N read as 0. A whole row that
+            // is contiguous in memory is a plain copy, which the compiler turns into vector loads.
+            const ulong b_step = b_strides.s3;
             for (int k = 0; k < block; ++k) {
                 acc_t *row = (acc_t *)panel[k];
-                for (int j = 0; j < CPU_COLUMNS; ++j) {
-                    const ulong n = n0 + MIN_OF((ulong)j, tile_columns - 1);
-                    const acc_t value = OPERAND(READ_B(AT(b_strides, b_offset, b0, b1, 0, n, k0 + k)), B_ZERO(b0, b1, n));
-                    row[j] = (ulong)j < tile_columns ? value : (acc_t)0;
+                const ulong b_at = AT(b_strides, b_offset, b0, b1, 0, n0, k0 + k);
+                if (b_step == 1 && tile_columns == CPU_COLUMNS) {
+                    for (int j = 0; j < CPU_COLUMNS; ++j)
+                        row[j] = OPERAND(READ_B(b_at + j), B_ZERO(b0, b1, n0 + j));
+                } else {
+                    for (int j = 0; j < CPU_COLUMNS; ++j) {
+                        const ulong n = MIN_OF((ulong)j, tile_columns - 1);
+                        const acc_t value = OPERAND(READ_B(b_at + n * b_step), B_ZERO(b0, b1, n0 + n));
+                        row[j] = (ulong)j < tile_columns ? value : (acc_t)0;
+                    }
                 }
             }
             // Four rows at a time, eight vector accumulators in registers; rows past M repeat the last row,

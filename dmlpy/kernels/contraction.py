@@ -27,7 +27,7 @@ _POSITION: dict[Axis, int] = {"m": 2, "n": 3, "k": 4}
 BATCH_RANK = 2
 """The domain's batch dimensions: DirectML's matrices have at most 4 dimensions, two of them batch."""
 
-CPU_TILE = 32 * 16
+CPU_TILE = 64 * 16
 """Outputs of one "cpu" work-item's tile (gemm.cl's CPU_ROWS x CPU_COLUMNS): at least 256, so CPU devices run it in
 work-groups of one work-item (runtime/programs.py), each with its own private panel."""
 GPU_ITEM_OUTPUTS = 16
