@@ -22,7 +22,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph import generators, indexing, movement, normalization, reduction
+from dmlpy.graph import generators, indexing, movement, normalization, pooling, reduction, resample
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -33,6 +33,7 @@ from dmlpy.ops import (
     OPERATORS,
     ArgMaxOperatorDesc,
     ArgMinOperatorDesc,
+    AveragePooling1OperatorDesc,
     BatchNormalizationOperatorDesc,
     CastOperatorDesc,
     DepthToSpace1OperatorDesc,
@@ -53,6 +54,9 @@ from dmlpy.ops import (
     GatherNd1OperatorDesc,
     GatherOperatorDesc,
     JoinOperatorDesc,
+    LpPooling1OperatorDesc,
+    MaxPooling2OperatorDesc,
+    MaxUnpoolingOperatorDesc,
     MeanVarianceNormalization1OperatorDesc,
     MeanVarianceNormalization2OperatorDesc,
     NonzeroCoordinatesOperatorDesc,
@@ -60,6 +64,7 @@ from dmlpy.ops import (
     Padding1OperatorDesc,
     QuantizeOperatorDesc,
     ReduceOperatorDesc,
+    Resample2OperatorDesc,
     ReverseSubsequencesOperatorDesc,
     ScaleBias,
     ScatterElementsOperatorDesc,
@@ -69,6 +74,8 @@ from dmlpy.ops import (
     SplitOperatorDesc,
     TileOperatorDesc,
     TopK1OperatorDesc,
+    Upsample2DOperatorDesc,
+    ValueScale2DOperatorDesc,
 )
 from dmlpy.ops._base import OperatorDescBase
 
@@ -289,6 +296,10 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ArgMinOperatorDesc: reduction.arg_min,
     ArgMaxOperatorDesc: reduction.arg_max,
     TopK1OperatorDesc: reduction.top_k,  # type: ignore[dict-item]  # [values, indices]
+    AveragePooling1OperatorDesc: pooling.average_pooling,
+    LpPooling1OperatorDesc: pooling.lp_pooling,
+    MaxPooling2OperatorDesc: pooling.max_pooling,  # type: ignore[dict-item]  # [values] or [values, indices]
+    MaxUnpoolingOperatorDesc: pooling.max_unpooling,
     BatchNormalizationOperatorDesc: normalization.batch_normalization,
     MeanVarianceNormalization1OperatorDesc: normalization.mean_variance_normalization,
     MeanVarianceNormalization2OperatorDesc: normalization.mean_variance_normalization2,
@@ -303,9 +314,12 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     FillValueConstantOperatorDesc: generators.fill_value_constant,
     FillValueSequenceOperatorDesc: generators.fill_value_sequence,
     DiagonalMatrix1OperatorDesc: generators.diagonal_matrix,
+    Resample2OperatorDesc: resample.resample,
+    Upsample2DOperatorDesc: resample.upsample_2d,
+    ValueScale2DOperatorDesc: resample.value_scale_2d,
 }
 """The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
-normalization, indexing, generators), not made from their descriptor class."""
+normalization, indexing, generators, resample), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

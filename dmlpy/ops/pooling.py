@@ -5,7 +5,9 @@ DML_AVERAGE_POOLING1_OPERATOR_DESC, DML_LP_POOLING1_OPERATOR_DESC (Dilations) an
 DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC.
 
 Each pools InputTensor {BatchCount, ChannelCount, [Depth], Height, Width} over a window into OutputTensor, whose
-Sizes the window rule of ``_pooling`` gives. dmlpy validates them and does not run them yet.
+Sizes the window rule of ``_pooling`` gives. All but QUANTIZED_LINEAR_AVERAGE_POOLING run on ``opencl/pooling.cl``
+(``dmlpy/kernels/pooling.py``): one output element at a time, the function of its window's elements inside the
+input (docs/operators/pooling.md: the decisions the pages leave open, the accuracy bounds).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.pooling import PoolFunction, PoolingWindow, pooling_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._pooling import DILATED_ARRAYS, WINDOW_ARRAYS, PoolingDesc, directml_type
@@ -62,6 +66,44 @@ class _DilatedPoolingDesc(_ForwardPoolingDesc):
     COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": DILATED_ARRAYS}
 
 
+_P_LIMIT = 2**31 - 1
+"""pooling.cl raises |x| to P with pown's int exponent: a larger P gives the same 0, 1 or infinity per term."""
+
+
+class _Pooled(PoolingDesc):
+    """A forward pooling operator that runs: pooling.cl's ``FUNCTION`` over its window."""
+
+    FUNCTION: ClassVar[PoolFunction]
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """pooling.cl over the window: IncludePadding and P as the kernel's options, OutputIndicesTensor where the
+        operator has one."""
+        fields = self.window_fields()
+        count = len(fields["strides"])
+        window = PoolingWindow(
+            fields["window_size"], fields["strides"], fields.get("dilations", (1,) * count), fields["start_padding"]
+        )
+        options = (int(getattr(self, "include_padding", 0)), min(int(getattr(self, "p", 1)), _P_LIMIT))
+        x: BufferTensorDesc = getattr(self, "input_tensor").desc  # noqa: B009  # each operator declares it
+        y: BufferTensorDesc = getattr(self, "output_tensor").desc  # noqa: B009
+        indices_slot = "output_indices_tensor" in self.OUTPUTS
+        given = getattr(self, "output_indices_tensor", None)
+        indices = None if given is None else (given.desc.data_type, given.desc.effective_strides)
+        return pooling_kernel(
+            self.FUNCTION,
+            directml_type(x),
+            x.sizes,
+            x.effective_strides,
+            y.sizes,
+            y.effective_strides,
+            indices,
+            window,
+            options,
+            profile,
+            indices_slot,
+        )
+
+
 class _LpRule:
     def check_p(self: Any) -> None:
         if self.p == 0:
@@ -71,11 +113,12 @@ class _LpRule:
             )
 
 
-class AveragePoolingOperatorDesc(_ForwardPoolingDesc):
+class AveragePoolingOperatorDesc(_Pooled, _ForwardPoolingDesc):
     """DML_AVERAGE_POOLING_OPERATOR_DESC: each output element the average of its window of InputTensor;
     IncludePadding counts the padding elements in the divisor."""
 
     OPERATOR_TYPE = OperatorType.AVERAGE_POOLING
+    FUNCTION = PoolFunction.AVERAGE
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_1_0)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -97,11 +140,13 @@ class AveragePoolingOperatorDesc(_ForwardPoolingDesc):
     """IncludePadding (BOOL): whether padding elements count in the average's divisor."""
 
 
-class AveragePooling1OperatorDesc(_DilatedPoolingDesc):
+class AveragePooling1OperatorDesc(_Pooled, _DilatedPoolingDesc):
     """DML_AVERAGE_POOLING1_OPERATOR_DESC: AVERAGE_POOLING over a dilated window (Dilations all 1 is
     AVERAGE_POOLING)."""
 
     OPERATOR_TYPE = OperatorType.AVERAGE_POOLING1
+    BUILDER_NAME = "average_pooling"
+    FUNCTION = PoolFunction.AVERAGE
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_6_2)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -124,10 +169,11 @@ class AveragePooling1OperatorDesc(_DilatedPoolingDesc):
     """IncludePadding (BOOL): whether padding elements count in the average's divisor."""
 
 
-class LpPoolingOperatorDesc(_LpRule, _ForwardPoolingDesc):
+class LpPoolingOperatorDesc(_Pooled, _LpRule, _ForwardPoolingDesc):
     """DML_LP_POOLING_OPERATOR_DESC: each output element (x1^P + ... + xn^P) ^ (1/P) over its window."""
 
     OPERATOR_TYPE = OperatorType.LP_POOLING
+    FUNCTION = PoolFunction.LP
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_1_0)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -151,10 +197,12 @@ class LpPoolingOperatorDesc(_LpRule, _ForwardPoolingDesc):
         self.check_p()
 
 
-class LpPooling1OperatorDesc(_LpRule, _DilatedPoolingDesc):
+class LpPooling1OperatorDesc(_Pooled, _LpRule, _DilatedPoolingDesc):
     """DML_LP_POOLING1_OPERATOR_DESC: LP_POOLING over a dilated window (Dilations all 1 is LP_POOLING)."""
 
     OPERATOR_TYPE = OperatorType.LP_POOLING1
+    BUILDER_NAME = "lp_pooling"
+    FUNCTION = PoolFunction.LP
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_6_2)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -180,10 +228,11 @@ class LpPooling1OperatorDesc(_LpRule, _DilatedPoolingDesc):
         self.check_p()
 
 
-class MaxPoolingOperatorDesc(_ForwardPoolingDesc):
+class MaxPoolingOperatorDesc(_Pooled, _ForwardPoolingDesc):
     """DML_MAX_POOLING_OPERATOR_DESC: each output element the largest of its window of InputTensor."""
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING
+    FUNCTION = PoolFunction.MAX
     SUPPORT = _max_table(OPERATOR_TYPE, L.FL_1_0, indices=False)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
@@ -211,11 +260,12 @@ class _IndicesRule:
         return output, OutputShape(output.sizes, None, rule)
 
 
-class MaxPooling1OperatorDesc(_IndicesRule, _ForwardPoolingDesc):
+class MaxPooling1OperatorDesc(_Pooled, _IndicesRule, _ForwardPoolingDesc):
     """DML_MAX_POOLING1_OPERATOR_DESC: MAX_POOLING, and optionally each maximum's index into InputTensor read as
     a contiguous 1-D array (ties: the first)."""
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING1
+    FUNCTION = PoolFunction.MAX
     SUPPORT = _max_table(OPERATOR_TYPE, L.FL_2_0, indices=True)
     OUTPUTS = ("output_tensor", "output_indices_tensor")
     SAME_DIMENSION_COUNT = (("input_tensor", "output_indices_tensor", "output_tensor"),)
@@ -245,10 +295,12 @@ class MaxPooling1OperatorDesc(_IndicesRule, _ForwardPoolingDesc):
         return cls.with_indices(super().output_shapes(inputs, fields))
 
 
-class MaxPooling2OperatorDesc(_IndicesRule, _DilatedPoolingDesc):
+class MaxPooling2OperatorDesc(_Pooled, _IndicesRule, _DilatedPoolingDesc):
     """DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 over a dilated window (Dilations all 1 is MAX_POOLING1)."""
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING2
+    BUILDER_NAME = "max_pooling"
+    FUNCTION = PoolFunction.MAX
     SUPPORT = _max_table(OPERATOR_TYPE, L.FL_2_1, indices=True)
     OUTPUTS = ("output_tensor", "output_indices_tensor")
     SAME_DIMENSION_COUNT = (("input_tensor", "output_indices_tensor", "output_tensor"),)

@@ -4,7 +4,8 @@ DML_MAX_POOLING_GRAD_OPERATOR_DESC (FL 3_0), and DML_MAX_UNPOOLING_OPERATOR_DESC
 A gradient's window fields are its forward operator's: the forward pass's input has the Sizes of
 OutputGradientTensor (and MAX_POOLING_GRAD's InputTensor), its output those of InputGradientTensor, and the window
 rule of ``_pooling`` relates the two. MAX_UNPOOLING has no window: it writes InputTensor's values at IndicesTensor's
-positions of an OutputTensor whose Sizes the caller chooses. dmlpy validates them and does not run them yet.
+positions of an OutputTensor whose Sizes the caller chooses. MAX_UNPOOLING runs (a plan: generators.cl's fill of
+OutputTensor with 0, then ``opencl/pooling.cl``'s max_unpooling); the gradients are validated and do not run yet.
 
 Where the pages disagree with the header: MAX_UNPOOLING's page says DML_FEATURE_LEVEL_3_0 (its Availability and
 first table); DirectML.h puts DML_OPERATOR_MAX_UNPOOLING (92) in its DML_TARGET_VERSION >= 0x2000 block and the
@@ -21,6 +22,10 @@ from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile
+from dmlpy.kernels.generators import fill_kernel
+from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
+from dmlpy.kernels.pooling import unpooling_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._pooling import DILATED_ARRAYS, WINDOW_ARRAYS, PoolingDesc, directml_type, window_formula
@@ -144,6 +149,7 @@ class MaxUnpoolingOperatorDesc(StructuredDesc):
     position IndicesTensor gives (OutputTensor read as a contiguous 1-D array): the inverse of MAX_POOLING1."""
 
     OPERATOR_TYPE = OperatorType.MAX_UNPOOLING
+    BUILDER_NAME = "max_unpooling"
     # The page's tables start at 3_0; DirectML.h (the 0x2000 block) and the feature-level history say 2_0: dmlpy
     # follows the header, the page's first table from 2_0.
     SUPPORT = SupportTable.per_tensor(
@@ -190,6 +196,26 @@ class MaxUnpoolingOperatorDesc(StructuredDesc):
         assert x is not None
         rule = "Sizes of the caller's choice, InputTensor's DimensionCount; InputTensor's DataType"
         return (OutputShape(None, directml_type(x), rule),)
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """OutputTensor filled with 0, then each InputTensor element written at its index (OutputTensor read as a
+        packed row-major array; an index past its elements writes nothing; of elements sharing an index one is
+        written, which one unspecified: docs/operators/pooling.md)."""
+        x, indices, y = self.input_tensor.desc, self.indices_tensor.desc, self.output_tensor.desc
+        output_type = directml_type(y)
+        zero = fill_kernel(output_type, y.sizes, y.effective_strides, 0, profile)
+        scatter = unpooling_kernel(
+            output_type,
+            directml_type(indices),
+            x.sizes,
+            x.effective_strides,
+            indices.effective_strides,
+            y.sizes,
+            y.effective_strides,
+            profile,
+        )
+        refs = (PlanRef("input", 0), PlanRef("input", 1), PlanRef("output", 0))
+        return OperatorPlan((PlannedStep(zero, (PlanRef("output", 0),)), PlannedStep(scatter, refs)))
 
     def check_shape_rules(self, level: FeatureLevel) -> None:
         given, wanted = self.indices_tensor.desc.sizes, self.input_tensor.desc.sizes

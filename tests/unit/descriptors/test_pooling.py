@@ -3,7 +3,8 @@ QUANTIZED_LINEAR_AVERAGE_POOLING, AVERAGE_POOLING_GRAD, MAX_POOLING_GRAD and MAX
 AVERAGE_POOLING_GRAD page's 2x2 window over a 3x3 input, ONNX's pooling examples, which the operators model)
 validate from their level; each documented rule broken is refused naming the field and the rule; the window rule
 agrees with ONNX's reference AveragePool, MaxPool (dilations, indices), LpPool and MaxUnpool on small random arrays;
-JSON, the schema and the command line take them; compiling says dmlpy does not run them yet."""
+JSON, the schema and the command line take them; the forward poolings but the quantized one and MAX_UNPOOLING
+plan opencl/pooling.cl, the others say dmlpy does not run them yet."""
 
 from __future__ import annotations
 
@@ -382,11 +383,30 @@ def test_operator_types_take_every_spelling() -> None:
     assert {dml.OperatorType(s) for s in spellings} == {dml.OperatorType.MAX_POOLING2}
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
+RUNNING = {
+    dml.AveragePoolingOperatorDesc,
+    dml.AveragePooling1OperatorDesc,
+    dml.LpPoolingOperatorDesc,
+    dml.LpPooling1OperatorDesc,
+    dml.MaxPoolingOperatorDesc,
+    dml.MaxPooling1OperatorDesc,
+    dml.MaxPooling2OperatorDesc,
+    dml.MaxUnpoolingOperatorDesc,
+}
+"""The pooling operators that run (opencl/pooling.cl); the quantized average and the gradients do not yet."""
+
+
+def test_the_poolings_plan_pooling_cl_and_the_others_say_they_do_not_run_yet() -> None:
     for desc, _ in EXAMPLES.values():
-        assert not desc.runs()
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates MAX_POOLING2 but does not run it yet"):
-        EXAMPLES["MAX_POOLING2 dilated, UINT64 indices"][0].plan()
+        assert desc.runs() == (type(desc) in RUNNING)
+        if type(desc) in RUNNING:
+            kernels = [step.lowered.kernel for step in desc.plan().steps]
+            assert kernels[-1].source_name == "pooling.cl" and "__kernel void" in kernels[-1].source
+        else:
+            with pytest.raises(dml.UnsupportedError, match=f"dmlpy validates {desc.operator_name()} but does not"):
+                desc.plan()
+    unpooling = EXAMPLES["MAX_UNPOOLING (the header's FL 2_0)"][0].plan()
+    assert [step.lowered.kernel.kernel_name for step in unpooling.steps] == ["generate", "max_unpooling"]
 
 
 def test_dmlpy_validate_and_explain_a_pooling_file(run: Run, write_json: Any) -> None:
@@ -401,4 +421,8 @@ def test_dmlpy_validate_and_explain_a_pooling_file(run: Run, write_json: Any) ->
     bad = write_json(json.loads(dml.OperatorDesc.model_validate(wrong).model_dump_json()), "bad.json")
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "MAX_POOLING1.OutputTensor.Sizes is [1, 1, 2, 2]" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0 and "kernel: pooling in opencl/pooling.cl" in explained.stdout
+    grad = EXAMPLES["MAX_POOLING_GRAD"][0]
+    grad_path = write_json(json.loads(dml.OperatorDesc(type=grad.OPERATOR_TYPE, desc=grad).model_dump_json()), "g.json")
+    assert_one_line_error(run("explain", str(grad_path)), 1, "UnsupportedError", "does not run it yet")
