@@ -22,7 +22,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph import generators, indexing, movement, normalization, pooling, reduction, resample
+from dmlpy.graph import generators, indexing, movement, normalization, pooling, reduction, resampling
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -314,12 +314,12 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     FillValueConstantOperatorDesc: generators.fill_value_constant,
     FillValueSequenceOperatorDesc: generators.fill_value_sequence,
     DiagonalMatrix1OperatorDesc: generators.diagonal_matrix,
-    Resample2OperatorDesc: resample.resample,
-    Upsample2DOperatorDesc: resample.upsample_2d,
-    ValueScale2DOperatorDesc: resample.value_scale_2d,
+    Resample2OperatorDesc: resampling.resample,
+    Upsample2DOperatorDesc: resampling.upsample_2d,
+    ValueScale2DOperatorDesc: resampling.value_scale_2d,
 }
 """The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
-normalization, indexing, generators, resample), not made from their descriptor class."""
+normalization, indexing, generators, resampling), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

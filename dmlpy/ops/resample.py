@@ -106,6 +106,7 @@ class Upsample2DOperatorDesc(StructuredDesc):
     by whole factors; RESAMPLE is the newer, general form."""
 
     OPERATOR_TYPE = OperatorType.UPSAMPLE_2D
+    BUILDER_NAME = "upsample_2d"
     SUPPORT = table(OPERATOR_TYPE, _INPUT_OUTPUT, ((L.FL_1_0, (4, 5), FLOATS),))
     INPUTS = ("input_tensor",)
     OUTPUTS = ("output_tensor",)
@@ -276,6 +277,7 @@ class Resample2OperatorDesc(_ForwardDesc):
     coordinate (LINEAR is unaffected)."""
 
     OPERATOR_TYPE = OperatorType.RESAMPLE2
+    BUILDER_NAME = "resample"
     SUPPORT = table(OPERATOR_TYPE, _INPUT_OUTPUT, ((L.FL_5_1, (1, 4), FLOATS), (L.FL_6_2, (1, 4), FL_6_2_TYPES)))
 
     rounding_direction: AxisDirection = Field(alias="RoundingDirection")

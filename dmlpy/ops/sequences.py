@@ -63,6 +63,7 @@ class ValueScale2DOperatorDesc(StructuredDesc):
     """DML_VALUE_SCALE_2D_OPERATOR_DESC: OutputTensor[n, c, h, w] = Scale * InputTensor[n, c, h, w] + Bias[c]."""
 
     OPERATOR_TYPE = OperatorType.VALUE_SCALE_2D
+    BUILDER_NAME = "value_scale_2d"
     SUPPORT = table(OPERATOR_TYPE, INPUT_OUTPUT, ((L.FL_1_0, (4, 4), FLOATS),))
     INPUTS = ("input_tensor",)
     OUTPUTS = ("output_tensor",)
