@@ -201,8 +201,8 @@ __kernel void pooling(__global const ELEMENT_T *restrict tensor0, const ulong te
         {
             blocked_add(&sum, LOAD(tensor0, INPUT_AT(g, base)));
         }
-        // The divisor is exact in float up to 2^24 elements; a window of more is one of 2^32 at most, its divisor
-        // rounded once (a relative 2^-24, within the bound docs/operators/pooling.md states).
+        // The divisor is exact in float up to 2^24 elements; a larger window's is rounded once, a relative 2^-24
+        // more error (docs/operators/pooling.md's bound says so).
         const ulong whole = (ulong)g.window[0] * g.window[1] * g.window[2];
         const float y = blocked_total(sum) / (float)(g.option[0] ? whole : inside);
 #endif
