@@ -255,6 +255,11 @@ class Graph:
             del self._nodes[count:]
             raise
 
+    def written(self, x: Expression) -> Expression:
+        """The tensor ``x``'s operator node writes: ``x`` itself, or what ``x`` is a view of (dml.graph.reinterpret)."""
+        assert x.node is not None and isinstance(self._nodes[x.node].desc, OperatorGraphNodeDesc)
+        return Expression(self, self._output_descs(x.node)[x.output], node=x.node, output=x.output)
+
     def node_label(self, node: int) -> str:
         desc = self._nodes[node].desc
         what = desc.op.operator_name() if isinstance(desc, OperatorGraphNodeDesc) else "constant data"
@@ -272,9 +277,11 @@ class Graph:
         ]
         return self.desc_for(leaves)
 
-    def desc_for(self, outputs: Sequence[Expression]) -> GraphDesc:
+    def desc_for(self, outputs: Sequence[Expression], *, drop_unread_inputs: bool = False) -> GraphDesc:
         """The DML_GRAPH_DESC computing ``outputs`` (graph output k is ``outputs[k]``): the nodes they need,
-        renumbered in the order they were made; every graph input keeps its number."""
+        renumbered in the order they were made; every graph input keeps its number, or with
+        ``drop_unread_inputs`` (dmlpy's: the ONNX backend's) those no output reads are left out and the others
+        numbered in order (``inputs_read``)."""
         if isinstance(outputs, Expression) or not isinstance(outputs, Sequence) or not outputs:
             raise argument_error("Graph.desc_for", "outputs", outputs, "a non-empty list of expressions of this graph")
         for k, output in enumerate(outputs):
@@ -285,23 +292,23 @@ class Graph:
                     f"Graph.desc_for: outputs[{k}] is {output!r}; a graph output is computed by an operator node "
                     "(pass it through dml.graph.identity to output an input or a constant)"
                 )
-            written = self._output_descs(output.node)[output.output]
-            if output.desc != written:
+            if output.desc != self.written(output).desc:
                 raise InvalidArgumentError(
                     f"Graph.desc_for: outputs[{k}] is {output!r}, {self.node_label(output.node)}'s output read "
                     f"another way (dml.graph.reinterpret); a graph output is the tensor its node writes "
-                    f"({written.describe()}): pass it through dml.graph.identity to write it so"
+                    f"({self.written(output).desc.describe()}): pass it through dml.graph.identity to write it so"
                 )
         needed = self._needed([o.node for o in outputs if o.node is not None])
-        read = {v.input_index for i in needed for v in self._nodes[i].inputs if v is not None}
+        read = self._read_inputs(needed)
         unread = [k for k in range(len(self._inputs)) if k not in read]
-        if unread:
+        if unread and not drop_unread_inputs:
             raise InvalidArgumentError(
                 f"Graph.desc_for: graph input {unread[0]} (the {_ordinal(unread[0])} g.input) is read by none of these "
                 "outputs, and every graph input of a DML_GRAPH_DESC feeds a node. Graph inputs keep the numbers "
                 "g.input gave them: build a graph per set of outputs, or include an output that reads it"
             )
         number = {old: new for new, old in enumerate(needed)}
+        input_number = {old: new for new, old in enumerate(sorted(read))}
         nodes = [GraphNodeDesc(desc=self._nodes[i].desc) for i in needed]
         input_edges: list[InputGraphEdgeDesc] = []
         intermediate_edges: list[IntermediateGraphEdgeDesc] = []
@@ -312,7 +319,9 @@ class Graph:
                 if value.input_index is not None:
                     input_edges.append(
                         InputGraphEdgeDesc(
-                            graph_input_index=value.input_index, to_node_index=number[old], to_node_input_index=slot
+                            graph_input_index=input_number[value.input_index],
+                            to_node_index=number[old],
+                            to_node_input_index=slot,
                         )
                     )
                 else:
@@ -331,7 +340,7 @@ class Graph:
             if o.node is not None
         ]
         return GraphDesc(
-            input_count=len(self._inputs),
+            input_count=len(read),
             output_count=len(outputs),
             nodes=nodes,
             input_edges=[GraphEdgeDesc(desc=edge) for edge in input_edges],
@@ -365,6 +374,15 @@ class Graph:
                 "dml.Graph(device) to compile, or pass graph.desc_for(outputs) to device.compile_graph"
             )
         return self.device.compile_graph(self.desc_for(outputs), flags)
+
+    def inputs_read(self, outputs: Sequence[Expression]) -> list[int]:
+        """The graph inputs (by ``input``'s numbers) the nodes computing ``outputs`` read, in order."""
+        return sorted(self._read_inputs(self._needed([o.node for o in outputs if o.node is not None])))
+
+    def _read_inputs(self, needed: Sequence[int]) -> set[int]:
+        return {
+            v.input_index for i in needed for v in self._nodes[i].inputs if v is not None and v.input_index is not None
+        }
 
     def _needed(self, roots: Sequence[int]) -> list[int]:
         seen: set[int] = set()

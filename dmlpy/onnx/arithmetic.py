@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from functools import reduce
 
 import numpy as np
+import onnx
 
 from dmlpy.enums import OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
@@ -137,3 +138,13 @@ def _arithmetic(
         )
     total = reduce(lambda a, b: expressed(where, BUILDERS["add"], a, b), operands)
     return expressed(where, BUILDERS["divide"], total, float(count))
+
+
+def check_booleans_alike(node: onnx.NodeProto, booleans: set[str], where: str) -> None:
+    """InvalidArgumentError where some of the node's inputs are ONNX bools and others not: ONNX's binary op types
+    take one type T for both, Where for X and Y (a bool and a UINT8 are both UINT8 to DirectML, so its validation
+    cannot tell)."""
+    names = node.input[1:] if node.op_type in SELECTION_OPS else node.input
+    if len({name in booleans for name in names}) > 1:
+        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in names)
+        raise InvalidArgumentError(f"{where}: its inputs are {given}; {node.op_type} takes one type for all of them")

@@ -254,7 +254,10 @@ class _Compiled:
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
         graph = Graph(rep.device)
         lowered = lower(rep, graph, shapes)
-        return cls(rep, graph.compile(lowered.expressions), lowered.bound_names, lowered.outputs)
+        # A view of a graph input or initializer that only another view read leaves its own binding unread.
+        desc = graph.desc_for(lowered.expressions, drop_unread_inputs=True)
+        bound = [lowered.bound_names[k] for k in graph.inputs_read(lowered.expressions)]
+        return cls(rep, rep.device.compile_graph(desc), bound, lowered.outputs)
 
     def run(self, arrays: Mapping[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], ...]:
         """The compiled graph called on the initializers' buffers and ``arrays``, each graph input given the
@@ -279,11 +282,17 @@ def _as_onnx(array: np.ndarray[Any, Any], elem_type: int) -> np.ndarray[Any, Any
 
 
 def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[Any, Any]:
-    """``array``, whose elements in C order are the bytes the lowering binds, shaped as a call on a compiled graph
-    takes them: ``desc``'s Sizes, 1 where it broadcasts (Strides 0)."""
-    return array.reshape(
-        [size if stride else 1 for size, stride in zip(desc.sizes, desc.effective_strides, strict=True)]
-    )
+    """``array``, whose elements in C order are the bytes the lowering binds, as a call on a compiled graph takes
+    them: the elements ``desc`` reads there (its Strides count the array's elements: a reshape, a transpose, a
+    broadcast), of its Sizes, 1 where it broadcasts (Strides 0), so that the call lays them back where they were.
+    A masked array's mask is read the same way."""
+    if isinstance(array, np.ma.MaskedArray):
+        return np.ma.MaskedArray(_as_read(np.ma.getdata(array), desc), _as_read(np.ma.getmaskarray(array), desc))
+    strides = desc.effective_strides
+    flat = np.ascontiguousarray(array).reshape(-1)
+    assert sum((n - 1) * s for n, s in zip(desc.sizes, strides, strict=True)) < max(flat.size, 1)
+    read = np.lib.stride_tricks.as_strided(flat, desc.sizes, [s * flat.itemsize for s in strides], writeable=False)
+    return read[tuple(slice(None) if stride else slice(0, 1) for stride in strides)]
 
 
 DEVICE_KINDS = ("CPU", "GPU")

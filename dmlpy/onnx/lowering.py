@@ -21,6 +21,7 @@ output."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,9 +31,9 @@ import onnx
 
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.graph import Expression, Graph
+from dmlpy.graph import Expression, Graph, reinterpret
 from dmlpy.graph.operators import BUILDERS, Builder
-from dmlpy.onnx.arithmetic import BROADCASTING_OPS, SELECTION_OPS, arithmetic_node, broadcast_read
+from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read, check_booleans_alike
 from dmlpy.onnx.cast import CAST_OPS, cast_node, cast_target
 from dmlpy.onnx.clip import clip_node
 from dmlpy.onnx.elements import (
@@ -56,6 +57,7 @@ from dmlpy.onnx.nodes import (
     check_schema_type,
     input_types,
     lowered_operator,
+    needed_nodes,
     node_attributes,
     node_name,
 )
@@ -64,7 +66,8 @@ from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, 
 from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
 from dmlpy.onnx.softmax import SOFTMAX_OPS, softmax_axes
-from dmlpy.tensor import BufferTensorDesc
+from dmlpy.onnx.views import VIEW_OPS, Read, broadcast_view, view_node
+from dmlpy.tensor import BufferTensorDesc, packed_strides
 
 _BUILT_BY: dict[str, Builder] = {
     op_type: BUILDERS[desc.BUILDER_NAME] for op_type, desc in LOWERED_TO.items() if desc.BUILDER_NAME is not None
@@ -197,51 +200,62 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
             raise NodeRefused(f"{where}: {name!r} is computed by no node and is no graph input or initializer")
         return pending[name]
 
+    def view(x: Expression, sizes: Sequence[int], strides: Sequence[int]) -> Expression:
+        """``x`` read through ``sizes`` and ``strides``: a graph input or initializer bound once more so (its
+        strides count the ONNX array's elements), a computed value reinterpreted (``dmlpy.onnx.views``)."""
+        if x.input_index is None:
+            return expressed("dmlpy.onnx", reinterpret, x, sizes, strides)
+        desc = BufferTensorDesc(data_type=x.desc.data_type, sizes=tuple(sizes), strides=tuple(strides))
+        return leaf(bound[x.input_index], desc)
+
+    def packed(x: Expression) -> Expression:
+        return x if x.desc.effective_strides == packed_strides(x.sizes) else expressed("", BUILDERS["identity"], x)
+
     def broadcast(name: str, output: tuple[int, ...], where: str) -> Expression:
-        """``name`` read as an operand of a node whose output has the ONNX shape ``output``: a graph input or
-        initializer with the output's Sizes and 0-strides where it repeats (one more way to read it); a node's
-        output only where it was computed with those Sizes (both ends of a DirectML graph's edge have one Sizes
-        and Strides)."""
+        """``name`` read as an operand of a node whose output has the ONNX shape ``output``: with the output's
+        Sizes and 0-strides where it repeats (a graph input or initializer bound once more so, a computed value
+        read so)."""
         if name not in computed:
             shape, data_type = pending[name]
             return leaf(name, broadcast_read(data_type, shape, output))
         expression, shape, _ = computed[name]
-        if expression.sizes != (output or (1,)):
-            raise NodeRefused(
-                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
-                f"{list(expression.sizes)}, and this node reads it as Sizes {list(output or (1,))}, its output's "
-                "shape: a DirectML graph would read the edge through other Sizes and Strides (0 where it "
-                "broadcasts) than its node writes, which dmlpy's graphs do not do; compute the value in the "
-                "output's shape, or make it a graph input or initializer"
-            )
-        return expression
+        if expression.sizes == (output or (1,)):
+            return expression
+        return broadcast_view(expression.desc, shape, output, reader(name))
+
+    def reader(name: str) -> Read:
+        """How a view reads ``name`` (``dmlpy.onnx.views.Read``): a graph input or initializer bound with the
+        view's desc (its strides count the ONNX array's elements), a computed value reinterpreted."""
+        if name in computed:
+            x = computed[name][0]
+            return lambda sizes, strides, pack: view(packed(x) if pack else x, sizes, strides)
+        data_type = pending[name][1]
+        return lambda sizes, strides, _: leaf(
+            name, BufferTensorDesc(data_type=data_type, sizes=tuple(sizes), strides=tuple(strides))
+        )
 
     def shaped(name: str, sizes: Sequence[int], where: str, reader: str = _SHARED, fix: str = "") -> Expression:
-        """``name`` read with ``sizes`` (split for blocked quantization, leading 1s, a 1 inserted): a graph input
-        or initializer is read so; a node's output only where it was computed so, as dmlpy's graphs have no Reshape."""
+        """``name`` read with ``sizes`` (split for blocked quantization, leading 1s, a 1 inserted): its elements in
+        their order, packed (a graph input or initializer bound so, a computed value read so)."""
         sizes = tuple(sizes) or (1,)
         if name not in computed:
             return leaf(name, _desc(pending[name][1], sizes))
         expression, shape, _ = computed[name]
-        if expression.sizes != sizes:
+        if expression.sizes == sizes:
+            return expression
+        if math.prod(sizes) != math.prod(expression.sizes):
             raise NodeRefused(
-                f"{where}: its input {name!r} (shape {list(shape)}) is computed by a node as Sizes "
-                f"{list(expression.sizes)}, and {reader}, as Sizes {list(sizes)}: a DirectML graph would need a "
-                f"Reshape node between the two, which dmlpy does not build{fix}"
+                f"{where}: its input {name!r} (shape {list(shape)}) has {math.prod(expression.sizes)} elements, "
+                f"and {reader} as Sizes {list(sizes)}{fix}"
             )
-        return expression
+        return view(packed(expression), sizes, packed_strides(sizes))
 
     def whole(name: str, where: str) -> tuple[Expression, tuple[int, ...], TensorDataType]:
-        """``data(name)`` read with Sizes of its ONNX shape, as every node but a blocked one reads its input."""
-        x, shape, data_type = data(name, where)
-        if x.sizes != (shape or (1,)):
-            raise NodeRefused(
-                f"{where}: its input {name!r} (shape {list(shape)}) was computed as Sizes {list(x.sizes)} (split "
-                "for blocked quantization, or a reduction's kept dimensions under keepdims 0), and this node reads "
-                "it in its ONNX shape: a DirectML graph would need a Reshape node between the two, which dmlpy does "
-                "not build"
-            )
-        return x, shape, data_type
+        """``data(name)`` read with Sizes of its ONNX shape, as every node but a blocked one reads its input (a
+        value computed with Sizes of its own, split for blocked quantization or with a reduction's kept 1s, read
+        so)."""
+        _, shape, data_type = data(name, where)
+        return shaped(name, shape, where), shape, data_type
 
     def operands(
         node: onnx.NodeProto, attributes: Mapping[str, int], where: str
@@ -272,7 +286,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
 
     reads = Reads(shaped=shaped, per_axis=parameter, broadcast=broadcast, fixed=constant, known=known)
     family: Outputs = []
-    for node in rep.model.graph.node if shapes is None else _needed_nodes(rep.model.graph):
+    for node in rep.model.graph.node if shapes is None else needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, rep.opset, where)
         for index, name in enumerate(node.input):
@@ -289,20 +303,25 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 result = dequantize_node(x, scale, zero, attributes, where)
         else:
             if node.op_type in BROADCASTING_OPS:
-                _check_booleans_alike(node, booleans, where)
+                check_booleans_alike(node, booleans, where)
                 found = [(name, *known(name, where)) for name in node.input]
                 # The operands' type: the last input's (Where's condition is the first).
                 desc = lowered_operator(node, rep.opset, found[-1][2], where)
                 result, shape = arithmetic_node(node.op_type, desc, found, broadcast, where, expressed)
             elif node.op_type in MOVEMENT_OPS:
                 if node.op_type == "Concat":
-                    _check_booleans_alike(node, booleans, where)
+                    check_booleans_alike(node, booleans, where)
                 found = [whole(name, where) for name in data_inputs(node)]
                 plan = movement_plan(node, rep.opset, [x for x, _, _ in found], constant, where)
                 if shapes is not None:
                     results = plan([x for x, _, _ in found], [s for _, s, _ in found])
                 else:  # every value is one element: a copy of the input, of its type, stands in for each output
                     results = [expressed(where, BUILDERS["identity"], found[0][0]) for _ in node.output]
+            elif node.op_type in VIEW_OPS:
+                given, data_type = known(node.input[0], where)
+                read_as = computed[node.input[0]][0].desc if node.input[0] in computed else _desc(data_type, given)
+                read = reader(node.input[0])
+                result, shape = view_node(node, rep.opset, read_as, given, constant, read, shapes is None, where)
             elif node.op_type in REDUCTION_OPS:
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
@@ -359,6 +378,11 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 f"ONNX graph output {name!r} is declared {type_name(declared)}; the model computes "
                 f"{type_name(elem_type)} there: correct the output's declared type"
             )
+        if expression.node is not None and expression.desc != graph.written(expression).desc:
+            # A view of a node's output: the output packed is the same elements in the same order (the backend
+            # reshapes it), any other view is written by an ELEMENT_WISE_IDENTITY node.
+            packed_view = expression.desc.effective_strides == packed_strides(expression.sizes)
+            expression = graph.written(expression) if packed_view else packed(expression)
         if expression.node is None or expression in expressions:
             # A graph input passed straight out, or one value listed twice: DirectML writes each node output
             # to one graph output, so the copy is an ELEMENT_WISE_IDENTITY node.
@@ -373,27 +397,3 @@ _SHARED = "this node's operator reads it (DirectML's tensors of one operator sha
 _BLOCKED_FIX = "; feed the blocked node from a graph input or initializer"
 _CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"
 _UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
-
-
-def _check_booleans_alike(node: onnx.NodeProto, booleans: set[str], where: str) -> None:
-    """InvalidArgumentError where some of the node's inputs are ONNX bools and others not: ONNX's binary op types
-    take one type T for both, Where for X and Y (a bool and a UINT8 are both UINT8 to DirectML, so its validation
-    cannot tell)."""
-    names = node.input[1:] if node.op_type in SELECTION_OPS else node.input
-    if len({name in booleans for name in names}) > 1:
-        given = ", ".join(f"{name!r} {'BOOL' if name in booleans else 'not BOOL'}" for name in names)
-        raise InvalidArgumentError(f"{where}: its inputs are {given}; {node.op_type} takes one type for all of them")
-
-
-def _needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
-    """The nodes the graph outputs depend on, in the model's order: a node nothing reads is left out, as
-    onnxruntime prunes it (a DirectML graph refuses a node used by nothing)."""
-    producer = {output: node for node in graph.node for output in node.output}
-    needed: set[int] = set()
-    stack = [value.name for value in graph.output]
-    while stack:
-        node = producer.get(stack.pop())
-        if node is not None and id(node) not in needed:
-            needed.add(id(node))
-            stack.extend(name for name in node.input if name)
-    return [node for node in graph.node if id(node) in needed]

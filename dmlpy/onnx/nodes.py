@@ -23,6 +23,7 @@ from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
 from dmlpy.onnx.normalization import NORMALIZATION_OPS, REFUSED_OP_TYPES
 from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
+from dmlpy.onnx.views import VIEW_OPS
 from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS_AND_FLOAT64, SIGNED
@@ -161,7 +162,8 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
     if any(
-        node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS, GENERATOR_OPS)
+        node.op_type in ops
+        for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS, GENERATOR_OPS, VIEW_OPS)
     ):
         return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
@@ -319,3 +321,17 @@ def check_schema_type(op_type: str, opset: int, index: int, value: tuple[str, Te
             f"{where}: its input {name!r} is {onnx_name(data_type)}; {op_type}'s schema (opset {opset}) takes "
             f"{', '.join(allowed)} there"
         )
+
+
+def needed_nodes(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes the graph outputs depend on, in the model's order: a node nothing reads is left out, as
+    onnxruntime prunes it (a DirectML graph refuses a node used by nothing)."""
+    producer = {output: node for node in graph.node for output in node.output}
+    needed: set[int] = set()
+    stack = [value.name for value in graph.output]
+    while stack:
+        node = producer.get(stack.pop())
+        if node is not None and id(node) not in needed:
+            needed.add(id(node))
+            stack.extend(name for name in node.input if name)
+    return [node for node in graph.node if id(node) in needed]

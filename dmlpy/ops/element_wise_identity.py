@@ -46,7 +46,7 @@ class ElementWiseIdentityOperatorDesc(ScaledUnaryDesc):
 
     OPERATOR_TYPE = OperatorType.ELEMENT_WISE_IDENTITY
     BUILDER_NAME = "identity"
-    ONNX_OPS = ("Identity",)
+    ONNX_OPS = ("Identity", "Transpose", "Expand", "Reshape", "Flatten", "Squeeze", "Unsqueeze")
     SUPPORT = SupportTable(
         OperatorType.ELEMENT_WISE_IDENTITY,
         rows=(

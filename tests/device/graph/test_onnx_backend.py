@@ -30,6 +30,7 @@ from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.onnx.normalization import NORMALIZATION_OPS  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
+from tests.helpers.onnx_generators import GENERATOR_RUNS, GENERATOR_TEST_NAMES, generator_refusals  # noqa: E402
 from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
     FAMILY_RUNS,
@@ -37,8 +38,8 @@ from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
     NORMALIZED_ULPS,
     family_refusals,
 )
-from tests.helpers.onnx_generators import GENERATOR_RUNS, GENERATOR_TEST_NAMES, generator_refusals  # noqa: E402
 from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
+from tests.helpers.onnx_views import VIEWS_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
 from tests.helpers.row_runs import assert_same  # noqa: E402
@@ -156,6 +157,7 @@ NOT_EXPRESSIBLE: dict[str, str] = {
     "pow_types_int64_float32": "INT64",
     "pow_types_int64_int64": "INT64",
     **dict.fromkeys(MOVEMENT_GIVEN_AS_INPUTS, "initializer"),
+    **dict.fromkeys(VIEWS_GIVEN_AS_INPUTS, "initializer"),
     **{f"{op}{form}_expanded": "Constant" for op, forms in DEPTH_SPACE_FORMS.items() for form in forms},
     **{f"split_to_sequence_{form}": "SplitToSequence" for form in ("1", "2", "nokeepdims")},
 }
@@ -539,7 +541,7 @@ def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_an
         ("Relu", ""),
         ("MaxPool", ""),
         ("Conv", "conv3"),
-        ("Flatten", ""),
+        ("Trilu", ""),
     ]
     nodes, value = [], "x"
     for index, (op_type, name) in enumerate(spec):
@@ -554,7 +556,7 @@ def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_an
     opsets = [onnx.helper.make_opsetid("", 21), onnx.helper.make_opsetid("com.microsoft", 1)]
     model = onnx.helper.make_model(graph, opset_imports=opsets)
     tally = Counter(node.op_type for node in nodes if node.op_type not in SUPPORTED_OPS or node.domain)
-    assert tally == {"Conv": 3, "MaxPool": 2, "Flatten": 1, "FusedMatMul": 1}
+    assert tally == {"Conv": 3, "MaxPool": 2, "Trilu": 1, "FusedMatMul": 1}
     with pytest.raises(NodeRefused) as refused:
         DmlBackend.prepare(model)
     message = str(refused.value)
@@ -562,7 +564,7 @@ def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_an
         "ONNX model (opset 21): 7 of its 9 nodes are of op types dmlpy does not run:",
         '  Conv: 3 nodes, the first graph.node[0] "conv1"',
         '  MaxPool: 2 nodes, the first graph.node[2] "pool1"',
-        "  Flatten: 1 node, graph.node[7] (unnamed)",
+        "  Trilu: 1 node, graph.node[7] (unnamed)",
         '  FusedMatMul (domain com.microsoft): 1 node, graph.node[8] "fused"',
     ], message
     assert "docs/api/onnx.md" in message and len(message) < 600, (len(message), message)
@@ -829,21 +831,17 @@ def test_graph_inputs_and_initializers_broadcast_as_onnx_reference(device: Any) 
     assert [graph.kernel_count for graph in rep.compiled_graphs] == [1]
 
 
-def test_a_computed_value_that_would_broadcast_is_refused_naming_it() -> None:
-    """A node's output read with other Sizes than it was written with (Sqrt's [4] broadcast over Add's [3, 4])
-    is refused at the first run of those shapes, naming the value; shapes that do not broadcast are refused
-    naming both."""
+def test_a_computed_value_read_broadcast_is_read_through_zero_strides() -> None:
+    """A node's output read with other Sizes than it was written with (Sqrt's [4] broadcast over Add's [3, 4]) is
+    read through a view of it, 0 Strides where it repeats (DirectML's reinterpretation of an edge); shapes that do
+    not broadcast are refused naming both."""
     F = onnx.TensorProto.FLOAT
     nodes = [onnx.helper.make_node("Sqrt", ["v"], ["r"]), onnx.helper.make_node("Add", ["x", "r"], ["y"], name="add")]
     model = _model(nodes, [_tensor("x", F, [3, "N"]), _tensor("v", F, ["M"])], [_tensor("y", F, [3, "N"])])
     rep = DmlBackend.prepare(model)
-    x, v = np.ones((3, 4), np.float32), np.full(4, 4.0, np.float32)
-    with pytest.raises(
-        NodeRefused,
-        match=r"'add' \(Add, opset 21\): its input 'r' \(shape \[4\]\) is computed by a node as Sizes \[4\], "
-        r"and this node reads it as Sizes \[3, 4\]",
-    ):
-        rep.run([x, v])
+    x, v = np.arange(12, dtype=np.float32).reshape(3, 4), np.float32([4.0, 9.0, 2.0, 0.25])
+    (y,) = rep.run([x, v])
+    np.testing.assert_array_equal(y, x + np.sqrt(v))
     with pytest.raises(
         dml.InvalidArgumentError, match=r"'add' \(Add, opset 21\): its inputs have shapes 'x' \[3, 4\], 'r' \[3\]"
     ):

@@ -15,7 +15,7 @@ FL = dml.FeatureLevel
 def test_a_softmax_node_is_a_step_of_its_own_between_fused_element_wise_groups() -> None:
     g = dml.Graph(FL.FL_6_2)
     x = g.input(dml.BufferTensorDesc(data_type=dml.TensorDataType.FLOAT32, sizes=(3, 5, 7)))
-    before = dml.graph.exp(dml.graph.identity(x))
+    before = dml.graph.exp(dml.graph.identity(x, (2.0, 0.0)))  # a scaled copy computes: a node of the group
     y = dml.graph.activation_softmax1(before, axes=(0, 2))
     after = dml.graph.sqrt(dml.graph.activation_relu(y))
     desc = g.desc_for([after])
