@@ -22,7 +22,7 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph import generators, indexing, movement, normalization, pooling, reduction, resampling
+from dmlpy.graph import generators, indexing, matrix, movement, normalization, pooling, reduction, resampling
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -53,8 +53,11 @@ from dmlpy.ops import (
     GatherElementsOperatorDesc,
     GatherNd1OperatorDesc,
     GatherOperatorDesc,
+    GemmOperatorDesc,
     JoinOperatorDesc,
     LpPooling1OperatorDesc,
+    MatrixMultiplyIntegerOperatorDesc,
+    MatrixMultiplyIntegerToFloatOperatorDesc,
     MaxPooling2OperatorDesc,
     MaxUnpoolingOperatorDesc,
     MeanVarianceNormalization1OperatorDesc,
@@ -62,6 +65,7 @@ from dmlpy.ops import (
     NonzeroCoordinatesOperatorDesc,
     OneHotOperatorDesc,
     Padding1OperatorDesc,
+    QuantizedLinearMatrixMultiplyOperatorDesc,
     QuantizeOperatorDesc,
     ReduceOperatorDesc,
     Resample2OperatorDesc,
@@ -314,6 +318,10 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     FillValueConstantOperatorDesc: generators.fill_value_constant,
     FillValueSequenceOperatorDesc: generators.fill_value_sequence,
     DiagonalMatrix1OperatorDesc: generators.diagonal_matrix,
+    GemmOperatorDesc: matrix.gemm,
+    MatrixMultiplyIntegerOperatorDesc: matrix.matrix_multiply_integer,
+    QuantizedLinearMatrixMultiplyOperatorDesc: matrix.quantized_linear_matrix_multiply,
+    MatrixMultiplyIntegerToFloatOperatorDesc: matrix.matrix_multiply_integer_to_float,
     Resample2OperatorDesc: resampling.resample,
     Upsample2DOperatorDesc: resampling.upsample_2d,
     ValueScale2DOperatorDesc: resampling.value_scale_2d,

@@ -33,7 +33,7 @@ work-groups of one work-item (runtime/programs.py), each with its own private pa
 GPU_ITEM_OUTPUTS = 16
 """Outputs per "gpu" work-item (gemm.cl's 4 x 4), so the launch has about one work-group per 64 x 64 tile."""
 
-OPERATORS = {
+GEMM_CL_OPERATORS = {
     "GEMM": 0,
     "MATRIX_MULTIPLY_INTEGER": 1,
     "QUANTIZED_LINEAR_MATRIX_MULTIPLY": 2,
@@ -99,7 +99,7 @@ def contraction_kernel(
     spec = KernelSpec(
         "gemm.cl",
         "contraction",
-        (("OPERATOR", str(OPERATORS[operator])), *defines),
+        (("OPERATOR", str(GEMM_CL_OPERATORS[operator])), *defines),
         TEMPLATE_OPTIONS,  # quantize's division correctly rounded, as the element-wise template builds it
         prelude,
     )

@@ -35,6 +35,7 @@ class GemmOperatorDesc(MatrixMultiplyDesc):
     Alpha * op(A) x op(B) (Beta unused)."""
 
     OPERATOR_TYPE = OperatorType.GEMM
+    BUILDER_NAME = "gemm"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"CTensor"}),

@@ -124,6 +124,7 @@ class MatrixMultiplyIntegerOperatorDesc(_IntegerMatrixDesc):
     B may differ in signedness."""
 
     OPERATOR_TYPE = OperatorType.MATRIX_MULTIPLY_INTEGER
+    BUILDER_NAME = "matrix_multiply_integer"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"AZeroPointTensor", "BZeroPointTensor"}),
@@ -171,6 +172,7 @@ class QuantizedLinearMatrixMultiplyOperatorDesc(_IntegerMatrixDesc):
     and the product quantized: clamp(round(product / OutputScale) + OutputZeroPoint) into INT8 or UINT8."""
 
     OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_MATRIX_MULTIPLY
+    BUILDER_NAME = "quantized_linear_matrix_multiply"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"AZeroPointTensor", "BZeroPointTensor", "OutputZeroPointTensor"}),
@@ -244,6 +246,7 @@ class MatrixMultiplyIntegerToFloatOperatorDesc(_IntegerMatrixDesc):
     BZeroPoint) * BScale) + Bias, from 8- to 32-bit integers into FLOAT32 or FLOAT16."""
 
     OPERATOR_TYPE = OperatorType.MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+    BUILDER_NAME = "matrix_multiply_integer_to_float"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"AZeroPointTensor", "BZeroPointTensor", "BiasTensor"}),

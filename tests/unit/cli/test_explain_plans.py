@@ -73,23 +73,28 @@ def test_a_padding_shows_movement_cl_and_its_kernel_parameters(run: Run, write_j
     assert lines[-1].startswith("// left out: the source of opencl/movement.cl")
 
 
-def test_gemm_is_refused_but_its_picture_is_written(run: Run, write_json: Callable[..., Path], tmp_path: Path) -> None:
-    gemm = dml.GemmOperatorDesc(
-        a_tensor=tensor((1, 1, 2, 3)),
-        b_tensor=tensor((1, 1, 3, 4)),
-        output_tensor=tensor((1, 1, 2, 4)),
-        trans_a=dml.MatrixTransform.NONE,
-        trans_b=dml.MatrixTransform.NONE,
-        alpha=1.0,
-        beta=0.0,
+def test_a_refused_operator_still_gets_its_picture_written(
+    run: Run, write_json: Callable[..., Path], tmp_path: Path
+) -> None:
+    """An operator that validates and does not run (here CONVOLUTION_INTEGER): --svg writes its picture all the same."""
+    convolution = dml.ConvolutionIntegerOperatorDesc(
+        input_tensor=tensor((1, 1, 3, 3), "UINT8"),
+        filter_tensor=tensor((1, 1, 2, 2), "UINT8"),
+        output_tensor=tensor((1, 1, 2, 2), "INT32"),
+        strides=(1, 1),
+        dilations=(1, 1),
+        start_padding=(0, 0),
+        end_padding=(0, 0),
+        group_count=1,
     )
-    path, svg = write_json(as_json(gemm)), tmp_path / "gemm.svg"
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "dmlpy validates GEMM but does not run it")
+    path, svg = write_json(as_json(convolution)), tmp_path / "convolution.svg"
+    refusal = "dmlpy validates CONVOLUTION_INTEGER but does not run it"
+    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", refusal)
     result = run("explain", str(path), "--svg", str(svg))
-    assert_one_line_error(result, 1, "UnsupportedError", "dmlpy validates GEMM but does not run it")
+    assert_one_line_error(result, 1, "UnsupportedError", refusal)
     assert result.stdout == f"// picture written to {svg}\n"
     picture = svg.read_text(encoding="utf-8")
-    assert picture.startswith("<svg") and picture == gemm.picture().svg
+    assert picture.startswith("<svg") and picture == convolution.picture().svg
 
 
 def test_the_join_shown_in_docs_cli_md_is_what_the_command_prints(run: Run) -> None:
