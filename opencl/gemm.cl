@@ -1,6 +1,9 @@
 // gemm.cl: DirectML's matrix products (dmlpy/ops/gemm.py, matrix_multiply_integer.py; laid out by
 // dmlpy/kernels/contraction.py): GEMM (OPERATOR 0), MATRIX_MULTIPLY_INTEGER (1), QUANTIZED_LINEAR_MATRIX_MULTIPLY
-// (2) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (3), one kernel, `contraction`, whose tensors are the operator's.
+// (2) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (3), one kernel, `contraction`, whose tensors are the operator's; and the
+// convolutions' products (dmlpy/kernels/convolution.py: the filter times the unfolded input): CONVOLUTION as GEMM,
+// CONVOLUTION_INTEGER as MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_CONVOLUTION (4), QUANTIZED_LINEAR_MATRIX_MULTIPLY
+// with an INT32 bias per row added to the sum.
 //
 // The contraction domain is (batch0, batch1, M, N, K): `sizes` holds those five, and every tensor walks it through
 // its own strides (0 where it does not move: A along N, B along M, the output along K, a per-row zero point along
@@ -15,7 +18,7 @@
 //
 // Epilogues (EPILOGUE(acc, at) below): GEMM ACTIVATION(Alpha * acc + Beta * C); MATRIX_MULTIPLY_INTEGER the sum
 // itself; QUANTIZED_LINEAR_MATRIX_MULTIPLY saturate(quantize(sum * AScale * BScale, OutputScale, OutputZeroPoint)),
-// elementwise_ops.h's quantize (halves to even); MATRIX_MULTIPLY_INTEGER_TO_FLOAT sum * AScale * BScale + Bias.
+// elementwise_ops.h's quantize (halves to even), QUANTIZED_LINEAR_CONVOLUTION the same of sum + Bias (modulo 2^32); MATRIX_MULTIPLY_INTEGER_TO_FLOAT sum * AScale * BScale + Bias.
 // Zero points are taken away as the operands are read, in the integers (exact).
 //
 // Launch shapes. "cpu" (GRID_STRIDE 0): a work-item computes tiles of CPU_ROWS x CPU_COLUMNS outputs, the columns
@@ -34,9 +37,11 @@
 #define MATRIX_MULTIPLY_INTEGER 1
 #define QUANTIZED_LINEAR_MATRIX_MULTIPLY 2
 #define MATRIX_MULTIPLY_INTEGER_TO_FLOAT 3
+#define QUANTIZED_LINEAR_CONVOLUTION 4
+#define QUANTIZED (OPERATOR == QUANTIZED_LINEAR_MATRIX_MULTIPLY || OPERATOR == QUANTIZED_LINEAR_CONVOLUTION)
 
 // ------------------------------------------------------------------------------------- what is accumulated
-#if OPERATOR == MATRIX_MULTIPLY_INTEGER || OPERATOR == QUANTIZED_LINEAR_MATRIX_MULTIPLY
+#if OPERATOR == MATRIX_MULTIPLY_INTEGER || QUANTIZED
 typedef uint acc_t;
 typedef uint8 acc8_t;
 typedef int zero_t;
@@ -97,16 +102,24 @@ typedef long zero_t;
     __global const A_T *a, ulong a_offset, __global const A_T *a_zero, ulong a_zero_offset, __global const B_T *b, \
         ulong b_offset, __global const B_T *b_zero, ulong b_zero_offset, __global int *out, ulong out_offset
 #define STRIDES uint8 a_strides, uint8 a_zero_strides, uint8 b_strides, uint8 b_zero_strides, uint8 out_strides
-#elif OPERATOR == QUANTIZED_LINEAR_MATRIX_MULTIPLY
+#elif QUANTIZED
+// QUANTIZED_LINEAR_CONVOLUTION's bias comes before the output scale, in the operator's binding order.
+#if OPERATOR == QUANTIZED_LINEAR_CONVOLUTION
+#define BIAS_TENSOR __global const int *bias, ulong bias_offset,
+#define BIAS_STRIDES uint8 bias_strides,
+#else
+#define BIAS_TENSOR
+#define BIAS_STRIDES
+#endif
 #define TENSORS                                                                                                    \
     __global const A_T *a, ulong a_offset, __global const float *a_scale, ulong a_scale_offset,                    \
         __global const A_T *a_zero, ulong a_zero_offset, __global const B_T *b, ulong b_offset,                    \
         __global const float *b_scale, ulong b_scale_offset, __global const B_T *b_zero, ulong b_zero_offset,      \
-        __global const float *out_scale, ulong out_scale_offset, __global const OUT_T *out_zero,                   \
+        BIAS_TENSOR __global const float *out_scale, ulong out_scale_offset, __global const OUT_T *out_zero,       \
         ulong out_zero_offset, __global OUT_T *out, ulong out_offset
 #define STRIDES                                                                                                    \
     uint8 a_strides, uint8 a_scale_strides, uint8 a_zero_strides, uint8 b_strides, uint8 b_scale_strides,          \
-        uint8 b_zero_strides, uint8 out_scale_strides, uint8 out_zero_strides, uint8 out_strides
+        uint8 b_zero_strides, BIAS_STRIDES uint8 out_scale_strides, uint8 out_zero_strides, uint8 out_strides
 #else
 #define TENSORS                                                                                                    \
     __global const A_T *a, ulong a_offset, __global const SCALE_T *a_scale, ulong a_scale_offset,                  \
@@ -137,12 +150,18 @@ typedef long zero_t;
     } while (0)
 #elif OPERATOR == MATRIX_MULTIPLY_INTEGER
 #define EPILOGUE(acc, b0, b1, m, n) (out[AT(out_strides, out_offset, b0, b1, m, n, 0)] = as_int(acc))
-#elif OPERATOR == QUANTIZED_LINEAR_MATRIX_MULTIPLY
-// The exact integer sum rounded once to float, times A's scale, times B's: the product of the dequantized
-// matrices; then QuantizeLinear's arithmetic (elementwise_ops.h), halves to even, saturated to the output type.
+#elif QUANTIZED
+// The exact integer sum (with QUANTIZED_LINEAR_CONVOLUTION's bias, modulo 2^32 as the INT32 sum is) rounded once to
+// float, times A's scale, times B's: the product of the dequantized matrices; then QuantizeLinear's arithmetic
+// (elementwise_ops.h), halves to even, saturated to the output type.
+#if OPERATOR == QUANTIZED_LINEAR_CONVOLUTION
+#define BIASED(acc, b0, b1, m) ((acc) + (HAS_BIAS ? (uint)bias[AT(bias_strides, bias_offset, b0, b1, m, 0, 0)] : 0u))
+#else
+#define BIASED(acc, b0, b1, m) (acc)
+#endif
 #define EPILOGUE(acc, b0, b1, m, n)                                                                                \
     do {                                                                                                           \
-        const float product_ = ((float)as_int(acc) * a_scale[AT(a_scale_strides, a_scale_offset, b0, b1, m, 0, 0)]) \
+        const float product_ = ((float)as_int(BIASED(acc, b0, b1, m)) * a_scale[AT(a_scale_strides, a_scale_offset, b0, b1, m, 0, 0)]) \
                                * b_scale[AT(b_scale_strides, b_scale_offset, b0, b1, 0, n, 0)];                    \
         const float zero_ = HAS_OUT_ZERO ? (float)out_zero[AT(out_zero_strides, out_zero_offset, b0, b1, m, 0, 0)] \
                                          : 0.0f;                                                                   \

@@ -15,7 +15,11 @@ Per spatial dimension i, with the dilated filter ``Dilations[i] * (k - 1) + 1`` 
 CONVOLUTION adds ``OutputPadding[i]`` in either direction: its page says OutputPadding pads the end of each output
 dimension, whatever the direction. The pages give no output-size formula, no channel rule and no rule for a stride,
 dilation or GroupCount of 0: dmlpy follows ONNX's Conv and ConvTranspose (strides, dilations and group at least 1,
-input channels a multiple of group). dmlpy validates these operators and does not run them yet.
+input channels a multiple of group).
+
+They run as ``dmlpy/kernels/convolution.py``'s plan: the input unfolded (im2col, ``opencl/convolution.cl``) and
+gemm.cl's contraction with the filter, per (batch, group), each operator's arithmetic in the contraction's epilogue
+(``contraction``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from typing import Any, ClassVar
 from dmlpy.drawing.windows import ConvolutionWindow, WindowDimension
 from dmlpy.enums import ConvolutionDirection, FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels.contraction import ABSENT
+from dmlpy.kernels.convolution import Geometry, Operand, convolution_plan, pad_spatial
+from dmlpy.kernels.launch import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import OperatorPlan, PlanRef
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._window import window_output_size
@@ -102,6 +110,8 @@ class ConvolutionWindowDesc(StructuredDesc):
     """Scale and zero-point fields that hold one value (every size 1)."""
     PER_OUTPUT_CHANNEL: ClassVar[tuple[str, ...]] = ()
     """Scale and zero-point fields that hold one value or one per output channel."""
+    PADDING_VALUE: ClassVar[str | None] = None
+    """The input's zero point field, the value the unfolded input's padding holds; None where padding is 0."""
 
     @classmethod
     def window(cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]) -> Window:
@@ -172,6 +182,65 @@ class ConvolutionWindowDesc(StructuredDesc):
         """Every field that is not a tensor, by name, as ``output_shapes`` takes them."""
         tensors = {*self.INPUTS, *self.OUTPUTS}
         return {name: getattr(self, name) for name in type(self).model_fields if name not in tensors}
+
+    def flipped(self) -> bool:
+        """Whether the filter is read reversed along its spatial axes (CONVOLUTION's Mode against Direction)."""
+        return False
+
+    def geometry(self) -> Geometry:
+        """The window's numbers as ``dmlpy/kernels/convolution.py`` takes them."""
+        fields = self.field_values()
+        window = self.window(self.operands(), fields)
+        dims, padded = window.spatial, pad_spatial
+
+        return Geometry(
+            batch=window.sizes[0],
+            groups=int(fields["group_count"]),
+            input_channels=window.input_channels,
+            output_channels=window.output_channels,
+            input_spatial=padded([dim.size for dim in dims], 1),
+            kernel=padded([dim.kernel for dim in dims], 1),
+            output_spatial=padded([dim.output for dim in dims], 1),
+            valid=padded([dim.output - (0 if dim.backward else dim.output_padding) for dim in dims], 1),
+            strides=padded([dim.stride for dim in dims], 1),
+            dilations=padded([dim.dilation for dim in dims], 1),
+            starts=padded([dim.start for dim in dims], 0),
+            spatial_count=len(dims),
+            backward=window.backward,
+            flipped=self.flipped(),
+        )
+
+    def slot(self, field: str) -> PlanRef | None:
+        """What ``field`` is bound to in a plan: its input slot, the output; None where it is absent."""
+        if getattr(self, field) is None:
+            return None
+        return PlanRef("output", 0) if field in self.OUTPUTS else PlanRef("input", self.INPUTS.index(field))
+
+    def per_channel_strides(self, field: str) -> tuple[int, ...]:
+        """A bias, scale or zero point's strides in the contraction domain: along the output channels, (group, row),
+        by its channel axis' stride; one value, 0 everywhere; absent, ``ABSENT``."""
+        tensor: TensorDesc | None = getattr(self, field)
+        if tensor is None:
+            return ABSENT
+        sizes, strides = tensor.desc.sizes, tensor.desc.effective_strides
+        channel = strides[1] if len(sizes) > 1 and sizes[1] != 1 else 0
+        return (0, self.geometry().rows * channel, channel, 0, 0)
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """The filter packed where needed, the input unfolded, the contraction (``dmlpy/kernels/convolution.py``)."""
+        tensors = {}
+        for name, field in (("input", "input_tensor"), ("filter", "filter_tensor"), ("output", "output_tensor")):
+            ref = self.slot(field)
+            assert ref is not None  # required fields
+            tensors[name] = (ref, getattr(self, field).desc)
+        fill = None if self.PADDING_VALUE is None else self.slot(self.PADDING_VALUE)
+        return convolution_plan(self.geometry(), tensors, fill, self.contraction, profile)
+
+    def contraction(
+        self, filter_operand: Operand, columns: Operand, output: Operand, profile: LaunchProfile
+    ) -> tuple[LoweredOperator, tuple[PlanRef | None, ...]]:
+        """gemm.cl's contraction of the filter (A) with the columns (B) into the output, the operator's epilogue."""
+        raise NotImplementedError
 
     def drawn_shape(self) -> ConvolutionWindow | None:
         """The window's numbers per spatial dimension, from ``window`` (its sizes are the rule's), for the picture;

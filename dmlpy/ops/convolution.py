@@ -4,8 +4,11 @@ ns-directml-dml_convolution_operator_desc.md).
 
 InputTensor, FilterTensor, BiasTensor and OutputTensor have the same DataType (FLOAT32 or FLOAT16) and DimensionCount
 (4 to 5; 3 to 5 from FL 4_0); DimensionCount (the field) counts the spatial dimensions, the tensors' less 2, and sizes
-Strides, Dilations, StartPadding, EndPadding and OutputPadding. The window rule is ``_convolution``'s. dmlpy validates
-it and does not run it yet.
+Strides, Dilations, StartPadding, EndPadding and OutputPadding. The window rule is ``_convolution``'s. It runs as
+``_convolution``'s plan (the input unfolded, gemm.cl's contraction per batch and group) with GEMM's epilogue: Alpha 1,
+the bias as C (Beta 1, so the sum and the bias round once, an fma) and the FusedActivation's expression; FLOAT16 read
+into float and rounded once to half. Mode CONVOLUTION FORWARD and CROSS_CORRELATION BACKWARD read the filter reversed
+along its spatial axes (the page), which the plan's filter copy does.
 """
 
 from __future__ import annotations
@@ -14,9 +17,15 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dmlpy.enums import ConvolutionDirection, ConvolutionMode, FeatureLevel, OperatorType
+from dmlpy.enums import ConvolutionDirection, ConvolutionMode, FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels.contraction import contraction_kernel
+from dmlpy.kernels.convolution import Operand
+from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import PlanRef
 from dmlpy.model import UInt32
 from dmlpy.ops._convolution import ConvolutionWindowDesc, Window
+from dmlpy.ops._normalization import activation_prelude
+from dmlpy.ops._typed_values import value_bits
 from dmlpy.ops._types import FLOATS
 from dmlpy.ops.fused_activation import FusedActivation
 from dmlpy.support import SupportTable
@@ -85,3 +94,30 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
 
     def check_convolution_rules(self, level: FeatureLevel, window: Window) -> None:
         self.check_fused_activation(level, self.fused_activation)
+
+    def flipped(self) -> bool:
+        return (self.mode == ConvolutionMode.CONVOLUTION) != (self.direction == ConvolutionDirection.BACKWARD)
+
+    def contraction(
+        self, filter_operand: Operand, columns: Operand, output: Operand, profile: LaunchProfile
+    ) -> tuple[LoweredOperator, tuple[PlanRef | None, ...]]:
+        """GEMM's contraction: Alpha and Beta 1, the bias as C along the output channels, the FusedActivation."""
+        half = self.input_tensor.desc.data_type == TensorDataType.FLOAT16
+        defines = (
+            ("A_T", "ushort" if half else "float"),
+            ("DML_FLOAT16", str(int(half))),
+            ("HAS_C", str(int(self.bias_tensor is not None))),
+        )
+        ones = tuple(value_bits(1.0, TensorDataType.FLOAT32) for _ in range(2))
+        lowered = contraction_kernel(
+            "GEMM",
+            defines,
+            self.geometry().domain,
+            [filter_operand.strides, columns.strides, self.per_channel_strides("bias_tensor"), output.strides],
+            profile,
+            prelude=activation_prelude(
+                self.fused_activation, self.output_tensor, f"{self.operator_name()}.FusedActivation"
+            ),
+            parameters=(KernelParameter("uint8", ones),),
+        )
+        return lowered, (filter_operand.ref, columns.ref, self.slot("bias_tensor"), output.ref)

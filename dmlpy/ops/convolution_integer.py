@@ -14,10 +14,16 @@ QUANTIZED_LINEAR_CONVOLUTION's OutputZeroPointTensor text calls it "the filter z
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 from pydantic import Field
 
+from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels.contraction import contraction_kernel
+from dmlpy.kernels.convolution import Operand
+from dmlpy.kernels.launch import LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import PlanRef
 from dmlpy.model import UInt32
 from dmlpy.ops._convolution import ConvolutionWindowDesc
 from dmlpy.support import SupportTable
@@ -44,9 +50,48 @@ _CI_TYPES = {
     "OutputTensor": _INT32,
 }
 _WINDOWED = ("InputTensor", "FilterTensor", "BiasTensor", "OutputTensor")
+_PRESENCE = {
+    "input_zero_point_tensor": "HAS_B_ZERO",
+    "filter_zero_point_tensor": "HAS_A_ZERO",
+    "output_zero_point_tensor": "HAS_OUT_ZERO",
+    "bias_tensor": "HAS_BIAS",
+}
+"""gemm.cl's define saying whether each optional tensor is given: the filter is A, the unfolded input B."""
 
 
-class ConvolutionIntegerOperatorDesc(ConvolutionWindowDesc):
+class _IntegerConvolutionDesc(ConvolutionWindowDesc):
+    """An integer convolution: gemm.cl's integer contraction of the filter (A) with the unfolded input (B), whose
+    padding is the input's zero point."""
+
+    PADDING_VALUE = "input_zero_point_tensor"
+    PRODUCT: ClassVar[str] = "QUANTIZED_LINEAR_CONVOLUTION"
+    """gemm.cl's operator (GEMM_CL_OPERATORS) whose epilogue this operator's is."""
+    CONTRACTION: ClassVar[tuple[str, ...]] = ()
+    """The operator's tensors in gemm.cl's binding order, ``filter_tensor`` standing for A, ``input_tensor`` for B."""
+
+    def contraction(
+        self, filter_operand: Operand, columns: Operand, output: Operand, profile: LaunchProfile
+    ) -> tuple[LoweredOperator, tuple[PlanRef | None, ...]]:
+        """gemm.cl's contraction of ``PRODUCT``: the matrices as the plan gives them, every scale, zero
+        point and bias along the output channels (M) or one value."""
+        operands = {"filter_tensor": filter_operand, "input_tensor": columns, "output_tensor": output}
+        strides, refs = [], []
+        for field in self.CONTRACTION:
+            given = operands.get(field)
+            strides.append(self.per_channel_strides(field) if given is None else given.strides)
+            refs.append(self.slot(field) if given is None else given.ref)
+        presence = tuple(
+            (define, str(int(getattr(self, field) is not None)))
+            for field, define in _PRESENCE.items()
+            if field in self.CONTRACTION
+        )
+        types = (("A_T", "filter_tensor"), ("B_T", "input_tensor"), ("OUT_T", "output_tensor"))
+        defines = tuple((name, DATA_TYPES[getattr(self, field).desc.data_type].opencl_storage) for name, field in types)
+        lowered = contraction_kernel(self.PRODUCT, (*defines, *presence), self.geometry().domain, strides, profile)
+        return lowered, tuple(refs)
+
+
+class ConvolutionIntegerOperatorDesc(_IntegerConvolutionDesc):
     """DML_CONVOLUTION_INTEGER_OPERATOR_DESC: OutputTensor (INT32) = (InputTensor - InputZeroPoint) cross-correlated
     with (FilterTensor - FilterZeroPoint), forward; Input and Filter may differ in signedness."""
 
@@ -69,6 +114,14 @@ class ConvolutionIntegerOperatorDesc(ConvolutionWindowDesc):
     OUTPUT_TYPE_OF, OUTPUT_TYPE = None, T.INT32
     PER_TENSOR = ("input_zero_point_tensor",)
     PER_OUTPUT_CHANNEL = ("filter_zero_point_tensor",)
+    CONTRACTION = (
+        "filter_tensor",
+        "filter_zero_point_tensor",
+        "input_tensor",
+        "input_zero_point_tensor",
+        "output_tensor",
+    )
+    PRODUCT = "MATRIX_MULTIPLY_INTEGER"
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
     """InputTensor: {BatchCount, InputChannelCount, [InputHeight], InputWidth}, INT8 or UINT8."""
@@ -113,7 +166,7 @@ _QLC_TYPES = {
 _QLC_4_0 = {n: (3, 4) if n in (*_WINDOWED, "FilterScaleTensor") else (1, 4) for n in _QLC_TYPES}
 
 
-class QuantizedLinearConvolutionOperatorDesc(ConvolutionWindowDesc):
+class QuantizedLinearConvolutionOperatorDesc(_IntegerConvolutionDesc):
     """DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC: InputTensor and FilterTensor dequantized ((x - ZeroPoint) *
     Scale), cross-correlated, BiasTensor added, and the result quantized: clamp(round(result / OutputScale) +
     OutputZeroPoint) into INT8 or UINT8."""
@@ -150,6 +203,18 @@ class QuantizedLinearConvolutionOperatorDesc(ConvolutionWindowDesc):
     BIAS = "bias_tensor"
     PER_TENSOR = ("input_scale_tensor", "input_zero_point_tensor", "output_scale_tensor", "output_zero_point_tensor")
     PER_OUTPUT_CHANNEL = ("filter_scale_tensor", "filter_zero_point_tensor")
+    CONTRACTION = (
+        "filter_tensor",
+        "filter_scale_tensor",
+        "filter_zero_point_tensor",
+        "input_tensor",
+        "input_scale_tensor",
+        "input_zero_point_tensor",
+        "bias_tensor",
+        "output_scale_tensor",
+        "output_zero_point_tensor",
+        "output_tensor",
+    )
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
     """InputTensor: {BatchCount, InputChannelCount, [InputHeight], InputWidth}, INT8 or UINT8."""

@@ -76,25 +76,24 @@ def test_a_padding_shows_movement_cl_and_its_kernel_parameters(run: Run, write_j
 def test_a_refused_operator_still_gets_its_picture_written(
     run: Run, write_json: Callable[..., Path], tmp_path: Path
 ) -> None:
-    """An operator that validates and does not run (here CONVOLUTION_INTEGER): --svg writes its picture all the same."""
-    convolution = dml.ConvolutionIntegerOperatorDesc(
-        input_tensor=tensor((1, 1, 3, 3), "UINT8"),
-        filter_tensor=tensor((1, 1, 2, 2), "UINT8"),
-        output_tensor=tensor((1, 1, 2, 2), "INT32"),
+    """An operator that validates and does not run (here UNFOLD): --svg writes its picture all the same."""
+    unfold = dml.UnfoldOperatorDesc(
+        input_tensor=tensor((1, 1, 3, 3), "FLOAT32"),
+        output_tensor=tensor((1, 4, 4), "FLOAT32"),
+        window_sizes=(2, 2),
         strides=(1, 1),
         dilations=(1, 1),
         start_padding=(0, 0),
         end_padding=(0, 0),
-        group_count=1,
     )
-    path, svg = write_json(as_json(convolution)), tmp_path / "convolution.svg"
-    refusal = "dmlpy validates CONVOLUTION_INTEGER but does not run it"
+    path, svg = write_json(as_json(unfold)), tmp_path / "unfold.svg"
+    refusal = "dmlpy validates UNFOLD but does not run it"
     assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", refusal)
     result = run("explain", str(path), "--svg", str(svg))
     assert_one_line_error(result, 1, "UnsupportedError", refusal)
     assert result.stdout == f"// picture written to {svg}\n"
     picture = svg.read_text(encoding="utf-8")
-    assert picture.startswith("<svg") and picture == convolution.picture().svg
+    assert picture.startswith("<svg") and picture == unfold.picture().svg
 
 
 def test_the_join_shown_in_docs_cli_md_is_what_the_command_prints(run: Run) -> None:

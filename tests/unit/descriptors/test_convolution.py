@@ -2,8 +2,8 @@
 QUANTIZED_LINEAR_CONVOLUTION. Worked examples (the pages have none of their own: ONNX's Conv, ConvTranspose,
 ConvInteger and QLinearConv examples, which the pages name as their models) validate; each rule broken is refused
 with a message naming the field and the rule; the window rule agrees with ONNX's reference Conv, ConvTranspose,
-ConvInteger and QLinearConv on small random arrays; JSON, the schema and the command line take them; compiling says
-dmlpy does not run them yet."""
+ConvInteger and QLinearConv on small random arrays; JSON, the schema and the command line take them; each plans the
+unfold and gemm.cl's contraction (its device tests: tests/device/convolution)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
 
@@ -421,10 +421,15 @@ def test_enums_take_every_spelling() -> None:
     assert values["QUANTIZED_LINEAR_CONVOLUTION"] == 120
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    for desc in (conv(), conv_integer(), quantized_conv()):
-        with pytest.raises(dml.UnsupportedError, match=f"dmlpy validates {desc.operator_name()} but does not run"):
-            desc.plan()
+def test_each_plans_the_unfold_and_the_contraction() -> None:
+    """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue; a
+    1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first."""
+    for desc, operator in ((conv(), 0), (conv_integer(), 1), (quantized_conv(), 4)):
+        kernels = [(step.lowered.kernel.source_name, dict(step.lowered.kernel.defines)) for step in desc.plan().steps]
+        assert kernels[-1][0] == "gemm.cl" and kernels[-1][1]["OPERATOR"] == str(operator), desc.operator_name()
+        assert "convolution.cl" in [name for name, _ in kernels] or desc.filter_tensor.desc.sizes[2:] == (1, 1)
+    flipped = conv().model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION}).plan()
+    assert [step.lowered.kernel.source_name for step in flipped.steps] == ["movement.cl", "convolution.cl", "gemm.cl"]
 
 
 def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any) -> None:
@@ -439,4 +444,6 @@ def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any
     bad = write_json(json.loads(dml.OperatorDesc.model_validate(conv(y=(1, 1, 3, 4))).model_dump_json()), "bad.json")
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "CONVOLUTION.OutputTensor.Sizes is [1, 1, 3, 4]" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0, explained.stderr
+    assert "unfold in opencl/convolution.cl" in explained.stdout and "contraction in opencl/gemm.cl" in explained.stdout

@@ -1,0 +1,103 @@
+"""CONVOLUTION runs (the input unfolded by opencl/convolution.cl, gemm.cl's contraction; dmlpy/kernels/convolution.py)
+against cases.py's float64 reference within the bound docs/operators/convolution.md derives: every data type of its
+support table, both modes and directions, 1-D, 2-D and 3-D, strides, dilations, asymmetric padding, output padding,
+groups and depth-wise, a bias, a fused activation, strided tensors (the filter copied, the output staged), a
+pointwise filter reading the input as it is, and as a graph node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from tests.device.convolution.cases import RELU, Case, Shape, convolution_case, past_bound, reference
+from tests.device.matrix.cases import gamma
+from tests.helpers.structured_runs import run_structured
+
+T = dml.TensorDataType
+TYPES = sorted(dml.ConvolutionOperatorDesc.SUPPORT.rows[-1].data_types["InputTensor"], key=lambda t: t.value)
+MODES = ("CROSS_CORRELATION", "CONVOLUTION")
+
+
+def run_and_check(device: Any, case: Case, offsets: dict[str, int] | None = None) -> None:
+    case.desc.validate_on(device.feature_level)
+    got = run_structured(device, case.desc, case.inputs, offsets=offsets)["output_tensor"]
+    assert got.shape == case.expected.shape
+    wrong = past_bound(got, case.expected, case.allowed)
+    assert not wrong.size, f"past the bound at elements {wrong[:8].tolist()} ({wrong.size} in all)"
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize("data_type", TYPES, ids=lambda t: t.name)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
+def test_every_type_mode_and_direction(device: Any, data_type: Any, mode: str, backward: bool) -> None:
+    shape = Shape((2, 4, 6, 7), (3, 2), 6, strides=(2, 1), start=(1, 0), end=(0, 1), groups=2, backward=backward)
+    run_and_check(device, convolution_case(data_type, shape, mode=mode))
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        Shape((2, 3, 13), (4,), 5, strides=(3,), dilations=(2,), start=(2,), end=(1,)),
+        Shape((1, 2, 4, 5, 6), (2, 3, 2), 3, strides=(1, 2, 1), start=(1, 0, 1), end=(0, 1, 1)),
+        Shape((1, 2, 3, 4, 3), (2, 2, 3), 4, strides=(2, 1, 2), start=(0, 1, 1), end=(1, 0, 0), backward=True),
+    ],
+    ids=["1-D", "3-D", "3-D backward"],
+)
+def test_one_and_three_spatial_dimensions(device: Any, shape: Shape) -> None:
+    run_and_check(device, convolution_case(T.FLOAT32, shape, mode="CONVOLUTION"))
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
+def test_dilations_and_output_padding(device: Any, backward: bool) -> None:
+    """OutputPadding: FORWARD's added outputs are 0 plus the bias (then the activation); BACKWARD's the scatter's."""
+    shape = Shape((1, 3, 7, 8), (3, 3), 4, strides=(2, 3), dilations=(2, 1), start=(1, 2), end=(2, 0))
+    shape = shape._replace(output_padding=(1, 2), backward=backward)
+    run_and_check(device, convolution_case(T.FLOAT32, shape, fused=RELU))
+
+
+def test_depthwise_and_a_deep_window(device: Any) -> None:
+    """GroupCount = InputChannelCount (one channel a group), then K past gemm.cl's 128-deep blocks (8 x 5 x 5)."""
+    run_and_check(
+        device, convolution_case(T.FLOAT32, Shape((2, 6, 9, 8), (3, 3), 12, start=(1, 1), end=(1, 1), groups=6))
+    )
+    run_and_check(device, convolution_case(T.FLOAT32, Shape((1, 8, 9, 9), (5, 5), 70, start=(2, 2), end=(2, 2))))
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
+def test_strided_tensors_at_offsets(device: Any, backward: bool) -> None:
+    """Gaps after every row: the filter is copied packed, the input unfolded through its strides, the output's
+    spatial axes are not one run, so the contraction writes a temporary the plan copies out."""
+    gaps = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor": 2}
+    shape = Shape((2, 4, 5, 6), (2, 3), 4, strides=(1, 2), start=(1, 1), end=(1, 0), groups=2, backward=backward)
+    case = convolution_case(T.FLOAT32, shape, gaps=gaps)
+    steps = [step.lowered.kernel.source_name for step in case.desc.plan().steps]
+    assert steps == ["movement.cl" if backward else "elementwise.cl", "convolution.cl", "gemm.cl", "elementwise.cl"]
+    run_and_check(device, case, {"input_tensor": 16, "filter_tensor": 32, "output_tensor": 48})
+
+
+@pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
+def test_pointwise_reads_the_input_as_it_is(device: Any, data_type: Any) -> None:
+    """A 1 x 1 filter at strides 1: no unfold, the contraction reads the input (and the filter) in place."""
+    case = convolution_case(data_type, Shape((2, 6, 5, 7), (1, 1), 9, groups=3), fused=RELU)
+    assert [step.lowered.kernel.source_name for step in case.desc.plan().steps] == ["gemm.cl"]
+    run_and_check(device, case)
+
+
+def test_convolution_as_a_graph_node(device: Any) -> None:
+    """(x + 1) convolved, doubled: CONVOLUTION between element-wise nodes, its plan's launches among them."""
+    case = convolution_case(T.FLOAT32, Shape((1, 3, 6, 6), (3, 3), 4, start=(1, 1), end=(1, 1)), bias=False)
+    x, w = case.inputs["input_tensor"], case.inputs["filter_tensor"]
+    g = dml.Graph(device)
+    gx, gw = g.input(x.shape, T.FLOAT32), g.input(w.shape, T.FLOAT32)
+    convolved = g.add_operator(case.desc, [gx + 1, gw])
+    got = np.asarray(g.compile([convolved * 2])(x, w))
+    x1, w64 = x.astype(np.float64) + 1, w.astype(np.float64)
+    shape = Shape((1, 3, 6, 6), (3, 3), 4, start=(1, 1), end=(1, 1))
+    exact, magnitude = reference(shape, x1, w64), reference(shape, np.abs(x1), np.abs(w64))
+    # x + 1 rounds once more: gamma_(K + 2) covers it (K = 27); the doubling is exact
+    wrong = past_bound(got, 2 * exact, 2 * gamma(29) * magnitude)
+    assert not wrong.size, f"past the bound at elements {wrong[:8].tolist()}"
