@@ -65,7 +65,9 @@ from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops.depth_space import DEPTH_SPACE_OPERATORS
 from dmlpy.ops.element_wise_arithmetic import ARITHMETIC_OPERATORS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
+from dmlpy.ops.gemm import GemmOperatorDesc
 from dmlpy.ops.join_split import JoinOperatorDesc, SplitOperatorDesc
+from dmlpy.ops.matrix_multiply_integer import INTEGER_MATRIX_OPERATORS
 from dmlpy.ops.padding import PADDING_OPERATORS
 from dmlpy.ops.reduction import REDUCTION_OPERATORS
 from dmlpy.ops.scalar_union import ScalarUnion
@@ -79,7 +81,8 @@ _STRUCTURED_RUNNING = [desc for desc in OPERATORS.values() if desc.runs() and is
 """The operators that are not element-wise and run: measured by their families' benchmarks, or not yet."""
 
 ELSEWHERE: dict[type[OperatorDescBase], str] = {
-    **dict.fromkeys(_STRUCTURED_RUNNING, "not measured yet: issue 44's benchmarks cover data movement and REDUCE"),
+    **dict.fromkeys(_STRUCTURED_RUNNING, "not measured yet: the families' benchmarks cover movement, REDUCE, GEMM"),
+    **dict.fromkeys((GemmOperatorDesc, *INTEGER_MATRIX_OPERATORS), "bench_gemm.py"),
     **dict.fromkeys((*SLICE_OPERATORS, JoinOperatorDesc, SplitOperatorDesc, *PADDING_OPERATORS), "bench_movement.py"),
     **dict.fromkeys((TileOperatorDesc, *DEPTH_SPACE_OPERATORS), "bench_movement.py"),
     **dict.fromkeys(REDUCTION_OPERATORS, "bench_reduce.py"),
