@@ -65,7 +65,8 @@ def _pads(shape: Shape) -> list[int]:
 
 def test_reference_matches_onnx() -> None:
     """cases.reference against onnx.reference: Conv (groups, dilations, asymmetric padding), ConvTranspose (output
-    padding; onnx.reference's takes no group) and ConvInteger (zero points, padding with the input's), on which QLinearConv's sum rests."""
+    padding; onnx.reference's takes no group) and ConvInteger (zero points, padding with the input's), on which
+    QLinearConv's sum rests."""
     rng = np.random.default_rng(0)
     conv = Shape((1, 4, 7, 8), (3, 2), 6, strides=(2, 1), dilations=(1, 2), start=(1, 0), end=(2, 1), groups=2)
     x, w = rng.standard_normal(conv.input_sizes), rng.standard_normal(conv.filter_sizes)
