@@ -1,0 +1,159 @@
+"""Shape arithmetic folded on the host, once the graph inputs' shapes are known, as onnxruntime does before its
+DirectML provider sees a graph: DirectML's tensors have Sizes fixed when a graph is built, and exported models
+compute the Sizes of their reshapes, expands and slices at run time (Shape, Gather on the shape, Concat, Cast, ...).
+
+``fold(model, shapes)`` gives the model with every node it can compute on the host replaced by initializers:
+Constant; Shape and Size of a value whose shape ONNX's shape inference knows for these input shapes; and any node
+whose inputs are all known values of at most ``SMALL`` elements and whose outputs are that small too (shape
+arithmetic: Gather, Concat, Slice, Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...), or a ConstantOfShape of a
+known shape (a mask, whatever its size). An If whose condition is known takes the branch it names. Folding repeats,
+inferring shapes again, until nothing more folds; each node is computed by onnx.reference, the ONNX
+specification's own implementation, at the model's opset. What is left runs on the device; a node that reads a
+graph input's values is never folded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper, shape_inference
+from onnx.reference import ReferenceEvaluator
+
+SMALL = 4096
+"""The most elements a computed value folded on the host may have (a shape, an index, a small table); a node of
+larger ones stays a device node, so a model's real work is never computed on the host."""
+_NEVER = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli")
+"""Op types whose every run gives other values: never folded."""
+
+
+def fold(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]]) -> onnx.ModelProto:
+    """``model`` with what its graph computes from known values folded into initializers, for graph inputs of
+    ``shapes`` (module docstring); ``model`` itself is left as it is."""
+    folded = onnx.ModelProto()
+    folded.CopyFrom(model)
+    graph = folded.graph
+    for value in graph.input:
+        if value.name in shapes and value.type.HasField("tensor_type"):
+            dims = value.type.tensor_type.shape
+            dims.ClearField("dim")
+            for size in shapes[value.name]:
+                dims.dim.add().dim_value = int(size)
+    opset = next((o.version for o in folded.opset_import if o.domain in ("", "ai.onnx")), 21)
+    known = _Known(graph)
+    while True:
+        inferred = _shapes(folded)
+        done: list[int] = []
+        for index, node in enumerate(graph.node):
+            values = _folded(node, known, inferred, opset)
+            if values is not None:
+                known.add(dict(zip(node.output, values, strict=True)))
+                done.append(index)
+        if not done:
+            return folded
+        for index in reversed(done):
+            del graph.node[index]
+        _inline_known_branches(graph, known)
+
+
+class _Known:
+    """The values known on the host: initializers (read when a node needs them) and what folding computed, which
+    it writes into the graph as initializers."""
+
+    def __init__(self, graph: onnx.GraphProto) -> None:
+        self.graph = graph
+        self.initializers = {tensor.name: tensor for tensor in graph.initializer}
+        self.values: dict[str, np.ndarray[Any, Any]] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.values or name in self.initializers
+
+    def size(self, name: str) -> int:
+        if name in self.values:
+            return int(self.values[name].size)
+        return int(np.prod(self.initializers[name].dims, dtype=np.int64))
+
+    def __getitem__(self, name: str) -> np.ndarray[Any, Any]:
+        if name not in self.values:
+            self.values[name] = numpy_helper.to_array(self.initializers[name])
+        return self.values[name]
+
+    def add(self, values: Mapping[str, np.ndarray[Any, Any]]) -> None:
+        for name, value in values.items():
+            self.values[name] = value
+            tensor = numpy_helper.from_array(np.asarray(value), name)
+            self.graph.initializer.append(tensor)
+            self.initializers[name] = tensor
+
+
+def _shapes(model: onnx.ModelProto) -> dict[str, tuple[int, ...]]:
+    """The values whose every dimension shape inference knows, for the model as it is now."""
+    try:
+        inferred = shape_inference.infer_shapes(model, data_prop=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return {}
+    found: dict[str, tuple[int, ...]] = {}
+    for value in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
+        tensor = value.type.tensor_type
+        if value.type.HasField("tensor_type") and tensor.HasField("shape"):
+            dims = tensor.shape.dim
+            if all(d.HasField("dim_value") for d in dims):
+                found[value.name] = tuple(int(d.dim_value) for d in dims)
+    for tensor in model.graph.initializer:
+        found[tensor.name] = tuple(tensor.dims)
+    return found
+
+
+def _folded(
+    node: onnx.NodeProto, known: _Known, shapes: Mapping[str, tuple[int, ...]], opset: int
+) -> list[np.ndarray[Any, Any]] | None:
+    """The node's outputs computed on the host, or None where it stays a device node."""
+    if node.domain not in ("", "ai.onnx") or node.op_type in _NEVER or node.op_type in ("If", "Loop", "Scan"):
+        return None
+    if node.op_type in ("Shape", "Size"):
+        if not node.input or node.input[0] not in shapes:
+            return None
+        shape = shapes[node.input[0]]
+        stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))  # no memory
+        return _evaluated(node, {node.input[0]: stand_in}, opset)
+    inputs = [name for name in node.input if name]
+    if not all(name in known for name in inputs):
+        return None
+    if node.op_type != "ConstantOfShape" and any(known.size(name) > SMALL for name in inputs):
+        return None
+    outputs = _evaluated(node, {name: known[name] for name in inputs}, opset)
+    if outputs is None or (node.op_type != "ConstantOfShape" and any(v.size > SMALL for v in outputs)):
+        return None
+    return outputs
+
+
+def _evaluated(
+    node: onnx.NodeProto, feeds: Mapping[str, np.ndarray[Any, Any]], opset: int
+) -> list[np.ndarray[Any, Any]] | None:
+    try:
+        outputs = ReferenceEvaluator(node, opsets={"": opset}).run(None, dict(feeds))
+    except Exception:  # onnx.reference raises what its op code raises: the node stays a device node
+        return None
+    return [np.asarray(value) for value in outputs]
+
+
+def _inline_known_branches(graph: onnx.GraphProto, known: _Known) -> None:
+    """Each If whose condition is known replaced by the nodes of the branch it takes, the branch's outputs
+    renamed to the If's (through Identity nodes: an output the branch takes from outside stays itself)."""
+    for index in reversed(range(len(graph.node))):
+        node = graph.node[index]
+        if node.op_type != "If" or node.input[0] not in known:
+            continue
+        branch_name = "then_branch" if bool(np.asarray(known[node.input[0]]).reshape(-1)[0]) else "else_branch"
+        branch = next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == branch_name)
+        nodes = [*branch.node]
+        nodes += [
+            onnx.helper.make_node("Identity", [inner.name], [outer])
+            for inner, outer in zip(branch.output, node.output, strict=True)
+        ]
+        for tensor in branch.initializer:
+            graph.initializer.append(tensor)
+        del graph.node[index]
+        for offset, inner_node in enumerate(nodes):
+            graph.node.insert(index + offset, inner_node)
