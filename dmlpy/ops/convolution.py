@@ -7,8 +7,10 @@ InputTensor, FilterTensor, BiasTensor and OutputTensor have the same DataType (F
 Strides, Dilations, StartPadding, EndPadding and OutputPadding. The window rule is ``_convolution``'s. It runs as
 ``_convolution``'s plan (the input unfolded, gemm.cl's contraction per batch and group) with GEMM's epilogue: Alpha 1,
 the bias as C (Beta 1, so the sum and the bias round once, an fma) and the FusedActivation's expression; FLOAT16 read
-into float and rounded once to half. Mode CONVOLUTION FORWARD and CROSS_CORRELATION BACKWARD read the filter reversed
-along its spatial axes (the page), which the plan's filter copy does.
+into float and rounded once to half. Mode CONVOLUTION reads the filter reversed along its spatial axes (the plan's
+filter copy) in either direction: the page's "CROSS_CORRELATION + BACKWARD flips" is the flip a transposed convolution
+written as a gather has already (ONNX's ConvTranspose is CROSS_CORRELATION BACKWARD, as onnxruntime's DirectML
+provider maps it).
 """
 
 from __future__ import annotations
@@ -96,7 +98,9 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
         self.check_fused_activation(level, self.fused_activation)
 
     def flipped(self) -> bool:
-        return (self.mode == ConvolutionMode.CONVOLUTION) != (self.direction == ConvolutionDirection.BACKWARD)
+        # The page's flips are those of the gather over the input: BACKWARD's gather (convolution.cl's) already reads
+        # the filter reversed against FORWARD's, so CROSS_CORRELATION BACKWARD is ONNX's ConvTranspose as stored.
+        return self.mode == ConvolutionMode.CONVOLUTION
 
     def contraction(
         self, filter_operand: Operand, columns: Operand, output: Operand, profile: LaunchProfile

@@ -149,7 +149,7 @@ def convolution_case(
     """CONVOLUTION over ``shape``; ``gaps`` pads the innermost rows of the named slots; ``fused`` RELU or None."""
     gaps = gaps or {}
     x, w = values(data_type, shape.input_sizes, 1), values(data_type, shape.filter_sizes, 2)
-    flipped = (mode == "CONVOLUTION") != shape.backward
+    flipped = mode == "CONVOLUTION"  # CROSS_CORRELATION BACKWARD is ConvTranspose's scatter as stored
     fields = shape.fields()
     inputs = {"input_tensor": x, "filter_tensor": w}
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
