@@ -89,8 +89,12 @@ def onnxruntime_call(case: Any, shape: Shape, quantized: bool) -> tuple[Callable
                  "filter_scale_tensor", "filter_zero_point_tensor", "output_scale_tensor", "output_zero_point_tensor",
                  "bias_tensor"]  # fmt: skip
         flat = {"filter_scale_tensor", "filter_zero_point_tensor", "bias_tensor"}
-        values = {k: ins[k].reshape(-1) if k in flat else ins[k].reshape(()) for k in order if k in ins}
-        values["input_tensor"], values["filter_tensor"] = ins["input_tensor"], ins["filter_tensor"]
+        tensors = {"input_tensor", "filter_tensor"}
+        values = {
+            k: ins[k] if k in tensors else ins[k].reshape(-1) if k in flat else ins[k].reshape(())
+            for k in order
+            if k in ins
+        }
         node = helper.make_node("QLinearConv", [k if k in values else "" for k in order], ["y"], **attributes)
     else:
         values = {k: ins[k] for k in ("input_tensor", "filter_tensor")}
@@ -99,7 +103,7 @@ def onnxruntime_call(case: Any, shape: Shape, quantized: bool) -> tuple[Callable
     constants = [numpy_helper.from_array(v, k) for k, v in values.items() if k != "input_tensor"]
     x = values["input_tensor"]
     element = helper.np_dtype_to_tensor_dtype(x.dtype)
-    out_type = helper.np_dtype_to_tensor_dtype(np.dtype(np.int8) if quantized else np.dtype(np.float32))
+    out_type = helper.np_dtype_to_tensor_dtype(np.dtype(np.uint8) if quantized else np.dtype(np.float32))
     graph = helper.make_graph(
         [node], "conv", [helper.make_tensor_value_info("input_tensor", element, x.shape)],
         [helper.make_tensor_value_info("y", out_type, case.expected.shape)], constants,
@@ -112,7 +116,7 @@ def onnxruntime_call(case: Any, shape: Shape, quantized: bool) -> tuple[Callable
     )
     binding = session.io_binding()
     binding.bind_cpu_input("input_tensor", x)
-    result = np.empty(case.expected.shape, np.int8 if quantized else np.float32)
+    result = np.empty(case.expected.shape, np.uint8 if quantized else np.float32)
     binding.bind_output("y", "cpu", 0, result.dtype, list(result.shape), result.ctypes.data)
     session.run_with_iobinding(binding)
     return (lambda keep=(x, result): session.run_with_iobinding(binding)), result, None
@@ -121,7 +125,7 @@ def onnxruntime_call(case: Any, shape: Shape, quantized: bool) -> tuple[Callable
 def case_rows(runtimes: list[Dml], name: str, layer: Layer, quick: bool) -> list[dict[str, Any]]:
     shape = layer.shape
     if layer.quantized:
-        case = integer_case("QUANTIZED_LINEAR_CONVOLUTION", T.UINT8, T.INT8, shape)
+        case = integer_case("QUANTIZED_LINEAR_CONVOLUTION", T.UINT8, T.INT8, shape, output_type=T.UINT8)
     else:
         case = convolution_case(T.FLOAT32, shape)
     k = shape.filter_sizes[1] * int(np.prod(shape.kernel))
@@ -133,7 +137,7 @@ def case_rows(runtimes: list[Dml], name: str, layer: Layer, quick: bool) -> list
         inputs = [case.inputs.get(field) for field in case.desc.input_fields()]
         bound = Bound(dml_, case.desc, inputs)
         bound.events().wait()
-        got = bound.buffers[0].read(np.int8 if layer.quantized else np.float32, case.expected.shape)
+        got = bound.buffers[0].read(np.uint8 if layer.quantized else np.float32, case.expected.shape)
         if layer.quantized:
             error = float(np.max(np.abs(got.astype(np.int64) - ort_result))) if ort_result is not None else 0.0
         else:
