@@ -291,7 +291,10 @@ def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[
     strides = desc.effective_strides
     flat = np.ascontiguousarray(array).reshape(-1)
     assert sum((n - 1) * s for n, s in zip(desc.sizes, strides, strict=True)) < max(flat.size, 1)
-    read = np.lib.stride_tricks.as_strided(flat, desc.sizes, [s * flat.itemsize for s in strides], writeable=False)
+    # As writeable as the array: the call only reads it, and binds a writeable array in place (a read-only one is
+    # refused there by pyopencl's host buffer).
+    byte_strides = [s * flat.itemsize for s in strides]
+    read = np.lib.stride_tricks.as_strided(flat, desc.sizes, byte_strides, writeable=flat.flags.writeable)
     return read[tuple(slice(None) if stride else slice(0, 1) for stride in strides)]
 
 

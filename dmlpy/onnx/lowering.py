@@ -45,8 +45,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
-from dmlpy.onnx.generators import GENERATOR_OPS, generator_outputs
-from dmlpy.onnx.indexing import INDEXING_OPS, indexing_outputs
+from dmlpy.onnx.families import FAMILY_OPS, family_outputs
 from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.movement import MOVEMENT_OPS, data_inputs, movement_plan
 from dmlpy.onnx.nodes import (
@@ -61,7 +60,6 @@ from dmlpy.onnx.nodes import (
     node_attributes,
     node_name,
 )
-from dmlpy.onnx.normalization import NORMALIZATION_OPS, normalization_outputs
 from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
 from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
@@ -284,7 +282,12 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None
         return x, shape, scale, zero
 
-    reads = Reads(shaped=shaped, per_axis=parameter, broadcast=broadcast, fixed=constant, known=known)
+    def strided(name: str, sizes: Sequence[int], strides: Sequence[int]) -> Expression:
+        if tuple(strides) == packed_strides(sizes):
+            return shaped(name, sizes, "")
+        return reader(name)(sizes, strides, True)
+
+    reads = Reads(shaped, parameter, broadcast, strided, constant, known)
     family: Outputs = []
     for node in rep.model.graph.node if shapes is None else needed_nodes(rep.model.graph):
         where = node_name(node, rep.opset)
@@ -326,12 +329,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
                 result, shape = reduced(x, given if shapes is not None else None)
-            elif node.op_type in GENERATOR_OPS:
-                family = generator_outputs(graph, node, rep.opset, attributes, reads, shapes is None, where)
-                result, shape = family[0]
-            elif node.op_type in _FAMILIES:
-                lowered = normalization_outputs if node.op_type in NORMALIZATION_OPS else indexing_outputs
-                family = lowered(node, rep.opset, attributes, reads, shapes is None, where)
+            elif node.op_type in FAMILY_OPS:
+                family = family_outputs(graph, node, rep.opset, attributes, reads, shapes is None, where)
                 result, shape = family[0]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
@@ -362,7 +361,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if node.op_type in MOVEMENT_OPS:
             # A movement node's outputs are packed, their Sizes the ONNX shape (one element at prepare: shape ()).
             family = [(value, tuple(value.sizes) if shapes is not None else ()) for value in results]
-        elif node.op_type not in _FAMILIES:  # a family's node gives each output's ONNX shape (TopK's two)
+        elif node.op_type not in FAMILY_OPS:  # a family's node gives each output's ONNX shape (TopK's two)
             family = [(result, shape)]
         for name, (value, own) in zip(node.output, family, strict=True):
             computed[name] = (value, own, value.data_type)
@@ -392,7 +391,6 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
     return Lowered(expressions, bound, outputs)
 
 
-_FAMILIES = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS)
 _SHARED = "this node's operator reads it (DirectML's tensors of one operator share their DimensionCount)"
 _BLOCKED_FIX = "; feed the blocked node from a graph input or initializer"
 _CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"

@@ -17,10 +17,10 @@ import onnx
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.onnx.elements import NodeRefused, onnx_name
-from dmlpy.onnx.generators import GENERATOR_OPS, REFUSED_GENERATOR_OPS, eye_like_boolean
-from dmlpy.onnx.indexing import INDEXING_OPS
+from dmlpy.onnx.families import FAMILY_OPS
+from dmlpy.onnx.generators import REFUSED_GENERATOR_OPS, eye_like_boolean
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
-from dmlpy.onnx.normalization import NORMALIZATION_OPS, REFUSED_OP_TYPES
+from dmlpy.onnx.normalization import REFUSED_OP_TYPES
 from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.onnx.views import VIEW_OPS
@@ -155,16 +155,13 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         takes = f"{fewest}" if fewest == most else f"{fewest} to {most}" if optional else f"{fewest} or more"
     if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
-    # SPLIT's parts, an output each; TopK's values and indices; BatchNormalization's and LayerNormalization's
-    # optional statistics (refused by dmlpy.onnx.normalization, saying why)
-    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization")
+    # SPLIT's parts, an output each; TopK's and MaxPool's values and indices; BatchNormalization's and
+    # LayerNormalization's optional statistics (refused by dmlpy.onnx.normalization, saying why)
+    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization", "MaxPool")
     if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
-    if any(
-        node.op_type in ops
-        for ops in (MOVEMENT_OPS, REDUCTION_OPS, NORMALIZATION_OPS, INDEXING_OPS, GENERATOR_OPS, VIEW_OPS)
-    ):
+    if any(node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, FAMILY_OPS, VIEW_OPS)):
         return check_attributes(node, opset, where)
     attributes: dict[str, int] = {}
     for attribute in node.attribute:

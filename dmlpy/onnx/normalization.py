@@ -25,6 +25,7 @@ import onnx
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph.normalization import batch_normalization, mean_variance_normalization
 from dmlpy.graph.operators import BUILDERS
+from dmlpy.onnx.attributes import float_attribute, ints_attribute
 from dmlpy.onnx.elements import NodeRefused, expressed
 from dmlpy.onnx.reads import Outputs, Reads
 
@@ -49,19 +50,6 @@ MVN_EPSILON = 1e-18
 """(1e-9)^2: MeanVarianceNormalization's body adds 1e-9 to the standard deviation."""
 _MVN_AXES = (0, 2, 3)
 """MeanVarianceNormalization's default axes."""
-
-
-def float_attribute(node: onnx.NodeProto, opset: int, name: str) -> float:
-    """The FLOAT attribute ``name`` (its type checked by ``check_attributes``), or its schema's default."""
-    for given in node.attribute:
-        if given.name == name:
-            return float(given.f)
-    return float(onnx.defs.get_schema(node.op_type, opset).attributes[name].default_value.f)
-
-
-def _ints(node: onnx.NodeProto, name: str) -> list[int] | None:
-    given = next((a for a in node.attribute if a.name == name), None)
-    return None if given is None else [int(v) for v in given.ints]
 
 
 def _axis(axis: int, rank: int, where: str) -> int:
@@ -122,7 +110,7 @@ def normalization_outputs(
         axes = tuple(range(first, rank))
         return [(expressed(where, mean_variance_normalization, x, weight, shift, axes, True, epsilon), shape)]
     if op_type == "MeanVarianceNormalization":
-        given = _ints(node, "axes")
+        given = ints_attribute(node, "axes")
         axes = tuple(sorted({_axis(a, rank, where) for a in (given if given is not None else _MVN_AXES)}))
         return [(expressed(where, mean_variance_normalization, x, None, None, axes, True, MVN_EPSILON), shape)]
     if op_type == "LpNormalization":

@@ -19,6 +19,8 @@ class Reads:
     builds no Reshape); ``per_axis(name, data_name, like, axis, where, what)``: a value of one element, or one per
     index of ``axis`` of the shape ``like`` (the input ``data_name``'s, which a mismatch blames), read with
     ``like``'s Sizes and 0 strides elsewhere (BatchNormalization's statistics, InstanceNormalization's scale);
+    ``strided(name, sizes, strides)``: a value read through ``sizes`` and ``strides`` counted in its packed ONNX
+    array's elements (a MatMul operand's 1-D reshape and 0-strided batch, a per-row zero point);
     ``broadcast(name, like, where)``: a value read with ``like``'s Sizes and 0 strides where it repeats (NumPy's
     rule); ``fixed``: an initializer read on the host (a descriptor field); ``known(name, where)``: a value's ONNX
     shape and data type."""
@@ -26,6 +28,7 @@ class Reads:
     shaped: Callable[[str, Sequence[int], str], Expression]
     per_axis: Callable[[str, str, tuple[int, ...], int, str, str], Expression]
     broadcast: Callable[[str, tuple[int, ...], str], Expression]
+    strided: Callable[[str, Sequence[int], Sequence[int]], Expression]
     fixed: Fixed
     known: Callable[[str, str], tuple[tuple[int, ...], TensorDataType]]
 

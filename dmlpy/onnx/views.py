@@ -25,6 +25,7 @@ import onnx
 
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Expression
+from dmlpy.onnx.attributes import ints_attribute
 from dmlpy.onnx.elements import NodeRefused
 from dmlpy.onnx.movement import Fixed
 from dmlpy.tensor import BufferTensorDesc, packed_strides
@@ -56,7 +57,7 @@ def view_node(
         _shape_input(node, 1, "axes" if node.op_type in ("Squeeze", "Unsqueeze") else "shape", fixed, where)
         return read(desc.sizes, desc.effective_strides, False), ()
     if node.op_type == "Transpose":
-        perm = _ints(node, "perm")
+        perm = ints_attribute(node, "perm")
         order = list(reversed(range(len(shape)))) if perm is None else perm
         if sorted(order) != list(range(len(shape))):
             raise InvalidArgumentError(
@@ -112,7 +113,8 @@ def _reshaped(node: onnx.NodeProto, opset: int, shape: tuple[int, ...], fixed: F
         axis += rank if axis < 0 else 0
         return (math.prod(shape[:axis]), math.prod(shape[axis:]))
     if node.op_type in ("Squeeze", "Unsqueeze"):
-        axes = _shape_input(node, 1, "axes", fixed, where) if opset >= _AXES_INPUT_OPSET else _ints(node, "axes")
+        given = opset >= _AXES_INPUT_OPSET
+        axes = _shape_input(node, 1, "axes", fixed, where) if given else ints_attribute(node, "axes")
         if node.op_type == "Squeeze":
             chosen = _normalised(axes, rank, where) if axes is not None else [d for d, n in enumerate(shape) if n == 1]
             kept = [n for d, n in enumerate(shape) if d not in chosen]
@@ -170,13 +172,6 @@ def _shape_input(node: onnx.NodeProto, index: int, what: str, fixed: Fixed, wher
     if value.size and (value.max() > 2**32 or value.min() < -(2**32)):
         raise NodeRefused(f"{where}: its {what} {value.tolist()} holds sizes beyond DirectML's 32-bit ones")
     return [int(n) for n in value]
-
-
-def _ints(node: onnx.NodeProto, name: str) -> list[int] | None:
-    for attribute in node.attribute:
-        if attribute.name == name:
-            return [int(n) for n in onnx.helper.get_attribute_value(attribute)]
-    return None
 
 
 def _int(node: onnx.NodeProto, name: str, default: int) -> int:

@@ -36,6 +36,7 @@ class GemmOperatorDesc(MatrixMultiplyDesc):
 
     OPERATOR_TYPE = OperatorType.GEMM
     BUILDER_NAME = "gemm"
+    ONNX_OPS = ("MatMul", "Gemm")
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"CTensor"}),

@@ -125,6 +125,7 @@ class MatrixMultiplyIntegerOperatorDesc(_IntegerMatrixDesc):
 
     OPERATOR_TYPE = OperatorType.MATRIX_MULTIPLY_INTEGER
     BUILDER_NAME = "matrix_multiply_integer"
+    ONNX_OPS = ("MatMulInteger",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"AZeroPointTensor", "BZeroPointTensor"}),
@@ -173,6 +174,7 @@ class QuantizedLinearMatrixMultiplyOperatorDesc(_IntegerMatrixDesc):
 
     OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_MATRIX_MULTIPLY
     BUILDER_NAME = "quantized_linear_matrix_multiply"
+    ONNX_OPS = ("QLinearMatMul",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"AZeroPointTensor", "BZeroPointTensor", "OutputZeroPointTensor"}),

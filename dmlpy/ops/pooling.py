@@ -146,6 +146,7 @@ class AveragePooling1OperatorDesc(_Pooled, _DilatedPoolingDesc):
 
     OPERATOR_TYPE = OperatorType.AVERAGE_POOLING1
     BUILDER_NAME = "average_pooling"
+    ONNX_OPS = ("AveragePool", "GlobalAveragePool")
     FUNCTION = PoolFunction.AVERAGE
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_6_2)
 
@@ -202,6 +203,7 @@ class LpPooling1OperatorDesc(_Pooled, _LpRule, _DilatedPoolingDesc):
 
     OPERATOR_TYPE = OperatorType.LP_POOLING1
     BUILDER_NAME = "lp_pooling"
+    ONNX_OPS = ("LpPool", "GlobalLpPool")
     FUNCTION = PoolFunction.LP
     SUPPORT = _float_table(OPERATOR_TYPE, L.FL_6_2)
 
@@ -300,6 +302,7 @@ class MaxPooling2OperatorDesc(_Pooled, _IndicesRule, _DilatedPoolingDesc):
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING2
     BUILDER_NAME = "max_pooling"
+    ONNX_OPS = ("MaxPool", "GlobalMaxPool")
     FUNCTION = PoolFunction.MAX
     SUPPORT = _max_table(OPERATOR_TYPE, L.FL_2_1, indices=True)
     OUTPUTS = ("output_tensor", "output_indices_tensor")

@@ -150,6 +150,7 @@ class MaxUnpoolingOperatorDesc(StructuredDesc):
 
     OPERATOR_TYPE = OperatorType.MAX_UNPOOLING
     BUILDER_NAME = "max_unpooling"
+    ONNX_OPS = ("MaxUnpool",)
     # The page's tables start at 3_0; DirectML.h (the 0x2000 block) and the feature-level history say 2_0: dmlpy
     # follows the header, the page's first table from 2_0.
     SUPPORT = SupportTable.per_tensor(

@@ -30,6 +30,12 @@ from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.onnx.normalization import NORMALIZATION_OPS  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
+from tests.helpers.onnx_compute import (  # noqa: E402
+    COMPUTE_RUNS,
+    REFUSED_AT_RUN,
+    compute_refusals,
+    compute_tolerance,
+)
 from tests.helpers.onnx_generators import GENERATOR_RUNS, GENERATOR_TEST_NAMES, generator_refusals  # noqa: E402
 from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
@@ -247,6 +253,10 @@ NOT_EXPRESSIBLE |= generator_refusals(
 )
 """Range's node tests (start, limit and delta are graph inputs; their expansions' Loop), the BFLOAT16 ones and
 NonZero (tests/helpers/onnx_generators.py)."""
+NOT_EXPRESSIBLE |= compute_refusals(
+    name.removeprefix("test_") for name in _node_cases() if re.match(OPS, f"{name}_cpu")
+)
+"""The matrix products', poolings' and resampling op types' node tests refused (tests/helpers/onnx_compute.py)."""
 
 
 def _op_types(case: Any) -> set[str]:
@@ -258,6 +268,13 @@ TOLERANCES = {
     name: NORMALIZED if _op_types(case) & set(NORMALIZATION_OPS) else {"rtol": rtol_of(_op_types(case)), "atol": 0}
     for name, case in _node_cases().items()
 }
+TOLERANCES |= {
+    name: tolerance
+    for name, case in _node_cases().items()
+    if case.data_sets
+    for tolerance in (compute_tolerance(name, case.model, list(case.data_sets[0][0])),)
+    if tolerance is not None
+}
 """Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
 arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
 
@@ -267,7 +284,7 @@ def _backend_test() -> Any:
         warnings.simplefilter("ignore")  # the runner builds every operator's cases again, warning the same
         backend_test = BackendTest(DmlBackend, __name__, test_kwargs=TOLERANCES)
     backend_test.include(OPS)
-    for name in NOT_EXPRESSIBLE:
+    for name in (*NOT_EXPRESSIBLE, *REFUSED_AT_RUN):
         backend_test.exclude(rf"^test_{name}_(cpu|cuda)$")
     return backend_test
 
@@ -402,6 +419,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     # ships for them, less the excluded forms.
     expected = {
         *(f"test_{form}_cpu" for form in GENERATOR_RUNS),
+        *(f"test_{form}_cpu" for form in COMPUTE_RUNS),
         "test_round_cpu",
         "test_identity_cpu",
         "test_ceil_cpu",
@@ -524,6 +542,14 @@ def test_inexpressible_cases_are_refused_at_prepare_saying_why(name: str) -> Non
     message = str(raised.value)
     assert NOT_EXPRESSIBLE[name] in message, message
     assert "opset" in message or "graph input" in message, message
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_AT_RUN))
+def test_cases_whose_shapes_decide_are_refused_at_their_first_run_saying_why(name: str) -> None:
+    (inputs, _), *_ = _node_case(name).data_sets
+    rep = DmlBackend.prepare(_node_case(name).model)
+    with pytest.raises(NodeRefused, match=REFUSED_AT_RUN[name]):
+        rep.run(inputs)
 
 
 def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_and_first_nodes() -> None:
