@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
-from dmlpy.enums import FeatureLevel, OperatorType, RecurrentNetworkDirection, TensorFlags
+from dmlpy.enums import FeatureLevel, OperatorType, RecurrentNetworkDirection, TensorDataType, TensorFlags
 from dmlpy.errors import DescriptorProblems, DmlError, InvalidArgumentError, UnsupportedError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan, PlanRef
+from dmlpy.kernels.recurrent import PRESENT_BITS, RECURRENT_TENSORS, RecurrentShape, recurrent_plan
 from dmlpy.model import DmlModel
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._elementwise import ElementwiseDesc
@@ -111,6 +113,8 @@ class RecurrentDesc(StructuredDesc):
     ACTIVATIONS_PER_DIRECTION: ClassVar[tuple[str, ...]]
     """The activations the page names for one direction, in order: ("f",) for RNN, ("f", "g", "h") for LSTM."""
     COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"activation_desc_count": ("activation_descs",)}
+    CELL: ClassVar[str]
+    """recurrent.cl's cell: "RNN", "LSTM" or "GRU"."""
 
     if TYPE_CHECKING:  # every recurrent operator has these, each class declaring its fields in C order
         input_tensor: TensorDesc
@@ -230,3 +234,50 @@ class RecurrentDesc(StructuredDesc):
             "single": OutputShape(single, data_type, f"{{ 1, num_directions, batch_size, hidden_size }} {where}"),
         }
         return tuple(shapes.get(name, shapes["single"]) for name in cls.OUTPUTS)
+
+    def cell_defines(self) -> tuple[tuple[str, str], ...]:
+        """recurrent.cl's defines for the cell's own BOOL fields (LSTM's CoupleInputForget, GRU's
+        LinearBeforeReset)."""
+        return ()
+
+    def clip_fields(self) -> tuple[int, int]:
+        """ClipThreshold's float bits and UseClipThreshold (LSTM's; the other cells do not clip)."""
+        return 0, 0
+
+    def activation_prelude(self) -> str:
+        """recurrent.cl's F0, G0, H0 (forward's, or the one direction's) and F1, G1, H1 (backward's): each
+        ActivationDescs entry's own expression from elementwise_ops.h, on a float, as the kernel computes (a FLOAT16
+        network's gates are never rounded to half before their activations)."""
+        gates = TensorDesc(desc=BufferTensorDesc(data_type=TensorDataType.FLOAT32, sizes=(1, 1, 1, 1)))
+        per, lines = self.ACTIVATIONS_PER_DIRECTION, []
+        for index, activation in enumerate(self.activation_descs):
+            bound = activation.bound_to(gates, f"{self.operator_name()}.ActivationDescs[{index}]")
+            expression = bound.expression(["(v)"]) or bound.bits_expression(["(v)"]) or "(v)"
+            lines.append(f"#define {per[index % len(per)].upper()}{index // len(per)}(v) ({expression})\n")
+        return "".join(lines)
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """recurrent.cl, one launch per time step (GRU without LinearBeforeReset: two), over every tensor bound as
+        given (its own strides) and the states' temporary region (dmlpy/kernels/recurrent.py)."""
+        sizes = self.layout(self.input_tensor.desc, self.recurrence_tensor.desc, self.direction)
+        slots = {name: PlanRef("input", k) for k, name in enumerate(self.INPUTS)}
+        slots |= {name: PlanRef("output", k) for k, name in enumerate(self.OUTPUTS)}
+        tensors: list[tuple[PlanRef | None, tuple[int, ...]]] = []
+        present = 0
+        for name in RECURRENT_TENSORS:
+            tensor: TensorDesc | None = getattr(self, name) if name in type(self).model_fields else None
+            if tensor is None:
+                tensors.append((None, (0, 0, 0, 0)))
+                continue
+            tensors.append((slots[name], tensor.desc.effective_strides))
+            present |= PRESENT_BITS.get(name, 0)
+        return recurrent_plan(
+            self.CELL,
+            self.cell_defines(),
+            self.activation_prelude(),
+            RecurrentShape(**{name: sizes[name] for name in RecurrentShape.__dataclass_fields__}),
+            tensors,
+            (int(self.direction), present, *self.clip_fields()),
+            profile,
+            half=self.input_tensor.desc.data_type == TensorDataType.FLOAT16,
+        )

@@ -7,7 +7,12 @@ Every tensor is 4-D and FLOAT32 or FLOAT16, one DataType for all but SequenceLen
 are ``_recurrent``'s. Where the pages and the header disagree: LSTM's and GRU's pages (and the RNN page at some
 commits) type Direction as ``const DML_RECURRENT_NETWORK_DIRECTION*``; DirectML.h has the plain enum, which dmlpy
 follows. RNN's page calls RecurrenceTensor "optional"; the header (no ``_Maybenull_``) and the page's own table
-(kind Input) make it required, which dmlpy follows. dmlpy validates them and does not run them yet.
+(kind Input) make it required, which dmlpy follows.
+
+They run as ``opencl/recurrent.cl``, one launch per time step (``RecurrentDesc.plan``, dmlpy/kernels/recurrent.py):
+a work-item per direction, batch item and hidden unit sums its gates' rows over X_t W^T and H_(t-1) R^T in float and
+applies the ActivationDescs' own expressions; the states are carried in float in a temporary region. Past a batch
+item's sequence length the output sequence holds 0 and the states stop (onnxruntime's choice; the pages are silent).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, RecurrentNetworkDirection, TensorDataType
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._recurrent import RecurrentActivation, RecurrentDesc
+from dmlpy.ops._typed_values import value_bits
 from dmlpy.ops._types import FLOATS
 from dmlpy.support import SupportTable, TensorRow
 from dmlpy.tensor import TensorDesc
@@ -54,6 +60,7 @@ class RnnOperatorDesc(RecurrentDesc):
     R^T + Wb + Rb), H_(-1) HiddenInitTensor; OutputSequenceTensor gets every H_t, OutputSingleTensor the last."""
 
     OPERATOR_TYPE = OperatorType.RNN
+    CELL = "RNN"
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = (
         "input_tensor",
@@ -103,6 +110,7 @@ class LstmOperatorDesc(RecurrentDesc):
     forget gates as asked); OutputSingleTensor and OutputCellSingleTensor get the last H and C."""
 
     OPERATOR_TYPE = OperatorType.LSTM
+    CELL = "LSTM"
     SUPPORT = _table(OPERATOR_TYPE, _LSTM)
     INPUTS = (
         "input_tensor",
@@ -158,7 +166,13 @@ class LstmOperatorDesc(RecurrentDesc):
     use_clip_threshold: Bool = Field(alias="UseClipThreshold")
     """UseClipThreshold (BOOL): TRUE clips with ClipThreshold; FALSE ignores it."""
     couple_input_forget: Bool = Field(alias="CoupleInputForget")
-    """CoupleInputForget (BOOL): TRUE couples the input and forget gates (ONNX's input_forget)."""
+    """CoupleInputForget (BOOL): TRUE couples the input and forget gates (ONNX's input_forget): f = 1 - i."""
+
+    def cell_defines(self) -> tuple[tuple[str, str], ...]:
+        return (("COUPLE", str(int(self.couple_input_forget))),)
+
+    def clip_fields(self) -> tuple[int, int]:
+        return value_bits(self.clip_threshold, TensorDataType.FLOAT32), int(self.use_clip_threshold)
 
 
 class GruOperatorDesc(RecurrentDesc):
@@ -167,6 +181,7 @@ class GruOperatorDesc(RecurrentDesc):
     h_t + z_t * H_(t-1) (ONNX's GRU)."""
 
     OPERATOR_TYPE = OperatorType.GRU
+    CELL = "GRU"
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = RnnOperatorDesc.INPUTS
     OUTPUTS = RnnOperatorDesc.OUTPUTS
@@ -204,6 +219,9 @@ class GruOperatorDesc(RecurrentDesc):
     linear_before_reset: Bool = Field(alias="LinearBeforeReset")
     """LinearBeforeReset (BOOL): TRUE applies the hidden gate's recurrence (R_h H_(t-1) + Rb_h) before multiplying
     by the reset gate r_t (ONNX's linear_before_reset 1); FALSE multiplies H_(t-1) by r_t first."""
+
+    def cell_defines(self) -> tuple[tuple[str, str], ...]:
+        return (("LINEAR_BEFORE_RESET", str(int(self.linear_before_reset))),)
 
 
 RECURRENT_OPERATORS = (RnnOperatorDesc, LstmOperatorDesc, GruOperatorDesc)

@@ -17,7 +17,7 @@ from onnx.reference import ReferenceEvaluator
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
 
@@ -103,7 +103,7 @@ def test_worked_examples_validate_from_fl_1_0(name: str) -> None:
     desc = EXAMPLES[name]
     dml.validate(desc, FL.FL_1_0)
     dml.validate(desc, FL.FL_6_4)
-    assert not desc.runs()
+    assert desc.runs()
 
 
 def _activation(type_name: str, **desc: Any) -> dict[str, Any]:
@@ -278,9 +278,19 @@ def test_operator_types_have_the_headers_values() -> None:
     assert {dml.OperatorType(s) for s in ("DML_OPERATOR_LSTM", "LSTM", 77)} == {dml.OperatorType.LSTM}
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates LSTM but does not run it yet"):
-        recurrent("LSTM").plan()
+@pytest.mark.parametrize(("op", "direction", "launches"), [("RNN", "FORWARD", 3), ("LSTM", "BIDIRECTIONAL", 3),
+                                                           ("GRU", "BACKWARD", 6)])  # fmt: skip
+def test_they_run_as_one_recurrent_cl_launch_per_step(op: str, direction: str, launches: int) -> None:
+    """A launch per time step (seq_length 3; GRU without LinearBeforeReset two), the states in one temporary region
+    of six float rows of num_directions * batch_size * hidden_size; one launch is no lowering of its own."""
+    plan = recurrent(op, direction).plan()
+    assert len(plan.steps) == launches
+    assert {step.lowered.kernel.source_name for step in plan.steps} == {"recurrent.cl"}
+    assert [step.lowered.parameters[0].values[0] for step in plan.steps][-1] == 2  # the last step's index
+    units = (2 if direction == "BIDIRECTIONAL" else 1) * 2 * 5
+    assert [t.sizes for t in plan.temporaries] == [(1, 1, 6, units)]
+    with pytest.raises(dml.UnsupportedError, match="runs as a plan of launches"):
+        recurrent(op).lower()
 
 
 def test_dmlpy_validate_and_explain_a_file(run: Run, write_json: Any) -> None:
@@ -294,4 +304,6 @@ def test_dmlpy_validate_and_explain_a_file(run: Run, write_json: Any) -> None:
     bad = write_json(json.loads(dml.OperatorDesc.model_validate(wrong).model_dump_json()), "bad.json")
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "RNN.BiasTensor.Sizes is [1, 1, 1, 5]; it must be" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0, explained.stderr
+    assert "source of opencl/recurrent.cl" in explained.stdout and "#define G1(v) (tanh_float((v)))" in explained.stdout
