@@ -18,10 +18,11 @@ CLASSES = {"RNN": dml.RnnOperatorDesc, "LSTM": dml.LstmOperatorDesc, "GRU": dml.
 SIGMOID, TANH = Activation(dml.ActivationSigmoidOperatorDesc), Activation(dml.ActivationTanhOperatorDesc)
 DEFAULTS = {"RNN": (TANH,), "LSTM": (SIGMOID, TANH, TANH), "GRU": (SIGMOID, TANH)}
 """ONNX's default activations per cell."""
-BOUND = {np.float32: 2e-6, np.float16: 3e-3}
-"""The largest |result - reference| accepted, per data type (values in [-1, 1] from tanh and sigmoid): measured
-largest 4.8e-7 at float32 (sizes up to 8, 5 steps); a float16 output rounds once (2^-11 relative) on top of
-inputs rounded to half (the reference reads the same half inputs)."""
+BOUND = {np.float32: 2e-6, np.float16: 6e-4}
+"""The largest |result - reference| accepted, per data type (the outputs lie in [-1, 1] under tanh and sigmoid): each
+gate row one float fma chain of input_size + hidden_size terms, a few roundings in the activations, carried over the
+steps. Measured at most 3.5e-7 at float32 (sizes to 16, 8 steps, PoCL and Intel) and 4.1e-4 at FLOAT16 (one rounding
+of the output to half, 2^-11 near 1, over the float32 error; the reference reads the same half inputs)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class Network:
     optional: frozenset[str] = frozenset({"bias_tensor", "hidden_init_tensor", "cell_mem_init_tensor"})
     outputs: tuple[str, ...] = ("output_sequence_tensor", "output_single_tensor", "output_cell_single_tensor")
     lengths: tuple[int, ...] | None = None
-    activations: tuple[Activation, ...] | None = None  # one direction's; the backward one reverses their order
+    activations: tuple[Activation, ...] | None = None  # forward's (the one direction's); None: ONNX's defaults
+    backward: tuple[Activation, ...] | None = None  # BIDIRECTIONAL's backward ones; None: forward's reversed
     clip: float | None = None
     couple: bool = False
     linear_before_reset: bool = False
@@ -51,7 +53,8 @@ class Network:
 
     def cell(self) -> Cell:
         forward = self.activations or DEFAULTS[self.kind]
-        per = (forward, tuple(reversed(forward)) if len(forward) > 1 else forward)[: self.directions]
+        backward = self.backward or tuple(reversed(forward))
+        per = (forward, backward)[: self.directions]
         return Cell(self.kind, per, self.clip, self.couple, self.linear_before_reset)
 
     def sizes(self) -> dict[str, tuple[int, ...]]:
