@@ -71,5 +71,6 @@ def test_reference_agrees_with_onnx_reference(network: Network) -> None:
     inputs = network.inputs(desc)
     ours = reference(network, inputs)
     theirs = onnx_outputs(network, inputs)
-    for name, value in zip(("output_sequence_tensor", "output_single_tensor", "output_cell_single_tensor"), theirs):
+    names = ("output_sequence_tensor", "output_single_tensor", "output_cell_single_tensor")[: len(theirs)]
+    for name, value in zip(names, theirs, strict=True):
         np.testing.assert_allclose(ours[name].reshape(value.shape), value, rtol=1e-12, atol=1e-12)
