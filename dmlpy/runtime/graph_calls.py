@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+import pyopencl as cl
 
 from dmlpy.binding import BufferBinding
 from dmlpy.dtypes import DATA_TYPES, is_nibble
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.graph.builder import tensor_bytes
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
@@ -99,7 +101,8 @@ class GraphCalls:
         self._lock = threading.Lock()
         self._table: BindingTable | None = None
         self._inputs: dict[int, Buffer] = {}
-        self._outputs: list[Buffer] = []
+        self._outputs: list[Buffer | None] = []
+        """Per output, the buffer kept for it; None where a CPU device computes it into the array returned."""
         self._temporary: Buffer | None = None
 
     def __call__(self, compiled: CompiledGraph, arguments: Sequence[Any]) -> Any:
@@ -126,23 +129,36 @@ class GraphCalls:
                 results = [_new_device_array(device, desc) for desc in output_descs]
                 outputs = [_wrapped(device, array) for array in results]
             else:
-                outputs = [BufferBinding(buffer) for buffer in self._outputs]
+                # On a CPU device a packed output is computed into the new NumPy array the call returns.
+                hosted = [_host_array(device, desc) for desc in output_descs]
+                outputs = [
+                    BufferBinding(host[1] if host is not None else kept)  # type: ignore[arg-type]  # kept: not None
+                    for kept, host in zip(self._outputs, hosted, strict=True)
+                ]
             # Bound (and so checked) before any NumPy argument is written into its kept buffer.
             self._table.bind_inputs(inputs)
             self._table.bind_outputs(outputs)
             self._table.bind_temporary_resource(None if self._temporary is None else BufferBinding(self._temporary))
             for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
-                if index in self._inputs and isinstance(value, np.ndarray | np.generic):
+                if (
+                    index in self._inputs
+                    and isinstance(value, np.ndarray | np.generic)
+                    and not _bound_as_is(device, value, desc)
+                ):
                     _write(self._inputs[index], value, desc)
             # A pyopencl argument may still be computed on another queue of the context.
             pending = [event for value in arguments if _is_device_array(value) for event in value.events]
             event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
             if not on_device:
                 event.wait()
-                results = [
-                    buffer.read(_numpy_type(desc), desc.sizes)
-                    for buffer, desc in zip(self._outputs, output_descs, strict=True)
-                ]
+                results = []
+                for kept, desc, host in zip(self._outputs, output_descs, hosted, strict=True):
+                    if host is None:
+                        assert kept is not None, "an output not hosted has its kept buffer"
+                        results.append(kept.read(_numpy_type(desc), desc.sizes))
+                    else:
+                        _coherent(device, host[1])
+                        results.append(host[0])
         if on_device:
             for array in results:
                 array.add_event(event)
@@ -158,7 +174,7 @@ class GraphCalls:
             initializer = OperatorInitializer(device, [compiled])
             CommandRecorder(device).record_dispatch(device.queue, initializer, BindingTable(device, initializer))
         self._outputs = [
-            allocate(device, max(4, desc.total_tensor_size_in_bytes))
+            None if _hosted(device, desc) else allocate(device, max(4, desc.total_tensor_size_in_bytes))
             for desc in compiled.output_descs()
             if desc is not None
         ]
@@ -173,10 +189,58 @@ class GraphCalls:
             return BufferBinding(value)
         if _is_device_array(value):
             return _wrapped(device, value)
+        if _bound_as_is(device, value, desc):
+            return BufferBinding(_host_buffer(device, value, written=False))  # read where it lies: no copy
         buffer = self._inputs.get(index)
         if buffer is None:
             buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
         return BufferBinding(buffer)
+
+
+def _bound_as_is(device: DeviceBase, value: Any, desc: BufferTensorDesc) -> bool:
+    """Whether a NumPy argument is bound as its own memory: on a CPU device, a packed tensor of whole bytes
+    (4-bit ones are packed two a byte first) whose array lies as it reads, from a bindable start, holding its
+    TotalTensorSizeInBytes (a tensor's bytes are rounded up to 4)."""
+    return (
+        device.is_cpu
+        and isinstance(value, np.ndarray)
+        and not is_nibble(desc.data_type)
+        and _packed(desc)
+        and value.flags.c_contiguous
+        and value.ctypes.data % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT == 0
+        and value.nbytes >= desc.total_tensor_size_in_bytes
+    )
+
+
+def _hosted(device: DeviceBase, desc: BufferTensorDesc) -> bool:
+    """Whether an output is computed into the NumPy array a call returns: on a CPU device, packed, whole bytes."""
+    return device.is_cpu and not is_nibble(desc.data_type) and _packed(desc)
+
+
+def _host_array(device: DeviceBase, desc: BufferTensorDesc) -> tuple[npt.NDArray[Any], Buffer] | None:
+    """The new NumPy array a hosted output (``_hosted``) is computed into, and the buffer over its memory (enough
+    bytes for its TotalTensorSizeInBytes); None where it is read from its kept buffer instead."""
+    if not _hosted(device, desc):
+        return None
+    dtype = _numpy_type(desc)
+    memory = np.empty(max(4, desc.total_tensor_size_in_bytes) // dtype.itemsize + 1, dtype)
+    return memory[: int(np.prod(desc.sizes))].reshape(desc.sizes), _host_buffer(device, memory, written=True)
+
+
+def _host_buffer(device: DeviceBase, memory: npt.NDArray[Any], *, written: bool) -> Buffer:
+    """A buffer over ``memory`` itself (C-contiguous): a CPU device's kernels read it there, and write it where
+    ``written`` (an output; an input may be a read-only array)."""
+    flags = (cl.mem_flags.READ_WRITE if written else cl.mem_flags.READ_ONLY) | cl.mem_flags.USE_HOST_PTR
+    return Buffer(device, cl.Buffer(device.context, flags, hostbuf=memory), memory.nbytes)
+
+
+def _coherent(device: DeviceBase, buffer: Buffer) -> None:
+    """The kernels' writes to a host buffer made visible: mapping is OpenCL's way to do so (on a CPU device it
+    copies nothing)."""
+    mapped, _ = cl.enqueue_map_buffer(
+        device.queue, buffer.memory, cl.map_flags.READ, 0, (buffer.size,), np.dtype(np.uint8), is_blocking=True
+    )
+    mapped.base.release(device.queue)
 
 
 def _write(buffer: Buffer, value: npt.NDArray[Any] | np.generic, desc: BufferTensorDesc) -> None:

@@ -102,7 +102,9 @@ def test_the_same_shapes_again_allocate_nothing(device: Any, monkeypatch: pytest
     x = values(np.random.default_rng(4))
     compiled(x, np.float32(0.5))
     first = len(made)
-    assert first == 4  # x, s, q and y: a fused graph needs no temporary resource
+    # A fused graph needs no temporary resource. On a CPU device x (an aligned NumPy array) is read where it lies
+    # and q and y are computed into the arrays returned: the scalar s is the one buffer kept; elsewhere x, s, q, y.
+    assert first == (1 if device.is_cpu else 4)
     for _ in range(3):
         compiled(x, np.float32(0.5))
     assert len(made) == first
