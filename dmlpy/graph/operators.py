@@ -22,7 +22,17 @@ from typing import Any
 
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
-from dmlpy.graph import generators, indexing, matrix, movement, normalization, pooling, reduction, resampling
+from dmlpy.graph import (
+    generators,
+    indexing,
+    matrix,
+    movement,
+    normalization,
+    pooling,
+    recurrent,
+    reduction,
+    resampling,
+)
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
 from dmlpy.graph.outputs import packed_output
@@ -54,8 +64,10 @@ from dmlpy.ops import (
     GatherNd1OperatorDesc,
     GatherOperatorDesc,
     GemmOperatorDesc,
+    GruOperatorDesc,
     JoinOperatorDesc,
     LpPooling1OperatorDesc,
+    LstmOperatorDesc,
     MatrixMultiplyIntegerOperatorDesc,
     MatrixMultiplyIntegerToFloatOperatorDesc,
     MaxPooling2OperatorDesc,
@@ -70,6 +82,7 @@ from dmlpy.ops import (
     ReduceOperatorDesc,
     Resample2OperatorDesc,
     ReverseSubsequencesOperatorDesc,
+    RnnOperatorDesc,
     ScaleBias,
     ScatterElementsOperatorDesc,
     ScatterNdOperatorDesc,
@@ -322,12 +335,15 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     MatrixMultiplyIntegerOperatorDesc: matrix.matrix_multiply_integer,
     QuantizedLinearMatrixMultiplyOperatorDesc: matrix.quantized_linear_matrix_multiply,
     MatrixMultiplyIntegerToFloatOperatorDesc: matrix.matrix_multiply_integer_to_float,
+    RnnOperatorDesc: recurrent.rnn,  # type: ignore[dict-item]  # [sequence, single]
+    LstmOperatorDesc: recurrent.lstm,  # type: ignore[dict-item]  # [sequence, single, cell_single]
+    GruOperatorDesc: recurrent.gru,  # type: ignore[dict-item]  # [sequence, single]
     Resample2OperatorDesc: resampling.resample,
     Upsample2DOperatorDesc: resampling.upsample_2d,
     ValueScale2DOperatorDesc: resampling.value_scale_2d,
 }
 """The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
-normalization, indexing, generators, resampling), not made from their descriptor class."""
+normalization, indexing, generators, resampling, recurrent), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

@@ -61,6 +61,7 @@ class RnnOperatorDesc(RecurrentDesc):
 
     OPERATOR_TYPE = OperatorType.RNN
     CELL = "RNN"
+    BUILDER_NAME = "rnn"
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = (
         "input_tensor",
@@ -111,6 +112,7 @@ class LstmOperatorDesc(RecurrentDesc):
 
     OPERATOR_TYPE = OperatorType.LSTM
     CELL = "LSTM"
+    BUILDER_NAME = "lstm"
     SUPPORT = _table(OPERATOR_TYPE, _LSTM)
     INPUTS = (
         "input_tensor",
@@ -182,6 +184,7 @@ class GruOperatorDesc(RecurrentDesc):
 
     OPERATOR_TYPE = OperatorType.GRU
     CELL = "GRU"
+    BUILDER_NAME = "gru"
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = RnnOperatorDesc.INPUTS
     OUTPUTS = RnnOperatorDesc.OUTPUTS
