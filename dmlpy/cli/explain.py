@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from dmlpy.cli.common import EXIT_OK, HIGHEST_LEVEL, add_descriptor_arguments, feature_level, say
 from dmlpy.cli.files import read_descriptor
+from dmlpy.cli.model import is_model, run_on_model
 from dmlpy.cli.pictures import add_svg_argument, descriptor_picture, svg_target, write_picture
 from dmlpy.cpp import cpp_lines
 from dmlpy.descriptors_json import Descriptor, DescriptorProblems
@@ -37,11 +38,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print instead the DirectML C++ that fills the same structs (tensor, operator or graph), creates and "
         "compiles it, with the Direct3D 12 steps as comments, in the style of Microsoft's HelloDirectML sample",
     )
-    add_svg_argument(parser, "its tensors, or a graph with its kernels outlined,")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        metavar="NAME=D,D,...",
+        help="an ONNX model's graph input shape, where its graph does not fix it (repeat for several inputs)",
+    )
+    add_svg_argument(parser, "its tensors, a graph with its kernels outlined, or the DirectML graph of a model,")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the kernel a descriptor lowers to: tensors, build options, launch; its source with --source."""
+    """Print the kernel a descriptor lowers to: tensors, build options, launch; its source with --source. An ONNX
+    model: what it becomes in DirectML (dmlpy.cli.model)."""
+    if is_model(args.descriptor):
+        return run_on_model(args)
     target = svg_target(args, args.descriptor)
     desc: Descriptor | None = None
     try:
