@@ -14,8 +14,9 @@ from dmlpy.onnx.matrix import MATRIX_OPS, matrix_outputs
 from dmlpy.onnx.normalization import NORMALIZATION_OPS, normalization_outputs
 from dmlpy.onnx.pooling import POOLING_OPS, pooling_outputs
 from dmlpy.onnx.reads import Outputs, Reads
+from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
-FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS)
+FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
 
 
 def family_outputs(
@@ -37,4 +38,6 @@ def family_outputs(
         return indexing_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in MATRIX_OPS:
         return matrix_outputs(node, opset, attributes, reads, prepare, where)
-    return pooling_outputs(node, opset, attributes, reads, prepare, where)
+    if node.op_type in POOLING_OPS:
+        return pooling_outputs(node, opset, attributes, reads, prepare, where)
+    return resample_outputs(node, opset, attributes, reads, prepare, where)

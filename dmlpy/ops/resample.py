@@ -278,6 +278,7 @@ class Resample2OperatorDesc(_ForwardDesc):
 
     OPERATOR_TYPE = OperatorType.RESAMPLE2
     BUILDER_NAME = "resample"
+    ONNX_OPS = ("Resize", "Upsample")
     SUPPORT = table(OPERATOR_TYPE, _INPUT_OUTPUT, ((L.FL_5_1, (1, 4), FLOATS), (L.FL_6_2, (1, 4), FL_6_2_TYPES)))
 
     rounding_direction: AxisDirection = Field(alias="RoundingDirection")

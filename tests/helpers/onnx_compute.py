@@ -6,13 +6,14 @@ lie within the same bound of the exact value, so the two lie within twice it of 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 COMPUTE_OPS = ("MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "AveragePool", "MaxPool", "LpPool")
-COMPUTE_OPS += ("GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "MaxUnpool")
+COMPUTE_OPS += ("GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "MaxUnpool", "Resize", "Upsample")
 """The op types of these families."""
 U = 2.0**-24
 """float32's unit roundoff."""
@@ -75,7 +76,7 @@ POOLING_REFUSED = {
 output's Sizes: an initializer)."""
 POOLING_PREFIXES = ("averagepool", "maxpool", "lppool", "globalaveragepool", "globalmaxpool", "globallppool")
 POOLING_PREFIXES += ("maxunpool",)
-COMPUTE_PREFIXES = ("matmul", "gemm", "qlinearmatmul", *POOLING_PREFIXES)
+COMPUTE_PREFIXES = ("matmul", "gemm", "qlinearmatmul", *POOLING_PREFIXES, "resize", "upsample")
 ROUNDED_EXPECTATIONS = {"averagepool_2d_ceil_last_window_starts_on_pad": 1e-4}
 """Node tests whose input and expected output are written in the test to 4 decimals (the output not computed from
 the input): within one unit of the 4th."""
@@ -86,6 +87,12 @@ def compute_refusal(form: str) -> str | None:
     """The word the refusal of the node test ``form`` (its name without ``test_``) holds, None where it runs."""
     if form in POOLING_REFUSED:
         return POOLING_REFUSED[form]
+    if form.startswith(("resize", "upsample")):
+        if "cubic" in form:
+            return "cubic"  # no DirectML resampling interpolates cubically
+        if form.endswith(("not_larger", "not_smaller")):
+            return "keep_aspect_ratio_policy"
+        return "initializer"  # scales, sizes and roi are graph inputs: test_onnx_resample.py runs them as initializers
     if form.startswith("qlinearmatmul") and form.endswith("float16"):
         return "FLOAT16"  # QUANTIZED_LINEAR_MATRIX_MULTIPLY's scales are FLOAT32
     return None
@@ -119,6 +126,13 @@ def pooling_bound(node: Any, x: Any) -> float:
     kernel = next((list(a.ints) for a in node.attribute if a.name == "kernel_shape"), list(x.shape[2:]))
     n = int(np.prod(kernel))
     return float((n + 6) * U * n * np.max(np.abs(x)))
+
+
+def resample_bound(x: Any, scales: Any, antialiased: bool) -> float:
+    """LINEAR's bound (docs/operators/resample.md), (4R + 8 + T) u sum|v| over the T taps read, sum|v| <= T max|x|,
+    R the rank; T per dimension 2 (plain) or 2 ceil(max(1, 1 / scale)) + 1 (antialiased: the stretched filter)."""
+    taps = int(np.prod([2 * math.ceil(max(1.0, 1.0 / s)) + 1 if antialiased else 2 for s in scales]))
+    return float((4 * x.ndim + 8 + taps) * U * taps * np.max(np.abs(x)))
 
 
 def compute_tolerance(name: str, model: Any, inputs: list[Any]) -> dict[str, float] | None:
