@@ -1,13 +1,14 @@
 """The op types of the operators that are not element-wise and read their inputs through ``Reads``
 (``dmlpy.onnx.reads``), each family's module making a node's outputs: the normalizations, the indexing op types,
-the generators, the matrix products, the poolings and the resampling op types. ``dmlpy.onnx.lowering`` calls
-``family_outputs`` for each."""
+the generators, the matrix products, the poolings, the convolutions and the resampling op types.
+``dmlpy.onnx.lowering`` calls ``family_outputs`` for each."""
 
 from __future__ import annotations
 
 import onnx
 
 from dmlpy.graph import Graph
+from dmlpy.onnx.convolution import CONVOLUTION_OPS, convolution_outputs
 from dmlpy.onnx.generators import GENERATOR_OPS, generator_outputs
 from dmlpy.onnx.indexing import INDEXING_OPS, indexing_outputs
 from dmlpy.onnx.matrix import MATRIX_OPS, matrix_outputs
@@ -17,6 +18,7 @@ from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
 FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
+FAMILY_OPS += CONVOLUTION_OPS
 
 
 def family_outputs(
@@ -40,4 +42,6 @@ def family_outputs(
         return matrix_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in POOLING_OPS:
         return pooling_outputs(node, opset, attributes, reads, prepare, where)
+    if node.op_type in CONVOLUTION_OPS:
+        return convolution_outputs(node, opset, attributes, reads, prepare, where)
     return resample_outputs(node, opset, attributes, reads, prepare, where)

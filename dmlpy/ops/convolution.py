@@ -43,6 +43,7 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
     GroupCount splits the channels into groups (GroupCount = InputChannelCount: depth-wise)."""
 
     OPERATOR_TYPE = OperatorType.CONVOLUTION
+    ONNX_OPS = ("Conv", "ConvTranspose")
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"BiasTensor"}),

@@ -96,6 +96,7 @@ class ConvolutionIntegerOperatorDesc(_IntegerConvolutionDesc):
     with (FilterTensor - FilterZeroPoint), forward; Input and Filter may differ in signedness."""
 
     OPERATOR_TYPE = OperatorType.CONVOLUTION_INTEGER
+    ONNX_OPS = ("ConvInteger",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputZeroPointTensor", "FilterZeroPointTensor"}),
@@ -172,6 +173,7 @@ class QuantizedLinearConvolutionOperatorDesc(_IntegerConvolutionDesc):
     OutputZeroPoint) into INT8 or UINT8."""
 
     OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_CONVOLUTION
+    ONNX_OPS = ("QLinearConv",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputZeroPointTensor", "FilterZeroPointTensor", "BiasTensor", "OutputZeroPointTensor"}),

@@ -36,6 +36,11 @@ from tests.helpers.onnx_compute import (  # noqa: E402
     compute_refusals,
     compute_tolerance,
 )
+from tests.helpers.onnx_convolution import (  # noqa: E402
+    CONVOLUTION_RUNS,
+    CONVOLUTION_TEST_NAMES,
+    convolution_tolerance,
+)
 from tests.helpers.onnx_generators import GENERATOR_RUNS, GENERATOR_TEST_NAMES, generator_refusals  # noqa: E402
 from tests.helpers.onnx_movement import MOVEMENT_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
@@ -60,6 +65,7 @@ TEST_NAMES = sorted(
 TEST_NAMES += [f"{mode}_pad" for mode in ("constant", "edge", "reflect", "wrap")]
 TEST_NAMES += [*FAMILY_TEST_NAMES, "group_normalization"]  # GroupNormalization: refused, saying why
 TEST_NAMES += GENERATOR_TEST_NAMES  # NonZero: refused, saying why
+TEST_NAMES += CONVOLUTION_TEST_NAMES  # test_basic_conv_...
 OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
@@ -275,6 +281,13 @@ TOLERANCES |= {
     for tolerance in (compute_tolerance(name, case.model, list(case.data_sets[0][0])),)
     if tolerance is not None
 }
+TOLERANCES |= {
+    name: tolerance
+    for name, case in _node_cases().items()
+    if case.data_sets and re.match(OPS, f"{name}_cpu")
+    for tolerance in (convolution_tolerance(case.model, list(case.data_sets[0][0])),)
+    if tolerance is not None
+}
 """Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
 arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
 
@@ -420,6 +433,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
     expected = {
         *(f"test_{form}_cpu" for form in GENERATOR_RUNS),
         *(f"test_{form}_cpu" for form in COMPUTE_RUNS),
+        *(f"test_{form}_cpu" for form in CONVOLUTION_RUNS),
         "test_round_cpu",
         "test_identity_cpu",
         "test_ceil_cpu",
@@ -560,36 +574,32 @@ def test_the_op_types_dmlpy_does_not_run_are_named_in_a_few_lines_with_counts_an
     The counts are checked against the model's own tally of the op types SUPPORTED_OPS lacks."""
     floats = onnx.TensorProto.FLOAT
     spec = [
-        ("Conv", "conv1"),
+        ("Det", "det1"),
         ("Relu", "relu1"),
-        ("MaxPool", "pool1"),
-        ("Conv", "conv2"),
+        ("Unique", "unique1"),
+        ("Det", "det2"),
         ("Relu", ""),
-        ("MaxPool", ""),
-        ("Conv", "conv3"),
+        ("Unique", ""),
+        ("Det", "det3"),
         ("Trilu", ""),
     ]
     nodes, value = [], "x"
     for index, (op_type, name) in enumerate(spec):
-        inputs = [value, "w"] if op_type == "Conv" else [value]
-        attributes = {"kernel_shape": [1, 1]} if op_type == "MaxPool" else {}
-        nodes.append(onnx.helper.make_node(op_type, inputs, [f"t{index}"], name=name, **attributes))
+        nodes.append(onnx.helper.make_node(op_type, [value], [f"t{index}"], name=name))
         value = f"t{index}"
     nodes.append(onnx.helper.make_node("FusedMatMul", [value, value], ["y"], name="fused", domain="com.microsoft"))
-    weight = onnx.numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")
     graph = onnx.helper.make_graph(nodes, "g", [_tensor("x", floats, [1, 1, 4, 4])], [_tensor("y", floats, [1, 1])])
-    graph.initializer.append(weight)
     opsets = [onnx.helper.make_opsetid("", 21), onnx.helper.make_opsetid("com.microsoft", 1)]
     model = onnx.helper.make_model(graph, opset_imports=opsets)
     tally = Counter(node.op_type for node in nodes if node.op_type not in SUPPORTED_OPS or node.domain)
-    assert tally == {"Conv": 3, "MaxPool": 2, "Trilu": 1, "FusedMatMul": 1}
+    assert tally == {"Det": 3, "Unique": 2, "Trilu": 1, "FusedMatMul": 1}
     with pytest.raises(NodeRefused) as refused:
         DmlBackend.prepare(model)
     message = str(refused.value)
     assert message.splitlines()[:5] == [
         "ONNX model (opset 21): 7 of its 9 nodes are of op types dmlpy does not run:",
-        '  Conv: 3 nodes, the first graph.node[0] "conv1"',
-        '  MaxPool: 2 nodes, the first graph.node[2] "pool1"',
+        '  Det: 3 nodes, the first graph.node[0] "det1"',
+        '  Unique: 2 nodes, the first graph.node[2] "unique1"',
         "  Trilu: 1 node, graph.node[7] (unnamed)",
         '  FusedMatMul (domain com.microsoft): 1 node, graph.node[8] "fused"',
     ], message
