@@ -23,6 +23,7 @@ from typing import Any
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
 from dmlpy.graph import (
+    convolutions,
     generators,
     indexing,
     matrix,
@@ -46,6 +47,8 @@ from dmlpy.ops import (
     AveragePooling1OperatorDesc,
     BatchNormalizationOperatorDesc,
     CastOperatorDesc,
+    ConvolutionIntegerOperatorDesc,
+    ConvolutionOperatorDesc,
     DepthToSpace1OperatorDesc,
     DequantizeOperatorDesc,
     DiagonalMatrix1OperatorDesc,
@@ -77,6 +80,7 @@ from dmlpy.ops import (
     NonzeroCoordinatesOperatorDesc,
     OneHotOperatorDesc,
     Padding1OperatorDesc,
+    QuantizedLinearConvolutionOperatorDesc,
     QuantizedLinearMatrixMultiplyOperatorDesc,
     QuantizeOperatorDesc,
     ReduceOperatorDesc,
@@ -335,6 +339,9 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     MatrixMultiplyIntegerOperatorDesc: matrix.matrix_multiply_integer,
     QuantizedLinearMatrixMultiplyOperatorDesc: matrix.quantized_linear_matrix_multiply,
     MatrixMultiplyIntegerToFloatOperatorDesc: matrix.matrix_multiply_integer_to_float,
+    ConvolutionOperatorDesc: convolutions.convolution,
+    ConvolutionIntegerOperatorDesc: convolutions.convolution_integer,
+    QuantizedLinearConvolutionOperatorDesc: convolutions.quantized_linear_convolution,
     RnnOperatorDesc: recurrent.rnn,  # type: ignore[dict-item]  # [sequence, single]
     LstmOperatorDesc: recurrent.lstm,  # type: ignore[dict-item]  # [sequence, single, cell_single]
     GruOperatorDesc: recurrent.gru,  # type: ignore[dict-item]  # [sequence, single]
@@ -343,7 +350,7 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ValueScale2DOperatorDesc: resampling.value_scale_2d,
 }
 """The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
-normalization, indexing, generators, resampling, recurrent), not made from their descriptor class."""
+normalization, indexing, generators, resampling, recurrent, convolutions), not made from their descriptor class."""
 
 
 def builders(operators: Iterable[type[OperatorDescBase]]) -> dict[str, Builder]:

@@ -44,6 +44,7 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
 
     OPERATOR_TYPE = OperatorType.CONVOLUTION
     ONNX_OPS = ("Conv", "ConvTranspose")
+    BUILDER_NAME = "convolution"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"BiasTensor"}),

@@ -97,6 +97,7 @@ class ConvolutionIntegerOperatorDesc(_IntegerConvolutionDesc):
 
     OPERATOR_TYPE = OperatorType.CONVOLUTION_INTEGER
     ONNX_OPS = ("ConvInteger",)
+    BUILDER_NAME = "convolution_integer"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputZeroPointTensor", "FilterZeroPointTensor"}),
@@ -174,6 +175,7 @@ class QuantizedLinearConvolutionOperatorDesc(_IntegerConvolutionDesc):
 
     OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_CONVOLUTION
     ONNX_OPS = ("QLinearConv",)
+    BUILDER_NAME = "quantized_linear_convolution"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputZeroPointTensor", "FilterZeroPointTensor", "BiasTensor", "OutputZeroPointTensor"}),
