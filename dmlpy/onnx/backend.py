@@ -29,6 +29,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
+from dmlpy.onnx.folding import folded_for
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
 from dmlpy.onnx.lowering import lower
@@ -95,11 +96,14 @@ class DmlBackendRep(BackendRep):
                 _check_initializer_declaration(
                     value.name, data_type, self.input_shapes[value.name], self.initializer_types[value.name]
                 )
-        check_op_types(graph.node, self.opset)
-        for node in graph.node:
+        # Shape arithmetic folds on the host once the shapes are known (dmlpy.onnx.folding): checked here on the
+        # declared shapes, an open dimension taken as 1.
+        checked = folded_for(self, _stand_in_shapes(self))
+        check_op_types(checked.model.graph.node, self.opset)
+        for node in checked.model.graph.node:
             node_attributes(node, self.opset, node_name(node, self.opset))
         # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
-        lower(self, Graph(device.feature_level), None)
+        lower(checked, Graph(device.feature_level), None)
         self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)
         self._compiled: LruCache[tuple[tuple[int, ...], ...], _Compiled] = LruCache(MAX_COMPILED_GRAPHS)
         """One compiled graph per set of input shapes (thread-safe; a graph compiles outside its lock)."""
@@ -249,22 +253,27 @@ class _Compiled:
     compiled: Any
     bound_names: list[str]
     outputs: list[tuple[str, int, tuple[int, ...]]]
+    folded: dict[str, np.ndarray[Any, Any]]
+    """The values folding computed on the host for these shapes, bound as graph inputs."""
 
     @classmethod
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
+        model = folded_for(rep, shapes)
         graph = Graph(rep.device)
-        lowered = lower(rep, graph, shapes)
+        lowered = lower(model, graph, shapes)
         # A view of a graph input or initializer that only another view read leaves its own binding unread.
         desc = graph.desc_for(lowered.expressions, drop_unread_inputs=True)
         bound = [lowered.bound_names[k] for k in graph.inputs_read(lowered.expressions)]
-        return cls(rep, rep.device.compile_graph(desc), bound, lowered.outputs)
+        return cls(rep, rep.device.compile_graph(desc), bound, lowered.outputs, model.folded)
 
     def run(self, arrays: Mapping[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], ...]:
         """The compiled graph called on the initializers' buffers and ``arrays``, each graph input given the
         elements it reads (``_as_read``), the outputs in the model's shapes."""
         uploaded = self.rep._uploaded
         inputs = [
-            uploaded[name] if name in uploaded else _as_read(arrays[name], desc)
+            uploaded[name]
+            if name in uploaded
+            else _as_read(self.folded[name] if name in self.folded else arrays[name], desc)
             for name, desc in zip(self.bound_names, self.compiled.input_descs(), strict=True)
         ]
         results = self.compiled(*inputs)
@@ -274,6 +283,15 @@ class _Compiled:
             _as_onnx(result.reshape(shape), elem_type)
             for result, (_, elem_type, shape) in zip(results, self.outputs, strict=True)
         )
+
+
+def _stand_in_shapes(rep: DmlBackendRep) -> dict[str, tuple[int, ...]]:
+    """Each graph input's declared shape, an open dimension as 1 (prepare's check of what folding leaves)."""
+    return {
+        name: tuple(size if isinstance(size, int) else 1 for size in declared)
+        for name in rep.input_names
+        if (declared := rep.input_shapes.get(name)) is not None
+    }
 
 
 def _as_onnx(array: np.ndarray[Any, Any], elem_type: int) -> np.ndarray[Any, Any]:

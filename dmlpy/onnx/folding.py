@@ -3,23 +3,29 @@ DirectML provider sees a graph: DirectML's tensors have Sizes fixed when a graph
 compute the Sizes of their reshapes, expands and slices at run time (Shape, Gather on the shape, Concat, Cast, ...).
 
 ``fold(model, shapes)`` gives the model with every node it can compute on the host replaced by initializers:
-Constant; Shape and Size of a value whose shape ONNX's shape inference knows for these input shapes; and any node
-whose inputs are all known values of at most ``SMALL`` elements and whose outputs are that small too (shape
-arithmetic: Gather, Concat, Slice, Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...), or a ConstantOfShape of a
-known shape (a mask, whatever its size). An If whose condition is known takes the branch it names. Folding repeats,
-inferring shapes again, until nothing more folds; each node is computed by onnx.reference, the ONNX
-specification's own implementation, at the model's opset. What is left runs on the device; a node that reads a
-graph input's values is never folded."""
+Constant and ConstantOfShape of a known shape (a mask, whatever its size); Shape and Size of a value whose shape
+ONNX's shape inference knows for these input shapes; and any node whose inputs are all known values of at most
+``SMALL`` elements and whose outputs are that small too, integers or bools (shape arithmetic: Gather, Concat, Slice,
+Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...; a float result is the model's arithmetic, left to the device
+to compute as DirectML does; an empty result is left to the device node, which refuses it saying why). An If whose
+condition is known takes the branch it names. Folding repeats, inferring shapes again, until nothing more folds;
+each node is computed by onnx.reference, the ONNX specification's own implementation, at the model's opset. What
+is left runs on the device; a node that reads a graph input's values is never folded, and a model's weights (an
+initializer of more than SMALL elements, or of external data) are never read on the host."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import onnx
 from onnx import numpy_helper, shape_inference
 from onnx.reference import ReferenceEvaluator
+
+from dmlpy.enums import TensorDataType
+from dmlpy.onnx.initializers import initializer_types
 
 SMALL = 4096
 """The most elements a computed value folded on the host may have (a shape, an index, a small table); a node of
@@ -28,11 +34,48 @@ _NEVER = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLik
 """Op types whose every run gives other values: never folded."""
 
 
+@dataclass
+class FoldedModel:
+    """A prepared model as folding leaves it for one set of input shapes: what lowering reads of a prepared model
+    (``dmlpy.onnx.lowering.PreparedModel``), the folded graph's, and the values folding computed, which the
+    compiled graph binds as inputs (an ONNX bool as its UINT8 bytes, as DirectML holds it)."""
+
+    model: onnx.ModelProto
+    opset: int
+    input_names: list[str]
+    input_types: dict[str, int]
+    initializer_types: dict[str, tuple[tuple[int, ...], TensorDataType]]
+    output_names: list[str]
+    output_types: dict[str, int]
+    input_shapes: dict[str, list[int | str | None] | None]
+    folded: dict[str, np.ndarray[Any, Any]]
+
+
+def folded_for(rep: Any, shapes: Mapping[str, tuple[int, ...]]) -> FoldedModel:
+    """``rep`` (a prepared model) with its shape arithmetic folded for graph inputs of ``shapes``."""
+    model = fold(rep.model, shapes)
+    new = [tensor for tensor in model.graph.initializer if tensor.name not in rep.initializer_types]
+    types = dict(rep.initializer_types)
+    types.update(initializer_types(onnx.helper.make_graph([], "folded", [], [], new)))
+    values = {tensor.name: numpy_helper.to_array(tensor) for tensor in new}
+    held = {name: value.view(np.uint8) if value.dtype == np.bool_ else value for name, value in values.items()}
+    return FoldedModel(
+        model,
+        rep.opset,
+        rep.input_names,
+        rep.input_types,
+        types,
+        rep.output_names,
+        rep.output_types,
+        rep.input_shapes,
+        held,
+    )
+
+
 def fold(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]]) -> onnx.ModelProto:
     """``model`` with what its graph computes from known values folded into initializers, for graph inputs of
     ``shapes`` (module docstring); ``model`` itself is left as it is."""
-    folded = onnx.ModelProto()
-    folded.CopyFrom(model)
+    folded = _without_large_data(model)
     graph = folded.graph
     for value in graph.input:
         if value.name in shapes and value.type.HasField("tensor_type"):
@@ -57,6 +100,25 @@ def fold(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]]) -> onnx.
         _inline_known_branches(graph, known)
 
 
+def _without_large_data(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of ``model`` whose initializers of more than SMALL elements keep their name, dims and type but not
+    their data: folding never reads them, lowering reads their types only (the device holds their data), and a
+    model's weights are not copied on the host for every set of shapes."""
+    graph = onnx.GraphProto()
+    for field in ("node", "input", "output", "value_info", "sparse_initializer", "quantization_annotation"):
+        getattr(graph, field).extend(getattr(model.graph, field))
+    graph.name = model.graph.name
+    for tensor in model.graph.initializer:
+        if int(np.prod(tensor.dims, dtype=np.int64)) <= SMALL:
+            graph.initializer.append(tensor)
+        else:
+            graph.initializer.append(onnx.TensorProto(name=tensor.name, dims=tensor.dims, data_type=tensor.data_type))
+    folded = onnx.ModelProto(ir_version=model.ir_version, graph=graph)
+    folded.opset_import.extend(model.opset_import)
+    folded.functions.extend(model.functions)
+    return folded
+
+
 class _Known:
     """The values known on the host: initializers (read when a node needs them) and what folding computed, which
     it writes into the graph as initializers."""
@@ -67,7 +129,11 @@ class _Known:
         self.values: dict[str, np.ndarray[Any, Any]] = {}
 
     def __contains__(self, name: str) -> bool:
-        return name in self.values or name in self.initializers
+        """Known: computed here, or an initializer held in the model (not one of external data, read at upload)."""
+        if name in self.values:
+            return True
+        tensor = self.initializers.get(name)
+        return tensor is not None and tensor.data_location != onnx.TensorProto.EXTERNAL
 
     def size(self, name: str) -> int:
         if name in self.values:
@@ -98,7 +164,7 @@ def _shapes(model: onnx.ModelProto) -> dict[str, tuple[int, ...]]:
         tensor = value.type.tensor_type
         if value.type.HasField("tensor_type") and tensor.HasField("shape"):
             dims = tensor.shape.dim
-            if all(d.HasField("dim_value") for d in dims):
+            if all(d.HasField("dim_value") and d.dim_value > 0 for d in dims):
                 found[value.name] = tuple(int(d.dim_value) for d in dims)
     for tensor in model.graph.initializer:
         found[tensor.name] = tuple(tensor.dims)
@@ -120,18 +186,29 @@ def _folded(
     inputs = [name for name in node.input if name]
     if not all(name in known for name in inputs):
         return None
-    if node.op_type != "ConstantOfShape" and any(known.size(name) > SMALL for name in inputs):
+    constant = node.op_type in ("Constant", "ConstantOfShape")
+    if not constant and any(known.size(name) > SMALL for name in inputs):
         return None
     outputs = _evaluated(node, {name: known[name] for name in inputs}, opset)
-    if outputs is None or (node.op_type != "ConstantOfShape" and any(v.size > SMALL for v in outputs)):
-        return None
+    if outputs is None or any(value.size == 0 for value in outputs):
+        return None  # an empty tensor: the device node refuses it, saying so
+    if not constant and any(value.size > SMALL or value.dtype.kind not in "iub" for value in outputs):
+        return None  # the model's arithmetic (floats) stays on the device, computed as DirectML computes it
     return outputs
 
 
 def _evaluated(
     node: onnx.NodeProto, feeds: Mapping[str, np.ndarray[Any, Any]], opset: int
 ) -> list[np.ndarray[Any, Any]] | None:
+    """The node's outputs from onnx.reference; None where its schema refuses its inputs' types (a malformed node,
+    left to the device lowering, which says what is wrong) or onnx.reference cannot compute it."""
     try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+        types = {
+            name: onnx.helper.make_tensor_type_proto(onnx.helper.np_dtype_to_tensor_dtype(value.dtype), value.shape)
+            for name, value in feeds.items()
+        }
+        shape_inference.infer_node_outputs(schema, node, types)
         outputs = ReferenceEvaluator(node, opsets={"": opset}).run(None, dict(feeds))
     except Exception:  # onnx.reference raises what its op code raises: the node stays a device node
         return None
