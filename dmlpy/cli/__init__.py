@@ -1,7 +1,8 @@
 """The ``dmlpy`` command (also ``python -m dmlpy``): one module per command, each with ``add_arguments(parser)``
 and ``run(args) -> int``; this module builds the parser from the table below and turns errors into statuses.
 
-Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``schema``;
+Commands: ``demo``, ``devices``, ``validate``, ``explain``, ``round``, ``quantize``, ``dequantize``, ``run``,
+``schema``;
 a bare ``dmlpy`` prints the help and exits 0, as pip does (git exits 1).
 Everything printed goes through ``common.say``, which shows control characters and escape sequences from
 Names, file names and arguments escaped (``\\x1b``). Errors are one line on stderr and a non-zero status, never
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, NoReturn, Protocol
 from dmlpy.about import package_version
 from dmlpy.cli import demo, devices, explain, quantize, schema, validate
 from dmlpy.cli import round as round_command
+from dmlpy.cli import run as run_command
 from dmlpy.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -61,6 +63,7 @@ COMMANDS: dict[str, tuple[Command, str]] = {
     "round": (round_command, "round a .npy file (float, bfloat16 or integer) on an OpenCL device"),
     "quantize": (quantize.QUANTIZE, "quantize a float32/float16/int32 .npy file to uint8 or int8 (QuantizeLinear)"),
     "dequantize": (quantize.DEQUANTIZE, "dequantize an integer .npy file to float32 or float16 (DequantizeLinear)"),
+    "run": (run_command, "run an ONNX model on .npy inputs through dmlpy.onnx, each output written as a .npy file"),
     "schema": (schema, "print the JSON Schema of the descriptors"),
 }
 
