@@ -114,3 +114,25 @@ def test_a_worker_killed_mid_computation_is_survived(client: Any) -> None:
         killer.cancel()
     assert got.tobytes() == np.rint(values).tobytes()
     assert pids[0] not in client.run(os.getpid).values(), "the killed worker was replaced"
+
+
+def test_a_prepared_onnx_model_runs_its_batch_chunks_on_the_worker_processes(client: Any) -> None:
+    """dmlpy.onnx.dask.run_dask: the model's bytes travel, each worker process prepares it once on its device."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    import dmlpy.onnx
+    from dmlpy.onnx.dask import run_dask
+
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mul", ["r", "x"], ["y"])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 5])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.random.default_rng(46).standard_normal((12, 5)).astype(np.float32)
+    (lazy,) = run_dask(dmlpy.onnx.prepare(model), [da.from_array(x, chunks=(5, 5))])
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(client.compute(lazy, sync=True), want)
