@@ -13,28 +13,16 @@ The module is ``convolutions``: a submodule named ``convolution`` would be the p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-from dmlpy.enum_base import DmlEnum
 from dmlpy.enums import ConvolutionDirection, ConvolutionMode, TensorDataType
-from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.errors import argument_error
+from dmlpy.graph.arguments import activation_argument, enum_argument, optional_operand, spatial_argument
 from dmlpy.graph.builder import Expression, operand
-from dmlpy.graph.normalization import _activation, _optional
 from dmlpy.graph.operator_node import add_node, operator_node
-from dmlpy.graph.pooling import _spatial
 from dmlpy.graph.values import data_type_argument
 from dmlpy.ops import ConvolutionIntegerOperatorDesc, ConvolutionOperatorDesc, QuantizedLinearConvolutionOperatorDesc
 from dmlpy.tensor import BufferTensorDesc
-
-E = TypeVar("E", bound=DmlEnum)
-
-
-def _member(kind: type[E], value: Any, where: str, name: str) -> E:
-    """``value`` as a member of ``kind`` (by its C name, short name or number); the refusal names the argument."""
-    try:
-        return kind.parse(value)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: {name}: {error}") from None
 
 
 def _window(
@@ -48,10 +36,10 @@ def _window(
 ) -> dict[str, Any]:
     """The window's fields, an empty or None array the default for each spatial dimension of ``x``."""
     return {
-        "strides": _spatial(x, strides, 1, where, "strides"),
-        "dilations": _spatial(x, dilations, 1, where, "dilations"),
-        "start_padding": _spatial(x, start_padding, 0, where, "start_padding"),
-        "end_padding": _spatial(x, end_padding, 0, where, "end_padding"),
+        "strides": spatial_argument(x, strides, 1, where, "strides"),
+        "dilations": spatial_argument(x, dilations, 1, where, "dilations"),
+        "start_padding": spatial_argument(x, start_padding, 0, where, "start_padding"),
+        "end_padding": spatial_argument(x, end_padding, 0, where, "end_padding"),
         "group_count": group_count,
     }
 
@@ -81,14 +69,14 @@ def convolution(
     inputs = {
         "input_tensor": x,
         "filter_tensor": operand(filter, where, "filter"),
-        "bias_tensor": _optional(bias, where, "bias"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
     }
     fields = {
-        "mode": _member(ConvolutionMode, mode, where, "mode"),
-        "direction": _member(ConvolutionDirection, direction, where, "direction"),
+        "mode": enum_argument(ConvolutionMode, mode, where, "mode"),
+        "direction": enum_argument(ConvolutionDirection, direction, where, "direction"),
         **_window(x, where, strides, dilations, start_padding, end_padding, group_count),
-        "output_padding": _spatial(x, output_padding, 0, where, "output_padding"),
-        "fused_activation": _activation(fused_activation, where),
+        "output_padding": spatial_argument(x, output_padding, 0, where, "output_padding"),
+        "fused_activation": activation_argument(fused_activation, where),
     }
     if output_sizes is None:
         return operator_node(ConvolutionOperatorDesc, inputs, **fields)
@@ -118,9 +106,9 @@ def convolution_integer(
     x = operand(x, where, "x")
     inputs = {
         "input_tensor": x,
-        "input_zero_point_tensor": _optional(x_zero_point, where, "x_zero_point"),
+        "input_zero_point_tensor": optional_operand(x_zero_point, where, "x_zero_point"),
         "filter_tensor": operand(filter, where, "filter"),
-        "filter_zero_point_tensor": _optional(filter_zero_point, where, "filter_zero_point"),
+        "filter_zero_point_tensor": optional_operand(filter_zero_point, where, "filter_zero_point"),
     }
     fields = _window(x, where, strides, dilations, start_padding, end_padding, group_count)
     return operator_node(ConvolutionIntegerOperatorDesc, inputs, **fields)
@@ -153,13 +141,13 @@ def quantized_linear_convolution(
     inputs = {
         "input_tensor": x,
         "input_scale_tensor": operand(x_scale, where, "x_scale"),
-        "input_zero_point_tensor": _optional(x_zero_point, where, "x_zero_point"),
+        "input_zero_point_tensor": optional_operand(x_zero_point, where, "x_zero_point"),
         "filter_tensor": operand(filter, where, "filter"),
         "filter_scale_tensor": operand(filter_scale, where, "filter_scale"),
-        "filter_zero_point_tensor": _optional(filter_zero_point, where, "filter_zero_point"),
-        "bias_tensor": _optional(bias, where, "bias"),
+        "filter_zero_point_tensor": optional_operand(filter_zero_point, where, "filter_zero_point"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
         "output_scale_tensor": operand(output_scale, where, "output_scale"),
-        "output_zero_point_tensor": _optional(output_zero_point, where, "output_zero_point"),
+        "output_zero_point_tensor": optional_operand(output_zero_point, where, "output_zero_point"),
     }
     chosen = None if output_zero_point is not None else data_type_argument(dtype, where)
     fields = _window(x, where, strides, dilations, start_padding, end_padding, group_count)

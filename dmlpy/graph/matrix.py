@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from dmlpy.enums import MatrixTransform, TensorDataType
-from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph.arguments import activation_argument, enum_argument, optional_operand
 from dmlpy.graph.builder import Expression, operand
-from dmlpy.graph.normalization import _activation, _optional
 from dmlpy.graph.operator_node import operator_node
 from dmlpy.graph.values import c_float, data_type_argument
 from dmlpy.ops import (
@@ -21,13 +20,6 @@ from dmlpy.ops import (
     MatrixMultiplyIntegerToFloatOperatorDesc,
     QuantizedLinearMatrixMultiplyOperatorDesc,
 )
-
-
-def _transform(value: Any, where: str, name: str) -> MatrixTransform:
-    try:
-        return MatrixTransform.parse(value)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: {name}: {error}") from None
 
 
 def gemm(
@@ -47,16 +39,16 @@ def gemm(
     inputs = {
         "a_tensor": operand(a, where, "a"),
         "b_tensor": operand(b, where, "b"),
-        "c_tensor": _optional(c, where, "c"),
+        "c_tensor": optional_operand(c, where, "c"),
     }
     return operator_node(
         GemmOperatorDesc,
         inputs,
-        trans_a=_transform(trans_a, where, "trans_a"),
-        trans_b=_transform(trans_b, where, "trans_b"),
+        trans_a=enum_argument(MatrixTransform, trans_a, where, "trans_a"),
+        trans_b=enum_argument(MatrixTransform, trans_b, where, "trans_b"),
         alpha=c_float(alpha, where, "alpha", "GEMM.Alpha"),
         beta=c_float(beta, where, "beta", "GEMM.Beta"),
-        fused_activation=_activation(fused_activation, where),
+        fused_activation=activation_argument(fused_activation, where),
     )
 
 
@@ -68,9 +60,9 @@ def matrix_multiply_integer(
     where = "dml.graph.matrix_multiply_integer"
     inputs = {
         "a_tensor": operand(a, where, "a"),
-        "a_zero_point_tensor": _optional(a_zero_point, where, "a_zero_point"),
+        "a_zero_point_tensor": optional_operand(a_zero_point, where, "a_zero_point"),
         "b_tensor": operand(b, where, "b"),
-        "b_zero_point_tensor": _optional(b_zero_point, where, "b_zero_point"),
+        "b_zero_point_tensor": optional_operand(b_zero_point, where, "b_zero_point"),
     }
     return operator_node(MatrixMultiplyIntegerOperatorDesc, inputs)
 
@@ -94,12 +86,12 @@ def quantized_linear_matrix_multiply(
     inputs = {
         "a_tensor": operand(a, where, "a"),
         "a_scale_tensor": operand(a_scale, where, "a_scale"),
-        "a_zero_point_tensor": _optional(a_zero_point, where, "a_zero_point"),
+        "a_zero_point_tensor": optional_operand(a_zero_point, where, "a_zero_point"),
         "b_tensor": operand(b, where, "b"),
         "b_scale_tensor": operand(b_scale, where, "b_scale"),
-        "b_zero_point_tensor": _optional(b_zero_point, where, "b_zero_point"),
+        "b_zero_point_tensor": optional_operand(b_zero_point, where, "b_zero_point"),
         "output_scale_tensor": operand(output_scale, where, "output_scale"),
-        "output_zero_point_tensor": _optional(output_zero_point, where, "output_zero_point"),
+        "output_zero_point_tensor": optional_operand(output_zero_point, where, "output_zero_point"),
     }
     chosen = None if output_zero_point is not None else data_type_argument(dtype, where)
     return operator_node(QuantizedLinearMatrixMultiplyOperatorDesc, inputs, chosen)
@@ -120,10 +112,10 @@ def matrix_multiply_integer_to_float(
     inputs = {
         "a_tensor": operand(a, where, "a"),
         "a_scale_tensor": operand(a_scale, where, "a_scale"),
-        "a_zero_point_tensor": _optional(a_zero_point, where, "a_zero_point"),
+        "a_zero_point_tensor": optional_operand(a_zero_point, where, "a_zero_point"),
         "b_tensor": operand(b, where, "b"),
         "b_scale_tensor": operand(b_scale, where, "b_scale"),
-        "b_zero_point_tensor": _optional(b_zero_point, where, "b_zero_point"),
-        "bias_tensor": _optional(bias, where, "bias"),
+        "b_zero_point_tensor": optional_operand(b_zero_point, where, "b_zero_point"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
     }
     return operator_node(MatrixMultiplyIntegerToFloatOperatorDesc, inputs)

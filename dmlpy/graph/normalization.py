@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dmlpy.errors import argument_error
+from dmlpy.graph.arguments import activation_argument, optional_operand
 from dmlpy.graph.builder import Expression, operand
 from dmlpy.graph.operator_node import operator_node
 from dmlpy.graph.values import c_float
@@ -22,17 +23,6 @@ from dmlpy.ops import (
 )
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops.fused_activation import FusedActivation
-
-
-def _activation(value: Any, where: str) -> FusedActivation | None:
-    if value is not None and not isinstance(value, FusedActivation):
-        raise argument_error(where, "fused_activation", value, "a dml.FusedActivation(type=..., desc={...}) or None")
-    return value
-
-
-def _optional(value: Any, where: str, name: str) -> Expression | None:
-    """An optional input (DirectMLX's ``Optional<Expression>``): an expression, or None to leave it out."""
-    return None if value is None else operand(value, where, name)
 
 
 def _axes(axes: Any, where: str) -> tuple[int, ...]:
@@ -68,7 +58,7 @@ def batch_normalization(
         inputs,
         spatial=spatial,
         epsilon=c_float(epsilon, where, "epsilon", f"{desc_class.operator_name()}.Epsilon"),
-        fused_activation=_activation(fused_activation, where),
+        fused_activation=activation_argument(fused_activation, where),
     )
 
 
@@ -85,15 +75,15 @@ def _mean_variance(
 ) -> Expression:
     inputs = {
         "input_tensor": operand(x, where, "x"),
-        "scale_tensor": _optional(scale, where, "scale"),
-        "bias_tensor": _optional(bias, where, "bias"),
+        "scale_tensor": optional_operand(scale, where, "scale"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
     }
     return operator_node(
         desc_class,
         inputs,
         axes=_axes(axes, where),
         epsilon=c_float(epsilon, where, "epsilon", f"{desc_class.operator_name()}.Epsilon"),
-        fused_activation=_activation(fused_activation, where),
+        fused_activation=activation_argument(fused_activation, where),
         **fields,
     )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import argument_error
+from dmlpy.graph.arguments import spatial_argument
 from dmlpy.graph.builder import Expression, operand
 from dmlpy.graph.operator_node import add_node, operator_node
 from dmlpy.graph.values import data_type_argument
@@ -28,16 +29,6 @@ INDEX_TYPE = TensorDataType.UINT32
 """The index type ``dml::MaxPooling`` gives OutputIndicesTensor, and ``max_pooling``'s default ``dtype``."""
 
 
-def _spatial(x: Expression, values: Sequence[int] | None, default: int, where: str, name: str) -> tuple[int, ...]:
-    """``values`` as a tuple; None or empty: ``default`` for each spatial dimension of ``x`` (DirectMLX's default).
-    The count is checked by the operator's rule when the node is added."""
-    if values is None:
-        return (default,) * max(len(x.sizes) - 2, 0)
-    if isinstance(values, str) or not isinstance(values, Sequence):
-        raise argument_error(where, name, values, "a list of one whole number per spatial dimension, or None")
-    return tuple(values) or (default,) * max(len(x.sizes) - 2, 0)
-
-
 def _window(
     x: Expression,
     where: str,
@@ -48,11 +39,11 @@ def _window(
     dilations: Sequence[int] | None,
 ) -> dict[str, Any]:
     return {
-        "strides": _spatial(x, strides, 1, where, "strides"),
-        "window_size": _spatial(x, window_sizes, 1, where, "window_sizes"),
-        "start_padding": _spatial(x, start_padding, 0, where, "start_padding"),
-        "end_padding": _spatial(x, end_padding, 0, where, "end_padding"),
-        "dilations": _spatial(x, dilations, 1, where, "dilations"),
+        "strides": spatial_argument(x, strides, 1, where, "strides"),
+        "window_size": spatial_argument(x, window_sizes, 1, where, "window_sizes"),
+        "start_padding": spatial_argument(x, start_padding, 0, where, "start_padding"),
+        "end_padding": spatial_argument(x, end_padding, 0, where, "end_padding"),
+        "dilations": spatial_argument(x, dilations, 1, where, "dilations"),
     }
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from dmlpy.enums import OperatorType, RecurrentNetworkDirection
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph.arguments import optional_operand
 from dmlpy.graph.builder import Expression, operand
-from dmlpy.graph.normalization import _optional
 from dmlpy.graph.operator_node import add_node
 from dmlpy.graph.values import c_float
 from dmlpy.ops import GruOperatorDesc, LstmOperatorDesc, RnnOperatorDesc
@@ -69,9 +69,9 @@ def rnn(
         "input_tensor": operand(input, where, "input"),
         "weight_tensor": operand(weight, where, "weight"),
         "recurrence_tensor": operand(recurrence, where, "recurrence"),
-        "bias_tensor": _optional(bias, where, "bias"),
-        "hidden_init_tensor": _optional(hidden_init, where, "hidden_init"),
-        "sequence_lengths_tensor": _optional(sequence_lengths, where, "sequence_lengths"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
+        "hidden_init_tensor": optional_operand(hidden_init, where, "hidden_init"),
+        "sequence_lengths_tensor": optional_operand(sequence_lengths, where, "sequence_lengths"),
     }
     return _node(RnnOperatorDesc, inputs, activation_descs, direction, where)
 
@@ -99,11 +99,11 @@ def lstm(
         "input_tensor": operand(input, where, "input"),
         "weight_tensor": operand(weight, where, "weight"),
         "recurrence_tensor": operand(recurrence, where, "recurrence"),
-        "bias_tensor": _optional(bias, where, "bias"),
-        "hidden_init_tensor": _optional(hidden_init, where, "hidden_init"),
-        "cell_mem_init_tensor": _optional(cell_mem_init, where, "cell_mem_init"),
-        "sequence_lengths_tensor": _optional(sequence_lengths, where, "sequence_lengths"),
-        "peephole_tensor": _optional(peephole, where, "peephole"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
+        "hidden_init_tensor": optional_operand(hidden_init, where, "hidden_init"),
+        "cell_mem_init_tensor": optional_operand(cell_mem_init, where, "cell_mem_init"),
+        "sequence_lengths_tensor": optional_operand(sequence_lengths, where, "sequence_lengths"),
+        "peephole_tensor": optional_operand(peephole, where, "peephole"),
     }
     return _node(
         LstmOperatorDesc,
@@ -136,8 +136,8 @@ def gru(
         "input_tensor": operand(input, where, "input"),
         "weight_tensor": operand(weight, where, "weight"),
         "recurrence_tensor": operand(recurrence, where, "recurrence"),
-        "bias_tensor": _optional(bias, where, "bias"),
-        "hidden_init_tensor": _optional(hidden_init, where, "hidden_init"),
-        "sequence_lengths_tensor": _optional(sequence_lengths, where, "sequence_lengths"),
+        "bias_tensor": optional_operand(bias, where, "bias"),
+        "hidden_init_tensor": optional_operand(hidden_init, where, "hidden_init"),
+        "sequence_lengths_tensor": optional_operand(sequence_lengths, where, "sequence_lengths"),
     }
     return _node(GruOperatorDesc, inputs, activation_descs, direction, where, linear_before_reset=linear_before_reset)

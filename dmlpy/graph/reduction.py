@@ -10,10 +10,10 @@ table (``dmlpy.graph.operators``), DirectMLX's arguments in its order."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from dmlpy.enums import AxisDirection, ReduceFunction, TensorDataType
-from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.errors import argument_error
+from dmlpy.graph.arguments import enum_argument
 from dmlpy.graph.builder import Expression, operand
 from dmlpy.graph.operator_node import add_node, operator_node
 from dmlpy.graph.values import data_type_argument
@@ -35,14 +35,6 @@ def _axes(x: Expression, axes: Sequence[int] | None, where: str) -> tuple[int, .
     return tuple(axes) or tuple(range(len(x.sizes)))
 
 
-def _member(kind: type[ReduceFunction] | type[AxisDirection], value: Any, where: str, name: str) -> Any:
-    """``value`` as a member of ``kind`` (by its C name, short name or number); the refusal names the argument."""
-    try:
-        return kind.parse(value)
-    except InvalidArgumentError as error:
-        raise InvalidArgumentError(f"{where}: {name}: {error}") from None
-
-
 def reduce(x: Expression, function: ReduceFunction | str | int, axes: Sequence[int] | None = None) -> Expression:
     """``dml::Reduce``: DML_OPERATOR_REDUCE, ``function`` (SUM, AVERAGE, MAX, ARGMIN, ...) of the elements of ``x``
     that share their coordinates outside ``axes`` (None or empty: every dimension, one element in all); the rank
@@ -50,7 +42,7 @@ def reduce(x: Expression, function: ReduceFunction | str | int, axes: Sequence[i
     ``dml::Reduce`` gives them (``arg_min`` and ``arg_max`` take another index type)."""
     where = "dml.graph.reduce"
     x = operand(x, where, "x")
-    chosen = _member(ReduceFunction, function, where, "function")
+    chosen = enum_argument(ReduceFunction, function, where, "function")
     index_type = INDEX_TYPE if chosen in (ReduceFunction.ARGMIN, ReduceFunction.ARGMAX) else None
     return operator_node(
         ReduceOperatorDesc, {"input_tensor": x}, index_type, function=chosen, axes=_axes(x, axes, where)
@@ -68,7 +60,7 @@ def _arg(
     x = operand(x, where, "x")
     fields = {
         "axes": _axes(x, axes, where),
-        "axis_direction": _member(AxisDirection, axis_direction, where, "axis_direction"),
+        "axis_direction": enum_argument(AxisDirection, axis_direction, where, "axis_direction"),
     }
     return operator_node(desc_class, {"input_tensor": x}, data_type_argument(dtype, where), **fields)
 
@@ -109,7 +101,11 @@ def top_k(
     ``dtype``: the index type (UINT32, the default, or UINT64)."""
     where = "dml.graph.top_k"
     x = operand(x, where, "x")
-    fields = {"axis": axis, "k": k, "axis_direction": _member(AxisDirection, axis_direction, where, "axis_direction")}
+    fields = {
+        "axis": axis,
+        "k": k,
+        "axis_direction": enum_argument(AxisDirection, axis_direction, where, "axis_direction"),
+    }
     values, indices = TopK1OperatorDesc.output_shapes({"input_tensor": x.desc}, fields)
     assert values.sizes is not None and values.data_type is not None and indices.sizes is not None
     outputs = {
