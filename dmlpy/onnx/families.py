@@ -1,6 +1,6 @@
 """The op types of the operators that are not element-wise and read their inputs through ``Reads``
 (``dmlpy.onnx.reads``), each family's module making a node's outputs: the normalizations, the indexing op types,
-the generators, the matrix products, the poolings, the convolutions and the resampling op types.
+the generators, the matrix products, the poolings, the convolutions, the resampling op types and the recurrent networks.
 ``dmlpy.onnx.lowering`` calls ``family_outputs`` for each."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from dmlpy.onnx.matrix import MATRIX_OPS, matrix_outputs
 from dmlpy.onnx.normalization import NORMALIZATION_OPS, normalization_outputs
 from dmlpy.onnx.pooling import POOLING_OPS, pooling_outputs
 from dmlpy.onnx.reads import Outputs, Reads
+from dmlpy.onnx.recurrent import RECURRENT_OPS, recurrent_outputs
 from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
 FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
-FAMILY_OPS += CONVOLUTION_OPS
+FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS)
 
 
 def family_outputs(
@@ -44,4 +45,6 @@ def family_outputs(
         return pooling_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in CONVOLUTION_OPS:
         return convolution_outputs(node, opset, attributes, reads, prepare, where)
+    if node.op_type in RECURRENT_OPS:
+        return recurrent_outputs(node, opset, attributes, reads, prepare, where)
     return resample_outputs(node, opset, attributes, reads, prepare, where)

@@ -21,6 +21,7 @@ from dmlpy.onnx.families import FAMILY_OPS
 from dmlpy.onnx.generators import REFUSED_GENERATOR_OPS, eye_like_boolean
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
 from dmlpy.onnx.normalization import REFUSED_OP_TYPES
+from dmlpy.onnx.recurrent import RECURRENT_OPS
 from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
 from dmlpy.onnx.views import VIEW_OPS
@@ -156,9 +157,11 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     if not fewest <= len(node.input) <= most or not all(required):
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
     # SPLIT's parts, an output each; TopK's and MaxPool's values and indices; BatchNormalization's and
-    # LayerNormalization's optional statistics (refused by dmlpy.onnx.normalization, saying why)
-    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization", "MaxPool")
-    if not node.output or (len(node.output) != 1 and not parts) or not all(node.output):
+    # LayerNormalization's optional statistics (refused by dmlpy.onnx.normalization, saying why); the recurrent
+    # networks' Y, Y_h (and Y_c), each optional: one left out before another is named ""
+    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization", "MaxPool", *RECURRENT_OPS)
+    named = any(node.output) if node.op_type in RECURRENT_OPS else all(node.output)
+    if not node.output or (len(node.output) != 1 and not parts) or not named:
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")
     if any(node.op_type in ops for ops in (MOVEMENT_OPS, REDUCTION_OPS, FAMILY_OPS, VIEW_OPS)):

@@ -62,6 +62,7 @@ class RnnOperatorDesc(RecurrentDesc):
     OPERATOR_TYPE = OperatorType.RNN
     CELL = "RNN"
     BUILDER_NAME = "rnn"
+    ONNX_OPS = ("RNN",)
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = (
         "input_tensor",
@@ -113,6 +114,7 @@ class LstmOperatorDesc(RecurrentDesc):
     OPERATOR_TYPE = OperatorType.LSTM
     CELL = "LSTM"
     BUILDER_NAME = "lstm"
+    ONNX_OPS = ("LSTM",)
     SUPPORT = _table(OPERATOR_TYPE, _LSTM)
     INPUTS = (
         "input_tensor",
@@ -185,6 +187,7 @@ class GruOperatorDesc(RecurrentDesc):
     OPERATOR_TYPE = OperatorType.GRU
     CELL = "GRU"
     BUILDER_NAME = "gru"
+    ONNX_OPS = ("GRU",)
     SUPPORT = _table(OPERATOR_TYPE, _RNN)
     INPUTS = RnnOperatorDesc.INPUTS
     OUTPUTS = RnnOperatorDesc.OUTPUTS
