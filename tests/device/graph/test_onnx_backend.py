@@ -50,6 +50,7 @@ from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
     NORMALIZED_ULPS,
     family_refusals,
 )
+from tests.helpers.onnx_recurrent import RECURRENT_RUNS, RECURRENT_TEST_NAMES, RECURRENT_TOLERANCE  # noqa: E402
 from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
 from tests.helpers.onnx_views import VIEWS_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
@@ -67,6 +68,7 @@ TEST_NAMES += [f"{mode}_pad" for mode in ("constant", "edge", "reflect", "wrap")
 TEST_NAMES += [*FAMILY_TEST_NAMES, "group_normalization"]  # GroupNormalization: refused, saying why
 TEST_NAMES += GENERATOR_TEST_NAMES  # NonZero: refused, saying why
 TEST_NAMES += CONVOLUTION_TEST_NAMES  # test_basic_conv_...
+TEST_NAMES += RECURRENT_TEST_NAMES  # test_simple_rnn_...
 OPS = rf"^test_({'|'.join(TEST_NAMES)})(_[A-Za-z0-9_]+)?_(cpu|cuda)$"
 """ONNX's node tests of every op type the operator table declares (Round, QuantizeLinear, ...)."""
 
@@ -292,6 +294,7 @@ TOLERANCES |= {
     for tolerance in (convolution_tolerance(case.model, list(case.data_sets[0][0])),)
     if tolerance is not None
 }
+TOLERANCES |= {f"test_{name}": RECURRENT_TOLERANCE for name in RECURRENT_RUNS}
 """Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
 arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
 TOLERANCES |= {
@@ -454,6 +457,7 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_{form}_cpu" for form in GENERATOR_RUNS),
         *(f"test_{form}_cpu" for form in COMPUTE_RUNS),
         *(f"test_{form}_cpu" for form in CONVOLUTION_RUNS),
+        *(f"test_{form}_cpu" for form in RECURRENT_RUNS),
         "test_round_cpu",
         "test_identity_cpu",
         "test_ceil_cpu",
