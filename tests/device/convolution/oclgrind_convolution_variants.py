@@ -1,0 +1,170 @@
+"""Run the convolutions' plans on Oclgrind's simulated device: opencl/convolution.cl's unfold, the filter's packing
+copy, gemm.cl's contraction (GEMM for CONVOLUTION, MATRIX_MULTIPLY_INTEGER for CONVOLUTION_INTEGER, operator 4 for
+QUANTIZED_LINEAR_CONVOLUTION) and the staged output's copy. CONVOLUTION: FLOAT32 and FLOAT16, both modes, FORWARD and
+BACKWARD, over 1-D, 2-D (groups, strides, asymmetric padding, OutputPadding, RELU fused) and 3-D windows, a
+depth-wise one (convolution.cl's direct ``depthwise`` kernel, one launch), one with two output channels a group
+(im2col) and a pointwise one (the input read as it is, no unfold); the integer convolutions: every INT8/UINT8
+pair, zero points and scales per output channel, one value or absent, 1-D and 2-D. Each packed and strided (rows
+padded, every tensor bound at a byte offset), through the object model (tests/helpers/oclgrind_sweep.py) with each
+buffer exactly as large as its binding. Results are compared with cases.py's references (integers exactly, floats
+within its bounds).
+
+Started by test_convolution_oclgrind.py in a subprocess whose only OpenCL platform is Oclgrind. Prints one line
+``OCLGRIND_SUMMARY {json}``: the variants run, each one's kernels and contraction operator, and the mismatches.
+``--short-input``: the pointwise CONVOLUTION with the input's buffer one element shorter than dmlpy is told, which
+Oclgrind must report as an invalid read in ``contraction``.
+
+    python oclgrind_convolution_variants.py [--launch-profile cpu|gpu] [--sample] [--negative-control] [--short-input]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyopencl as cl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
+import dmlpy as dml
+from tests.device.convolution.cases import RELU, Case, Shape, convolution_case, integer_case, past_bound
+from tests.helpers.oclgrind_driver import main
+from tests.helpers.oclgrind_sweep import Sweep, Variant, dispatch_short, offsets_at, run_sweep
+
+T = dml.TensorDataType
+BYTES = ("INT8", "UINT8")
+MODES = ("CROSS_CORRELATION", "CONVOLUTION")
+DIRECTIONS = ("forward", "backward")
+LAYOUTS = ("packed", "strided")
+OFFSET = 16
+"""A strided variant binds every tensor at this byte offset."""
+GAPS = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor": 2}
+SHAPES = {
+    "1d": Shape((2, 2, 9), (3,), 3, strides=(2,), dilations=(2,), start=(2,), end=(1,)),
+    "2d": Shape((1, 4, 5, 6), (3, 2), 4, strides=(2, 1), start=(1, 0), end=(0, 1), output_padding=(1, 0), groups=2),
+    "3d": Shape((1, 2, 3, 4, 3), (2, 2, 2), 2, strides=(1, 2, 1), start=(1, 0, 1), end=(0, 1, 0)),
+    "depthwise": Shape((1, 3, 5, 5), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3),
+    "multiplier": Shape((1, 3, 5, 5), (3, 3), 6, start=(1, 1), end=(1, 1), groups=3),
+}
+"""CONVOLUTION's windows, each under both directions: "depthwise" runs convolution.cl's direct kernel, "multiplier"
+(two output channels a group) im2col."""
+POINTWISE = Shape((2, 4, 3, 5), (1, 1), 3)
+"""A FORWARD 1 x 1 filter: the contraction reads the input itself."""
+INTEGER_SHAPES = {
+    "1d": Shape((2, 3, 11), (3,), 6, strides=(2,), dilations=(2,), start=(2,), end=(1,), groups=3),
+    "2d": Shape((1, 4, 5, 6), (3, 3), 4, strides=(1, 2), start=(1, 1), end=(2, 0), groups=2),
+}
+PARAMETERS = ("channel", "one", "none")
+"""The integer convolutions' filter zero point (and scale) per output channel, one value, or no zero points."""
+CONTRACTION_OPERATOR = {"CONV": "0", "CI": "1", "QLC": "4"}
+"""gemm.cl's OPERATOR each label's contraction runs."""
+
+
+def every_variant() -> list[str]:
+    conv = [
+        f"CONV {t} {mode} {direction} {shape} {layout}"
+        for t in ("FLOAT32", "FLOAT16")
+        for mode in MODES
+        for direction in DIRECTIONS
+        for shape in SHAPES
+        for layout in LAYOUTS
+    ]
+    pointwise = [
+        f"CONV {t} CROSS_CORRELATION forward pointwise {layout}" for t in ("FLOAT32", "FLOAT16") for layout in LAYOUTS
+    ]
+    integer = [
+        f"{op} {a} {b} {p} {shape} {layout}"
+        for op in ("CI", "QLC")
+        for a in BYTES
+        for b in BYTES
+        for p in PARAMETERS
+        for shape in INTEGER_SHAPES
+        for layout in LAYOUTS
+    ]
+    return [*conv, *pointwise, *integer]
+
+
+def sampled_variants() -> list[str]:
+    """Three of CONVOLUTION (both directions and modes, FLOAT16, 3-D) and one of each integer operator: every
+    contraction operator, both layouts."""
+    return [
+        "CONV FLOAT32 CROSS_CORRELATION backward 2d strided",
+        "CONV FLOAT16 CONVOLUTION forward 3d packed",
+        "CONV FLOAT32 CROSS_CORRELATION forward pointwise packed",
+        "CI UINT8 INT8 channel 2d strided",
+        "QLC INT8 UINT8 one 1d packed",
+    ]
+
+
+def case_of(label: str) -> Case:
+    words = label.split()
+    gaps = GAPS if words[-1] == "strided" else None
+    if words[0] == "CONV":
+        data_type, mode, direction, shape_name = T[words[1]], words[2], words[3], words[4]
+        shape = POINTWISE if shape_name == "pointwise" else SHAPES[shape_name]
+        fused = RELU if every_variant().index(label) % 2 else None
+        return convolution_case(data_type, shape._replace(backward=direction == "backward"), mode=mode,
+                                fused=fused, gaps=gaps)  # fmt: skip
+    operator = "CONVOLUTION_INTEGER" if words[0] == "CI" else "QUANTIZED_LINEAR_CONVOLUTION"
+    output_type = T.UINT8 if words[1] == words[2] else T.INT8
+    return integer_case(operator, T[words[1]], T[words[2]], INTEGER_SHAPES[words[4]], per_channel=words[3] == "channel",
+                        zero_points=words[3] != "none", output_type=output_type, gaps=gaps)  # fmt: skip
+
+
+def variant_of(label: str) -> Variant:
+    case = case_of(label)
+
+    def problem(got: dict[str, Any]) -> str | None:
+        wrong = past_bound(got["output_tensor"], case.expected, case.allowed)
+        return f"past the bound at elements {wrong[:8].tolist()} ({wrong.size} in all)" if wrong.size else None
+
+    offsets = offsets_at(case.desc, OFFSET) if label.endswith("strided") else {}
+    return Variant(case.desc, case.inputs, problem, offsets)
+
+
+def record(device: Any, desc: Any) -> dict[str, Any]:
+    """The kernels of the plan's steps in order, and the contraction's gemm.cl OPERATOR (None: no contraction, the
+    depth-wise kernel)."""
+    compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
+    steps = [step.lowered.kernel for step in compiled.plan.steps]
+    operators = [dict(kernel.defines)["OPERATOR"] for kernel in steps if kernel.kernel_name == "contraction"]
+    return {"kernels": [kernel.kernel_name for kernel in steps], "OPERATOR": operators[0] if operators else None}
+
+
+def short_input(device: Any) -> None:
+    """The negative control: the pointwise plan, one launch with no temporary (tests/helpers' ``dispatch_short``
+    binds none), whose contraction reads the input as it is, from a buffer one element short."""
+    case = case_of("CONV FLOAT32 CROSS_CORRELATION forward pointwise packed")
+    dispatch_short(device, case.desc, case.inputs, "input_tensor")
+
+
+def without_zero_fill(device: Any) -> None:
+    """Buffers made without create_buffer's zero fill. Oclgrind 21.10's uninitialised plugin loses what a kernel
+    writes to a buffer clEnqueueFillBuffer filled: the next kernel reads it as uninitialised (a plain pyopencl write
+    kernel then read kernel shows it), so the plan's temporaries, written by one step and read by the next, would be
+    reported though every element is written. Unfilled, an element no step writes is still reported."""
+    flags = cl.mem_flags.READ_WRITE
+    device.create_buffer = lambda size: device.wrap_buffer(cl.Buffer(device.context, flags, size))
+
+
+def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
+    if args.short_input:
+        short_input(device)
+        return {"short_input": True}
+    if os.environ.get("OCLGRIND_UNINITIALIZED") == "1":
+        without_zero_fill(device)
+    return run_sweep(device, Sweep(every_variant, sampled_variants, variant_of, record), args.sample)
+
+
+if __name__ == "__main__":
+    sys.exit(
+        main(
+            run_all,
+            flags=[
+                ("--sample", "three CONVOLUTION variants and one of each integer operator, not every one"),
+                ("--short-input", "the negative control: the pointwise plan's input buffer one element short"),
+            ],
+        )
+    )
