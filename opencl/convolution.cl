@@ -1,5 +1,6 @@
 // convolution.cl: the convolutions' unfold step (dmlpy/kernels/convolution.py): the input's windows laid out as the
-// columns of a matrix, so that gemm.cl's contraction with the filter computes the convolution (im2col).
+// columns of a matrix, so that gemm.cl's contraction with the filter computes the convolution (im2col); and the
+// depth-wise CONVOLUTION computed directly (``depthwise``, at the end).
 //
 // The columns tensor is (BatchCount, InputChannelCount, KD, KH, KW, OD, OH, OW): for every input channel and
 // filter element (kd, kh, kw), a row holding, per output position (od, oh, ow), the input element that filter element
@@ -130,6 +131,175 @@ __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input
     for (ulong e = first; e < end;) {
         const ulong count = min(width - e % width, end - e);
         unfold_run(input, input_offset, columns, columns_offset, &u, e, count, fill);
+        e += count;
+    }
+#endif
+}
+
+// depthwise: a depth-wise CONVOLUTION (GroupCount = InputChannelCount = OutputChannelCount: one filter channel per
+// channel) computed directly, each output element the sum over its own window; im2col would copy the input once per
+// filter element to feed a product of one row per group. Per output element (n, c, od, oh, ow), over the filter's
+// (kd, kh, kw): input[n, c, source_of(od, kd), ..] * filter[c, 0, kd, kh, kw] (FLIPPED: each spatial index read
+// from its end, CONVOLUTION's Mode against Direction), summed in float in that order, then the bias (HAS_BIAS) and
+// ACTIVATION(v), the FusedActivation's expression, stored once. A window that meets no input element, and FORWARD's
+// OutputPadding outputs (past the window's own, source_of -1), sum to 0, as the im2col path's padding does.
+// FLOAT16 tensors are bound as their bits (DML_FLOAT16 1: float_tensors.h's LOAD and STORE).
+//
+// Arguments: tensors input, filter, bias (unread without HAS_BIAS) and output; element_count the output's elements;
+// sizes the output's (BatchCount, ChannelCount, OD, OH, OW); the input's strides (batch, channel, d, h, w), the
+// filter's (channel, kd, kh, kw), the bias's (its channel's at 1) and the output's five; then the input's spatial
+// sizes and the window's own outputs (ID, IH, IW, VD, VH, VW), the strides and dilations (SD, SH, SW, DD, DH, DW), the
+// start paddings (PD, PH, PW) and the filter's spatial sizes (KD, KH, KW). Launch shapes as the unfold's: "cpu" a
+// run of ELEMENTS_PER_ITEM outputs per work-item, a row (ow) at a time; "gpu" a grid-stride loop.
+
+#include "elementwise_ops.h"
+#include "float_tensors.h"
+
+#ifndef ACTIVATION
+#define ACTIVATION(v) (v)
+#endif
+#ifndef HAS_BIAS
+#define HAS_BIAS 0
+#endif
+#ifndef FLIPPED
+#define FLIPPED 0
+#endif
+
+typedef struct {
+    long shape[5];  // the output's (batch, channel, od, oh, ow)
+    long extent[3], valid[3], stride[3], dilation[3], start[3], filter_size[3];
+    ulong input_stride[5], filter_stride[4], bias_stride, output_stride[5];
+} depthwise_t;
+
+// The filter's index along spatial axis d that loop index k reads.
+static inline ulong tap(const depthwise_t *w, int d, long k)
+{
+    return (ulong)(FLIPPED ? w->filter_size[d] - 1 - k : k);
+}
+
+// Outputs per block of a row: the "cpu" profile's accumulators, a block's loop over them the innermost, so the
+// filter element and the window's checks are read once per block and an interior block is one plain strided loop.
+#if GRID_STRIDE
+#define DEPTHWISE_BLOCK 1
+#else
+#define DEPTHWISE_BLOCK 8
+#endif
+
+// `count` output elements from element e, all in one run of the innermost dimension (ow). Products and sums are
+// written apart and contracted into fma where the compiler chooses (FP_CONTRACT ON): PoCL calls fma() out of line, a
+// call per step (gemm.cl's MAD says the same). Fused or not, the bound is the same.
+#pragma OPENCL FP_CONTRACT ON
+static inline void depthwise_run(__global const storage_t *input, ulong input_offset, __global const storage_t *filter,
+                                 ulong filter_offset, __global const storage_t *bias, ulong bias_offset,
+                                 __global storage_t *output, ulong output_offset, const depthwise_t *w, ulong e,
+                                 ulong count)
+{
+    long c[5];  // e's coordinates in the output's shape
+    ulong rest = e;
+    for (int d = 4; d >= 0; --d) {
+        c[d] = (long)(rest % (ulong)w->shape[d]);
+        rest /= (ulong)w->shape[d];
+    }
+    ulong out = output_offset;
+    for (int d = 0; d < 5; ++d)
+        out += (ulong)c[d] * w->output_stride[d];
+    const ulong plane = input_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
+    const ulong taps = filter_offset + (ulong)c[1] * w->filter_stride[0];
+    const float b = HAS_BIAS ? LOAD(bias, bias_offset + (ulong)c[1] * w->bias_stride) : 0.0f;
+    for (ulong first = 0; first < count; first += DEPTHWISE_BLOCK) {
+        const long ow = c[4] + (long)first;  // the block's first output
+        const long n = count - first < DEPTHWISE_BLOCK ? (long)(count - first) : DEPTHWISE_BLOCK;
+        float acc[DEPTHWISE_BLOCK];
+        for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
+            acc[j] = 0.0f;
+        for (long kd = 0; kd < w->filter_size[0]; ++kd) {
+            const long id = source_of(c[2], kd, w->stride[0], w->dilation[0], w->start[0], w->extent[0], w->valid[0]);
+            if (id < 0)
+                continue;
+            for (long kh = 0; kh < w->filter_size[1]; ++kh) {
+                const long ih =
+                    source_of(c[3], kh, w->stride[1], w->dilation[1], w->start[1], w->extent[1], w->valid[1]);
+                if (ih < 0)
+                    continue;
+                const ulong row = plane + (ulong)id * w->input_stride[2] + (ulong)ih * w->input_stride[3];
+                const ulong filter_row =
+                    taps + tap(w, 0, kd) * w->filter_stride[1] + tap(w, 1, kh) * w->filter_stride[2];
+                for (long kw = 0; kw < w->filter_size[2]; ++kw) {
+                    const float f = LOAD(filter, filter_row + tap(w, 2, kw) * w->filter_stride[3]);
+#if !BACKWARD
+                    // FORWARD's input index is linear in the output's, so a full block whose first and last outputs
+                    // meet input elements meets one at every output between.
+                    const long first_iw = ow * w->stride[2] - w->start[2] + kw * w->dilation[2];
+                    const long last_iw = first_iw + (DEPTHWISE_BLOCK - 1) * w->stride[2];
+                    if (n == DEPTHWISE_BLOCK && ow + DEPTHWISE_BLOCK <= w->valid[2] && first_iw >= 0 &&
+                        last_iw < w->extent[2]) {
+                        const ulong at = row + (ulong)first_iw * w->input_stride[4];
+                        const ulong step = (ulong)w->stride[2] * w->input_stride[4];
+                        for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
+                            acc[j] = LOAD(input, at + (ulong)j * step) * f + acc[j];
+                        continue;
+                    }
+#endif
+                    for (long j = 0; j < n; ++j) {
+                        const long iw =
+                            source_of(ow + j, kw, w->stride[2], w->dilation[2], w->start[2], w->extent[2], w->valid[2]);
+                        if (iw >= 0)
+                            acc[j] = LOAD(input, row + (ulong)iw * w->input_stride[4]) * f + acc[j];
+                    }
+                }
+            }
+        }
+        for (long j = 0; j < n; ++j)
+            STORE(ACTIVATION(acc[j] + b), output, out + (first + (ulong)j) * w->output_stride[4]);
+    }
+}
+
+__kernel void depthwise(__global const storage_t *restrict input, const ulong input_offset,
+                        __global const storage_t *restrict filter, const ulong filter_offset,
+                        __global const storage_t *restrict bias, const ulong bias_offset,
+                        __global storage_t *restrict output, const ulong output_offset, const ulong element_count,
+                        const uint8 sizes, const uint8 input_strides, const uint8 filter_strides,
+                        const uint8 bias_strides, const uint8 output_strides, const uint8 window, const int8 steps,
+                        const int8 starts, const uint8 kernel_sizes)
+{
+    depthwise_t w;
+    const uint shape[5] = {sizes.s0, sizes.s1, sizes.s2, sizes.s3, sizes.s4};
+    const uint input_stride[5] = {input_strides.s0, input_strides.s1, input_strides.s2, input_strides.s3,
+                                  input_strides.s4};
+    const uint filter_stride[4] = {filter_strides.s0, filter_strides.s1, filter_strides.s2, filter_strides.s3};
+    const uint output_stride[5] = {output_strides.s0, output_strides.s1, output_strides.s2, output_strides.s3,
+                                   output_strides.s4};
+    const uint v[6] = {window.s0, window.s1, window.s2, window.s3, window.s4, window.s5};
+    const int s[6] = {steps.s0, steps.s1, steps.s2, steps.s3, steps.s4, steps.s5};
+    const int p[3] = {starts.s0, starts.s1, starts.s2};
+    const uint k[3] = {kernel_sizes.s0, kernel_sizes.s1, kernel_sizes.s2};
+    for (int d = 0; d < 5; ++d) {
+        w.shape[d] = shape[d];
+        w.input_stride[d] = input_stride[d];
+        w.output_stride[d] = output_stride[d];
+    }
+    for (int d = 0; d < 4; ++d)
+        w.filter_stride[d] = filter_stride[d];
+    w.bias_stride = bias_strides.s1;
+    for (int d = 0; d < 3; ++d) {
+        w.extent[d] = v[d];
+        w.valid[d] = v[3 + d];
+        w.stride[d] = s[d];
+        w.dilation[d] = s[3 + d];
+        w.start[d] = p[d];
+        w.filter_size[d] = k[d];
+    }
+#if GRID_STRIDE
+    for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0))
+        depthwise_run(input, input_offset, filter, filter_offset, bias, bias_offset, output, output_offset, &w, e, 1);
+#else
+    const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
+    const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
+    const ulong width = (ulong)w.shape[4];
+    for (ulong e = first; e < end;) {
+        const ulong count = min(width - e % width, end - e);
+        depthwise_run(input, input_offset, filter, filter_offset, bias, bias_offset, output, output_offset, &w, e,
+                      count);
         e += count;
     }
 #endif

@@ -14,6 +14,9 @@ launches. The steps, each only where it is needed:
    padding) whose input's spatial axes are one stride: the input is then the matrix as it is;
 3. the contraction, the bias and FusedActivation in its epilogue, into the output, or, where the output's spatial
    axes are not one stride, into a packed temporary copied out after (``movement.strided_copy``).
+
+A depth-wise CONVOLUTION (``Geometry.depthwise``) is no product worth the name (one row per group) and runs as one
+launch of ``depthwise_kernel`` instead: each output element the sum over its window, computed directly.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ SPATIAL = 3
 UNFOLD_RUN = 4096
 """Columns elements per work-item of the unfold under the "cpu" profile: runs long enough that mapping a run's outer
 coordinates (a division per dimension) costs little against its elements."""
+DEPTHWISE_RUN = 256
+"""Output elements per work-item of the direct depth-wise kernel under the "cpu" profile: each costs a window of
+multiply-adds, so shorter runs than the unfold's still amortise their coordinates, and leave work-items to share."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,12 @@ class Geometry:
     @property
     def domain(self) -> Domain:
         return Domain((self.batch, self.groups), self.rows, self.positions, self.depth)
+
+    @property
+    def depthwise(self) -> bool:
+        """GroupCount = InputChannelCount = OutputChannelCount: one filter channel per channel, a product of one row
+        per group, which ``depthwise_kernel`` computes directly."""
+        return self.groups == self.input_channels == self.output_channels
 
     @property
     def pointwise(self) -> bool:
@@ -244,3 +256,51 @@ def unfold_kernel(input_desc: BufferTensorDesc, g: Geometry, fill: bool, profile
         KernelParameter("int8", g.starts),
     )
     return profile.lowered(spec, layout, UNFOLD_RUN, parameters=parameters)
+
+
+def depthwise_kernel(
+    g: Geometry,
+    descs: dict[str, BufferTensorDesc | None],
+    float16: bool,
+    prelude: str,
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """convolution.cl's direct depth-wise CONVOLUTION over ``descs`` (the input, filter, bias (None: absent) and
+    output by those names), one launch: ``g.depthwise`` holds; FLOAT16 (``float16``) bound as its bits; ``prelude``
+    the FusedActivation's ACTIVATION(v), or nothing."""
+    source, kernel, bias, output = (descs[name] for name in ("input", "filter", "bias", "output"))
+    assert source is not None and kernel is not None and output is not None  # required tensors
+    padded = SPATIAL + 2
+    sizes = (*output.sizes[:2], *g.output_spatial)
+
+    def spatial_padded(strides: Sequence[int], leading: int) -> tuple[int, ...]:
+        return (*strides[:leading], *pad_spatial(strides[leading:], 0))
+
+    filter_strides = kernel.effective_strides
+    bias_strides = (0,) * padded if bias is None else (0, bias.effective_strides[1], 0, 0, 0)
+    layout_strides = (
+        spatial_padded(source.effective_strides, 2),
+        spatial_padded((filter_strides[0], *filter_strides[2:]), 1),
+        bias_strides,
+        spatial_padded(output.effective_strides, 2),
+    )
+    layout = ElementwiseLayout(math.prod(sizes), sizes, layout_strides)
+    spec = KernelSpec(
+        "convolution.cl",
+        "depthwise",
+        (
+            ("DML_FLOAT16", str(int(float16))),
+            ("BACKWARD", str(int(g.backward))),
+            ("FLIPPED", str(int(g.flipped))),
+            ("HAS_BIAS", str(int(bias is not None))),
+        ),
+        TEMPLATE_OPTIONS,
+        prelude,
+    )
+    parameters = (
+        KernelParameter("uint8", (*g.input_spatial, *g.valid)),
+        KernelParameter("int8", (*g.strides, *g.dilations)),
+        KernelParameter("int8", g.starts),
+        KernelParameter("uint8", g.kernel),
+    )
+    return profile.lowered(spec, layout, DEPTHWISE_RUN, parameters=parameters)
