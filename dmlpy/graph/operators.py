@@ -36,6 +36,7 @@ from dmlpy.graph import (
 )
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
 from dmlpy.graph.builder import EXPRESSION_OPERATORS, Expression, operand
+from dmlpy.graph.dynamic_quantization import dynamic_quantize_linear
 from dmlpy.graph.outputs import packed_output
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear, quantized_linear_add
 from dmlpy.graph.values import c_float, data_type_argument, scalar_argument, scale_bias_argument
@@ -52,6 +53,7 @@ from dmlpy.ops import (
     DepthToSpace1OperatorDesc,
     DequantizeOperatorDesc,
     DiagonalMatrix1OperatorDesc,
+    DynamicQuantizeLinearOperatorDesc,
     ElementWiseAdd1OperatorDesc,
     ElementWiseClip1OperatorDesc,
     ElementWiseClipGrad1OperatorDesc,
@@ -306,6 +308,7 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     ElementWiseQuantizedLinearAddOperatorDesc: quantized_linear_add,
     QuantizeOperatorDesc: quantize,
     DequantizeOperatorDesc: dequantize,
+    DynamicQuantizeLinearOperatorDesc: dynamic_quantize_linear,  # type: ignore[dict-item]  # [y, scale, zero point]
     Slice1OperatorDesc: movement.slice,
     JoinOperatorDesc: movement.join,
     SplitOperatorDesc: movement.split,  # type: ignore[dict-item]  # a list of expressions, one per part

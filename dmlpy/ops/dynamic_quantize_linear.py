@@ -9,7 +9,13 @@ InputTensor quantized to 8 bits with a scale and zero point computed from its ow
 Three outputs, none optional: OutputTensor (InputTensor's Sizes, INT8 or UINT8), OutputScaleTensor (FLOAT32) and
 OutputZeroPointTensor (OutputTensor's DataType), the last two one element each; all four tensors of one
 DimensionCount (1 to 8). The page's formula block also holds two lines copied from a matrix-product page (AValue,
-BValue), which dmlpy ignores. dmlpy validates it and does not run it yet.
+BValue), which dmlpy ignores.
+
+dmlpy runs it as ONNX's DynamicQuantizeLinear as onnx.reference computes it (the range widened to hold 0; a
+constant input's scale 1 / (Max - Min); the zero point and the values rounded halves to even), in four launches
+(``plan``, dmlpy/kernels/dynamic_quantize.py): reduce.cl's MIN and MAX over every element, dynamic_quantize.cl's
+scale and zero point, the element-wise template's QuantizeLinear. docs/operators/dynamic_quantize_linear.md gives
+the decisions and why the results are exact.
 """
 
 from __future__ import annotations
@@ -19,9 +25,13 @@ from typing import Any
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan
+from dmlpy.kernels.dynamic_quantize import dynamic_quantize_plan
+from dmlpy.kernels.elementwise import load_name
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._types import FLOATS
+from dmlpy.ops.element_wise_quantize_linear import SATURATE, quantize_expression
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -36,6 +46,7 @@ class DynamicQuantizeLinearOperatorDesc(StructuredDesc):
     OutputZeroPointTensor."""
 
     OPERATOR_TYPE = OperatorType.DYNAMIC_QUANTIZE_LINEAR
+    BUILDER_NAME = "dynamic_quantize_linear"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -83,4 +94,16 @@ class DynamicQuantizeLinearOperatorDesc(StructuredDesc):
             OutputShape(x.sizes, None, "InputTensor's Sizes (one quantized value per input value); INT8 or UINT8"),
             OutputShape(one, T.FLOAT32, f"{one_element}, FLOAT32"),
             OutputShape(one, None, f"{one_element}, OutputTensor's DataType"),
+        )
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """MIN and MAX over every element into temporaries, the scale and zero point from them, then QuantizeLinear
+        with those (dmlpy/kernels/dynamic_quantize.py)."""
+        output_type = self.output_tensor.desc.data_type
+        assert isinstance(output_type, TensorDataType)
+        # The quotient in float32 for a FLOAT16 input too (quantize_expression's FLOAT32, not the input's type):
+        # the scale is a FLOAT32 tensor, and ONNX divides x by y_scale in float32.
+        quantized = quantize_expression(load_name(0), load_name(1), load_name(2), TensorDataType.FLOAT32, output_type)
+        return dynamic_quantize_plan(
+            self.input_tensor.desc, self.output_tensor.desc, quantized, SATURATE[output_type], profile
         )

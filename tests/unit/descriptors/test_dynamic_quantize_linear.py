@@ -2,7 +2,7 @@
 DynamicQuantizeLinear examples, in DirectML's tensors of one DimensionCount) validate from FL 4_0; each documented
 rule broken is refused naming the field and the rule; the output rule agrees with onnx.reference on small random
 arrays (ONNX's scale and zero point are scalars, DirectML's one element of the input's DimensionCount); JSON, the
-schema and the command line take it."""
+schema and the command line take it, and `dmlpy explain` shows its plan of four kernels."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from onnx.reference import ReferenceEvaluator
 
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import tensor
 
@@ -51,7 +51,9 @@ def test_worked_examples_validate_from_fl_4_0(name: str) -> None:
     dml.validate(desc, FL.FL_6_4)
     with pytest.raises(dml.UnsupportedError, match="DYNAMIC_QUANTIZE_LINEAR needs DML_FEATURE_LEVEL_4_0"):
         dml.validate(desc, FL.FL_3_1)
-    assert not desc.runs()
+    assert desc.runs()  # MIN, MAX, the scale and zero point, QuantizeLinear: its plan
+    kernels = [step.lowered.kernel.source_name for step in desc.plan().steps]
+    assert kernels == ["reduce.cl", "reduce.cl", "dynamic_quantize.cl", "elementwise.cl"]
 
 
 @pytest.mark.parametrize(
@@ -146,4 +148,7 @@ def test_dmlpy_validate_and_explain_a_file(run: Run, write_json: Any) -> None:
     bad = write_json(json.loads(dml.OperatorDesc.model_validate(wrong).model_dump_json()), "bad.json")
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "OutputScaleTensor.Sizes is [2]; it must be [1]" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0, explained.stderr
+    assert "4 kernels, TemporaryResourceSize" in explained.stdout
+    assert "quantization_parameters in opencl/dynamic_quantize.cl" in explained.stdout
