@@ -21,9 +21,9 @@ from pydantic import Field
 
 from dmlpy.enums import ConvolutionDirection, ConvolutionMode, FeatureLevel, OperatorType, TensorDataType
 from dmlpy.kernels.contraction import contraction_kernel
-from dmlpy.kernels.convolution import Operand
-from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
-from dmlpy.kernels.plan import PlanRef
+from dmlpy.kernels.convolution import Operand, depthwise_kernel
+from dmlpy.kernels.launch import CPU_PROFILE, KernelParameter, LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
 from dmlpy.model import UInt32
 from dmlpy.ops._convolution import ConvolutionWindowDesc, Window
 from dmlpy.ops._normalization import activation_prelude
@@ -98,6 +98,22 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
 
     def check_convolution_rules(self, level: FeatureLevel, window: Window) -> None:
         self.check_fused_activation(level, self.fused_activation)
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """A depth-wise convolution in one launch (convolution.cl's ``depthwise``), any other as im2col."""
+        geometry = self.geometry()
+        if not geometry.depthwise:
+            return super().plan(profile)
+        descs = {
+            name: None if (tensor := getattr(self, f"{name}_tensor")) is None else tensor.desc
+            for name in ("input", "filter", "bias", "output")
+        }
+        half = self.input_tensor.desc.data_type == TensorDataType.FLOAT16
+        prelude = activation_prelude(
+            self.fused_activation, self.output_tensor, f"{self.operator_name()}.FusedActivation"
+        )
+        lowered = depthwise_kernel(geometry, descs, half, prelude, profile)
+        return OperatorPlan((PlannedStep(lowered, tuple(self.slot(f) for f in (*self.INPUTS, *self.OUTPUTS))),), ())
 
     def flipped(self) -> bool:
         # The page's flips are those of the gather over the input: BACKWARD's gather (convolution.cl's) already reads

@@ -424,11 +424,12 @@ def test_enums_take_every_spelling() -> None:
 def test_each_plans_the_unfold_and_the_contraction() -> None:
     """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue; a
     1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first."""
-    for desc, operator in ((conv(), 0), (conv_integer(), 1), (quantized_conv(), 4)):
+    # Two output channels: one would be a depth-wise convolution, convolution.cl's direct kernel.
+    for desc, operator in ((conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)), 0), (conv_integer(), 1), (quantized_conv(), 4)):
         kernels = [(step.lowered.kernel.source_name, dict(step.lowered.kernel.defines)) for step in desc.plan().steps]
         assert kernels[-1][0] == "gemm.cl" and kernels[-1][1]["OPERATOR"] == str(operator), desc.operator_name()
         assert "convolution.cl" in [name for name, _ in kernels] or desc.filter_tensor.desc.sizes[2:] == (1, 1)
-    flipped = conv().model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION}).plan()
+    flipped = conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)).model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION}).plan()
     assert [step.lowered.kernel.source_name for step in flipped.steps] == ["movement.cl", "convolution.cl", "gemm.cl"]
 
 
@@ -446,4 +447,10 @@ def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any
     assert refused_run.returncode == 1 and "CONVOLUTION.OutputTensor.Sizes is [1, 1, 3, 4]" in refused_run.stdout
     explained = run("explain", str(path))
     assert explained.returncode == 0, explained.stderr
+    # One channel in and out: a depth-wise convolution, convolution.cl's direct kernel in one launch.
+    assert "depthwise in opencl/convolution.cl" in explained.stdout and "gemm.cl" not in explained.stdout
+    two = write_json(
+        json.loads(dml.OperatorDesc.model_validate(conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3))).model_dump_json()), "two.json"
+    )
+    explained = run("explain", str(two))
     assert "unfold in opencl/convolution.cl" in explained.stdout and "contraction in opencl/gemm.cl" in explained.stdout
