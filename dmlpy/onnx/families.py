@@ -1,6 +1,7 @@
 """The op types of the operators that are not element-wise and read their inputs through ``Reads``
 (``dmlpy.onnx.reads``), each family's module making a node's outputs: the normalizations, the indexing op types,
-the generators, the matrix products, the poolings, the convolutions, the resampling op types and the recurrent networks.
+the generators, the matrix products, the poolings, the convolutions, the resampling op types, the recurrent networks
+and DynamicQuantizeLinear.
 ``dmlpy.onnx.lowering`` calls ``family_outputs`` for each."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import onnx
 
 from dmlpy.graph import Graph
 from dmlpy.onnx.convolution import CONVOLUTION_OPS, convolution_outputs
+from dmlpy.onnx.dynamic_quantization import DYNAMIC_QUANTIZATION_OPS, dynamic_quantization_outputs
 from dmlpy.onnx.generators import GENERATOR_OPS, generator_outputs
 from dmlpy.onnx.indexing import INDEXING_OPS, indexing_outputs
 from dmlpy.onnx.matrix import MATRIX_OPS, matrix_outputs
@@ -19,7 +21,7 @@ from dmlpy.onnx.recurrent import RECURRENT_OPS, recurrent_outputs
 from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
 FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
-FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS)
+FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS, *DYNAMIC_QUANTIZATION_OPS)
 
 
 def family_outputs(
@@ -47,4 +49,6 @@ def family_outputs(
         return convolution_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in RECURRENT_OPS:
         return recurrent_outputs(node, opset, attributes, reads, prepare, where)
+    if node.op_type in DYNAMIC_QUANTIZATION_OPS:
+        return dynamic_quantization_outputs(node, reads, where)
     return resample_outputs(node, opset, attributes, reads, prepare, where)

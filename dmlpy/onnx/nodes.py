@@ -159,7 +159,15 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
     # SPLIT's parts, an output each; TopK's and MaxPool's values and indices; BatchNormalization's and
     # LayerNormalization's optional statistics (refused by dmlpy.onnx.normalization, saying why); the recurrent
     # networks' Y, Y_h (and Y_c), each optional: one left out before another is named ""
-    parts = node.op_type in ("Split", "TopK", "BatchNormalization", "LayerNormalization", "MaxPool", *RECURRENT_OPS)
+    parts = node.op_type in (
+        "Split",
+        "TopK",
+        "BatchNormalization",
+        "LayerNormalization",
+        "MaxPool",
+        "DynamicQuantizeLinear",
+        *RECURRENT_OPS,
+    )
     named = any(node.output) if node.op_type in RECURRENT_OPS else all(node.output)
     if not node.output or (len(node.output) != 1 and not parts) or not named:
         has = "one or more outputs, each named" if parts else "one output"

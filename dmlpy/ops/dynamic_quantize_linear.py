@@ -47,6 +47,7 @@ class DynamicQuantizeLinearOperatorDesc(StructuredDesc):
 
     OPERATOR_TYPE = OperatorType.DYNAMIC_QUANTIZE_LINEAR
     BUILDER_NAME = "dynamic_quantize_linear"
+    ONNX_OPS = ("DynamicQuantizeLinear",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
