@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import dmlpy as dml
-from dmlpy.kernels import CPU_PROFILE, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
+from dmlpy.kernels import CPU_PROFILE, InputView, LaunchProfile, OperatorPlan, PlannedStep, PlanRef
 from tests.helpers.object_model import NUMPY_TYPE, compile_and_initialize, run_graph
 
 T = dml.TensorDataType
@@ -24,6 +24,9 @@ class TwoLaunchIdentity(dml.ElementWiseIdentityOperatorDesc):
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         return None
+
+    def input_view(self) -> InputView | None:
+        return None  # it computes: no view of its input, so a graph runs it (Identity's plain copy is a view)
 
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
         middle = dml.BufferTensorDesc(data_type=T.FLOAT32, sizes=self.input_tensor.desc.sizes)
