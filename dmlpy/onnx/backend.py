@@ -29,7 +29,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
-from dmlpy.onnx.folding import folded_for
+from dmlpy.onnx.folding import FOLDED_AT_RUN, folded_for
 from dmlpy.onnx.initializers import initializer_types, upload_initializers
 from dmlpy.onnx.loading import check_with_onnx, model_and_folder, node_model
 from dmlpy.onnx.lowering import lower
@@ -52,12 +52,14 @@ def _opset(model: onnx.ModelProto) -> int:
 
 
 def _declared_shape(value: onnx.ValueInfoProto) -> list[int | str | None] | None:
-    """A graph input's declared shape: a number, a symbol or None (unknown) per dimension; None without one."""
+    """A graph input's declared shape: a number, a symbol or None (unknown) per dimension; None without one. A
+    negative number is an open dimension too, as exporters (Paddle's) write -1 for one."""
     tensor_type = value.type.tensor_type
     if not tensor_type.HasField("shape"):
         return None
     return [
-        int(dim.dim_value) if dim.HasField("dim_value") else (dim.dim_param or None) for dim in tensor_type.shape.dim
+        int(dim.dim_value) if dim.HasField("dim_value") and dim.dim_value >= 0 else (dim.dim_param or None)
+        for dim in tensor_type.shape.dim
     ]
 
 
@@ -99,11 +101,16 @@ class DmlBackendRep(BackendRep):
         # Shape arithmetic folds on the host once the shapes are known (dmlpy.onnx.folding): checked here on the
         # declared shapes, an open dimension taken as 1.
         checked = folded_for(self, _stand_in_shapes(self))
-        check_op_types(checked.model.graph.node, self.opset)
-        for node in checked.model.graph.node:
+        # Shape arithmetic on values whose shapes the stand-ins do not decide folds at the first run, with the real
+        # shapes: its nodes are checked then, and the graph's rules with them.
+        at_run = [node for node in checked.model.graph.node if node.op_type in FOLDED_AT_RUN]
+        nodes = [node for node in checked.model.graph.node if node.op_type not in FOLDED_AT_RUN]
+        check_op_types(nodes, self.opset)
+        for node in nodes:
             node_attributes(node, self.opset, node_name(node, self.opset))
-        # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
-        lower(checked, Graph(device.feature_level), None)
+        if not at_run:
+            # Every rule but the shape-dependent ones, now: a graph of one-element values at the device's level.
+            lower(checked, Graph(device.feature_level), None)
         self._uploaded = upload_initializers(device, graph, self.initializer_types, base_dir)
         self._compiled: LruCache[tuple[tuple[int, ...], ...], _Compiled] = LruCache(MAX_COMPILED_GRAPHS)
         """One compiled graph per set of input shapes (thread-safe; a graph compiles outside its lock)."""

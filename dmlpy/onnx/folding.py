@@ -5,9 +5,10 @@ compute the Sizes of their reshapes, expands and slices at run time (Shape, Gath
 ``fold(model, shapes)`` gives the model with every node it can compute on the host replaced by initializers:
 Constant and ConstantOfShape of a known shape (a mask, whatever its size); Shape and Size of a value whose shape
 ONNX's shape inference knows for these input shapes; and any node whose inputs are all known values of at most
-``SMALL`` elements and whose outputs are that small too, integers or bools (shape arithmetic: Gather, Concat, Slice,
-Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...; a float result is the model's arithmetic, left to the device
-to compute as DirectML does; an empty result is left to the device node, which refuses it saying why). An If whose
+``SMALL`` elements and whose outputs are that small too: integers or bools, or any type where an input is itself
+folded (shape arithmetic: Gather, Concat, Slice, Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...; a float result
+of the model's own initializers alone is its arithmetic, left to the device to compute as DirectML does; a computed
+empty result is left to the device node, which refuses it saying why). An If whose
 condition is known takes the branch it names. Folding repeats, inferring shapes again, until nothing more folds;
 each node is computed by onnx.reference, the ONNX specification's own implementation, at the model's opset. What
 is left runs on the device; a node that reads a graph input's values is never folded, and a model's weights (an
@@ -30,6 +31,9 @@ from dmlpy.onnx.initializers import initializer_types
 SMALL = 4096
 """The most elements a computed value folded on the host may have (a shape, an index, a small table); a node of
 larger ones stays a device node, so a model's real work is never computed on the host."""
+FOLDED_AT_RUN = ("Shape", "Size", "ConstantOfShape")
+"""Op types that fold once the shapes they read are known: a prepared model may hold them where its declared
+shapes leave a dimension open (the stand-in 1s can make an image too small to infer a shape from)."""
 _NEVER = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli")
 """Op types whose every run gives other values: never folded."""
 
@@ -127,6 +131,9 @@ class _Known:
         self.graph = graph
         self.initializers = {tensor.name: tensor for tensor in graph.initializer}
         self.values: dict[str, np.ndarray[Any, Any]] = {}
+        self.derived: set[str] = set()
+        """The values folding computed (not the model's initializers): what derives from them is shape arithmetic,
+        folded whatever its type (a float grid from a shape, YOLO's anchors)."""
 
     def __contains__(self, name: str) -> bool:
         """Known: computed here, or an initializer held in the model (not one of external data, read at upload)."""
@@ -148,6 +155,7 @@ class _Known:
     def add(self, values: Mapping[str, np.ndarray[Any, Any]]) -> None:
         for name, value in values.items():
             self.values[name] = value
+            self.derived.add(name)
             tensor = numpy_helper.from_array(np.asarray(value), name)
             self.graph.initializer.append(tensor)
             self.initializers[name] = tensor
@@ -190,10 +198,13 @@ def _folded(
     if not constant and any(known.size(name) > SMALL for name in inputs):
         return None
     outputs = _evaluated(node, {name: known[name] for name in inputs}, opset)
-    if outputs is None or any(value.size == 0 for value in outputs):
-        return None  # an empty tensor: the device node refuses it, saying so
-    if not constant and any(value.size > SMALL or value.dtype.kind not in "iub" for value in outputs):
-        return None  # the model's arithmetic (floats) stays on the device, computed as DirectML computes it
+    if outputs is None or (not constant and any(value.size == 0 for value in outputs)):
+        return None  # a computed empty tensor: the device node refuses it, saying so (a Constant may be empty)
+    if not constant and any(value.size > SMALL for value in outputs):
+        return None
+    own = not constant and not any(name in known.derived for name in inputs)
+    if own and any(value.dtype.kind not in "iub" for value in outputs):
+        return None  # the model's own float arithmetic on its weights stays on the device, as DirectML computes it
     return outputs
 
 
