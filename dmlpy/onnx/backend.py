@@ -266,6 +266,8 @@ class _Compiled:
     @classmethod
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
         model = folded_for(rep, shapes)
+        # What the stand-ins left to the first run and the real shapes could not fold either is refused here.
+        check_op_types(model.model.graph.node, rep.opset)
         graph = Graph(rep.device)
         lowered = lower(model, graph, shapes)
         # A view of a graph input or initializer that only another view read leaves its own binding unread.

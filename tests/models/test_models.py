@@ -20,18 +20,19 @@ from tests.models.catalogue import FLOAT32, MODELS, Model, image
 from tests.models.runner import Outcome, max_error, refused_op_counts, run_model
 
 EXPECTED_REFUSALS: dict[str, dict[str, int]] = {
-    # model: the op types dmlpy.onnx's refusal names, each with its node count (docs/models.md's table).
+    # model: the op types dmlpy.onnx's refusal at prepare names, each with its node count (docs/models.md's table).
     "silero-vad-op18": {"If": 1},
-    "ppocr-v4-det": {"Constant": 31},
-    "ppocr-v4-rec": {"Constant": 38},
-    "ddddocr": {"Shape": 4, "ConstantOfShape": 2},
-    "ddddocr-old": {"DynamicQuantizeLinear": 22, "ConstantOfShape": 2, "Shape": 1},
-    "hf-bert-int8-dyn": {"DynamicQuantizeLinear": 8},
 }
 
 EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
-    # model: (stage, the start of its message): refusals of a form, not of op types.
+    # model: (stage, the start of its message): refusals of a form, not of op types at prepare.
     "ppocr-v6-rec": ("refused at prepare", "ONNX node 'Reshape.73' (Reshape, opset 11): its shape 'auto.cast.96' is"),
+    "ddddocr": ("refused at run", "ONNX model (opset 12): 6 of its 84 nodes are of op types dmlpy does not run"),
+    "ppocr-cls-int8-qdq": ("refused at run", "ONNX model (opset 11): 1 of its 628 nodes are of op types dmlpy"),
+    "ddddocr-old": (
+        "refused at prepare",
+        "ONNX model (opset 12): 1 of its 287 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",
+    ),
     "magika-int4": ("refused at run", "ONNX node 'jax2tf_get_logits_/pjit_get_logits_/MagikaV2/Dense_0/einsum/"),
 }
 
