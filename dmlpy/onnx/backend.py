@@ -17,7 +17,8 @@ from dmlpy.arrays.checks import type_name as python_type_name
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, UnsupportedError, argument_error
-from dmlpy.graph import Graph
+from dmlpy.graph import Expression, Graph
+from dmlpy.graph.desc import GraphDesc
 from dmlpy.lru import LruCache
 from dmlpy.onnx.elements import (
     BOOL_HELD_AS,
@@ -252,6 +253,34 @@ def _check_initializer_declaration(
         )
 
 
+@dataclass(frozen=True)
+class LoweredModel:
+    """A prepared model as the DML_GRAPH_DESC it becomes for one set of input shapes (``lower_for``)."""
+
+    desc: GraphDesc
+    expressions: list[Expression]
+    """The graph outputs' expressions, in the model's output order."""
+    bound_names: list[str]
+    """The ONNX value each graph input of ``desc`` binds, in graph input order."""
+    outputs: list[tuple[str, int, tuple[int, ...]]]
+    """Each output's name, ONNX element type and shape."""
+    folded: dict[str, np.ndarray[Any, Any]]
+    """The values folding computed on the host for these shapes, bound as graph inputs."""
+
+
+def lower_for(rep: Any, graph: Graph, shapes: Mapping[str, tuple[int, ...]]) -> LoweredModel:
+    """``rep`` folded (dmlpy.onnx.folding) and lowered into ``graph`` for graph inputs of ``shapes``: what a run
+    compiles, ``dmlpy explain model.onnx`` shows and ``run_dask`` reads its output shapes from."""
+    model = folded_for(rep, shapes)
+    # What the stand-ins left to the first run and the real shapes could not fold either is refused here.
+    check_op_types(model.model.graph.node, rep.opset)
+    lowered = lower(model, graph, shapes)
+    # A view of a graph input or initializer that only another view read leaves its own binding unread.
+    desc = graph.desc_for(lowered.expressions, drop_unread_inputs=True)
+    bound = [lowered.bound_names[k] for k in graph.inputs_read(lowered.expressions)]
+    return LoweredModel(desc, lowered.expressions, bound, lowered.outputs, model.folded)
+
+
 @dataclass
 class _Compiled:
     """The model compiled for one set of input shapes."""
@@ -265,15 +294,9 @@ class _Compiled:
 
     @classmethod
     def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
-        model = folded_for(rep, shapes)
-        # What the stand-ins left to the first run and the real shapes could not fold either is refused here.
-        check_op_types(model.model.graph.node, rep.opset)
-        graph = Graph(rep.device)
-        lowered = lower(model, graph, shapes)
-        # A view of a graph input or initializer that only another view read leaves its own binding unread.
-        desc = graph.desc_for(lowered.expressions, drop_unread_inputs=True)
-        bound = [lowered.bound_names[k] for k in graph.inputs_read(lowered.expressions)]
-        return cls(rep, rep.device.compile_graph(desc), bound, lowered.outputs, model.folded)
+        lowered = lower_for(rep, Graph(rep.device), shapes)
+        compiled = rep.device.compile_graph(lowered.desc)
+        return cls(rep, compiled, lowered.bound_names, lowered.outputs, lowered.folded)
 
     def run(self, arrays: Mapping[str, np.ndarray[Any, Any]]) -> tuple[np.ndarray[Any, Any], ...]:
         """The compiled graph called on the initializers' buffers and ``arrays``, each graph input given the

@@ -23,8 +23,7 @@ from dmlpy.arrays.dask import device_spec, worker_device
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.graph import Graph
-from dmlpy.onnx.folding import folded_for
-from dmlpy.onnx.lowering import lower
+from dmlpy.onnx.backend import lower_for
 
 _prepared: dict[tuple[str, int | None], Any] = {}
 _prepared_lock = threading.Lock()
@@ -50,8 +49,9 @@ def run_dask(rep: Any, inputs: Sequence[Any] | Mapping[str, Any], device: object
         )
     batches = next(iter(chunks.values()))
     whole = {name: array.rechunk({axis: -1 for axis in range(1, array.ndim)}) for name, array in arrays.items()}
-    model = dask.delayed(rep.model.SerializeToString(), pure=True)
-    key = hashlib.sha256(rep.model.SerializeToString()).hexdigest()
+    serialised = rep.model.SerializeToString()
+    model = dask.delayed(serialised, pure=True)
+    key = hashlib.sha256(serialised).hexdigest()
     shapes = {length: _output_shapes(rep, arrays, length) for length in set(batches)}
     parts: list[list[Any]] = [[] for _ in rep.output_names]
     for index, length in enumerate(batches):
@@ -81,8 +81,7 @@ def _by_name(rep: Any, inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, A
 def _output_shapes(rep: Any, arrays: Mapping[str, Any], length: int) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
     """Each output's shape and dtype for a chunk of ``length`` batch rows, from lowering the model for it."""
     shapes = {name: (length, *(int(n) for n in array.shape[1:])) for name, array in arrays.items()}
-    model = folded_for(rep, shapes)
-    lowered = lower(model, Graph(rep.device.feature_level), shapes)
+    lowered = lower_for(rep, Graph(rep.device.feature_level), shapes)
     outputs = []
     for (_, elem_type, shape), expression in zip(lowered.outputs, lowered.expressions, strict=True):
         numpy_type = DATA_TYPES[expression.desc.data_type].numpy

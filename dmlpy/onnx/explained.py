@@ -17,7 +17,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph import Graph
 from dmlpy.graph.desc import GraphDesc, OperatorGraphNodeDesc
 from dmlpy.graph.fusion import GraphPlan, plan_graph
-from dmlpy.onnx.lowering import lower
+from dmlpy.onnx.backend import lower_for
 from dmlpy.onnx.views import VIEW_OPS
 
 
@@ -96,9 +96,7 @@ def explain_model(rep: Any, shapes: Mapping[str, tuple[int, ...]] | None = None)
     unknown = sorted(set(given) - set(rep.input_names))
     if unknown:
         raise InvalidArgumentError(f"shapes names {unknown}, which are not the model's graph inputs {rep.input_names}")
-    graph = Graph(rep.device.feature_level)
-    lowered = lower(rep, graph, given)
-    desc = graph.desc_for(lowered.expressions, drop_unread_inputs=True)
+    desc = lower_for(rep, Graph(rep.device.feature_level), given).desc  # what a run compiles, folding included
     plan = plan_graph(desc, desc.validate_on(rep.device.feature_level, extensions=True), rep.device.launch_profile)
     return ModelExplained(given, desc, plan, Counter(node.op_type for node in rep.model.graph.node))
 

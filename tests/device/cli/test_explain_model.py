@@ -59,3 +59,35 @@ def test_a_shape_the_graph_leaves_open_is_asked_for(run: Run, tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == "// ONNX model of 6 nodes, for inputs x [1, 3, 4]:"
     assert_one_line_error(run("explain", str(model), "--shape", "x=1,zero"), 2, "--shape 'x=1,zero': give NAME=D,D")
+
+
+def test_a_model_whose_shapes_are_computed_is_explained_as_it_runs(tmp_path: Path) -> None:
+    """torch's flatten (Shape, Gather, Unsqueeze, Concat, Reshape): folded on the host as a run folds it, so the
+    explained graph is the run's, one ACTIVATION_RELU node and the Reshape a view."""
+    import dmlpy.onnx
+    from dmlpy.onnx.explained import explain_model
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus_one"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Relu", ["r"], ["y"]),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array(0, np.int64), "zero"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 12])],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    explained = explain_model(dmlpy.onnx.prepare(model), {"x": (2, 3, 4)})
+    assert dict(explained.operators) == {"ACTIVATION_RELU": 1}
+    assert len(explained.plan.steps) == 1
