@@ -140,12 +140,9 @@ class GraphCalls:
             self._table.bind_outputs(outputs)
             self._table.bind_temporary_resource(None if self._temporary is None else BufferBinding(self._temporary))
             for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
-                if (
-                    index in self._inputs
-                    and isinstance(value, np.ndarray | np.generic)
-                    and not _bound_as_is(device, value, desc)
-                ):
-                    _write(self._inputs[index], value, desc)
+                kept = self._inputs.get(index)
+                if kept is not None and inputs[index].buffer is kept:  # not bound where it lies (_binding)
+                    _write(kept, value, desc)
             # A pyopencl argument may still be computed on another queue of the context.
             pending = [event for value in arguments if _is_device_array(value) for event in value.events]
             event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
