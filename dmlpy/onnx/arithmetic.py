@@ -27,6 +27,7 @@ from dmlpy.graph import Expression
 from dmlpy.graph.nodes import CONSTANT_LEVEL
 from dmlpy.graph.operators import BUILDERS
 from dmlpy.onnx.elements import MAX_DIMENSIONS, NodeRefused, onnx_name
+from dmlpy.onnx.equivalents import binary_equivalent
 from dmlpy.onnx.nodes import LOWERED_TO
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._binary import BinaryElementWiseDesc
@@ -125,6 +126,9 @@ def _arithmetic(
     Add, Sub, Mul, Div, Mod, ...; a chain, left to right, for Max, Min and Sum; Mean as the module says."""
     if len(operands) == 1:
         return expressed(where, BUILDERS["identity"], operands[0])
+    equivalent = binary_equivalent(op_type, operands, where)  # PRelu of INT64, ...
+    if equivalent is not None:
+        return equivalent
     assert desc.BUILDER_NAME is not None, "every arithmetic operator has a builder function"
     build = BUILDERS[desc.BUILDER_NAME]
     if op_type in _CHAINED_OPS or len(operands) == 2:

@@ -45,6 +45,7 @@ from dmlpy.onnx.elements import (
     type_name,
     value_type,
 )
+from dmlpy.onnx.equivalents import unary_equivalent
 from dmlpy.onnx.families import FAMILY_OPS, family_outputs
 from dmlpy.onnx.initializers import initializer_value
 from dmlpy.onnx.movement import MOVEMENT_OPS, data_inputs, movement_plan
@@ -347,10 +348,10 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 keywords = builder_keywords(node, rep.opset, attributes, where)
                 if node.op_type in SOFTMAX_OPS:
                     keywords["axes"] = softmax_axes(rep.opset, attributes, len(shape), where)
-                # |x| is x for an unsigned type, which DirectML's ABS does not take: an ELEMENT_WISE_IDENTITY copy.
-                unsigned_abs = node.op_type == "Abs" and x.data_type in _UNSIGNED
-                build = BUILDERS["identity"] if unsigned_abs else _BUILT_BY[node.op_type]
-                result = expressed(where, build, x, **keywords)
+                equivalent = unary_equivalent(node.op_type, x, where)  # Abs of UINT8, Relu of INT64, ...
+                if equivalent is None:
+                    equivalent = expressed(where, _BUILT_BY[node.op_type], x, **keywords)
+                result = equivalent
             if boolean_output(node, rep.opset, [name in booleans for name in node.input]):
                 booleans.update(node.output)
             # After the builder, so that what DirectML cannot express is refused as DirectML says it; what it
@@ -394,4 +395,3 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
 _SHARED = "this node's operator reads it (DirectML's tensors of one operator share their DimensionCount)"
 _BLOCKED_FIX = "; feed the blocked node from a graph input or initializer"
 _CLIP_HELD = "DirectML's CLIP1 holds its bounds in descriptor fields (Min, Max)"
-_UNSIGNED = (TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64)
