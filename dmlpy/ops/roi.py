@@ -13,17 +13,21 @@ Left open by the pages and decided here: ReductionFunction takes AVERAGE or MAX 
 MinimumSamplesPerOutput is at least 1 and at most MaximumSamplesPerOutput (the pages clamp the sample count to
 [Minimum, Maximum]; 0 samples would reduce nothing). The region values, the batch indices and the float fields are
 data: DirectML leaves values outside [0, BatchCount) undefined and checks none of them, so neither does dmlpy.
-dmlpy validates these operators and does not run them yet.
+ROI_POOLING, ROI_ALIGN and ROI_ALIGN1 run on ``opencl/roi.cl`` (``dmlpy/kernels/roi.py``), one output element at a
+time (docs/operators/roi.md: the decisions the pages leave open, the accuracy bound); ROI_ALIGN_GRAD is validated
+only.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, InterpolationMode, OperatorType, ReduceFunction
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.roi import AlignFields, RegionTensors, roi_align_kernel, roi_pooling_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._regions import FOUR, INDICES, ROIS, UINT32, RegionsDesc, align_table, given_sizes, given_type
@@ -33,6 +37,13 @@ from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
 L = FeatureLevel
+_HALF_PIXEL = {"input_pixel_offset": 0.5, "output_pixel_offset": -0.5, "align_regions_to_corners": False}
+"""ROI_ALIGN's pixel centres, ROI_ALIGN1's fields (the ROI_ALIGN1 page: "the same behavior as ROI_ALIGN")."""
+
+
+def _tensors(desc: RegionsDesc) -> RegionTensors:
+    x, rois, y = (getattr(desc, f).desc for f in ("input_tensor", "roi_tensor", "output_tensor"))
+    return RegionTensors(x.sizes, x.effective_strides, rois.effective_strides, y.sizes, y.effective_strides)
 
 
 class RoiPoolingOperatorDesc(RegionsDesc):
@@ -86,6 +97,10 @@ class RoiPoolingOperatorDesc(RegionsDesc):
                     "split into PooledSize.Height x PooledSize.Width bins, the output's last two Sizes"
                 )
 
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """roi.cl's roi_pooling: each output element the largest of its bin."""
+        return roi_pooling_kernel(given_type(self.input_tensor.desc), _tensors(self), self.spatial_scale, profile)
+
 
 class _AlignDesc(RegionsDesc):
     """ROI_ALIGN and ROI_ALIGN1: InputTensor's regions resized to the output's last two Sizes."""
@@ -93,6 +108,14 @@ class _AlignDesc(RegionsDesc):
     INPUTS = ("input_tensor", "roi_tensor", "batch_indices_tensor")
     OUTPUTS = ("output_tensor",)
     SAME_DATA_TYPE = (("input_tensor", "roi_tensor", "output_tensor"),)
+
+    if TYPE_CHECKING:  # both operators' fields, which ``lower`` reads
+        input_tensor: TensorDesc
+        batch_indices_tensor: TensorDesc
+        interpolation_mode: InterpolationMode
+        spatial_scale_x: float
+        spatial_scale_y: float
+        out_of_bounds_input_value: float
 
     @classmethod
     def output_shapes(
@@ -113,6 +136,25 @@ class _AlignDesc(RegionsDesc):
         self.check_batch_indices(count)
         self.check_reduction()
         self.check_samples()
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """roi.cl's roi_align: each output element ReductionFunction of its region's samples."""
+        pixels = {name: getattr(self, name, value) for name, value in _HALF_PIXEL.items()}
+        fields = AlignFields(
+            average=self.reduction_function == ReduceFunction.AVERAGE,
+            linear=self.interpolation_mode == InterpolationMode.LINEAR,
+            spatial_scale_x=self.spatial_scale_x,
+            spatial_scale_y=self.spatial_scale_y,
+            input_pixel_offset=pixels["input_pixel_offset"],
+            output_pixel_offset=pixels["output_pixel_offset"],
+            out_of_bounds_input_value=self.out_of_bounds_input_value,
+            minimum_samples=self.minimum_samples_per_output,
+            maximum_samples=self.maximum_samples_per_output,
+            align_to_corners=bool(pixels["align_regions_to_corners"]),
+        )
+        indices = self.batch_indices_tensor.desc
+        index = (given_type(indices), indices.effective_strides)
+        return roi_align_kernel(given_type(self.input_tensor.desc), index, _tensors(self), fields, profile)
 
 
 class RoiAlignOperatorDesc(_AlignDesc):

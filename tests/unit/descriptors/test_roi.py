@@ -2,7 +2,7 @@
 ROI_ALIGN_GRAD. Worked examples (the ROI_ALIGN_GRAD page's four crops of a 4x4 input, forward and backward) validate
 from their level; each documented rule broken is refused naming the field and the rule; the output rule agrees with
 ONNX's reference RoiAlign and with ROI_POOLING's bin formula written out in NumPy; JSON, the schema and the command
-line take them; compiling says dmlpy does not run them yet."""
+line take them; the forward operators lower to roi.cl, and compiling ROI_ALIGN_GRAD says dmlpy does not run it yet."""
 
 from __future__ import annotations
 
@@ -321,11 +321,21 @@ def test_operator_types_take_every_spelling() -> None:
     assert {dml.OperatorType(s) for s in spellings} == {dml.OperatorType.ROI_ALIGN_GRAD}
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
+def test_the_forward_operators_run_and_the_gradient_does_not_yet() -> None:
+    """ROI_POOLING, ROI_ALIGN and ROI_ALIGN1 lower to roi.cl (one kernel each, the ROI_ALIGNs' pixel offsets as
+    float bits, never source); compiling ROI_ALIGN_GRAD says dmlpy does not run it yet."""
+    kernels = {"ROI_POOLING": "roi_pooling", "ROI_ALIGN": "roi_align", "ROI_ALIGN1": "roi_align"}
     for desc, _ in EXAMPLES.values():
-        assert not desc.runs()
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates ROI_ALIGN1 but does not run it yet"):
-        EXAMPLES["ROI_ALIGN1 (the page's crops)"][0].plan()
+        name = desc.operator_name()
+        assert desc.runs() is (name in kernels), name
+        if name in kernels:
+            (step,) = desc.plan().steps
+            assert step.lowered.kernel.source_name == "roi.cl" and step.lowered.kernel.kernel_name == kernels[name]
+    aligned = align(dml.RoiAlign1OperatorDesc, InputPixelOffset=0.25).lower()
+    assert aligned.parameters[-1].values[2] == 0x3E800000  # 0.25's FLOAT32 bits
+    assert "0.25" not in " ".join(value for _, value in aligned.kernel.defines)
+    with pytest.raises(dml.UnsupportedError, match="dmlpy validates ROI_ALIGN_GRAD but does not run it yet"):
+        EXAMPLES["ROI_ALIGN_GRAD (the page's example)"][0].plan()
 
 
 def test_dmlpy_validate_and_explain_a_roi_file(run: Run, write_json: Any) -> None:
