@@ -38,7 +38,7 @@ Mask = MultiheadAttentionMaskType
 QUERY_SOURCES = ("query_tensor", "stacked_query_key_tensor", "stacked_query_key_value_tensor")
 KEY_SOURCES = ("key_tensor", "stacked_query_key_tensor", "stacked_key_value_tensor", "stacked_query_key_value_tensor")
 VALUE_SOURCES = ("value_tensor", "stacked_key_value_tensor", "stacked_query_key_value_tensor")
-_STACKED = {  # the stacked tensors: how many they stack on the fourth dimension, and which roles they give
+STACKED = {  # the stacked tensors: how many they stack on the fourth dimension, and which roles they give
     "stacked_query_key_tensor": (2, ("query", "key")),
     "stacked_key_value_tensor": (2, ("key", "value")),
     "stacked_query_key_value_tensor": (3, ("query", "key", "value")),
@@ -174,7 +174,7 @@ class AttentionDesc(StructuredDesc):
     @classmethod
     def _stacked(cls, inputs: Inputs, field: str, batch: int | None, heads: dict[str, int]) -> tuple[int, ...]:
         """A stacked tensor's [batchSize, length, heads, stacked, headSize], its heads and stack checked."""
-        stack, roles = _STACKED[field]
+        stack, roles = STACKED[field]
         shape = f"[batchSize, length, headCount, {stack}, headSize]"
         sizes = cls.core(inputs, field, shape, 5)
         if sizes[3] != stack:

@@ -8,7 +8,9 @@ docs/directml/api/ns-directml-dml_multihead_attention(1)_operator_desc.md; docs/
 Exactly one query, one key and one value source, stacked or not; every tensor but MaskTensor (INT32) of one DataType,
 FLOAT32 or FLOAT16; each Sizes from the sources' (``dmlpy/ops/_attention.py``). MULTIHEAD_ATTENTION1 adds
 PastSequenceLengthsTensor and splits HeadCount into QueryHeadCount and KeyValueHeadCount (grouped-query attention);
-its page leaves the three "TBD". dmlpy validates them and does not run them yet.
+its page leaves the three "TBD". Both run as a plan (``dmlpy/kernels/attention.py``: the query, key and value
+read through strides, gemm.cl's GEMM for the scores and for the output, ``opencl/attention.cl``'s masked softmax
+between them); MULTIHEAD_ATTENTION1 without PastSequenceLengthsTensor ("TBD": refused when compiled).
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from __future__ import annotations
 from pydantic import Field
 
 from dmlpy.enums import FeatureLevel, MultiheadAttentionMaskType, OperatorType, TensorDataType
+from dmlpy.kernels.launch import CPU_PROFILE, LaunchProfile
+from dmlpy.kernels.plan import OperatorPlan
 from dmlpy.model import UInt32
 from dmlpy.ops._attention import AttentionDesc
+from dmlpy.ops._attention_plan import plan_of
 from dmlpy.ops._types import FLOATS
 from dmlpy.support import SupportTable
 from dmlpy.tensor import TensorDesc
@@ -94,6 +99,10 @@ class _AttentionOutputs(AttentionDesc):
     """Scale (FLOAT): multiplies the query-key product before the softmax, usually 1/sqrt(headSize)."""
     mask_filter_value: float = Field(alias="MaskFilterValue")
     """MaskFilterValue (FLOAT): added to the masked scores, a large negative number (usually -10000)."""
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """The attention's launches (dmlpy/kernels/attention.py), every tensor read through its strides."""
+        return plan_of(self, profile)
 
 
 class MultiheadAttentionOperatorDesc(_AttentionOutputs, _AttentionFields):

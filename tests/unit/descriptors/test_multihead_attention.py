@@ -4,7 +4,8 @@ stacked query, key and value) and onnxruntime's uses (MultiHeadAttention with a 
 heads sharing 2); each documented rule broken is refused naming the field and the rule; the "exactly one source"
 rule agrees with check_support.py's answer for every presence pattern of the six sources; the output rule agrees
 with the attention computed by NumPy's einsum on random arrays (onnxruntime's com.microsoft MultiHeadAttention has
-no onnx.reference); JSON, the schema and the command line take them; compiling says dmlpy does not run them yet."""
+no onnx.reference); JSON, the schema and the command line take them; each plans its launches
+(PastSequenceLengthsTensor refused)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
 from dmlpy.ops._base import OperatorDescBase
-from tests.helpers.cli import Run, assert_one_line_error
+from tests.helpers.cli import Run
 from tests.helpers.directml_tables import load_checker
 from tests.helpers.schema import schema_validator
 from tests.helpers.structured import SAMPLES, tensor
@@ -398,8 +399,23 @@ def test_fields_are_in_the_headers_order() -> None:
     ]
 
 
-def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    with pytest.raises(dml.UnsupportedError, match="dmlpy validates MULTIHEAD_ATTENTION1 but does not run it yet"):
+@pytest.mark.parametrize("name", list(EXAMPLES)[:-1])
+def test_each_example_plans_gemm_softmax_gemm(name: str) -> None:
+    """The plan's launches end with the scores' GEMM, attention.cl's masked softmax and the output's GEMM."""
+    steps = EXAMPLES[name][0].plan().steps
+    sources = [(step.lowered.kernel.source_name, step.lowered.kernel.kernel_name) for step in steps]
+    assert sources[-3:] == [("gemm.cl", "contraction"), ("attention.cl", "masked_softmax"), ("gemm.cl", "contraction")]
+
+
+def test_grouped_query_plans_a_launch_per_group_member() -> None:
+    """4 query heads on 2 key-value heads: each product is 2 launches (query heads r, r + 2)."""
+    steps = grouped(PastSequenceLengthsTensor=None).plan().steps
+    kernels = [step.lowered.kernel.source_name for step in steps]
+    assert kernels.count("gemm.cl") == 4 and kernels.count("attention.cl") == 1
+
+
+def test_past_sequence_lengths_is_refused_when_compiled() -> None:
+    with pytest.raises(dml.UnsupportedError, match=r"MULTIHEAD_ATTENTION1.*PastSequenceLengthsTensor is given"):
         grouped().plan()
 
 
@@ -415,4 +431,6 @@ def test_dmlpy_validate_and_explain(run: Run, write_json: Any) -> None:
     )
     refused_run = run("validate", str(bad))
     assert refused_run.returncode == 1 and "MULTIHEAD_ATTENTION.QueryTensor is null" in refused_run.stdout
-    assert_one_line_error(run("explain", str(path)), 1, "UnsupportedError", "does not run it yet")
+    explained = run("explain", str(path))
+    assert explained.returncode == 0, explained.stderr
+    assert "3 kernels" in explained.stdout and "masked_softmax in opencl/attention.cl" in explained.stdout
