@@ -20,7 +20,6 @@ from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.onnx.families import FAMILY_OPS
 from dmlpy.onnx.generators import REFUSED_GENERATOR_OPS, eye_like_boolean
 from dmlpy.onnx.movement import MOVEMENT_OPS, check_attributes
-from dmlpy.onnx.normalization import REFUSED_OP_TYPES
 from dmlpy.onnx.recurrent import RECURRENT_OPS
 from dmlpy.onnx.reduction import REDUCTION_OPS
 from dmlpy.onnx.softmax import SOFTMAX_OPS
@@ -33,8 +32,8 @@ from dmlpy.problems.values import QUOTED_LENGTH, quoted
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
 SUPPORTED_OPS = tuple(LOWERED_TO)
-_REFUSED_OP_TYPES = REFUSED_OP_TYPES | REFUSED_GENERATOR_OPS
-"""The op types dmlpy refuses with a reason of their own (GroupNormalization, NonZero)."""
+_REFUSED_OP_TYPES = REFUSED_GENERATOR_OPS
+"""The op types dmlpy refuses with a reason of their own (NonZero)."""
 
 _CHOSEN_BY: dict[str, tuple[str, dict[int | str, OperatorType]]] = {
     "Mod": (

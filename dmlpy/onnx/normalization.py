@@ -7,10 +7,18 @@ rank), Scale and B broadcast (NumPy's rule, as ONNX's); MeanVarianceNormalizatio
 over its axes attribute; LpNormalization (p 1 or 2) as LP_NORMALIZATION; LRN as LOCAL_RESPONSE_NORMALIZATION
 across channels (CrossChannel TRUE).
 
+GroupNormalization (opsets 18 and 21) as MEAN_VARIANCE_NORMALIZATION1 over axes (2, 3) of a view of X, no copy:
+X (N, C, ...) packed is (N, G, C / G, S) with S the product of the spatial sizes, so each group's channels and
+positions are one slice of the view; scale and bias are read through the same Sizes with strides that repeat them,
+(0, C / G, 1, 0) for opset 21's one value per channel and (0, 1, 0, 0) for opset 18's one per group, as
+onnxruntime and the schemas' function bodies apply them (``Scale * normalized + Bias``, MVN1's own formula). The
+output keeps the view's Sizes (the same elements in X's order). Opset 21's stash_type 1 (statistics in float32) is
+the only one dmlpy takes: DirectML's normalization computes in float32 whatever the type.
+
 Refused with the reason: BatchNormalization's training_mode 1 and its running-statistics outputs (DirectML's
 BATCH_NORMALIZATION_TRAINING computes the batch's statistics but not ONNX's running ones), LayerNormalization's
-Mean and InvStdDev outputs, LpNormalization's other p, GroupNormalization (its statistics are over groups of
-channels: a Reshape of the input, which dmlpy's graphs do not build).
+Mean and InvStdDev outputs, LpNormalization's other p, GroupNormalization's num_groups that does not divide the
+channels and stash_type other than 1.
 
 Epsilon, where ONNX's formula has none or another: LpNormalization's 0 for a 0 norm (onnx.reference's) is
 LP_NORMALIZATION's x / max(norm, Epsilon) with Epsilon the smallest float32 subnormal (no other norm is below it);
@@ -19,10 +27,13 @@ the same 0 for a constant slice, and within 1e-9 / sqrt(var) relative elsewhere.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import onnx
 
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph import Expression
 from dmlpy.graph.normalization import batch_normalization, mean_variance_normalization
 from dmlpy.graph.operators import BUILDERS
 from dmlpy.onnx.attributes import float_attribute, ints_attribute
@@ -31,20 +42,18 @@ from dmlpy.onnx.reads import Outputs, Reads
 
 NORMALIZATION_OPS = (
     "BatchNormalization",
+    "GroupNormalization",
     "InstanceNormalization",
     "LayerNormalization",
     "LpNormalization",
     "LRN",
     "MeanVarianceNormalization",
 )
-REFUSED_OP_TYPES = {
-    "GroupNormalization": (
-        "its mean and variance are over groups of channels, which DirectML's MEAN_VARIANCE_NORMALIZATION1 reaches "
-        "only through a Reshape of the input to (N, groups, C / groups, ...), and dmlpy's graphs build no Reshape"
-    ),
-}
-"""Op types of this family dmlpy refuses, with the reason ``check_op_types`` gives."""
 CHANNEL_AXIS = 1
+FLOAT = onnx.TensorProto.FLOAT
+"""GroupNormalization's stash_type: the element type its statistics are computed in."""
+_PER_CHANNEL_OPSET = 21
+"""GroupNormalization-21's scale and bias hold one value per channel; GroupNormalization-18's one per group."""
 LP_EPSILON = float(np.finfo(np.float32).smallest_subnormal)
 MVN_EPSILON = 1e-18
 """(1e-9)^2: MeanVarianceNormalization's body adds 1e-9 to the standard deviation."""
@@ -73,6 +82,11 @@ def check_normalization(node: onnx.NodeProto, attributes: dict[str, int], where:
         )
     if node.op_type == "LpNormalization" and attributes.get("p", 2) not in (1, 2):
         raise NodeRefused(f"{where}: p {attributes['p']}; DirectML's LP_NORMALIZATION takes P 1 or 2")
+    if node.op_type == "GroupNormalization" and attributes.get("stash_type", FLOAT) != FLOAT:
+        raise NodeRefused(
+            f"{where}: stash_type {attributes['stash_type']}; DirectML's MEAN_VARIANCE_NORMALIZATION1 computes its "
+            f"statistics in float32, stash_type {FLOAT} (the default): leave the attribute out"
+        )
 
 
 def normalization_outputs(
@@ -103,6 +117,8 @@ def normalization_outputs(
         )
         axes = tuple(range(2, rank))
         return [(expressed(where, mean_variance_normalization, x, scale, bias, axes, True, epsilon), shape)]
+    if op_type == "GroupNormalization":
+        return [(_group_normalization(node, opset, attributes["num_groups"], shape, reads, epsilon, where), shape)]
     if op_type == "LayerNormalization":
         first = _axis(attributes.get("axis", -1), rank, where)
         weight = reads.broadcast(node.input[1], shape, where)
@@ -120,3 +136,38 @@ def normalization_outputs(
     alpha, beta, bias_value = (float_attribute(node, opset, name) for name in ("alpha", "beta", "bias"))
     lrn = BUILDERS["local_response_normalization"]
     return [(expressed(where, lrn, x, True, size, alpha, beta, bias_value), shape)]
+
+
+def _group_normalization(
+    node: onnx.NodeProto,
+    opset: int,
+    groups: int,
+    shape: tuple[int, ...],
+    reads: Reads,
+    epsilon: float,
+    where: str,
+) -> Expression:
+    """GroupNormalization of X of ``shape`` (N, C, ...) as the module says: MVN1 over (N, G, C / G, S)."""
+    if len(shape) < 2:
+        raise InvalidArgumentError(f"{where}: X has rank {len(shape)}; GroupNormalization takes (N, C, ...)")
+    batch, channels = shape[:2]
+    if groups < 1 or channels % groups:
+        raise NodeRefused(
+            f"{where}: num_groups {groups} with {channels} channels; each group takes C / num_groups channels, so "
+            "num_groups must divide C (ONNX leaves the rest undefined)"
+        )
+    per_group = channels // groups
+    sizes = (batch, groups, per_group, math.prod(shape[2:]))
+    x = reads.shaped(node.input[0], sizes, where)
+    # Opset 21 scales each channel (C values), opset 18 each group (num_groups values).
+    strides = (0, per_group, 1, 0) if opset >= _PER_CHANNEL_OPSET else (0, 1, 0, 0)
+    count = channels if opset >= _PER_CHANNEL_OPSET else groups
+    for name, what in zip(node.input[1:3], ("scale", "bias"), strict=True):
+        given, _ = reads.known(name, where)
+        if math.prod(given) != count or len(given) != 1:
+            raise InvalidArgumentError(
+                f"{where}: its {what} {name!r} has shape {list(given)}; GroupNormalization-{opset} takes [{count}] "
+                f"(one value per {'channel' if count == channels else 'group'})"
+            )
+    scale, bias = (reads.strided(name, sizes, strides) for name in node.input[1:3])
+    return expressed(where, mean_variance_normalization, x, scale, bias, (2, 3), True, epsilon)
