@@ -52,6 +52,7 @@ class RoiPoolingOperatorDesc(RegionsDesc):
     largest of its bin (ONNX's MaxRoiPool)."""
 
     OPERATOR_TYPE = OperatorType.ROI_POOLING
+    BUILDER_NAME = "roi_pooling"
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -199,6 +200,7 @@ class RoiAlign1OperatorDesc(_AlignDesc):
     and AlignRegionsToCorners; empty regions sample one point, inverted ones mirror."""
 
     OPERATOR_TYPE = OperatorType.ROI_ALIGN1
+    BUILDER_NAME = "roi_align"
     SUPPORT = align_table(OPERATOR_TYPE, L.FL_4_0)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
