@@ -25,6 +25,21 @@
 //            strides (MAX_POOLING1's page: "a contiguous one-dimensional array"; ONNX MaxPool's Indices). A window
 //            with no inside element gives LOWEST (-inf, the integer's minimum) and the index all ones.
 //
+// quantized_average_pooling (FUNCTION 4, QUANTIZED_LINEAR_AVERAGE_POOLING): AVERAGE's window and divisor over
+// quantized elements, requantized. Tensors 0 to 5 are the operator's slots in order: InputTensor, InputScaleTensor,
+// InputZeroPointTensor, OutputScaleTensor, OutputZeroPointTensor, OutputTensor; a scale or zero point walks with
+// stride 0 but along C (one value, or one per channel), an absent zero point (HAS_INPUT_ZERO, HAS_OUTPUT_ZERO 0) is
+// bound as NULL and never read. With S the sum of (x - InputZeroPoint) over the inside elements (exact: a long) and n
+// AVERAGE's divisor, the output is
+//     saturate(rint((S / n) * (InputScale / OutputScale)) + OutputZeroPoint),
+// rint halving to even and saturate elementwise_ops.h's (QuantizeLinear's arithmetic). A padding element counts as
+// the zero point (a dequantized 0), so IncludePadding only changes n. Each of the three float operations is rounded
+// once, so the argument of rint is within 3 units of roundoff (2^-24) of the exact one and the output differs from
+// the exactly rounded one only where the exact value lies that close to a half; where InputScale / OutputScale is a
+// power of two (equal scales) and n < 2^14, never (docs/operators/pooling.md proves both). S / n is divided before
+// the scales meet because a tie S / n = k + 1/2 is then a float exactly: scaling first would round it off the tie.
+// A window with no inside element and IncludePadding 0 is 0 / 0, NaN, which saturates to 0 (QuantizeLinear's NaN).
+//
 // max_unpooling (FUNCTION 3): one InputTensor element at a time (walk over the input's index space), written at
 // the position IndicesTensor gives, OutputTensor read as a packed row-major array of output_sizes; an index past
 // OutputTensor's elements writes nothing. The plan zero-fills OutputTensor first (generators.cl's fill).
@@ -39,6 +54,7 @@
 #define POOL_MAX 1
 #define POOL_LP 2
 #define UNPOOL 3
+#define POOL_QUANTIZED_AVERAGE 4
 #ifndef FUNCTION
 #define FUNCTION POOL_AVERAGE
 #endif
@@ -61,6 +77,10 @@
 #if FUNCTION == UNPOOL
 #define RANK 4
 #define TENSOR_COUNT 3
+#elif FUNCTION == POOL_QUANTIZED_AVERAGE
+#define RANK 5
+#define TENSOR_COUNT 6
+#include "elementwise_ops.h"
 #else
 #define RANK 5
 #define TENSOR_COUNT (2 + INDICES_SLOT)
@@ -76,6 +96,19 @@
 typedef struct {
     uint size[8], stride[8], window[8], step[8], dilation[8], start[8], option[8];
 } geometry_t;
+
+static inline void unpack_geometry(geometry_t *g, const uint8 input_sizes, const uint8 input_strides,
+                                   const uint8 window, const uint8 step, const uint8 dilation, const uint8 start,
+                                   const uint8 options)
+{
+    vstore8(input_sizes, 0, g->size);
+    vstore8(input_strides, 0, g->stride);
+    vstore8(window, 0, g->window);
+    vstore8(step, 0, g->step);
+    vstore8(dilation, 0, g->dilation);
+    vstore8(start, 0, g->start);
+    vstore8(options, 0, g->option);
+}
 
 // One output element's window: per spatial dimension the first input coordinate (k = 0) and the k inside the input.
 typedef struct {
@@ -132,6 +165,45 @@ static inline ulong window_span(const geometry_t *g, const ulong *coord, span_t 
 #endif
 #endif
 
+#if FUNCTION == POOL_QUANTIZED_AVERAGE
+__kernel void quantized_average_pooling(__global const INPUT_T *restrict tensor0, const ulong tensor0_offset,
+                                        __global const float *restrict tensor1, const ulong tensor1_offset,
+                                        __global const INPUT_T *restrict tensor2, const ulong tensor2_offset,
+                                        __global const float *restrict tensor3, const ulong tensor3_offset,
+                                        __global const OUTPUT_T *restrict tensor4, const ulong tensor4_offset,
+                                        __global OUTPUT_T *restrict tensor5, const ulong tensor5_offset,
+                                        const ulong element_count, const uint8 sizes, const uint8 strides0,
+                                        const uint8 strides1, const uint8 strides2, const uint8 strides3,
+                                        const uint8 strides4, const uint8 strides5, const uint8 input_sizes,
+                                        const uint8 input_strides, const uint8 window, const uint8 step,
+                                        const uint8 dilation, const uint8 start, const uint8 options)
+{
+    const uint8 strides[TENSOR_COUNT] = {strides0, strides1, strides2, strides3, strides4, strides5};
+    const ulong offsets[TENSOR_COUNT] = {tensor0_offset, tensor1_offset, tensor2_offset,
+                                         tensor3_offset, tensor4_offset, tensor5_offset};
+    geometry_t g;
+    unpack_geometry(&g, input_sizes, input_strides, window, step, dilation, start, options);
+    const ulong whole = (ulong)g.window[0] * g.window[1] * g.window[2];
+    walk_t w;
+    if (!walk_begin(&w, element_count, sizes, strides, offsets))
+        return;
+    do {
+        span_t s;
+        const ulong inside = window_span(&g, w.coord, &s);
+        const ulong base = w.at[0];
+        const long zero_in = HAS_INPUT_ZERO ? (long)tensor2[w.at[2]] : 0;
+        long sum = 0;
+        FOR_EACH_INSIDE(g, s)
+        {
+            sum += (long)tensor0[INPUT_AT(g, base)] - zero_in;
+        }
+        const float average = (float)sum / (float)(g.option[0] ? whole : inside);
+        const float ratio = tensor1[w.at[1]] / tensor3[w.at[3]];
+        const float zero_out = HAS_OUTPUT_ZERO ? (float)tensor4[w.at[4]] : 0.0f;
+        tensor5[w.at[5]] = CONCAT(saturate_, OUTPUT_T)(RINT(average * ratio) + zero_out);
+    } while (walk_advance(&w));
+}
+#else
 __kernel void pooling(__global const ELEMENT_T *restrict tensor0, const ulong tensor0_offset,
                       __global ELEMENT_T *restrict tensor1, const ulong tensor1_offset,
 #if INDICES_SLOT
@@ -152,13 +224,7 @@ __kernel void pooling(__global const ELEMENT_T *restrict tensor0, const ulong te
     const ulong offsets[TENSOR_COUNT] = {tensor0_offset, tensor1_offset};
 #endif
     geometry_t g;
-    vstore8(input_sizes, 0, g.size);
-    vstore8(input_strides, 0, g.stride);
-    vstore8(window, 0, g.window);
-    vstore8(step, 0, g.step);
-    vstore8(dilation, 0, g.dilation);
-    vstore8(start, 0, g.start);
-    vstore8(options, 0, g.option);
+    unpack_geometry(&g, input_sizes, input_strides, window, step, dilation, start, options);
     walk_t w;
     if (!walk_begin(&w, element_count, sizes, strides, offsets))
         return;
@@ -210,6 +276,7 @@ __kernel void pooling(__global const ELEMENT_T *restrict tensor0, const ulong te
 #endif
     } while (walk_advance(&w));
 }
+#endif
 
 #else
 

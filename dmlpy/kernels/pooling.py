@@ -1,5 +1,6 @@
 """The lowering of the poolings (``opencl/pooling.cl``): AVERAGE, MAX and LP pooling over a window of the spatial
-dimensions, one output element at a time, and MAX_UNPOOLING's scatter.
+dimensions, one output element at a time, QUANTIZED_LINEAR_AVERAGE_POOLING's average of quantized elements, and
+MAX_UNPOOLING's scatter.
 
 Every tensor is given 5 dimensions {N, C, D, H, W} (a 4-D tensor gains D = 1, a window of 1 there), so one program
 serves 4-D and 5-D operators alike. The walk (``elementwise_walk.h``) steps through the output's index space; the
@@ -30,6 +31,7 @@ class PoolFunction(IntEnum):
     AVERAGE = 0
     MAX = 1
     LP = 2
+    QUANTIZED_AVERAGE = 4
 
 
 UNPOOL = 3
@@ -117,7 +119,15 @@ def pooling_kernel(
     else:
         defines.append(("ELEMENT_T", "ushort" if data_type == T.FLOAT16 else "float"))
     spec = KernelSpec("pooling.cl", "pooling", tuple(defines), TEMPLATE_OPTIONS)
-    parameters = tuple(
+    parameters = _geometry(input_sizes, input_strides, window, options)
+    return profile.lowered(spec, layout, _run_length(window), parameters=parameters)
+
+
+def _geometry(
+    input_sizes: Sequence[int], input_strides: Sequence[int], window: PoolingWindow, options: tuple[int, int]
+) -> tuple[KernelParameter, ...]:
+    """pooling.cl's geometry arguments, lanes 0 to 2 the spatial dimensions D, H, W."""
+    return tuple(
         KernelParameter("uint8", values)
         for values in (
             _spatial(input_sizes[2:], 1),
@@ -129,7 +139,49 @@ def pooling_kernel(
             options,
         )
     )
-    return profile.lowered(spec, layout, _run_length(window), parameters=parameters)
+
+
+def channel_strides(parameter: tuple[Sequence[int], Sequence[int]] | None) -> tuple[int, ...]:
+    """A scale's or zero point's walk strides over the output's 5-D index space from its (Sizes, strides): 0 but
+    along C, where a per-channel tensor steps by the stride of the one dimension that holds its values (the pages
+    leave that dimension's place open); a single value, or an absent tensor, 0 everywhere."""
+    if parameter is None:
+        return (0,) * 5
+    spread = [stride for size, stride in zip(*parameter, strict=True) if size != 1]
+    return (0, spread[0] if spread else 0, 0, 0, 0)
+
+
+def quantized_average_kernel(
+    data_types: tuple[AnyDataType, AnyDataType],
+    input_layout: tuple[Sequence[int], Sequence[int]],
+    parameters: Sequence[tuple[Sequence[int], Sequence[int]] | None],
+    output_layout: tuple[Sequence[int], Sequence[int]],
+    window: PoolingWindow,
+    include_padding: bool,
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """pooling.cl's quantized_average_pooling: InputTensor of ``data_types[0]`` and ``input_layout`` (Sizes,
+    strides) averaged over ``window`` into OutputTensor of ``data_types[1]`` and ``output_layout``; ``parameters``
+    the (Sizes, strides) of InputScale, InputZeroPoint, OutputScale and OutputZeroPoint in slot order (an absent
+    zero point None)."""
+    input_sizes, input_strides = input_layout
+    sizes = _five(output_layout[0], 1)
+    walk_strides = (
+        (*_five(input_strides, 0)[:2], 0, 0, 0),
+        *(channel_strides(parameter) for parameter in parameters),
+        _five(output_layout[1], 0),
+    )
+    layout = ElementwiseLayout(math.prod(sizes), sizes, walk_strides)
+    defines = (
+        ("FUNCTION", str(int(PoolFunction.QUANTIZED_AVERAGE))),
+        ("INPUT_T", DATA_TYPES[data_types[0]].opencl_storage),
+        ("OUTPUT_T", DATA_TYPES[data_types[1]].opencl_storage),
+        ("HAS_INPUT_ZERO", str(int(parameters[1] is not None))),
+        ("HAS_OUTPUT_ZERO", str(int(parameters[3] is not None))),
+    )
+    spec = KernelSpec("pooling.cl", "quantized_average_pooling", defines, TEMPLATE_OPTIONS)
+    geometry = _geometry(input_sizes, input_strides, window, (int(include_padding), 1))
+    return profile.lowered(spec, layout, _run_length(window), parameters=geometry)
 
 
 def unpooling_kernel(

@@ -5,9 +5,10 @@ DML_AVERAGE_POOLING1_OPERATOR_DESC, DML_LP_POOLING1_OPERATOR_DESC (Dilations) an
 DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC.
 
 Each pools InputTensor {BatchCount, ChannelCount, [Depth], Height, Width} over a window into OutputTensor, whose
-Sizes the window rule of ``_pooling`` gives. All but QUANTIZED_LINEAR_AVERAGE_POOLING run on ``opencl/pooling.cl``
-(``dmlpy/kernels/pooling.py``): one output element at a time, the function of its window's elements inside the
-input (docs/operators/pooling.md: the decisions the pages leave open, the accuracy bounds).
+Sizes the window rule of ``_pooling`` gives. All run on ``opencl/pooling.cl`` (``dmlpy/kernels/pooling.py``): one
+output element at a time, the function of its window's elements inside the input; QUANTIZED_LINEAR_AVERAGE_POOLING
+sums the quantized differences exactly and requantizes once (docs/operators/pooling.md: the decisions the pages leave
+open, the accuracy bounds).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
-from dmlpy.kernels.pooling import PoolFunction, PoolingWindow, pooling_kernel
+from dmlpy.kernels.pooling import PoolFunction, PoolingWindow, pooling_kernel, quantized_average_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._pooling import DILATED_ARRAYS, WINDOW_ARRAYS, PoolingDesc, directml_type
@@ -70,6 +71,14 @@ _P_LIMIT = 2**31 - 1
 """pooling.cl raises |x| to P with pown's int exponent: a larger P gives the same 0, 1 or infinity per term."""
 
 
+def _window_of(desc: PoolingDesc) -> PoolingWindow:
+    """The kernel's window from the operator's fields (Dilations 1 where it has none)."""
+    fields = desc.window_fields()
+    count = len(fields["strides"])
+    dilations = fields.get("dilations", (1,) * count)
+    return PoolingWindow(fields["window_size"], fields["strides"], dilations, fields["start_padding"])
+
+
 class _Pooled(PoolingDesc):
     """A forward pooling operator that runs: pooling.cl's ``FUNCTION`` over its window."""
 
@@ -78,11 +87,7 @@ class _Pooled(PoolingDesc):
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         """pooling.cl over the window: IncludePadding and P as the kernel's options, OutputIndicesTensor where the
         operator has one."""
-        fields = self.window_fields()
-        count = len(fields["strides"])
-        window = PoolingWindow(
-            fields["window_size"], fields["strides"], fields.get("dilations", (1,) * count), fields["start_padding"]
-        )
+        window = _window_of(self)
         options = (int(getattr(self, "include_padding", 0)), min(int(getattr(self, "p", 1)), _P_LIMIT))
         x: BufferTensorDesc = getattr(self, "input_tensor").desc  # noqa: B009  # each operator declares it
         y: BufferTensorDesc = getattr(self, "output_tensor").desc  # noqa: B009
@@ -400,6 +405,20 @@ class QuantizedLinearAveragePoolingOperatorDesc(_DilatedPoolingDesc):
             return (OutputShape(shape.sizes, None, f"{shape.rule}; DataType INT8 or UINT8, the caller's choice"),)
         rule = f"{shape.rule}; OutputZeroPointTensor's DataType"
         return (OutputShape(shape.sizes, directml_type(zero_point), rule),)
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """pooling.cl's quantized_average_pooling: the scales and zero points read along C (one value: stride 0)."""
+        x, y = self.input_tensor.desc, self.output_tensor.desc
+        parameters = [getattr(self, field) for field in _PARAMETERS]
+        return quantized_average_kernel(
+            (directml_type(x), directml_type(y)),
+            (x.sizes, x.effective_strides),
+            [None if t is None else (t.desc.sizes, t.desc.effective_strides) for t in parameters],
+            (y.sizes, y.effective_strides),
+            _window_of(self),
+            bool(self.include_padding),
+            profile,
+        )
 
     def check_pooling_rules(self, level: FeatureLevel) -> None:
         channels = self.input_tensor.desc.sizes[1]

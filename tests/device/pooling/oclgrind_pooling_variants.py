@@ -1,5 +1,6 @@
 """Run opencl/pooling.cl on Oclgrind's simulated device: every FUNCTION it compiles (AVERAGE with IncludePadding 0
-and 1, LP with P 1, 2 and 3, MAX without and with OutputIndicesTensor, MAX_UNPOOLING), the element types of each
+and 1, LP with P 1, 2 and 3, MAX without and with OutputIndicesTensor, MAX_UNPOOLING, QUANTIZED_LINEAR_AVERAGE_POOLING
+(INT8 to UINT8, per-channel scales and zero points; the global window without zero points)), the element types of each
 table among FLOAT32, FLOAT16, INT8, UINT16 and INT64 (and UINT64 indices), three windows (``asym``: 4-D, strides 2
 and 1, asymmetric padding with windows cut by it; ``dilated``: 5-D, dilations 2, every padding kind; ``global``:
 the whole 8 x 8 plane), packed and strided (rows padded, bound at byte offsets), through the object model
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository r
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, random_bits, tensor
 from tests.device.pooling.cases import AVERAGE, LP, MAX, T, Window, mismatch, pooling_case
+from tests.device.pooling.quantized_cases import PARAMETERS, QUANTIZED, quantized_case
 from tests.helpers.oclgrind_sweep import NegativeControl, Sweep, Variant, dispatch_short, sweep_main
 
 FUNCTIONS = {
@@ -39,6 +41,7 @@ FUNCTIONS = {
     "MAX": (MAX[0], {}),
     "MAX_INDICES": (MAX[2], {}),
     "UNPOOL": (dml.MaxUnpoolingOperatorDesc, {}),
+    "QUANTIZED": (QUANTIZED, {"include_padding": True}),
 }
 WINDOWS = {
     "asym": ((2, 3, 7, 6), Window((3, 2), (2, 1), (1, 0), (2, 1))),
@@ -49,6 +52,8 @@ LAYOUTS = ("packed", "strided")
 WIDTHS = (T.FLOAT32, T.FLOAT16, T.INT8, T.UINT16, T.INT64)
 GAPS = {"input_tensor": 3, "output_tensor": 1, "output_indices_tensor": 2, "indices_tensor": 1}
 OFFSETS = {"input_tensor": 48, "output_tensor": 16, "output_indices_tensor": 32, "indices_tensor": 64}
+QUANTIZED_GAPS = {**GAPS, "input_scale_tensor": 1, "output_zero_point_tensor": 2}
+QUANTIZED_OFFSETS = {**OFFSETS, **dict.fromkeys(PARAMETERS, 32)}
 
 
 def types_of(name: str) -> list[Any]:
@@ -107,11 +112,29 @@ def _unpooling(data_type: Any, strided: bool) -> Variant:
     return Variant(desc, {"input_tensor": x, "indices_tensor": indices}, problem, offsets)
 
 
+def _quantized(data_type: Any, window_name: str, strided: bool) -> Variant:
+    """QUANTIZED_LINEAR_AVERAGE_POOLING into UINT8, per-channel parameters (strided: rows padded, at byte offsets);
+    the global window without zero points (their NULL slots never read)."""
+    sizes, window = WINDOWS[window_name]
+    case = quantized_case(
+        (data_type, T.UINT8),
+        sizes,
+        window,
+        include_padding=True,
+        zero_points=window_name != "global",
+        gaps=QUANTIZED_GAPS if strided else None,
+    )
+    offsets = {slot: QUANTIZED_OFFSETS[slot] for slot in (*case.inputs, "output_tensor")} if strided else {}
+    return Variant(case.desc, case.inputs, case.mismatch, offsets)
+
+
 def variant_of(label: str) -> Variant:
     name, type_name, window_name, layout = label.split()
     strided = layout == "strided"
     if name == "UNPOOL":
         return _unpooling(T[type_name], strided)
+    if name == "QUANTIZED":
+        return _quantized(T[type_name], window_name, strided)
     desc_class, options = FUNCTIONS[name]
     sizes, window = WINDOWS[window_name]
     index_type = T.UINT64 if name == "MAX_INDICES" else None

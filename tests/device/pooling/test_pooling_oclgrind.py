@@ -1,9 +1,10 @@
-"""Memory safety of opencl/pooling.cl: every FUNCTION it compiles (AVERAGE with IncludePadding 0 and 1, LP with P 1,
-2 and 3, MAX without and with UINT64 indices, MAX_UNPOOLING's scatter after its fill), the element types of each
-table among FLOAT32, FLOAT16, INT8, UINT16 and INT64, a 4-D window cut by asymmetric padding, a dilated 5-D one and a
-global one, packed and strided at byte offsets, run under Oclgrind with no report and every result right by
-tests/device/pooling/cases.py's references, each buffer exactly as large as its binding
-(oclgrind_pooling_variants.py, in a subprocess whose only OpenCL platform is Oclgrind).
+"""Memory safety of opencl/pooling.cl: every FUNCTION it compiles (AVERAGE with IncludePadding 0 and 1, LP with P 1, 2
+and 3, MAX without and with UINT64 indices, MAX_UNPOOLING's scatter after its fill,
+QUANTIZED_LINEAR_AVERAGE_POOLING), the element types of each table among FLOAT32, FLOAT16, INT8, UINT16 and INT64, a
+4-D window cut by asymmetric padding, a dilated 5-D one and a global one, packed and strided at byte offsets, run
+under Oclgrind with no report and every result right by tests/device/pooling/cases.py's references, each buffer
+exactly as large as its binding (oclgrind_pooling_variants.py, in a subprocess whose only OpenCL platform is
+Oclgrind).
 
 Two passes, as the other Oclgrind suites run them (tests/helpers/oclgrind_passes.py): memory and uninitialised (the
 outputs left unwritten). By default one variant per function under the memory pass with the "cpu" launch profile
@@ -24,15 +25,24 @@ from .oclgrind_pooling_variants import FUNCTIONS, LAYOUTS, WINDOWS, every_varian
 def runs_its_function(label: str, defines: dict[str, str]) -> bool:
     """pooling.cl's FUNCTION (3: MAX_UNPOOLING's scatter), with OutputIndicesTensor where the label asks."""
     name = label.split()[0]
-    function = {"AVERAGE": "0", "AVERAGE_PADDED": "0", "LP1": "2", "LP2": "2", "LP3": "2", "UNPOOL": "3"}.get(name, "1")
+    functions = {
+        "AVERAGE": "0",
+        "AVERAGE_PADDED": "0",
+        "LP1": "2",
+        "LP2": "2",
+        "LP3": "2",
+        "UNPOOL": "3",
+        "QUANTIZED": "4",
+    }
     indices = defines.get("HAS_INDICES", "0") == ("1" if name == "MAX_INDICES" else "0")
-    return defines["FUNCTION"] == function and (name == "UNPOOL" or indices)
+    return defines["FUNCTION"] == functions.get(name, "1") and (name in ("UNPOOL", "QUANTIZED") or indices)
 
 
 def takes_every_shape(summary: dict[str, Any]) -> None:
     """Every function and both kernels of pooling.cl."""
-    assert {defines["kernel"] for defines in summary["kernels"].values()} == {"pooling", "max_unpooling"}
-    assert {defines["FUNCTION"] for defines in summary["kernels"].values()} == {"0", "1", "2", "3"}
+    kernels = {"pooling", "max_unpooling", "quantized_average_pooling"}
+    assert {defines["kernel"] for defines in summary["kernels"].values()} == kernels
+    assert {defines["FUNCTION"] for defines in summary["kernels"].values()} == {"0", "1", "2", "3", "4"}
 
 
 SUITE = OclgrindSuite(

@@ -3,8 +3,8 @@ QUANTIZED_LINEAR_AVERAGE_POOLING, AVERAGE_POOLING_GRAD, MAX_POOLING_GRAD and MAX
 AVERAGE_POOLING_GRAD page's 2x2 window over a 3x3 input, ONNX's pooling examples, which the operators model)
 validate from their level; each documented rule broken is refused naming the field and the rule; the window rule
 agrees with ONNX's reference AveragePool, MaxPool (dilations, indices), LpPool and MaxUnpool on small random arrays;
-JSON, the schema and the command line take them; the forward poolings but the quantized one and MAX_UNPOOLING
-plan opencl/pooling.cl, the others say dmlpy does not run them yet."""
+JSON, the schema and the command line take them; the forward poolings (the quantized one too) and MAX_UNPOOLING
+plan opencl/pooling.cl, the gradients say dmlpy does not run them yet."""
 
 from __future__ import annotations
 
@@ -392,8 +392,9 @@ RUNNING = {
     dml.MaxPooling1OperatorDesc,
     dml.MaxPooling2OperatorDesc,
     dml.MaxUnpoolingOperatorDesc,
+    dml.QuantizedLinearAveragePoolingOperatorDesc,
 }
-"""The pooling operators that run (opencl/pooling.cl); the quantized average and the gradients do not yet."""
+"""The pooling operators that run (opencl/pooling.cl); the gradients do not yet."""
 
 
 def test_the_poolings_plan_pooling_cl_and_the_others_say_they_do_not_run_yet() -> None:

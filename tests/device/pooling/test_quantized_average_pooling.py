@@ -1,0 +1,108 @@
+"""QUANTIZED_LINEAR_AVERAGE_POOLING runs (opencl/pooling.cl's quantized_average_pooling), against
+quantized_cases.py's float64 reference of the page's formula: every INT8/UINT8 pair of its table, per-channel and
+single scales and zero points (the channels along any dimension of theirs), absent zero points, IncludePadding, a
+dilated 5-D window and a global one, strided tensors at byte offsets, exact ties (equal scales: the kernel rounds
+exactly there), a window wholly in the padding, both launch profiles, a graph node; and com.microsoft's
+QLinearAveragePool in onnxruntime where its float32 steps round alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from tests.device.pooling.quantized_cases import PARAMETERS, QUANTIZED, QuantizedCase, T, quantized_case
+from tests.device.pooling.test_pooling import ASYMMETRIC, DILATED_3D, OFFSETS
+from tests.helpers.structured_runs import run_structured
+
+from .cases import Window
+
+GAPS = {"input_tensor": 3, "input_scale_tensor": 1, "output_zero_point_tensor": 2, "output_tensor": 1}
+"""Strided tensors: their rows padded by that many elements."""
+BYTE_OFFSETS = {**OFFSETS, "input_scale_tensor": 32, "output_zero_point_tensor": 16}
+
+
+def _run(device: Any, case: QuantizedCase, offsets: dict[str, int] | None = None) -> Any:
+    case.desc.validate_on(device.feature_level)
+    got = run_structured(device, case.desc, case.inputs, offsets=offsets)
+    wrong = case.mismatch(got)
+    assert wrong is None, wrong
+    return got["output_tensor"]
+
+
+@pytest.mark.parametrize("include_padding", [False, True], ids=["padding left out", "padding counted"])
+@pytest.mark.parametrize("per_channel", [True, False], ids=["per channel", "one value"])
+def test_quantized_average_pooling(device: Any, include_padding: bool, per_channel: bool) -> None:
+    """A 4-D window cut by asymmetric padding, every tensor strided at byte offsets."""
+    case = quantized_case(
+        (T.UINT8, T.INT8), (2, 3, 7, 6), ASYMMETRIC, include_padding=include_padding, per_channel=per_channel, gaps=GAPS
+    )
+    _run(device, case, BYTE_OFFSETS)
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize(
+    "types",
+    [
+        (i, o)
+        for i in sorted(QUANTIZED.SUPPORT.rows[-1].data_types["InputTensor"], key=int)
+        for o in sorted(QUANTIZED.SUPPORT.rows[-1].data_types["OutputTensor"], key=int)
+    ],
+    ids=lambda pair: f"{pair[0].name} to {pair[1].name}",
+)
+def test_every_type_pair_of_the_table(device: Any, types: Any) -> None:
+    """Each (InputTensor, OutputTensor) type pair; scales and zero points {C}, then {1, 1, C} (the channels last)."""
+    for layout in ((1, 0), (3, 2)):
+        case = quantized_case(types, (1, 2, 5, 6), ASYMMETRIC, include_padding=True, layout=layout, seed=int(types[0]))
+        _run(device, case)
+
+
+def test_dilated_5d_window_without_zero_points(device: Any) -> None:
+    case = quantized_case((T.INT8, T.UINT8), (2, 3, 5, 4, 7), DILATED_3D, include_padding=False, zero_points=False)
+    _run(device, case)
+
+
+def test_global_window(device: Any) -> None:
+    """GlobalAveragePool's window, 1024 elements a channel: the sum exact in integers."""
+    case = quantized_case((T.UINT8, T.UINT8), (2, 3, 32, 32), Window((32, 32)), include_padding=False)
+    got = _run(device, case)
+    assert got.shape == (2, 3, 1, 1)
+
+
+def test_ties_round_half_to_even_exactly(device: Any) -> None:
+    """Equal scales: the output is round(S / n) + zero point, S / n a half for a 2 x 1 window of odd sum, which the
+    kernel keeps exact (docs/operators/pooling.md), so every element equals the reference with no tolerance."""
+    scale = np.array([0.1], np.float32)
+    case = quantized_case(
+        (T.INT8, T.INT8), (2, 2, 8, 5), Window((2, 1)), include_padding=False, per_channel=False, scales=(scale, scale)
+    )
+    got = run_structured(device, case.desc, case.inputs)["output_tensor"]
+    halves = np.abs(case.exact - np.floor(case.exact) - 0.5) == 0
+    assert halves.sum() > 10
+    np.testing.assert_array_equal(got, case.expected())
+    assert not case.near_ties()[~halves].any()
+
+
+def test_a_window_wholly_in_the_padding_is_0_or_the_zero_point(device: Any) -> None:
+    """No inside element: without IncludePadding 0 / 0, NaN, quantized to 0; with it the average 0, the zero point."""
+    window = Window((1, 2), (1, 1), (0, 3), (0, 0))  # W: outputs 0 and 1 read only padding
+    for include, first in ((False, 0), (True, None)):
+        case = quantized_case((T.UINT8, T.UINT8), (1, 1, 1, 3), window, include_padding=include, per_channel=False)
+        got = _run(device, case).ravel()[:2]
+        expected = case.inputs["output_zero_point_tensor"].ravel()[0] if first is None else first
+        assert got.tolist() == [expected, expected]
+
+
+def test_a_graph_node_between_element_wise_nodes(device: Any) -> None:
+    """The quantized pooling fed by a CAST from INT16 and feeding a CAST to FLOAT32 and a product."""
+    case = quantized_case((T.INT8, T.INT8), (1, 2, 6, 6), ASYMMETRIC, include_padding=True)
+    g = dml.Graph(device)
+    wide = g.input(case.inputs["input_tensor"].shape, T.INT16)
+    parameters = [g.input(case.inputs[slot].shape, getattr(case.desc, slot).desc.data_type) for slot in PARAMETERS]
+    pooled = g.add_operator(case.desc, [dml.graph.cast(wide, T.INT8), *parameters])
+    compiled = g.compile([dml.graph.cast(pooled, T.FLOAT32) * 2])
+    arrays = [case.inputs[slot] for slot in PARAMETERS]
+    got = np.asarray(compiled(case.inputs["input_tensor"].astype(np.int16), *arrays))
+    assert case.mismatch({"output_tensor": got / 2}) is None
