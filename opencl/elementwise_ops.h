@@ -29,6 +29,7 @@
 
 #include "double_bits.h"
 #include "half_bits.h"
+#include "float_math.h"
 
 #ifndef DML_KEEP_NAN_BITS
 #define DML_KEEP_NAN_BITS 1
@@ -167,8 +168,8 @@ DEFINE_ROUND_HALF_AWAY(float)
 // A NaN comes back a NaN, its payload as the built-in leaves it (IEEE 754 fixes none for arithmetic).
 #define SQRT(x) sqrt(x)
 #define RECIP(x) (1.0f / (x))
-#define EXP(x) exp(x)
-#define LOG(x) log(x)
+#define EXP(x) exp_float(x)
+#define LOG(x) log_float(x)
 #define SIN(x) sin(x)
 #define COS(x) cos(x)
 #define TAN(x) tan(x)
@@ -177,14 +178,11 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define ATAN(x) atan(x)
 #define SINH(x) sinh(x)
 #define COSH(x) cosh(x)
-// C99 (F.9.2.6), which OpenCL's edge cases follow, makes tanh(±inf) ±1, but PoCL's tanh stops one ULP short of ±1
-// for every x (0.99999994 at +inf). From |x| = 10, 1 - |tanh(x)| = 2 / (e^(2|x|) + 1) < 2^-27, far nearer ±1 than
-// the float below 1 (1 - 2^-24), so ±1 is its correctly rounded value there; a NaN fails the test and stays tanh's.
-#define TANH(x) (fabs(x) >= 10.0f ? copysign(1.0f, (x)) : tanh(x))
+#define TANH(x) tanh_float(x)
 #define ASINH(x) asinh(x)
 #define ACOSH(x) acosh(x)
 #define ATANH(x) atanh(x)
-#define ERF(x) erf(x)
+#define ERF(x) erf_float(x)
 
 // ------------------------------------------------------------------------------------ binary arithmetic
 // ADD, SUBTRACT, MULTIPLY, DIVIDE, MIN, MAX, MEAN and DIFFERENCE_SQUARE, as <name>_<T>(a, b) for each register type T
@@ -544,18 +542,17 @@ static inline long shrink_integer(long x, bool above, bool below, long whole, in
 // Alpha * expm1(-0) = -0 for positive Alpha), and CELU keeps x from 0 up for every nonzero Alpha, as its
 // max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1)) does (one of its terms is always 0). A NaN comes back a NaN from
 // every one: each branch's arithmetic propagates it (IEEE 754 fixes no payload).
-static inline float elu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1(x); }
-static inline float celu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1(x / alpha); }
+static inline float elu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1_float(x); }
+static inline float celu_float(float x, float alpha) { return x >= 0.0f ? x : alpha * expm1_float(x / alpha); }
 static inline float scaled_elu_float(float x, float alpha, float gamma)
 {
-    return x > 0.0f ? gamma * x : gamma * (alpha * expm1(x));
+    return x > 0.0f ? gamma * x : gamma * (alpha * expm1_float(x));
 }
 static inline float sigmoid_float(float x)
 {
-    const float e = exp(-abs_float(x));
+    const float e = exp_float(-abs_float(x));
     return x >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
 }
-static inline float tanh_float(float x) { return TANH(x); }
 static inline float scaled_tanh_float(float x, float alpha, float beta) { return alpha * TANH(beta * x); }
 static inline float product_rounding(float a, float b, float product)
 {
@@ -563,8 +560,8 @@ static inline float product_rounding(float a, float b, float product)
 }
 static inline float log1p_exp_negative(float t, float t_lo)
 {
-    const float e = exp(-abs_float(t)); // e^-|t + t_lo| = e * (1 -+ t_lo) to first order
-    return log1p(fma(e, t > 0.0f ? -t_lo : t_lo, e));
+    const float e = exp_float(-abs_float(t)); // e^-|t + t_lo| = e * (1 -+ t_lo) to first order
+    return log1p_float(FMA(e, t > 0.0f ? -t_lo : t_lo, e));
 }
 static inline float softplus_float(float x, float steepness)
 {
@@ -585,7 +582,7 @@ static inline float gelu_float(float x)
 {
     const float z = -x * M_SQRT1_2_F;
     const float dz = fma(-x, M_SQRT1_2_F, -z) - x * SQRT1_2_REST;
-    const float slope_term = abs_float(z) < 16.0f ? M_2_SQRTPI_F * exp(-z * z) * dz : 0.0f;
+    const float slope_term = abs_float(z) < 16.0f ? M_2_SQRTPI_F * exp_float(-z * z) * dz : 0.0f;
     const float half_erfc = 0.5f * (erfc(z) - slope_term);
     return half_erfc == 0.0f ? -0.0f : x * half_erfc;
 }
@@ -594,7 +591,7 @@ static inline float swish_float(float x, float sigmoid_input_scale)
     const float t = sigmoid_input_scale * x;
     if (t >= 0.0f || t != t)
         return x * sigmoid_float(t);
-    const float h_of_rounded_t = exp(0.5f * t); // e^t = h * h
+    const float h_of_rounded_t = exp_float(0.5f * t); // e^t = h * h
     const float h = fma(h_of_rounded_t, 0.5f * product_rounding(sigmoid_input_scale, x, t), h_of_rounded_t);
     return h == 0.0f ? copysign(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
 }

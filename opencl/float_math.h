@@ -1,0 +1,230 @@
+// float_math.h: the transcendental functions of the element-wise operators, written once as float arithmetic: range
+// reduction, polynomials evaluated with fma, integer operations on the bits, and selects. No library call: PoCL's
+// loop vectoriser stops at a call to its math library (exp, log, fma itself: docs/performance.md), and every
+// runtime's library gives other bits. Each step here is an IEEE 754 operation rounded once (+, -, *, / correctly
+// rounded, the program built with -cl-fp32-correctly-rounded-divide-sqrt; fma rounds once by definition;
+// FP_CONTRACT OFF, so no compiler fuses a product and a sum on its own), so the same inputs give the same bits on
+// every device that keeps subnormals, alone and fused: tests/device/unary_math/test_bit_identity.py runs them on
+// every device and compares the bits. Subnormal inputs and results are computed as the normal ones are (CPU OpenCL
+// devices keep them; no program is built with -cl-denorms-are-zero); a device that flushes them gives other bits
+// there only.
+//
+// Each function's error bound, measured against a float64 reference (docs/operators/element_wise_math.md), is
+// the FLOAT32_ULPS of its operators (dmlpy/ops/element_wise_math.py, activation_exponential.py). The polynomial
+// coefficients are minimax fits (relative error, float coefficients) on the reduced interval each function names;
+// the residual error of each fit is far below half an ULP, so the roundings of the evaluation dominate.
+//
+// Special values come from the selects at each function's end, never from a library: C99 Annex F's (exp(-inf) = +0,
+// log(+-0) = -inf, tanh(+-inf) = +-1, ...), a NaN input giving a NaN (x + x: quieted, its payload kept where the
+// hardware keeps it). A select computes both of its sides: every value fed to a conversion to int is first clamped
+// into range, so no lane ever converts a NaN or an infinity (undefined in C).
+#ifndef FLOAT_MATH_H
+#define FLOAT_MATH_H
+
+#pragma OPENCL FP_CONTRACT OFF
+
+// fma, correctly rounded everywhere, but on PoCL a call into its library that keeps the loop scalar: there clang's
+// own builtin, which it lowers to the llvm.fma intrinsic, vectorised to vfmadd (the same correctly rounded result).
+#if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if __has_builtin(__builtin_fmaf)
+#define FMA(a, b, c) __builtin_fmaf((a), (b), (c))
+#endif
+#endif
+#ifndef FMA
+#define FMA(a, b, c) fma((a), (b), (c))
+#endif
+
+// bench_math.py's lanes8 probe calls an operator's function on float8: where the compiler is clang (PoCL, Intel's
+// CPU runtime), the public functions are overloadable, and LANEWISE8 defines a float8 form of one, lane by lane.
+#ifdef __clang__
+#define MATH_OVERLOAD __attribute__((overloadable))
+#define LANEWISE8(f)                                                                                       \
+    MATH_OVERLOAD static inline float8 f(float8 v)                                                         \
+    {                                                                                                      \
+        return (float8)(f(v.s0), f(v.s1), f(v.s2), f(v.s3), f(v.s4), f(v.s5), f(v.s6), f(v.s7));           \
+    }
+#else
+#define MATH_OVERLOAD
+#define LANEWISE8(f)
+#endif
+
+#define SIGN_BIT 0x80000000u
+// |x| and x with y's sign as bit operations: fabs and copysign are library calls on PoCL.
+static inline float magnitude(float x) { return as_float(as_uint(x) & ~SIGN_BIT); }
+static inline float with_sign_of(float x, float y) { return as_float((as_uint(x) & ~SIGN_BIT) | (as_uint(y) & SIGN_BIT)); }
+// 2^k as a float, for -126 <= k <= 127 (the exponent field k + 127; callers keep k there).
+static inline float power_of_two(int k) { return as_float((uint)(k + 127) << 23); }
+
+// ------------------------------------------------------------------------------------------------- exp, expm1
+// x = k ln2 + r, k = rint(x / ln2), |r| <= ln2 / 2 (a hair more: k comes from the rounded product x * (1 / ln2)).
+// k: adding and subtracting 1.5 * 2^23 rounds x / ln2 to an integer (ties to even; exact for |x / ln2| < 2^22,
+// which the clamp to [-104, 89] keeps); not rint, a library call on PoCL. r = (x - k ln2_hi) - k ln2_lo with
+// ln2_hi + ln2_lo = ln2 to 48 bits (Cody and Waite): each fma rounds once, the first exactly, as x - k ln2_hi is
+// near a multiple of ln2's ulp (Sterbenz). expm1(r) = r + r^2 P(r), P a degree-5 minimax fit of (e^r - 1 - r) / r^2
+// on [-0.35, 0.35] (relative error 2.8e-9), r + r * (r P) so that expm1(-0) is -0.
+// The clamp: e^x overflows from x = 88.7228 (e^89 > FLT_MAX), and rounds to +0 below x = -103.973 (e^-104 is below
+// half the smallest subnormal, 2^-150), so each clamped x gives the result of every x beyond it; a NaN clamps to
+// -104 (its comparisons fail) and is restored at the end.
+#define EXP_LOWEST -104.0f
+#define EXP_HIGHEST 89.0f
+typedef struct {
+    float r;      // x - k ln2
+    float expm1r; // e^r - 1
+    int k;
+} exp_reduced;
+static inline exp_reduced exp_reduce(float x)
+{
+    const float clamped = x > EXP_LOWEST ? (x < EXP_HIGHEST ? x : EXP_HIGHEST) : EXP_LOWEST;
+    const float shifter = 0x1.8p23f;
+    const float kf = (clamped * 0x1.715476p+0f + shifter) - shifter;
+    float r = FMA(kf, -0x1.62e43p-1f, clamped);
+    r = FMA(kf, 0x1.05c610p-29f, r); // ln2_lo = ln2 - ln2_hi is -0x1.05c61p-29
+    float p = 0x1.a07482p-13f;
+    p = FMA(p, r, 0x1.6d48d4p-10f);
+    p = FMA(p, r, 0x1.11114ep-7f);
+    p = FMA(p, r, 0x1.5554e4p-5f);
+    p = FMA(p, r, 0x1.555556p-3f);
+    p = FMA(p, r, 0.5f);
+    exp_reduced reduced = {r, FMA(r, r * p, r), (int)kf};
+    return reduced;
+}
+
+// e^x = 2^k (1 + expm1(r)): 1 + expm1(r) rounds once (within 0.5 ulp plus the fit's 2.8e-9 relative); 2^k multiplies
+// exactly in two steps, 2^(k/2) then 2^(k - k/2), so a subnormal result is rounded once, at the second product, and
+// an overflowing one becomes +inf there (k reaches 128, whose 2^k is no float).
+MATH_OVERLOAD static inline float exp_float(float x)
+{
+    const exp_reduced e = exp_reduce(x);
+    const int half_k = e.k >> 1;
+    const float y = ((1.0f + e.expm1r) * power_of_two(half_k)) * power_of_two(e.k - half_k);
+    return x != x ? x + x : y;
+}
+
+// e^x - 1 = 2^k expm1(r) + (2^k - 1), one fma where 2^k - 1 is exact (|k| <= 24). Beyond, the term that would round
+// moves into the other factor, exactly in exact arithmetic: for k > 24, 2^k (expm1(r) - 2^-k) + 2^k, where the
+// difference rounds at a fraction of expm1(r)'s own ulp; for k < -24, 2^k (1 + expm1(r)) - 1, where the rounding of
+// 1 + expm1(r) is scaled down by 2^k, far below an ulp of the result near -1. k = 0 (|x| < 0.3466) is expm1(r)
+// itself, x exact as r; below |x| = 2^-25, x itself, the correctly rounded result, its zero's sign kept. From
+// x = 44 (k > 63), e^x - 1 rounds to e^x's float, the exp above; below x = -44, to -1 (2^k is clamped to 2^-64).
+MATH_OVERLOAD static inline float expm1_float(float x)
+{
+    const exp_reduced e = exp_reduce(x);
+    const int k = e.k > -64 ? (e.k < 64 ? e.k : 63) : -64;
+    const float t = power_of_two(k), q = e.expm1r;
+    const float y = k == 0      ? q
+                    : e.k > 63  ? exp_float(x)
+                    : k > 24    ? FMA(t, q - power_of_two(-k), t)
+                    : k < -24   ? FMA(t, 1.0f + q, -1.0f)
+                                : FMA(t, q, t - 1.0f);
+    return x != x ? x + x : magnitude(x) < 0x1p-25f ? x : y;
+}
+
+
+// --------------------------------------------------------------------------------------------------- log, log1p
+// ln(x) = k ln2 + ln(1 + f), 1 + f = x / 2^k in [sqrt(2) / 2, sqrt(2)): adding 0x3f800000 - 0x3f3504f3 to the bits
+// carries into the exponent exactly where the significand is at least sqrt(2)'s, and the low bits plus 0x3f3504f3 are
+// 1 + f (musl's logf). ln(1 + f) = f - f^2 / 2 + s (f^2 / 2 + R), s = f / (2 + f), R(s^2) a degree-4 minimax fit of
+// (2 atanh(s) - 2s) / s^2 ... in the form of FreeBSD's e_logf.c (|s| < 0.1716, R's error below 2^-25 relative):
+// f is exact and carries the result, s's rounding only the small correction. k ln2 is k ln2_hi, exact (ln2_hi has
+// 16 trailing zero bits, |k| < 2^8), plus k ln2_lo added with the correction.
+// log_of_reduced(f, k, c) is ln(2^k (1 + f) + c 2^k (1 + f)) to first order in c, for log1p's rounding correction.
+static inline float log_of_reduced(float f, float k, float c)
+{
+    const float s = f / (2.0f + f);
+    const float z = s * s, w = z * z;
+    const float r = FMA(w, FMA(w, 0x1.f13c4cp-3f, 0x1.999c26p-2f), z * FMA(w, 0x1.23d3dcp-2f, 0x1.555554p-1f));
+    const float half_f2 = 0.5f * f * f;
+    return FMA(s, half_f2 + r, FMA(k, 0x1.2fefa2p-17f, c)) - half_f2 + f + k * 0x1.62e3p-1f;
+}
+// The bits of x as 1 + f and k (x positive, normal); subnormal x are scaled by 2^25 first.
+MATH_OVERLOAD static inline float log_float(float x)
+{
+    const bool subnormal = x < 0x1p-126f;
+    uint bits = as_uint(subnormal ? x * 0x1p25f : x) + (0x3f800000u - 0x3f3504f3u);
+    const float k = (float)((int)(bits >> 23) - 127 - (subnormal ? 25 : 0));
+    const float f = as_float((bits & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+    const float y = log_of_reduced(f, k, 0.0f);
+    // ln(+-0) = -inf, ln(negative) = NaN, ln(+inf) = +inf, a NaN stays a NaN.
+    return x == 0.0f ? -INFINITY : x < 0.0f ? NAN : x == INFINITY || x != x ? x + x : y;
+}
+// ln(1 + x): where 1 + x lies in [sqrt(2) / 2, sqrt(2)), f = x, exact (k = 0); elsewhere u = 1 + x rounds, and
+// c = (x - (u - 1)) / u (or (1 - (u - x)) / u from k = 2 on, where u - x is the exact one) is the rounding's
+// relative size, ln(1 + x) = ln(u) + c to first order (musl's log1pf); c is 0 from k = 25 on (1 + x exact there
+// or x's own rounding below half an ulp). Below |x| = 2^-24, x itself (the correctly rounded result, -0 kept).
+MATH_OVERLOAD static inline float log1p_float(float x)
+{
+    const float u = 1.0f + x;
+    uint bits = as_uint(u) + (0x3f800000u - 0x3f3504f3u);
+    const int ku = (int)(bits >> 23) - 127;
+    const bool near_1 = x >= -0x1.2bec32p-2f && x < 0x1.a827ap-2f; // 1 + x in [sqrt(2) / 2, sqrt(2))
+    const float c = ku >= 25 ? 0.0f : (ku >= 2 ? 1.0f - (u - x) : x - (u - 1.0f)) / u;
+    const float fu = as_float((bits & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+    const float y = near_1 ? log_of_reduced(x, 0.0f, 0.0f) : log_of_reduced(fu, (float)ku, c);
+    return magnitude(x) < 0x1p-24f ? x
+           : x == -1.0f            ? -INFINITY
+           : x < -1.0f             ? NAN
+           : x == INFINITY || x != x ? x + x : y;
+}
+
+
+// ------------------------------------------------------------------------------------------------------ tanh
+// Up to |x| = 0.875, tanh(|x|) = |x| + |x| P(x^2), P a degree-7 fit of tanh(x) / x - 1 (absolute error 6.7e-10;
+// x^2 P starts at -x^2 / 3). Above, where tanh exceeds 0.7, 1 - 2 / (t + 2) with t = expm1(2|x|) (2|x| exact: musl's
+// tanhf). x's sign put back last, so tanh(-0) is -0. From |x| = 9 (2 e^-2|x| < 2^-25) the correctly rounded result
+// is 1, which C99 gives at infinity; a NaN stays a NaN. Tiny x, subnormals included, give x itself (x P underflows).
+MATH_OVERLOAD static inline float tanh_float(float x)
+{
+    const float a = magnitude(x);
+    const float s = x * x;
+    float p = -0x1.fd7e92p-12f;
+    p = FMA(p, s, 0x1.5cae2p-9f);
+    p = FMA(p, s, -0x1.11557ep-7f);
+    p = FMA(p, s, 0x1.638c3cp-6f);
+    p = FMA(p, s, -0x1.b9dd14p-5f);
+    p = FMA(p, s, 0x1.110fbep-3f);
+    p = FMA(p, s, -0x1.55555p-2f);
+    const float t = expm1_float(2.0f * (a < 9.0f ? a : 9.0f));
+    const float y = a >= 9.0f ? 1.0f : a > 0.875f ? 1.0f - 2.0f / (t + 2.0f) : FMA(a, p * s, a);
+    return x != x ? x + x : with_sign_of(y, x);
+}
+
+// ------------------------------------------------------------------------------------------------------- erf
+// Below |x| = 0.9277, erf(x) = x + x P(x^2), P a degree-6 fit of erf(x) / x - 1 (absolute error 4.4e-10); above,
+// erf(|x|) = 1 - e^L(|x|), L a degree-9 fit of ln(erfc(t)) on [0.9277, 4] (absolute error 8e-9, a relative 8e-9 of
+// e^L, which is below 0.19 there: under 2^-27 of the result), the split of N. Juffa's erff. From |x| = 3.92 the
+// correctly rounded erf is +-1; t is clamped to 4 (a NaN too, restored at the end), where e^L is 1.5e-8.
+MATH_OVERLOAD static inline float erf_float(float x)
+{
+    const float a = magnitude(x);
+    const float s = x * x;
+    float p = 0x1.5ea616p-14f;
+    p = FMA(p, s, -0x1.aad22ap-11f);
+    p = FMA(p, s, 0x1.54d96p-8f);
+    p = FMA(p, s, -0x1.b81078p-6f);
+    p = FMA(p, s, 0x1.ce2e22p-4f);
+    p = FMA(p, s, -0x1.812744p-2f);
+    p = FMA(p, s, 0x1.06eba8p-3f);
+    const float small = FMA(x, p, x);
+    const float t = a < 4.0f ? a : 4.0f;
+    float l = -0x1.fd199ep-26f;
+    l = FMA(l, t, 0x1.30e8fcp-19f);
+    l = FMA(l, t, -0x1.b38b04p-15f);
+    l = FMA(l, t, 0x1.48edb8p-11f);
+    l = FMA(l, t, -0x1.3e67b6p-8f);
+    l = FMA(l, t, 0x1.b43d9ep-6f);
+    l = FMA(l, t, -0x1.c3ff68p-4f);
+    l = FMA(l, t, -0x1.4361fp-1f);
+    l = FMA(l, t, -0x1.215d6cp+0f);
+    l = FMA(l, t, 0x1.630abp-12f);
+    const float large = with_sign_of(1.0f - exp_float(l), x);
+    return x != x ? x + x : a < 0x1.db0000p-1f ? small : large;
+}
+
+LANEWISE8(exp_float)
+LANEWISE8(expm1_float)
+LANEWISE8(log_float)
+LANEWISE8(log1p_float)
+LANEWISE8(tanh_float)
+LANEWISE8(erf_float)
+
+#endif
