@@ -53,6 +53,7 @@ class RoiPoolingOperatorDesc(RegionsDesc):
 
     OPERATOR_TYPE = OperatorType.ROI_POOLING
     BUILDER_NAME = "roi_pooling"
+    ONNX_OPS = ("MaxRoiPool",)
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset(),
@@ -201,6 +202,7 @@ class RoiAlign1OperatorDesc(_AlignDesc):
 
     OPERATOR_TYPE = OperatorType.ROI_ALIGN1
     BUILDER_NAME = "roi_align"
+    ONNX_OPS = ("RoiAlign",)
     SUPPORT = align_table(OPERATOR_TYPE, L.FL_4_0)
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
