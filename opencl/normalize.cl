@@ -14,30 +14,76 @@
 //   (docs/operators/normalization.md).
 // EPSILON is the descriptor's Epsilon as a float literal; ACTIVATION(v) the FusedActivation's own expression (v
 // itself without one). A FLOAT16 tensor is read as floats and the result rounded once to half (DML_FLOAT16 1).
+// mean_variance_normalization reads its elements through element_at and stores through store_result: the input
+// and the output, or under FUSED 1 a graph's group anchored by it (anchored.h; SCALE_AT and BIAS_AT then read
+// the tensors the group binds for them).
 
 #include "compensated.h"
 #include "elementwise_ops.h"
 #include "float_tensors.h"
 #include "reduction_walk.h"
+#include "anchored.h"
 
 #ifndef ACTIVATION
 #define ACTIVATION(v) (v)
 #endif
 
-// The sum over the group of f(x), compensated; `x` names the element in the expression f.
-#define GROUP_SUM(result, input, start, g, f)                                                                      \
+// The sum over the group of f(x), compensated; `x` names the element (element_at) in the expression f.
+#define GROUP_SUM(result, t, start, g, f)                                                                          \
     do {                                                                                                           \
         BlockedSum sum_ = blocked_sum();                                                                           \
         Cursor cursor_ = (start);                                                                                  \
         for (ulong i_ = 0; i_ < (g).length; ++i_) {                                                                \
-            const float x = LOAD(input, cursor_.at[0]);                                                            \
+            const float x = element_at(t, cursor_.at);                                                             \
             blocked_add(&sum_, (f));                                                                               \
             cursor_next(&cursor_, &(g));                                                                           \
         }                                                                                                          \
         (result) = blocked_total(sum_);                                                                            \
     } while (0)
 
+// The tensors: the kernel's own, or under FUSED a graph group's (anchored.h), whose prologue computes each element
+// and whose epilogue takes each result to its stores.
+#if FUSED
+static inline float element_at(const Tensors *t, const ulong *at)
+{
+    FUSED_ELEMENT(t, at, 0)
+}
+
+static inline void store_result(const Tensors *t, float result, const ulong *at)
+{
+    FUSED_STORE(t, result, at)
+}
+#else
 #if REDUCTION_TENSORS == 4
+typedef struct {
+    __global const storage_t *input, *scale, *bias;
+    __global storage_t *output;
+} Tensors;
+#define SCALE_AT(t, at) LOAD((t)->scale, (at)[1])
+#define BIAS_AT(t, at) LOAD((t)->bias, (at)[2])
+#else
+typedef struct {
+    __global const storage_t *input;
+    __global storage_t *output;
+} Tensors;
+#endif
+
+static inline float element_at(const Tensors *t, const ulong *at)
+{
+    return LOAD(t->input, at[0]);
+}
+
+static inline void store_result(const Tensors *t, float result, const ulong *at)
+{
+    STORE(result, t->output, at[REDUCTION_TENSORS - 1]);
+}
+#endif
+
+#if FUSED
+__kernel void mean_variance_normalization(FUSED_PARAMETERS, ulong element_count, uint8 sizes FUSED_STRIDES)
+{
+    ANCHORED_BEGIN(tensors, g, element_count, sizes);
+#elif REDUCTION_TENSORS == 4
 __kernel void mean_variance_normalization(__global const storage_t *input, ulong input_offset,
                                           __global const storage_t *scale, ulong scale_offset,
                                           __global const storage_t *bias, ulong bias_offset,
@@ -47,32 +93,36 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
 {
     const uint8 strides[4] = {input_strides, scale_strides, bias_strides, output_strides};
     const ulong offsets[4] = {input_offset, scale_offset, bias_offset, output_offset};
+    const Tensors tensors = {input, scale, bias, output};
     Groups g;
     groups_of(&g, element_count, sizes, strides, offsets);
+#endif
+#if FUSED || REDUCTION_TENSORS == 4
+    const Tensors *t = &tensors;
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
         group_start(&start, &g, group);
         float center = 0.0f, variance;
 #if USE_MEAN
-        GROUP_SUM(center, input, start, g, x);
+        GROUP_SUM(center, t, start, g, x);
         center /= (float)g.length;
 #endif
-        GROUP_SUM(variance, input, start, g, (x - center) * (x - center));
+        GROUP_SUM(variance, t, start, g, (x - center) * (x - center));
         variance /= (float)g.length;
 
         Cursor cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
-            const float x = LOAD(input, cursor.at[0]);
-            const float s = HAS_SCALE ? LOAD(scale, cursor.at[1]) : 1.0f;
-            const float b = HAS_BIAS ? LOAD(bias, cursor.at[2]) : 0.0f;
+            const float x = element_at(t, cursor.at);
+            const float s = HAS_SCALE ? SCALE_AT(t, cursor.at) : 1.0f;
+            const float b = HAS_BIAS ? BIAS_AT(t, cursor.at) : 0.0f;
 #if USE_VARIANCE
             const float y = batch_normalization(x, center, variance, s, b, EPSILON);
 #else
             const float scaled = s * (x - center);
             const float y = scaled + b;
 #endif
-            STORE(ACTIVATION(y), output, cursor.at[3]);
+            store_result(t, ACTIVATION(y), cursor.at);
             cursor_next(&cursor, &g);
         }
     }
@@ -82,6 +132,8 @@ __kernel void lp_normalization(__global const storage_t *input, ulong input_offs
                                ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                                uint8 output_strides)
 {
+    const Tensors tensors = {input, output};
+    const Tensors *t = &tensors;
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
     FOR_EACH_GROUP(group, g)
@@ -90,9 +142,9 @@ __kernel void lp_normalization(__global const storage_t *input, ulong input_offs
         group_start(&start, &g, group);
         float norm;
 #if P == 1
-        GROUP_SUM(norm, input, start, g, fabs(x));
+        GROUP_SUM(norm, t, start, g, fabs(x));
 #else
-        GROUP_SUM(norm, input, start, g, x * x);
+        GROUP_SUM(norm, t, start, g, x * x);
         norm = sqrt(norm);
 #endif
         const float divisor = fmax(norm, EPSILON);

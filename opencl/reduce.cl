@@ -31,11 +31,16 @@
 // Both vector walks serve the float functions but LOG_SUM_EXP; they change the order of a sum or a product, never
 // its bound (compensated.h's lanes keep every rounding error), nor which index ARGMIN and ARGMAX return (lanes are
 // combined by value, then by index).
+//
+// Every element is read through element_at (lanes_at: eight of them) and every result stored through
+// store_result: the input and the output, or under FUSED 1 a graph's group anchored by the reduction (anchored.h),
+// whose prologue computes each element from its own tensors and whose epilogue takes each result to its stores.
 
 #include "compensated.h"
 #include "elementwise_ops.h"
 #include "float_tensors.h"
 #include "reduction_walk.h"
+#include "anchored.h"
 
 #define ABS_OF_TYPE(T, x) abs_##T(x)
 #define ABS_OF(T, x) ABS_OF_TYPE(T, x)
@@ -98,6 +103,45 @@ typedef float value_t;
 typedef VALUE_T value_t;
 #endif
 
+// What store_result takes: ARGMIN's and ARGMAX's index, else the function's value.
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+typedef ulong result_t;
+#else
+typedef value_t result_t;
+#endif
+
+#if FUSED
+static inline value_t element_at(const Tensors *t, const ulong *at, ulong i)
+{
+    FUSED_ELEMENT(t, at, i)
+}
+
+static inline void store_result(const Tensors *t, result_t result, const ulong *at)
+{
+    FUSED_STORE(t, result, at)
+}
+#else
+typedef struct {
+    __global const INPUT_T *input;
+    __global OUTPUT_T *output;
+} Tensors;
+
+// The input element at at[0] + i.
+static inline value_t element_at(const Tensors *t, const ulong *at, ulong i)
+{
+    return LOAD(t->input, at[0] + i);
+}
+
+static inline void store_result(const Tensors *t, result_t result, const ulong *at)
+{
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
+    t->output[at[1]] = (OUTPUT_T)result;
+#else
+    STORE(result, t->output, at[1]);
+#endif
+}
+#endif
+
 #if FLOAT_VALUES && SUMMED
 // Takes x's term (x, |x| or x^2) into the sum.
 static inline void sum_take(BlockedSum *sum, float x)
@@ -132,13 +176,12 @@ static inline float sum_result(BlockedSum sum, ulong length)
 #if FUNCTION == LOG_SUM_EXP
 // The sum of exp(x - maximum) over the group but its first maximum's own term (exp(0) = 1), compensated: every
 // term is at most 1, and x - maximum is carried exactly (compensated.h), as softmax.cl computes it.
-static inline float exp_sum_but(__global const INPUT_T *input, Cursor cursor, float maximum, ulong first,
-                                const Groups *g)
+static inline float exp_sum_but(const Tensors *t, Cursor cursor, float maximum, ulong first, const Groups *g)
 {
     BlockedSum rest = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
         if (i != first) {
-            blocked_add(&rest, exp_of(exact_difference(LOAD(input, cursor.at[0]), maximum)));
+            blocked_add(&rest, exp_of(exact_difference(element_at(t, cursor.at, 0), maximum)));
         }
         cursor_next(&cursor, g);
     }
@@ -147,18 +190,18 @@ static inline float exp_sum_but(__global const INPUT_T *input, Cursor cursor, fl
 #endif
 
 // The group's result, from a cursor on its first element; `index` is the extreme's (ARGMIN, ARGMAX).
-static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor, const Groups *g, ulong *index)
+static inline value_t reduce_group(const Tensors *t, Cursor cursor, const Groups *g, ulong *index)
 {
 #if FUNCTION == LOG_SUM_EXP
     const Cursor start = cursor;
 #endif
-    const value_t first = LOAD(input, cursor.at[0]);
+    const value_t first = element_at(t, cursor.at, 0);
     *index = 0;
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN || FUNCTION == LOG_SUM_EXP
     value_t best = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        const value_t x = LOAD(input, cursor.at[0]);
+        const value_t x = element_at(t, cursor.at, 0);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FLOAT_VALUES
         // MAX, MIN, and LOG_SUM_EXP's maximum (whose first index it keeps) too: a NaN stays.
         if (REPLACES(x, best)) {
@@ -175,26 +218,26 @@ static inline value_t reduce_group(__global const INPUT_T *input, Cursor cursor,
     if (!isfinite(best)) {
         return best;  // NaN, +inf, or every element -inf
     }
-    return best + log1p(exp_sum_but(input, start, best, *index, g));
+    return best + log1p(exp_sum_but(t, start, best, *index, g));
 #endif
 #elif FLOAT_VALUES && FUNCTION == MULTIPLY
     float product = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
-        product *= LOAD(input, cursor.at[0]);
+        product *= element_at(t, cursor.at, 0);
     }
     return product;
 #elif FLOAT_VALUES
     BlockedSum sum = blocked_sum();
     for (ulong i = 0; i < g->length; ++i) {
-        sum_take(&sum, i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0])));
+        sum_take(&sum, i == 0 ? first : (cursor_next(&cursor, g), element_at(t, cursor.at, 0)));
     }
     return sum_result(sum, g->length);
 #else
     // Integers: SUM, L1, SUM_SQUARE, MULTIPLY modulo 2^width, in the unsigned type of the width.
     UVALUE_T total = (UVALUE_T)0;
     for (ulong i = 0; i < g->length; ++i) {
-        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), LOAD(input, cursor.at[0]));
+        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), element_at(t, cursor.at, 0));
         const UVALUE_T bits = (UVALUE_T)x;
 #if FUNCTION == MULTIPLY
         total = i == 0 ? bits : (UVALUE_T)(total * bits);
@@ -230,6 +273,16 @@ static inline float8 load_lanes(__global const INPUT_T *at)
     return vload8(0, at);
 }
 #endif
+
+// The eight elements from at[k] + i of each tensor read.
+static inline float8 lanes_at(const Tensors *t, const ulong *at, ulong i)
+{
+#if FUSED
+    FUSED_LANES(t, at, i)
+#else
+    return load_lanes(t->input + at[0] + i);
+#endif
+}
 
 #if SUMMED
 typedef BlockedLanes lanes_t;
@@ -383,60 +436,70 @@ static inline float state_result(state_t s, ulong length)
 }
 #endif
 
+static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
+{
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
-#define STORE_STATE(s, output, at, length) ((output)[at] = (OUTPUT_T)(s).index)
+    store_result(t, s->index, at);
 #else
-#define STORE_STATE(s, output, at, length) STORE(state_result(s, length), output, at)
+    store_result(t, state_result(*s, length), at);
 #endif
+}
 #endif
 
 #if WALK == LANES_WALK
 // A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially.
-static inline void lanes_group(state_t *s, __global const INPUT_T *input, ulong at, ulong length)
+static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ulong length)
 {
     const uint8 lane = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
     const ulong whole = length / 8 * 8;
     lanes_t lanes;
-    lanes_first(&lanes, load_lanes(input + at), lane);
+    lanes_first(&lanes, lanes_at(t, at, 0), lane);
     for (ulong i = 8; i < whole; i += 8) {
-        lanes_take(&lanes, load_lanes(input + at + i), (uint8)((uint)i) + lane);
+        lanes_take(&lanes, lanes_at(t, at, i), (uint8)((uint)i) + lane);
     }
     state_from_lane(s, &lanes, 0);
     for (int j = 1; j < 8; ++j) {
         state_take_lane(s, &lanes, j);
     }
     for (ulong i = whole; i < length; ++i) {
-        state_take(s, LOAD(input, at + i), i);
+        state_take(s, element_at(t, at, i), i);
     }
 }
 #endif
 
 // One group on its own (SCALAR_WALK, and BANDS_WALK's groups of a short band), stored.
-static inline void reduce_one(__global const INPUT_T *input, __global OUTPUT_T *output, const Groups *g, ulong group)
+static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 {
     Cursor start;
     group_start(&start, g, group);
 #if WALK == LANES_WALK
     state_t s;
-    lanes_group(&s, input, start.at[0], g->length);
-    STORE_STATE(s, output, start.at[1], g->length);
+    lanes_group(&s, t, start.at, g->length);
+    store_state(t, &s, start.at, g->length);
 #else
     ulong index;
-    const value_t result = reduce_group(input, start, g, &index);
+    const value_t result = reduce_group(t, start, g, &index);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
-    output[start.at[1]] = (OUTPUT_T)index;
+    store_result(t, index, start.at);
 #else
-    STORE(result, output, start.at[1]);
+    store_result(t, result, start.at);
 #endif
 #endif
 }
 
+#if FUSED
+__kernel void reduce(FUSED_PARAMETERS, ulong element_count, uint8 sizes FUSED_STRIDES)
+{
+    ANCHORED_BEGIN(tensors, g, element_count, sizes);
+#else
 __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global OUTPUT_T *output,
                      ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                      uint8 output_strides)
 {
+    const Tensors tensors = {input, output};
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
+#endif
 #if WALK == BANDS_WALK
     // Bands of 8 along the innermost kept dimension (stride 1 in the input), ceil(row / 8) a row of it.
     const uint row = g.size[KEPT_RANK - 1];
@@ -447,29 +510,33 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
         const ulong first = band / bands_per_row * row + along;
         if (row - along < 8u) {
             for (ulong group = first; group < first + (row - along); ++group) {
-                reduce_one(input, output, &g, group);
+                reduce_one(&tensors, &g, group);
             }
             continue;
         }
         Cursor cursor;
         group_start(&cursor, &g, first);
-        const ulong out_at = cursor.at[1];
+        const Cursor band = cursor;
         lanes_t lanes;
-        lanes_first(&lanes, load_lanes(input + cursor.at[0]), (uint8)(0u));
+        lanes_first(&lanes, lanes_at(&tensors, cursor.at, 0), (uint8)(0u));
         for (ulong i = 1; i < g.length; ++i) {
             cursor_next(&cursor, &g);
-            lanes_take(&lanes, load_lanes(input + cursor.at[0]), (uint8)((uint)i));
+            lanes_take(&lanes, lanes_at(&tensors, cursor.at, 0), (uint8)((uint)i));
         }
         for (int j = 0; j < 8; ++j) {
             state_t s;
             state_from_lane(&s, &lanes, j);
-            STORE_STATE(s, output, out_at + (ulong)j * g.stride[1][KEPT_RANK - 1], g.length);
+            ulong at[REDUCTION_TENSORS];  // group first + j: its results' places
+            for (int k = 0; k < REDUCTION_TENSORS; ++k) {
+                at[k] = band.at[k] + (ulong)j * g.stride[k][KEPT_RANK - 1];
+            }
+            store_state(&tensors, &s, at, g.length);
         }
     }
 #else
     FOR_EACH_GROUP(group, g)
     {
-        reduce_one(input, output, &g, group);
+        reduce_one(&tensors, &g, group);
     }
 #endif
 }

@@ -7,8 +7,9 @@ Sizes (a group is one index space) and the group's kernel still binds at most MA
 one node runs the operator's own plan (one launch, or several with temporary regions), exactly as
 ``compile_operator`` would; a larger group runs the
 element-wise template (``opencl/elementwise.cl``, written by dmlpy/kernels/elementwise.py), its values carried
-in registers. A node output read by a later group lives in
-the temporary resource (or in the graph output it also is).
+in registers. A REDUCE, ARGMIN, ARGMAX or MEAN_VARIANCE_NORMALIZATION node then takes the groups around it into its
+own kernel where that saves a pass over memory (dmlpy/graph/anchored.py). A node output read by a later group lives
+in the temporary resource (or in the graph output it also is).
 
 Fusion is bit-identical to the nodes one by one: a value is rounded to its edge's data type where the nodes one
 by one would store it (TO_HALF for FLOAT16; the quantizing conversion for 8-bit integers), and each operator's
@@ -17,47 +18,18 @@ expression is the arithmetic its own kernel runs (``opencl/elementwise_ops.h``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
+from dmlpy.graph.anchored import anchored_step, is_anchored, join_anchored
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
+from dmlpy.graph.steps import MAX_FUSED_TENSORS, GroupStatements, ReadFrom, Step, StoredIn, fuses
+from dmlpy.graph.steps import TensorRef as TensorRef
 from dmlpy.graph.views import elide_views, operator_of, same_view
-from dmlpy.kernels import LaunchProfile, LoweredOperator, PlanRef, TemporaryRegions, block_counts, blocked_layout
-from dmlpy.kernels.elementwise import Statement, elementwise_kernel, load_name, value_name, value_type
+from dmlpy.kernels import LaunchProfile, PlanRef, TemporaryRegions, block_counts, blocked_layout
+from dmlpy.kernels.elementwise import elementwise_kernel, value_type
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._elementwise import ElementwiseDesc
 from dmlpy.tensor import BufferTensorDesc
-
-MAX_FUSED_TENSORS = 8
-"""Tensors one fused kernel binds at most: one fewer than the template's MAX_TENSORS, which a lone
-QUANTIZED_LINEAR_ADD binds, so that the groups planned (and the graphs' kernel counts) stay as they were."""
-
-
-@dataclass(frozen=True)
-class TensorRef:
-    """What one tensor of a kernel launch is bound to."""
-
-    kind: Literal["input", "output", "temporary", "constant"]
-    index: int
-    """The graph input or output, the temporary region, or the constant node."""
-    desc: BufferTensorDesc
-    shift: int = 0
-    """Elements past the tensor's start where the launch's view of it begins (PlanRef.shift)."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One kernel launch of a compiled graph."""
-
-    nodes: tuple[int, ...]
-    lowered: LoweredOperator
-    tensors: tuple[TensorRef | None, ...]
-    """Per kernel tensor in binding order, what it is bound to (None for an operator's absent optional one)."""
-
-    @property
-    def fused(self) -> bool:
-        return len(self.nodes) > 1
 
 
 @dataclass(frozen=True)
@@ -71,17 +43,6 @@ class GraphPlan:
     """TemporaryResourceSize: the bytes every temporary region needs (0 when every value stays in registers)."""
 
 
-def fuses(op: OperatorDescBase) -> bool:
-    """Whether a node running ``op`` can join a fused kernel: an element-wise operator with an expression at its
-    types."""
-    if not isinstance(op, ElementwiseDesc):
-        return False
-    tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
-    if len(tensors) > MAX_FUSED_TENSORS or any(value_type(t.desc.data_type) is None for t in tensors):
-        return False
-    return op.expression([load_name(i) for i in range(len(op.input_fields()))]) is not None
-
-
 def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile, *, fuse: bool = True) -> GraphPlan:
     """The launches that compute ``graph`` (validated, with its ``analysis``) on devices of ``profile``'s kind;
     ``fuse=False`` runs every node as its own kernel, its outputs in the temporary resource, views included."""
@@ -90,6 +51,8 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
         viewed = elide_views(graph, analysis)
         graph, analysis, shifts = viewed.graph, viewed.analysis, viewed.shifts
     groups = _groups(graph, analysis, shifts, fuse)
+    if fuse:
+        groups = join_anchored(graph, analysis, shifts, groups)
     group_of = {node: g for g, group in enumerate(groups) for node in group}
     graph_output_of = {producer: k for k, producer in enumerate(analysis.outputs)}
     temporaries: dict[tuple[int, int], int] = {}
@@ -122,6 +85,8 @@ def plan_graph(graph: GraphDesc, analysis: GraphAnalysis, profile: LaunchProfile
     for group in groups:
         if len(group) == 1:
             steps.extend(_single_steps(graph, analysis, group[0], profile, read_from, stored_in, regions))
+        elif is_anchored(graph, group):
+            steps.append(anchored_step(graph, analysis, group, profile, read_from, stored_in))
         else:
             steps.append(_fused_step(graph, analysis, group, profile, read_from, stored_in))
     return GraphPlan(tuple(steps), tuple(regions.offsets), regions.size)
@@ -265,12 +230,6 @@ def _input_desc(graph: GraphDesc, node: int, slot: int) -> BufferTensorDesc:
     return tensor.desc
 
 
-ReadFrom = Callable[[int, int, BufferTensorDesc], TensorRef]
-"""Where a node input reads its value (a graph input, a constant, a stored node output), through a desc."""
-StoredIn = Callable[[int, int], "TensorRef | None"]
-"""Where a node output is stored, if it is."""
-
-
 def _single_steps(
     graph: GraphDesc,
     analysis: GraphAnalysis,
@@ -315,33 +274,10 @@ def _fused_step(
     statement per node. Nodes are named by their operator alone, never by index or Name: no user text reaches a
     compiler, and groups of one shape anywhere in a graph share one program (the source is the program cache's
     key). CompiledGraph.source shows each kernel's nodes, names included, beside it."""
-    members = set(group)
-    arguments: list[TensorRef] = []
-    loads: dict[TensorRef, int] = {}
-    values: dict[tuple[int, int], str] = {}
-    statements: list[Statement] = []
-    for position, node in enumerate(group):
-        op = _op(graph, node)
-        names: list[str | None] = []
-        for slot, tensor in enumerate(op.input_tensors()):
-            source = analysis.sources.get((node, slot))
-            if tensor is None or source is None:
-                names.append(None)
-            elif source.kind == "node" and source.index in members:
-                names.append(values[(source.index, source.output)])
-            else:
-                read = read_from(node, slot, tensor.desc)
-                if read not in loads:
-                    loads[read] = len(arguments)
-                    arguments.append(read)
-                names.append(load_name(loads[read]))
-        assert isinstance(op, ElementwiseDesc), "fuses() admits element-wise operators only"
-        expression = op.expression(names)
-        (output,) = op.output_tensors()
-        output_type = value_type(output.desc.data_type) if output is not None else None
-        assert expression is not None and output_type is not None
-        statements.append(Statement(expression, output_type, op.operator_name()))
-        values[(node, 0)] = value_name(position)
+    statements = GroupStatements(graph, analysis, read_from)
+    computed = [statements.statement(node, position) for position, node in enumerate(group)]
+    loads = list(statements.loads.values())
+    arguments = statements.arguments
     stores: list[tuple[int, int]] = []
     for position, node in enumerate(group):
         ref = stored_in(node, 0)
@@ -354,8 +290,8 @@ def _fused_step(
     layout = blocked_layout(sizes, [(ref.desc.sizes, ref.desc.effective_strides) for ref in arguments])
     lowered = elementwise_kernel(
         [t for t in types if t is not None],
-        list(loads.values()),
-        statements,
+        loads,
+        computed,
         stores,
         layout,
         profile,

@@ -120,6 +120,13 @@ class Statement:
     operator: str
 
 
+def statement_line(position: int, statement: Statement) -> str:
+    """``statement`` as the source writes it: its value, named ``value_name(position)``, rounded to a FLOAT16
+    edge's data type (TO_HALF, the nearest half as a float) where the nodes one by one would store it."""
+    expression = f"TO_HALF({statement.expression})" if statement.value.half else statement.expression
+    return f"const {statement.value.register} {value_name(position)} = {expression};  /* {statement.operator} */"
+
+
 TEMPLATE_OPTIONS = ("-cl-fp32-correctly-rounded-divide-sqrt",)
 """Every template program's build options: OpenCL's float division and sqrt are otherwise allowed 2.5 and 3 ULPs of
 error, and QuantizeLinear's true division, SQRT and RECIP must be correctly rounded. Every program has them, not only
@@ -154,11 +161,7 @@ def elementwise_kernel(
         once = k in once_loaded
         target = prologue if once else body
         target.append(f"const {tensor.register} {load_name(k)} = LOAD{'_ONE' if once else ''}{tensor.access}({k});")
-    for position, statement in enumerate(statements):
-        expression = f"TO_HALF({statement.expression})" if statement.value.half else statement.expression
-        body.append(
-            f"const {statement.value.register} {value_name(position)} = {expression};  /* {statement.operator} */"
-        )
+    body += [statement_line(position, statement) for position, statement in enumerate(statements)]
     for k, position in stores:
         body.append(f"STORE{tensors[k].access}({k}, {value_name(position)});")
     title = " -> ".join(statement.operator for statement in statements)
@@ -166,8 +169,8 @@ def elementwise_kernel(
     for k, tensor in enumerate(tensors):
         lines.append(f"#define TENSOR{k}_T {tensor.storage}")
         lines.append(f"#define STEP{k} {inner[k] if inner[k] in (0, 1) else 1}")
-    lines.append(_macro("FUSED_PROLOGUE", prologue))
-    lines.append(_macro("FUSED_BODY", body))
+    lines.append(macro("FUSED_PROLOGUE", prologue))
+    lines.append(macro("FUSED_BODY", body))
     defines = [("PACKED", "1" if packed else "0"), ("ROWS", "1" if rows else "0")]
     if rows:
         defines += [("RANK", str(layout.rank - 1)), ("ROW_DIM", str(layout.rank - 1))]
@@ -187,8 +190,8 @@ def elementwise_kernel(
     if paired:
         defines += [("PAIRED", "1")]
         nibble_outputs = [k for k, _ in stores if tensors[k].nibble]
-        lines.append(_macro("PAIR_BEGIN", [f"uchar nibbles{k} = 0;" for k in nibble_outputs]))
-        lines.append(_macro("PAIR_END", [f"STORE_PAIR({k});" for k in nibble_outputs]))
+        lines.append(macro("PAIR_BEGIN", [f"uchar nibbles{k} = 0;" for k in nibble_outputs]))
+        lines.append(macro("PAIR_END", [f"STORE_PAIR({k});" for k in nibble_outputs]))
     kernel = KernelSpec(
         "elementwise.cl",
         "fused_elementwise" if fused else "elementwise",
@@ -214,9 +217,9 @@ def _lane_macros(
         vector = f"vload{lanes}(group, {pointer})" if inner[k] else f"({element}{lanes})(*({pointer}))"
         loaded.append(f"const {element}{lanes} lanes{k} = {vector};")
     return [
-        _macro("LANE_LOADS", loaded),
-        _macro("LANE_OUTPUTS", [f"{tensors[k].element}{lanes} lanes{k};" for k in stores]),
-        _macro(
+        macro("LANE_LOADS", loaded),
+        macro("LANE_OUTPUTS", [f"{tensors[k].element}{lanes} lanes{k};" for k in stores]),
+        macro(
             "LANE_STORES",
             [
                 f"vstore{lanes}(lanes{k}, group, (__global {tensors[k].element} *)tensor{k} + tensor{k}_offset);"
@@ -240,7 +243,7 @@ def _pairs_align(tensors: Sequence[ValueType], layout: ElementwiseLayout) -> boo
     return even_rows and all(stride % 2 == 0 for k in stepping for stride in layout.strides[k][:-1])
 
 
-def _macro(name: str, statements: Sequence[str]) -> str:
+def macro(name: str, statements: Sequence[str]) -> str:
     """A #define of ``statements``, one per continued line, as the program's source shows it."""
     if not statements:
         return f"#define {name}"

@@ -76,16 +76,29 @@ _VECTOR_LIMIT = 2**32
 """The vector walks keep indices within a group as uint: groups shorter than this only."""
 
 
-def reduce_walk(layout: ElementwiseLayout, kept_rank: int, vectorised: bool) -> tuple[str, int]:
+def vector_walks(function: int, input_type: AnyDataType) -> bool:
+    """Whether reduce.cl's vector walks serve DML_REDUCE_FUNCTION ``function`` on ``input_type``: the float
+    functions but LOG_SUM_EXP."""
+    return input_type in FLOATS and function != ReduceFunction.LOG_SUM_EXP
+
+
+def reduce_walk(
+    layout: ElementwiseLayout, kept_rank: int, vectorised: bool, walked: Sequence[int] = (0,)
+) -> tuple[str, int]:
     """reduce.cl's WALK for ``layout`` (``reduction_layout``'s) and the groups a work-item takes:
-    LANES_WALK where the one reduced dimension is contiguous in the input and at least LANES long, BANDS_WALK
-    (LANES adjacent groups a work-item) where the innermost kept dimension is contiguous and at least LANES long,
-    else SCALAR_WALK; only SCALAR_WALK unless ``vectorised`` (the float functions but LOG_SUM_EXP)."""
-    input_strides, length = layout.strides[0], math.prod(layout.sizes[kept_rank:])
+    LANES_WALK where the one reduced dimension is contiguous in every ``walked`` tensor (those the elements are
+    read from: the input, or a fused prologue's) and at least LANES long, BANDS_WALK (LANES adjacent groups a
+    work-item) where the innermost kept dimension is contiguous in them and at least LANES long, else SCALAR_WALK;
+    only SCALAR_WALK unless ``vectorised`` (``vector_walks``)."""
+    length = math.prod(layout.sizes[kept_rank:])
+
+    def contiguous(dimension: int) -> bool:
+        return all(layout.strides[k][dimension] == 1 for k in walked)
+
     if vectorised and length < _VECTOR_LIMIT:
-        if layout.rank - kept_rank == 1 and input_strides[kept_rank] == 1 and length >= LANES:
+        if layout.rank - kept_rank == 1 and contiguous(kept_rank) and length >= LANES:
             return "1", 1
-        if kept_rank and input_strides[kept_rank - 1] == 1 and layout.sizes[kept_rank - 1] >= LANES:
+        if kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= LANES:
             return "2", LANES
     return "0", 1
 
@@ -118,7 +131,7 @@ def reduce_kernel(
         signed = DATA_TYPES[input_type].numpy.kind == "i"
         defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
-    walk, groups_per_work_item = reduce_walk(layout, kept_rank, floats and function != ReduceFunction.LOG_SUM_EXP)
+    walk, groups_per_work_item = reduce_walk(layout, kept_rank, vector_walks(function, input_type))
     defines.append(("WALK", walk))
     return reduction_kernel(
         "reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile, groups_per_work_item=groups_per_work_item
