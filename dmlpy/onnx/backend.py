@@ -20,6 +20,7 @@ from dmlpy.errors import DmlError, InvalidArgumentError, OutOfMemoryError, Unsup
 from dmlpy.graph import Expression, Graph
 from dmlpy.graph.desc import GraphDesc
 from dmlpy.lru import LruCache
+from dmlpy.onnx.branches import Branches, run_conditions
 from dmlpy.onnx.elements import (
     BOOL_HELD_AS,
     ELEMENT_TYPES,
@@ -102,10 +103,12 @@ class DmlBackendRep(BackendRep):
         # Shape arithmetic folds on the host once the shapes are known (dmlpy.onnx.folding): checked here on the
         # declared shapes, an open dimension taken as 1.
         checked = folded_for(self, _stand_in_shapes(self))
-        # Shape arithmetic on values whose shapes the stand-ins do not decide folds at the first run, with the real
-        # shapes: its nodes are checked then, and the graph's rules with them.
-        at_run = [node for node in checked.model.graph.node if node.op_type in FOLDED_AT_RUN]
-        nodes = [node for node in checked.model.graph.node if node.op_type not in FOLDED_AT_RUN]
+        # An If whose condition the inputs' values decide is decided at each run (dmlpy.onnx.branches), and shape
+        # arithmetic on values whose shapes the stand-ins do not decide folds at the first run, with the real
+        # shapes: their nodes are checked then, and the graph's rules with them.
+        self._branches = Branches(run_conditions(checked.model, self.input_names, True), self._folded_model)
+        at_run = [node for node in checked.model.graph.node if node.op_type in (*FOLDED_AT_RUN, "If")]
+        nodes = [node for node in checked.model.graph.node if node.op_type not in (*FOLDED_AT_RUN, "If")]
         check_op_types(nodes, self.opset)
         for node in nodes:
             node_attributes(node, self.opset, node_name(node, self.opset))
@@ -140,13 +143,18 @@ class DmlBackendRep(BackendRep):
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray[Any, Any], ...]:
         """The model's outputs for ``inputs`` (a list in graph input order, or a dict by name)."""
         arrays = self._inputs(inputs)
-        key = tuple(array.shape for array in arrays.values())
+        decided = self._branches.decided(self.input_names, arrays)  # None: no If the inputs' values decide
+        key = tuple(array.shape for array in arrays.values()) + ((tuple(decided.values()),) if decided else ())
         compiled = self._compiled.get(key)
         if compiled is None:
             # Compiled outside the lock, so that runs of shapes already compiled never wait behind it; two
             # threads may compile one new shape at once, and the first kept is the one both use.
-            compiled = self._compiled.put(key, _Compiled.build(self, {n: a.shape for n, a in arrays.items()}))
+            shapes = {n: a.shape for n, a in arrays.items()}
+            compiled = self._compiled.put(key, _Compiled.build(self, shapes, decided))
         return compiled.run(arrays)
+
+    def _folded_model(self, shapes: Mapping[str, tuple[int, ...]]) -> onnx.ModelProto:
+        return folded_for(self, shapes).model
 
     def _inputs(self, inputs: Any) -> dict[str, np.ndarray[Any, Any]]:
         if isinstance(inputs, Mapping):
@@ -268,10 +276,13 @@ class LoweredModel:
     """The values folding computed on the host for these shapes, bound as graph inputs."""
 
 
-def lower_for(rep: Any, graph: Graph, shapes: Mapping[str, tuple[int, ...]]) -> LoweredModel:
-    """``rep`` folded (dmlpy.onnx.folding) and lowered into ``graph`` for graph inputs of ``shapes``: what a run
-    compiles, ``dmlpy explain model.onnx`` shows and ``run_dask`` reads its output shapes from."""
-    model = folded_for(rep, shapes)
+def lower_for(
+    rep: Any, graph: Graph, shapes: Mapping[str, tuple[int, ...]], decided: Mapping[str, bool] | None = None
+) -> LoweredModel:
+    """``rep`` folded (dmlpy.onnx.folding; each If whose condition ``decided`` holds taken) and lowered into
+    ``graph`` for graph inputs of ``shapes``: what a run compiles, ``dmlpy explain model.onnx`` shows and
+    ``run_dask`` reads its output shapes from."""
+    model = folded_for(rep, shapes, decided)
     # What the stand-ins left to the first run and the real shapes could not fold either is refused here.
     check_op_types(model.model.graph.node, rep.opset)
     lowered = lower(model, graph, shapes)
@@ -293,8 +304,10 @@ class _Compiled:
     """The values folding computed on the host for these shapes, bound as graph inputs."""
 
     @classmethod
-    def build(cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]]) -> _Compiled:
-        lowered = lower_for(rep, Graph(rep.device), shapes)
+    def build(
+        cls, rep: DmlBackendRep, shapes: Mapping[str, tuple[int, ...]], decided: Mapping[str, bool] | None
+    ) -> _Compiled:
+        lowered = lower_for(rep, Graph(rep.device), shapes, decided)
         compiled = rep.device.compile_graph(lowered.desc)
         return cls(rep, compiled, lowered.bound_names, lowered.outputs, lowered.folded)
 

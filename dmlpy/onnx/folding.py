@@ -8,9 +8,10 @@ ONNX's shape inference knows for these input shapes; and any node whose inputs a
 ``SMALL`` elements and whose outputs are that small too: integers or bools, or any type where an input is itself
 folded (shape arithmetic: Gather, Concat, Slice, Unsqueeze, Cast, Add, Mul, Range, Equal, Where, ...; a float result
 of the model's own initializers alone is its arithmetic, left to the device to compute as DirectML does; a computed
-empty result is left to the device node, which refuses it saying why). An If whose
-condition is known takes the branch it names. Folding repeats, inferring shapes again, until nothing more folds;
-each node is computed by onnx.reference, the ONNX specification's own implementation, at the model's opset. What
+empty result is left to the device node, which refuses it saying why). An If whose condition is known takes the
+branch it names (``inline_branch``), and so does one whose condition the graph inputs' values decide, given as
+``decided`` (``dmlpy.onnx.branches``). Folding repeats, inferring shapes again, until nothing more folds; each node
+is computed by onnx.reference, the ONNX specification's own implementation, at the model's opset. What
 is left runs on the device; a node that reads a graph input's values is never folded, and a model's weights (an
 initializer of more than SMALL elements, or of external data) are never read on the host."""
 
@@ -34,7 +35,7 @@ larger ones stays a device node, so a model's real work is never computed on the
 FOLDED_AT_RUN = ("Shape", "Size", "ConstantOfShape")
 """Op types that fold once the shapes they read are known: a prepared model may hold them where its declared
 shapes leave a dimension open (the stand-in 1s can make an image too small to infer a shape from)."""
-_NEVER = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli")
+RANDOM_OPS = ("RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli")
 """Op types whose every run gives other values: never folded."""
 
 
@@ -55,9 +56,12 @@ class FoldedModel:
     folded: dict[str, np.ndarray[Any, Any]]
 
 
-def folded_for(rep: Any, shapes: Mapping[str, tuple[int, ...]]) -> FoldedModel:
-    """``rep`` (a prepared model) with its shape arithmetic folded for graph inputs of ``shapes``."""
-    model = fold(rep.model, shapes)
+def folded_for(
+    rep: Any, shapes: Mapping[str, tuple[int, ...]], decided: Mapping[str, bool] | None = None
+) -> FoldedModel:
+    """``rep`` (a prepared model) with its shape arithmetic folded for graph inputs of ``shapes``, and each If whose
+    condition ``decided`` holds (computed by ``dmlpy.onnx.branches`` from the inputs' values) taken."""
+    model = fold(rep.model, shapes, decided)
     new = [tensor for tensor in model.graph.initializer if tensor.name not in rep.initializer_types]
     types = dict(rep.initializer_types)
     types.update(initializer_types(onnx.helper.make_graph([], "folded", [], [], new)))
@@ -76,11 +80,16 @@ def folded_for(rep: Any, shapes: Mapping[str, tuple[int, ...]]) -> FoldedModel:
     )
 
 
-def fold(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]]) -> onnx.ModelProto:
+def fold(
+    model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], decided: Mapping[str, bool] | None = None
+) -> onnx.ModelProto:
     """``model`` with what its graph computes from known values folded into initializers, for graph inputs of
-    ``shapes`` (module docstring); ``model`` itself is left as it is."""
+    ``shapes`` (module docstring), each If whose condition ``decided`` holds taken; ``model`` itself is left as
+    it is."""
     folded = _without_large_data(model)
     graph = folded.graph
+    if decided:
+        take_branches(graph, decided)
     for value in graph.input:
         if value.name in shapes and value.type.HasField("tensor_type"):
             dims = value.type.tensor_type.shape
@@ -183,7 +192,7 @@ def _folded(
     node: onnx.NodeProto, known: _Known, shapes: Mapping[str, tuple[int, ...]], opset: int
 ) -> list[np.ndarray[Any, Any]] | None:
     """The node's outputs computed on the host, or None where it stays a device node."""
-    if node.domain not in ("", "ai.onnx") or node.op_type in _NEVER or node.op_type in ("If", "Loop", "Scan"):
+    if node.domain not in ("", "ai.onnx") or node.op_type in RANDOM_OPS or node.op_type in ("If", "Loop", "Scan"):
         return None
     if node.op_type in ("Shape", "Size"):
         if not node.input or node.input[0] not in shapes:
@@ -227,21 +236,73 @@ def _evaluated(
 
 
 def _inline_known_branches(graph: onnx.GraphProto, known: _Known) -> None:
-    """Each If whose condition is known replaced by the nodes of the branch it takes, the branch's outputs
-    renamed to the If's (through Identity nodes: an output the branch takes from outside stays itself)."""
+    """Each If whose condition is known replaced by the nodes of the branch it takes."""
     for index in reversed(range(len(graph.node))):
         node = graph.node[index]
-        if node.op_type != "If" or node.input[0] not in known:
-            continue
-        branch_name = "then_branch" if bool(np.asarray(known[node.input[0]]).reshape(-1)[0]) else "else_branch"
-        branch = next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == branch_name)
-        nodes = [*branch.node]
-        nodes += [
-            onnx.helper.make_node("Identity", [inner.name], [outer])
-            for inner, outer in zip(branch.output, node.output, strict=True)
+        if node.op_type == "If" and node.input[0] in known:
+            inline_branch(graph, index, bool(np.asarray(known[node.input[0]]).reshape(-1)[0]))
+
+
+def _branch_of(node: onnx.NodeProto, taken: bool) -> onnx.GraphProto:
+    name = "then_branch" if taken else "else_branch"
+    branch: onnx.GraphProto = next(a.g for a in node.attribute if a.name == name)
+    return branch
+
+
+def inline_branch(graph: onnx.GraphProto, index: int, taken: bool) -> None:
+    """The If ``graph.node[index]`` replaced by the nodes of the branch ``taken`` names, its outputs renamed to
+    the If's through Identity nodes (an output the branch takes from outside stays itself), its initializers
+    the graph's."""
+    node = graph.node[index]
+    branch = _branch_of(node, taken)
+    nodes = [*branch.node]
+    nodes += [
+        onnx.helper.make_node("Identity", [inner.name], [outer])
+        for inner, outer in zip(branch.output, node.output, strict=True)
+    ]
+    graph.initializer.extend(branch.initializer)
+    del graph.node[index]
+    for offset, inner_node in enumerate(nodes):
+        graph.node.insert(index + offset, inner_node)
+
+
+def take_branches(graph: onnx.GraphProto, decided: Mapping[str, bool]) -> None:
+    """Each If whose condition ``decided`` holds replaced by its taken branch; the nodes that computed the
+    conditions and nothing else read are left out (the host computed them)."""
+    producer = {output: node for node in graph.node for output in node.output}
+    ancestry: set[tuple[str, ...]] = set()
+    stack = list(decided)
+    while stack:
+        node = producer.get(stack.pop())
+        if node is not None and tuple(node.output) not in ancestry:
+            ancestry.add(tuple(node.output))
+            stack.extend(node.input)
+    for index in reversed(range(len(graph.node))):
+        node = graph.node[index]
+        if node.op_type == "If" and node.input[0] in decided:
+            inline_branch(graph, index, decided[node.input[0]])
+    while True:
+        read = {value.name for value in graph.output}
+        for node in graph.node:
+            read.update(node.input)
+            read |= _captured(node)
+        unread = [
+            index
+            for index, node in enumerate(graph.node)
+            if tuple(node.output) in ancestry and not set(node.output) & read
         ]
-        for tensor in branch.initializer:
-            graph.initializer.append(tensor)
-        del graph.node[index]
-        for offset, inner_node in enumerate(nodes):
-            graph.node.insert(index + offset, inner_node)
+        if not unread:
+            return
+        for index in reversed(unread):
+            del graph.node[index]
+
+
+def _captured(node: onnx.NodeProto) -> set[str]:
+    """The outer values a node's subgraphs (an If's branches, a Loop's body) read."""
+    names: set[str] = set()
+    for attribute in node.attribute:
+        if attribute.type == onnx.AttributeProto.GRAPH:
+            for inner in attribute.g.node:
+                names.update(inner.input)
+                names |= _captured(inner)
+    return names

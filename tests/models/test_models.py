@@ -21,7 +21,6 @@ from tests.models.runner import Outcome, max_error, refused_op_counts, run_model
 
 EXPECTED_REFUSALS: dict[str, dict[str, int]] = {
     # model: the op types dmlpy.onnx's refusal at prepare names, each with its node count (docs/models.md's table).
-    "silero-vad-op18": {"If": 1},
 }
 
 EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
