@@ -61,6 +61,7 @@ from dmlpy.onnx.nodes import (
     node_attributes,
     node_name,
 )
+from dmlpy.onnx.qdq import fuse_qdq
 from dmlpy.onnx.quantization import block_split_of, dequantize_node, one_value, quantize_node
 from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.reduction import REDUCTION_OPS, reduction_plan
@@ -290,7 +291,8 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
 
     reads = Reads(shaped, parameter, broadcast, strided, constant, known)
     family: Outputs = []
-    for node in rep.model.graph.node if shapes is None else needed_nodes(rep.model.graph):
+    nodes = fuse_qdq(rep.model.graph, rep.initializer_types)
+    for node in nodes.node if shapes is None else needed_nodes(nodes):
         where = node_name(node, rep.opset)
         attributes = node_attributes(node, rep.opset, where)
         for index, name in enumerate(node.input):
