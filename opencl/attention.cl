@@ -7,8 +7,9 @@
 // work-item). Key j's score is x_j = score_j + MaskFilterValue where MaskTensor masks key j, else score_j (the
 // page's MaskFilterValue text: the value is "added"), and the probabilities are softmax.cl's: the maximum subtracted
 // exactly (compensated.h's exact_difference), exp(x_j - maximum) summed with Neumaier's compensation beside the
-// maximum's own exact 1, one correctly rounded division. A row whose maximum is not finite (a NaN score, or every
-// key masked with a MaskFilterValue of -inf) gives NaN throughout, as the formula does in float64.
+// maximum's own exact 1, one correctly rounded division. A row whose every x_j is -inf (every key masked with a
+// MaskFilterValue of -inf, as ONNX's Attention masks) gives probabilities 0, onnx.reference's convention (the
+// pages are silent); a row holding a NaN or +inf gives NaN throughout, as the formula does in float64.
 //
 // MASK_TYPE (DML_MULTIHEAD_ATTENTION_MASK_TYPE) and what masks key j (j counts the past keys first):
 //   0 NONE: nothing.
@@ -77,9 +78,12 @@ __kernel void masked_softmax(__global const storage_t *scores, ulong scores_offs
             }
         }
         if (!isfinite(maximum)) {
+            // Every key masked away (each x_j -inf): no key to attend, probabilities 0 (onnx.reference's Attention
+            // convention, so such a row's output is 0); a NaN or +inf score: NaN, as the formula gives.
+            const float p = maximum == -INFINITY ? 0.0f : NAN;
             cursor = start;
             for (ulong j = 0; j < g.length; ++j) {
-                STORE(NAN, probabilities, cursor.at[3]);
+                STORE(p, probabilities, cursor.at[3]);
                 cursor_next(&cursor, &g);
             }
             continue;

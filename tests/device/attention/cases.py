@@ -49,6 +49,29 @@ def gamma(n: int) -> float:
     return n * U32 / (1 - n * U32)
 
 
+def attention_bound(q: Array, k: Array, v: Array, scale: float, added: Array, data_type: Any) -> tuple[Array, Array]:
+    """The exact output [b, heads, s, hv] and the bound on each element (the module's), from float64 arrays per query
+    head: ``q`` [b, heads, s, h], ``k`` and ``v`` [b, heads, t, *] (each key-value head repeated for its query heads),
+    ``added`` [b, heads, s, t], the scores' terms after Scale (RelativePositionBias, the masks; -inf allowed: such a
+    key's probability is exactly 0, and a row of them all gives 0, as attention.cl does)."""
+    u, ut = U32, UNIT[data_type]
+    scores = np.einsum("bnid,bnjd->bnij", q, k) * np.float64(scale) + added
+    finite = np.isfinite(scores)
+    magnitude = np.abs(np.float64(scale)) * np.einsum("bnid,bnjd->bnij", np.abs(q), np.abs(k))
+    magnitude = magnitude + np.where(finite, np.abs(added), 0.0)
+    top = scores.max(axis=-1, keepdims=True)
+    exponents = np.exp(scores - np.where(np.isneginf(top), 0.0, top))
+    totals = exponents.sum(axis=-1, keepdims=True)
+    p = exponents / np.where(totals == 0, 1.0, totals)
+    out = np.einsum("bnij,bnjd->bnid", p, v)
+    error = np.where(finite, (gamma(q.shape[-1] + 2) + 3 * ut) * magnitude + u * np.abs(np.where(finite, scores, 0)), 0)
+    mean_error = (p * error).sum(axis=-1, keepdims=True)
+    weighted = np.einsum("bnij,bnjd->bnid", p, np.abs(v))
+    allowed = 1.01 * np.einsum("bnij,bnjd->bnid", p * (error + mean_error), np.abs(v))
+    allowed += weighted * (8 * u + 2 * ut + gamma(k.shape[2])) + ut * np.abs(out)
+    return out, allowed
+
+
 def _values(dtype: Any, sizes: tuple[int, ...], rng: np.random.Generator) -> Array:
     return rng.standard_normal(sizes).astype(dtype)
 
@@ -155,31 +178,19 @@ def attention_case(
     scale, filter_value = np.float32(0.7), np.float32(-10000.0)
     group = nq // nkv
     k_rep, v_rep = np.repeat(k_all, group, axis=1), np.repeat(v_all, group, axis=1)  # head h reads h // group
-    q_heads = q64.transpose(0, 2, 1, 3)
-    scores = np.einsum("bnid,bnjd->bnij", q_heads, k_rep) * np.float64(scale)
-    magnitude = np.abs(np.float64(scale)) * np.einsum("bnid,bnjd->bnij", np.abs(q_heads), np.abs(k_rep))
+    added = np.zeros((b, nq, s, total))
     if relative_position_bias:
         rpb = _values(dtype, (b, nq, s, total), rng)
         put("relative_position_bias_tensor", "RelativePositionBiasTensor", rpb)
-        scores, magnitude = scores + rpb, magnitude + np.abs(rpb.astype(np.float64))
+        added = added + rpb
     if mask is not None:
         mask_tensor, masked = _mask(mask, b, nq, s, total, rng)
         put("mask_tensor", "MaskTensor", mask_tensor)
         fields["MaskType"] = mask
-        scores = scores + np.where(masked, np.float64(filter_value), 0.0)
-    exponents = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    p = exponents / exponents.sum(axis=-1, keepdims=True)
-    out = np.einsum("bnij,bnjd->bnid", p, v_rep).transpose(0, 2, 1, 3).reshape(b, s, nq * hv)
+        added = added + np.where(masked, np.float64(filter_value), 0.0)
+    heads_out, heads_allowed = attention_bound(q64.transpose(0, 2, 1, 3), k_rep, v_rep, scale, added, data_type)
+    out, allowed = (x.transpose(0, 2, 1, 3).reshape(b, s, nq * hv) for x in (heads_out, heads_allowed))
     u, ut = U32, UNIT[data_type]
-    error = (gamma(h + 2) + 3 * ut) * magnitude + u * np.abs(scores)
-    mean_error = (p * error).sum(axis=-1, keepdims=True)
-
-    def per_output(weights: Array) -> Array:  # sum_j weights_j |v_j|, as Output's [b, s, nq * hv]
-        return np.einsum("bnij,bnjd->bnid", weights, np.abs(v_rep)).transpose(0, 2, 1, 3).reshape(b, s, nq * hv)
-
-    weighted = per_output(p)
-    allowed = 1.01 * (per_output(p * (error + mean_error))) + weighted * (8 * u + 2 * ut + gamma(total))
-    allowed += ut * np.abs(out)
     expected, bounds = {"output_tensor": out}, {"output_tensor": allowed}
     outputs: dict[str, Any] = {"OutputTensor": _tensor(data_type, out.shape, gaps.get("output_tensor", 0))}
     if present:
