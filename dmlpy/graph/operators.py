@@ -23,6 +23,7 @@ from typing import Any
 from dmlpy.enums import ExtRoundingMode, RoundingMode, TensorDataType
 from dmlpy.errors import UnsupportedError
 from dmlpy.graph import (
+    attention,
     convolutions,
     generators,
     indexing,
@@ -32,6 +33,7 @@ from dmlpy.graph import (
     pooling,
     recurrent,
     reduction,
+    regions,
     resampling,
 )
 from dmlpy.graph.binary import add1, binary_builder, if_, pow_
@@ -79,6 +81,7 @@ from dmlpy.ops import (
     MaxUnpoolingOperatorDesc,
     MeanVarianceNormalization1OperatorDesc,
     MeanVarianceNormalization2OperatorDesc,
+    MultiheadAttentionOperatorDesc,
     NonzeroCoordinatesOperatorDesc,
     OneHotOperatorDesc,
     Padding1OperatorDesc,
@@ -89,6 +92,8 @@ from dmlpy.ops import (
     Resample2OperatorDesc,
     ReverseSubsequencesOperatorDesc,
     RnnOperatorDesc,
+    RoiAlign1OperatorDesc,
+    RoiPoolingOperatorDesc,
     ScaleBias,
     ScatterElementsOperatorDesc,
     ScatterNdOperatorDesc,
@@ -351,6 +356,9 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     Resample2OperatorDesc: resampling.resample,
     Upsample2DOperatorDesc: resampling.upsample_2d,
     ValueScale2DOperatorDesc: resampling.value_scale_2d,
+    RoiPoolingOperatorDesc: regions.roi_pooling,
+    RoiAlign1OperatorDesc: regions.roi_align,
+    MultiheadAttentionOperatorDesc: attention.multihead_attention,  # type: ignore[dict-item]  # or [out, keys, values]
 }
 """The operators whose builder functions are written (dmlpy.graph.quantization, movement, reduction,
 normalization, indexing, generators, resampling, recurrent, convolutions), not made from their descriptor class."""
