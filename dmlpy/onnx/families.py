@@ -1,7 +1,7 @@
 """The op types of the operators that are not element-wise and read their inputs through ``Reads``
 (``dmlpy.onnx.reads``), each family's module making a node's outputs: the normalizations, the indexing op types,
-the generators, the matrix products, the poolings, the convolutions, the resampling op types, the recurrent networks
-and DynamicQuantizeLinear.
+the generators, the matrix products, the poolings, the convolutions, the resampling op types, the recurrent networks,
+DynamicQuantizeLinear and the regions of interest.
 ``dmlpy.onnx.lowering`` calls ``family_outputs`` for each."""
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from dmlpy.onnx.normalization import NORMALIZATION_OPS, normalization_outputs
 from dmlpy.onnx.pooling import POOLING_OPS, pooling_outputs
 from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.onnx.recurrent import RECURRENT_OPS, recurrent_outputs
+from dmlpy.onnx.regions import REGION_OPS, region_outputs
 from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
 FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
-FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS, *DYNAMIC_QUANTIZATION_OPS)
+FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS, *DYNAMIC_QUANTIZATION_OPS, *REGION_OPS)
 
 
 def family_outputs(
@@ -51,4 +52,6 @@ def family_outputs(
         return recurrent_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in DYNAMIC_QUANTIZATION_OPS:
         return dynamic_quantization_outputs(node, reads, where)
+    if node.op_type in REGION_OPS:
+        return region_outputs(node, opset, attributes, reads, prepare, where)
     return resample_outputs(node, opset, attributes, reads, prepare, where)
