@@ -88,6 +88,11 @@ def fold(
     it is."""
     folded = _without_large_data(model)
     graph = folded.graph
+    # A declared intermediate shape with an open dimension (Paddle's -1, a symbol) only hides what inference finds
+    # for the real input shapes (it keeps the declared -1 over the inferred size): left out.
+    open_shapes = [value for value in graph.value_info if not _all_known(value)]
+    for value in open_shapes:
+        graph.value_info.remove(value)
     if decided:
         take_branches(graph, decided)
     for value in graph.input:
@@ -111,6 +116,12 @@ def fold(
         for index in reversed(done):
             del graph.node[index]
         _inline_known_branches(graph, known)
+
+
+def _all_known(value: onnx.ValueInfoProto) -> bool:
+    """Whether a declared value's every dimension is a size above 0."""
+    tensor = value.type.tensor_type
+    return tensor.HasField("shape") and all(d.HasField("dim_value") and d.dim_value > 0 for d in tensor.shape.dim)
 
 
 def _without_large_data(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -229,7 +240,13 @@ def _evaluated(
             for name, value in feeds.items()
         }
         shape_inference.infer_node_outputs(schema, node, types)
-        outputs = ReferenceEvaluator(node, opsets={"": opset}).run(None, dict(feeds))
+        # A model of the node, not the node itself: onnx.reference evaluates a bare NodeProto at the latest opset
+        # whatever ``opsets`` says (Unsqueeze-11's axes attribute then fails as Unsqueeze-13's).
+        values = [onnx.helper.make_value_info(name, proto) for name, proto in types.items()]
+        outputs_info = [onnx.helper.make_empty_tensor_value_info(name) for name in node.output]
+        graph = onnx.helper.make_graph([node], "folded", values, outputs_info)
+        model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)])
+        outputs = ReferenceEvaluator(model).run(None, dict(feeds))
     except Exception:  # onnx.reference raises what its op code raises: the node stays a device node
         return None
     return [np.asarray(value) for value in outputs]

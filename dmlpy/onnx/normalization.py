@@ -67,6 +67,16 @@ def _axis(axis: int, rank: int, where: str) -> int:
     return axis % rank
 
 
+def _per_channel(reads: Reads, name: str, x_name: str, shape: tuple[int, ...], where: str, what: str) -> Expression:
+    """BatchNormalization's and InstanceNormalization's ``what`` of one value per channel, read with X's Sizes and
+    strides (0, 1, 0, ...): a computed one too (a QDQ model's DequantizeLinear'd scale), through a view; any other
+    shape through ``reads.per_axis``, which reads one value or refuses it saying why."""
+    if reads.known(name, where)[0] != (shape[CHANNEL_AXIS],):
+        return reads.per_axis(name, x_name, shape, CHANNEL_AXIS, where, what)
+    strides = tuple(int(d == CHANNEL_AXIS) for d in range(len(shape)))
+    return reads.strided(name, shape, strides)
+
+
 def check_normalization(node: onnx.NodeProto, attributes: dict[str, int], where: str) -> None:
     """What is refused whatever the shapes (at prepare): training, the optional statistics outputs, p."""
     if node.op_type == "BatchNormalization" and (attributes.get("training_mode", 0) or len(node.output) > 1):
@@ -106,13 +116,13 @@ def normalization_outputs(
         raise InvalidArgumentError(f"{where}: its input has rank {rank}; {op_type} takes (N, C, ...)")
     if op_type == "BatchNormalization":
         scale, bias, mean, variance = (
-            reads.per_axis(name, node.input[0], shape, CHANNEL_AXIS, where, what)
+            _per_channel(reads, name, node.input[0], shape, where, what)
             for name, what in zip(node.input[1:5], ("scale", "B", "input_mean", "input_var"), strict=True)
         )
         return [(expressed(where, batch_normalization, x, mean, variance, scale, bias, True, epsilon), shape)]
     if op_type == "InstanceNormalization":
         scale, bias = (
-            reads.per_axis(n, node.input[0], shape, CHANNEL_AXIS, where, w)
+            _per_channel(reads, n, node.input[0], shape, where, w)
             for n, w in zip(node.input[1:3], ("scale", "B"), strict=True)
         )
         axes = tuple(range(2, rank))
