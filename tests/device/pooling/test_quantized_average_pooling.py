@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
 import dmlpy as dml
 from tests.device.pooling.quantized_cases import PARAMETERS, QUANTIZED, QuantizedCase, T, quantized_case
@@ -106,3 +107,64 @@ def test_a_graph_node_between_element_wise_nodes(device: Any) -> None:
     arrays = [case.inputs[slot] for slot in PARAMETERS]
     got = np.asarray(compiled(case.inputs["input_tensor"].astype(np.int16), *arrays))
     assert case.mismatch({"output_tensor": got / 2}) is None
+
+
+def _onnxruntime_pool(case: QuantizedCase, window: Window, include_padding: bool) -> Any:
+    """com.microsoft's QLinearAveragePool in onnxruntime on the case's input (one scale and zero point each)."""
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime is a test dependency (pip install -e .[dev])")
+    x = case.inputs["input_tensor"]
+    element = TensorProto.UINT8 if x.dtype == np.uint8 else TensorProto.INT8
+    names = dict(zip(("xs", "xz", "ys", "yz"), PARAMETERS, strict=True))
+    values = [
+        helper.make_tensor(name, TensorProto.FLOAT if "scale" in slot else element, [], case.inputs[slot].ravel())
+        for name, slot in names.items()
+    ]
+    sizes = len(window.window_size)
+    pads = [*(window.start_padding or (0,) * sizes), *(window.end_padding or (0,) * sizes)]
+    node = helper.make_node(
+        "QLinearAveragePool",
+        ["x", *names],
+        ["y"],
+        domain="com.microsoft",
+        kernel_shape=list(window.window_size),
+        strides=list(window.strides or (1,) * sizes),
+        pads=pads,
+        count_include_pad=int(include_padding),
+    )
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", element, x.shape)],
+        [helper.make_tensor_value_info("y", element, None)],
+        values,
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    session = ort.InferenceSession(helper.make_model(graph, opset_imports=opsets).SerializeToString())
+    return session.run(None, {"x": x})[0]
+
+
+@pytest.mark.one_profile
+def test_onnxruntime_quantized_average_pool_agrees(device: Any) -> None:
+    """onnxruntime's QLinearAveragePool (com.microsoft) dequantizes each element in float32 and sums the floats:
+    on random scales it gives the same outputs; at exact ties (equal scales) its float sum strays off some halves,
+    where dmlpy's keep to the exact rounding."""
+    for include_padding in (False, True):
+        case = quantized_case(
+            (T.UINT8, T.UINT8), (2, 3, 7, 6), ASYMMETRIC, include_padding=include_padding, per_channel=False
+        )
+        got = run_structured(device, case.desc, case.inputs)["output_tensor"]
+        np.testing.assert_array_equal(got, _onnxruntime_pool(case, ASYMMETRIC, include_padding))
+    scale = np.array([0.1], np.float32)
+    ties = quantized_case(
+        (T.UINT8, T.UINT8),
+        (2, 2, 8, 5),
+        Window((2, 1)),
+        include_padding=False,
+        per_channel=False,
+        scales=(scale, scale),
+    )
+    got = run_structured(device, ties.desc, ties.inputs)["output_tensor"]
+    theirs = _onnxruntime_pool(ties, Window((2, 1)), False)
+    halves = ties.exact - np.floor(ties.exact) == 0.5
+    np.testing.assert_array_equal(got, ties.expected())
+    assert np.array_equal(got[~halves], theirs[~halves]) and 0 < np.count_nonzero(got != theirs) < halves.sum()
