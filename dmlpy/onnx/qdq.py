@@ -11,9 +11,9 @@ accumulation's error moves a value across a rounding half, by one step. onnxrunt
 so its outputs, which users compare with, are the quantized operator's; dmlpy fuses the same patterns and leaves the
 float chain (which runs as it is) wherever the fused form would mean something else:
 
-* x, y (and A) per tensor: one scale, a zero point given (its type says INT8 or UINT8); w (B) INT8 or UINT8, its
-  scale one value or one per output channel (Conv: axis 0, W's M; MatMul: B's last axis, N), a zero point like it
-  or none; the scales FLOAT32 and every scale and zero point an initializer; no block_size (blocked quantization);
+* x, y (and A) per tensor: one scale, a zero point given (its type says INT8 or UINT8); w (B) INT8 or UINT8 (INT8
+  where x is INT8), its scale one value or one per output channel (Conv: axis 0, W's M; MatMul: B's last axis, N), a
+  zero point like it or none; the scales FLOAT32 and every scale and zero point an initializer; no block_size;
 * the float result read by the QuantizeLinear alone, and no graph output; x's DequantizeLinear read by this node
   alone, and the QuantizeLinear's output by one DequantizeLinear, itself read by one node at most. onnxruntime
   fuses no other (measured on its optimized models: a Conv whose quantized result two nodes read, as YOLOv8's SiLU's
@@ -108,6 +108,9 @@ class _Pattern:
                 return None
         elif node.op_type == "Conv" or not self._per_tensor(w):  # MatMul of two computed values: both per tensor
             return None
+        weight_type = self.types[w[0] if w[0] in self.types else w[2]][1]
+        if self.types[x[2]][1] == TensorDataType.INT8 and weight_type != TensorDataType.INT8:
+            return None  # onnxruntime fuses INT8 activations with INT8 weights alone
         if _attribute(quantize, "block_size", 0) or _attribute(self.producer[node.input[0]], "block_size", 0):
             return None
         fused = [*x, *w, *_operands(quantize)[1:]]

@@ -72,7 +72,9 @@ def _float_model(kind: str) -> tuple[Any, tuple[int, ...]]:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), shape
 
 
-def _quantized(tmp_path: Path, kind: str, activations: Any, per_channel: bool) -> tuple[Path, tuple[int, ...]]:
+def _quantized(
+    tmp_path: Path, kind: str, activations: Any, weights: Any, per_channel: bool
+) -> tuple[Path, tuple[int, ...]]:
     model, shape = _float_model(kind)
     source, target = tmp_path / f"{kind}.onnx", tmp_path / f"{kind}-qdq.onnx"
     onnx.save(model, source)
@@ -83,7 +85,7 @@ def _quantized(tmp_path: Path, kind: str, activations: Any, per_channel: bool) -
         quant_format=QuantFormat.QDQ,
         per_channel=per_channel,
         activation_type=activations,
-        weight_type=QuantType.QInt8,
+        weight_type=weights,
     )
     return target, shape
 
@@ -100,27 +102,31 @@ def _onnxruntime(path: Path, x: Any, tmp_path: Path) -> tuple[Any, list[str]]:
 
 @pytest.mark.one_profile
 @pytest.mark.parametrize(
-    ("kind", "activations", "per_channel"),
+    ("kind", "activations", "weights", "per_channel", "fused"),
     [
-        ("conv", QuantType.QInt8, True),
-        ("conv", QuantType.QUInt8, False),
-        ("silu", QuantType.QInt8, True),
-        ("matmul", QuantType.QInt8, False),
-        ("matmul", QuantType.QUInt8, True),
+        ("conv", QuantType.QInt8, QuantType.QInt8, True, 2),
+        ("conv", QuantType.QUInt8, QuantType.QInt8, False, 2),
+        ("silu", QuantType.QInt8, QuantType.QInt8, True, 1),
+        ("matmul", QuantType.QInt8, QuantType.QInt8, False, 1),
+        ("matmul", QuantType.QUInt8, QuantType.QInt8, True, 1),
     ],
-    ids=["conv int8 per channel", "conv uint8 per tensor", "silu int8", "matmul int8", "matmul uint8 per column"],
+    ids=[
+        "conv int8 per channel",
+        "conv uint8 per tensor",
+        "silu int8: the first conv left",
+        "matmul int8",
+        "matmul uint8 per column",
+    ],
 )
 def test_quantized_models_fuse_where_onnxruntime_does_and_match_it(
-    device: Any, tmp_path: Path, kind: str, activations: Any, per_channel: bool
+    device: Any, tmp_path: Path, kind: str, activations: Any, weights: Any, per_channel: bool, fused: int
 ) -> None:
-    path, shape = _quantized(tmp_path, kind, activations, per_channel)
+    path, shape = _quantized(tmp_path, kind, activations, weights, per_channel)
     x = np.random.default_rng(2).normal(size=shape).astype(np.float32)
     want, theirs = _onnxruntime(path, x, tmp_path)
     rep = dmlpy.onnx.prepare(str(path), dml_device=device)
-    operators = explain_model(rep).operators
     op_type = "MatMul" if kind == "matmul" else "Conv"
-    assert operators[FUSED[op_type]] == theirs.count(f"QLinear{op_type}")
-    assert operators[FUSED[op_type]] >= 1
+    assert explain_model(rep).operators[FUSED[op_type]] == theirs.count(f"QLinear{op_type}") == fused
     (got,) = rep.run({"x": x})
     np.testing.assert_array_equal(got, want)
 
@@ -130,8 +136,9 @@ def _fused(graph: Any) -> list[str]:
 
 
 def test_the_float_chain_stays_where_the_fused_form_would_mean_otherwise(tmp_path: Path) -> None:
-    """A Conv whose result is a graph output too, and a bias whose scale is not x_scale * w_scale, are left."""
-    path, _ = _quantized(tmp_path, "conv", QuantType.QInt8, True)
+    """A Conv whose result is a graph output too, a bias whose scale is not x_scale * w_scale, and UINT8 weights
+    with INT8 activations are left."""
+    path, _ = _quantized(tmp_path, "conv", QuantType.QInt8, QuantType.QInt8, True)
     assert _fused(onnx.load(path).graph) == ["conv1_quantized", "conv2_quantized"]
     as_output = onnx.load(path).graph
     as_output.output.append(helper.make_tensor_value_info("a", TensorProto.FLOAT, None))  # conv1's (Relu folded)
@@ -140,3 +147,9 @@ def test_the_float_chain_stays_where_the_fused_form_would_mean_otherwise(tmp_pat
     scale = next(t for t in other_bias.initializer if t.name.startswith("conv1.b") and t.name.endswith("scale"))
     scale.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(scale) * np.float32(1.5), scale.name))
     assert _fused(other_bias) == ["conv2_quantized"]
+    unsigned = onnx.load(path).graph  # INT8 activations with UINT8 weights: onnxruntime keeps the float chain
+    for tensor in unsigned.initializer:
+        if tensor.name.startswith("conv1.w") and tensor.data_type == TensorProto.INT8:
+            shifted = (numpy_helper.to_array(tensor).astype(np.int16) + 128).astype(np.uint8)
+            tensor.CopyFrom(numpy_helper.from_array(shifted, tensor.name))
+    assert _fused(unsigned) == ["conv2_quantized"]
