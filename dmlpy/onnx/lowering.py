@@ -21,6 +21,7 @@ output."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -270,15 +271,13 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         shapes = {what: pending[name][0] for what, name in names.items()}
         split = block_split_of(known(node.input[0], where)[0], shapes, axis, attributes, where)
         if split is not None:
-            x = shaped(node.input[0], split.sizes, where, "blocked quantization reads it split", _BLOCKED_FIX)
+            x = shaped(node.input[0], split.input_sizes, where, "blocked quantization reads it split", _BLOCKED_FIX)
             read: list[Expression] = []
             for what, name in names.items():
                 # A one-value zero point is broadcast over every block, as onnx.reference reads it.
-                strides = (0,) * len(split.sizes) if one_value(shapes[what]) else split.scale_strides
-                read.append(
-                    leaf(name, BufferTensorDesc(data_type=pending[name][1], sizes=split.sizes, strides=strides))
-                )
-            return x, split.input_shape, read[0], read[1] if len(read) > 1 else None
+                bind = functools.partial(leaf, name)
+                read.append(split.parameter(bind, pending[name][1], one_value(shapes[what]), where))
+            return x, split.shape, read[0], read[1] if len(read) > 1 else None
         x, shape, _ = whole(node.input[0], where)
         scale = parameter(node.input[1], node.input[0], shape, axis, where, "scale")
         zero = parameter(zero_name, node.input[0], shape, axis, where, "zero point") if zero_name else None

@@ -5,16 +5,62 @@ QUANTIZE and DEQUANTIZE for 4-bit ones)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
-from dmlpy.graph import Expression
+from dmlpy.graph import Expression, reinterpret
+from dmlpy.graph.operators import BUILDERS
 from dmlpy.graph.quantization import dequantize, dequantize_linear, quantize, quantize_linear
 from dmlpy.onnx.elements import NodeRefused, element_type, expressed, onnx_name, type_name
 from dmlpy.quantization_blocks import BlockSplit, block_split, onnx_block_runs
+from dmlpy.tensor import BufferTensorDesc, packed_strides
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """How a blocked node reads its input of ONNX ``shape`` and its scale and zero point: ``split``, the split of
+    the input padded to whole blocks along its axis (the input itself where the blocks are whole)."""
+
+    shape: tuple[int, ...]
+    split: BlockSplit
+
+    @property
+    def partial(self) -> bool:
+        return self.split.input_shape != self.shape
+
+    @property
+    def input_sizes(self) -> tuple[int, ...]:
+        """The Sizes the input, and so every tensor of the operator, is read with: split into its blocks where they
+        are whole, its own shape where the last is partial."""
+        return self.shape if self.partial else self.split.sizes
+
+    def parameter(self, read: Read, data_type: TensorDataType, one: bool, where: str) -> Expression:
+        """A scale or zero point, read through ``read`` (a graph input's or initializer's binding of a desc), as
+        ``input_sizes`` reads it: one value with 0 strides; one per block with the split's 0 stride within each
+        block; with a partial last block, that split view over the padded input copied (ELEMENT_WISE_IDENTITY:
+        each value repeated over its block, packed) and read back cut to the input's length, as onnx.reference
+        repeats each scale block_size times and cuts the repeats to the input's length."""
+        if one:
+            sizes = self.input_sizes
+            return read(BufferTensorDesc(data_type=data_type, sizes=sizes, strides=(0,) * len(sizes)))
+        value = read(BufferTensorDesc(data_type=data_type, sizes=self.split.sizes, strides=self.split.scale_strides))
+        if not self.partial:
+            return value
+        if data_type in _FOUR_BIT:
+            raise NodeRefused(
+                f"{where}: its last block is partial, and its {data_type.name} zero point would be repeated over "
+                "each block by an ELEMENT_WISE_IDENTITY copy, which takes no 4-bit type: give the partial block's "
+                "zero point as one value for the tensor, or make the blocks whole"
+            )
+        repeated = expressed(where, BUILDERS["identity"], value)
+        return expressed(where, reinterpret, repeated, self.shape, packed_strides(self.split.input_shape))
+
+
+Read = Callable[[BufferTensorDesc], Expression]
 
 
 def block_split_of(
@@ -23,11 +69,11 @@ def block_split_of(
     axis: int,
     attributes: Mapping[str, int],
     where: str,
-) -> BlockSplit | None:
+) -> Blocks | None:
     """How a node with ``block_size`` reads an input of ``shape`` with its scale and zero point of
-    ``parameters``' shapes (ONNX opset 21's blocked form): split, or None where there is no block_size or the scale
-    is one value (per tensor, as onnx.reference reads one value whatever block_size says). A partial last block,
-    or a split past 8 dimensions, is refused: one DirectML operator expresses neither."""
+    ``parameters``' shapes (ONNX opset 21's blocked form), or None where there is no block_size or the scale
+    is one value (per tensor, as onnx.reference reads one value whatever block_size says). A last block that is
+    partial is read as ``Blocks.parameter`` says; a split past 8 dimensions is refused."""
     block_size = attributes.get("block_size", 0)
     scale_shape = parameters["scale"]
     if not block_size or one_value(scale_shape):
@@ -42,15 +88,9 @@ def block_split_of(
         along, _ = onnx_block_runs(shape, scale_shape, axis, block_size)
     except InvalidArgumentError as error:
         raise InvalidArgumentError(f"{where}: {error}") from error
-    if shape[along] % block_size:
-        raise NodeRefused(
-            f"{where}: block_size {block_size} leaves the last block of axis {along} ({shape[along]} elements) "
-            f"partial, with a scale of its own for {shape[along] % block_size} elements; one DirectML operator "
-            "splits the axis into equal blocks only (dml.quantize_linear runs the partial block as a second "
-            "dispatch; a graph would need a Join)"
-        )
+    padded = tuple(scale_shape[along] * block_size if d == along else n for d, n in enumerate(shape))
     try:
-        return block_split(shape, scale_shape)
+        return Blocks(shape, block_split(padded, scale_shape))
     except InvalidArgumentError as error:
         raise NodeRefused(f"{where}: DirectML cannot express it: {error}") from error
 

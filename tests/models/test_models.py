@@ -32,7 +32,6 @@ EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
         "refused at prepare",
         "ONNX model (opset 12): 1 of its 287 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",
     ),
-    "magika-int4": ("refused at run", "ONNX node 'jax2tf_get_logits_/pjit_get_logits_/MagikaV2/Dense_0/einsum/"),
 }
 
 REFUSAL_HEAD = re.compile(r"^ONNX model \(opset \d+\): (\d+) of its \d+ nodes are of op types dmlpy does not run:\n")

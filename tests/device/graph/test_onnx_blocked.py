@@ -1,9 +1,10 @@
 """ONNX opset 21's blocked QuantizeLinear / DequantizeLinear (``block_size``) through dmlpy's ONNX backend, as
 DirectML graphs express them: the blocked input read split, (blocks, block) along the axis, the scale and zero
 point with the split Sizes and a 0 stride along each block. Results are compared with onnx.reference, bit for
-bit; what one DirectML graph cannot express (a partial last block, a split node's output read whole, more than 8
-split dimensions) is refused naming the node and the reason. The blocked node tests shipped with onnx run in
-test_onnx_backend.py."""
+bit; a partial last block takes its own scale and zero point (repeated over each block by a copy and cut to the
+axis's length); what one DirectML graph cannot express (a split node's output read whole, more than 8 split
+dimensions, a partial block's 4-bit zero point) is refused naming the node and the reason. The blocked node tests
+shipped with onnx run in test_onnx_backend.py."""
 
 from __future__ import annotations
 
@@ -99,14 +100,54 @@ def _blocked(op_type: str, x_shape: list[int], scale_shape: list[int], axis: int
     )
 
 
-def test_a_partial_last_block_is_refused_saying_why() -> None:
-    rep = DmlBackend.prepare(_blocked("QuantizeLinear", [3, 10], [3, 3], 1, 4))
-    with pytest.raises(
-        NodeRefused,
-        match=r"\(QuantizeLinear, opset 21\): block_size 4 leaves the last block of axis "
-        r"1 \(10 elements\) partial",
-    ):
-        rep.run([np.zeros((3, 10), np.float32), np.ones((3, 3), np.float32)])
+@pytest.mark.parametrize(
+    ("shape", "axis", "block_size", "zero_type"),
+    [((3, 10), 1, 4, I8), ((10, 3), 0, 4, U8), ((2, 7, 3), 1, 32, I8), ((4, 9), 1, 2, None)],
+    ids=["axis1", "axis0", "one-partial-block", "no-zero-point"],
+)
+def test_a_partial_last_block_takes_its_own_scale_as_onnx_reference(
+    device: Any, shape: tuple[int, ...], axis: int, block_size: int, zero_type: int | None
+) -> None:
+    """The last block shorter than block_size (10 = 4 + 4 + 2), its scale and zero point its own: each value
+    repeated over its block and cut to the axis's length, as onnx.reference; QuantizeLinear then DequantizeLinear,
+    a computed x between element-wise nodes, bit for bit."""
+    along = axis % len(shape)
+    scale_shape = [-(-n // block_size) if d == along else n for d, n in enumerate(shape)]
+    rng = np.random.default_rng(3)
+    scale = rng.uniform(0.05, 2.0, scale_shape).astype(np.float32)
+    initializers = [onnx.numpy_helper.from_array(scale, "s")]
+    names = ["s"]
+    if zero_type is not None:
+        low = -20 if zero_type == I8 else 0
+        zero = rng.integers(low, 20, scale_shape).astype(np.int8 if zero_type == I8 else np.uint8)
+        initializers.append(onnx.numpy_helper.from_array(zero, "z"))
+        names.append("z")
+    q_type = zero_type if zero_type is not None else U8
+    nodes = [
+        onnx.helper.make_node("Neg", ["x"], ["n"]),
+        onnx.helper.make_node("QuantizeLinear", ["n", *names], ["q"], axis=axis, block_size=block_size),
+        onnx.helper.make_node("DequantizeLinear", ["q", *names], ["y"], axis=axis, block_size=block_size),
+        onnx.helper.make_node("Abs", ["y"], ["r"]),
+    ]
+    model = _model(
+        nodes,
+        [_tensor("x", F, list(shape))],
+        [_tensor("q", q_type, list(shape)), _tensor("r", F, list(shape))],
+        initializers,
+    )
+    x = (rng.standard_normal(shape) * 30).astype(np.float32)
+    _same(DmlBackend.prepare(model, dml_device=device).run([x]), _reference(model, {"x": x}))
+
+
+def test_a_partial_last_block_with_a_4_bit_zero_point_is_refused_saying_why() -> None:
+    """Its zero point would be repeated over each block by an ELEMENT_WISE_IDENTITY copy, which takes no INT4."""
+    zero = onnx.helper.make_tensor("z", onnx.TensorProto.INT4, [3, 3], [1] * 9)
+    node = onnx.helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=4)
+    x_value = onnx.helper.make_tensor("x", onnx.TensorProto.INT4, [3, 10], [2] * 30)
+    model = _model([node], [_tensor("s", F, [3, 3])], [_tensor("y", F, [3, 10])], [x_value, zero])
+    rep = DmlBackend.prepare(model)
+    with pytest.raises(NodeRefused, match=r"its last block is partial, and its INT4 zero point would be repeated"):
+        rep.run([np.ones((3, 3), np.float32)])
 
 
 def test_scale_shapes_onnx_does_not_take_are_refused() -> None:
