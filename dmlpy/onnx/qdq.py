@@ -13,7 +13,8 @@ float chain (which runs as it is) wherever the fused form would mean something e
 
 * x, y (and A) per tensor: one scale, a zero point given (its type says INT8 or UINT8); w (B) INT8 or UINT8 (INT8
   where x is INT8), its scale one value or one per output channel (Conv: axis 0, W's M; MatMul: B's last axis, N), a
-  zero point like it or none; the scales FLOAT32 and every scale and zero point an initializer; no block_size;
+  zero point like it or none; the scales FLOAT32, every scale and zero point an initializer (not a graph input too);
+  no block_size;
 * the float result read by the QuantizeLinear alone, and no graph output; x's DequantizeLinear read by this node
   alone, and the QuantizeLinear's output by one DequantizeLinear, itself read by one node at most. onnxruntime
   fuses no other (measured on its optimized models: a Conv whose quantized result two nodes read, as YOLOv8's SiLU's
@@ -91,6 +92,8 @@ class _Pattern:
 
     def __init__(self, graph: onnx.GraphProto, types: Types, producer: Mapping[str, onnx.NodeProto]) -> None:
         self.graph, self.types, self.producer = graph, types, producer
+        self.inputs_given = {value.name for value in graph.input}
+        """Graph inputs: an initializer among them is a default the caller may replace, no constant."""
 
     def inputs(self, node: onnx.NodeProto, quantize: onnx.NodeProto) -> list[str] | None:
         """The fused node's inputs (QLinearConv's nine, QLinearMatMul's eight), or None where it would not be the
@@ -134,8 +137,9 @@ class _Pattern:
         return operands
 
     def _constant(self, name: str) -> np.ndarray | None:
-        """An initializer's value, None where it is none, or its data is out of the host's reach."""
-        if name not in self.types:
+        """An initializer's value, None where it is none (or a graph input too), or its data is out of the host's
+        reach."""
+        if name not in self.types or name in self.inputs_given:
             return None
         try:
             return initializer_value(self.graph, name, self.types, f"initializer {name!r}")

@@ -136,8 +136,8 @@ def _fused(graph: Any) -> list[str]:
 
 
 def test_the_float_chain_stays_where_the_fused_form_would_mean_otherwise(tmp_path: Path) -> None:
-    """A Conv whose result is a graph output too, a bias whose scale is not x_scale * w_scale, and UINT8 weights
-    with INT8 activations are left."""
+    """A Conv whose result is a graph output too, a bias whose scale is not x_scale * w_scale, UINT8 weights with
+    INT8 activations, and a scale that is a graph input too are left."""
     path, _ = _quantized(tmp_path, "conv", QuantType.QInt8, QuantType.QInt8, True)
     assert _fused(onnx.load(path).graph) == ["conv1_quantized", "conv2_quantized"]
     as_output = onnx.load(path).graph
@@ -153,3 +153,6 @@ def test_the_float_chain_stays_where_the_fused_form_would_mean_otherwise(tmp_pat
             shifted = (numpy_helper.to_array(tensor).astype(np.int16) + 128).astype(np.uint8)
             tensor.CopyFrom(numpy_helper.from_array(shifted, tensor.name))
     assert _fused(unsigned) == ["conv2_quantized"]
+    replaceable = onnx.load(path).graph  # x's scale a graph input too: the caller may give another
+    replaceable.input.append(helper.make_tensor_value_info("x_scale", TensorProto.FLOAT, []))
+    assert _fused(replaceable) == ["conv2_quantized"]
