@@ -1,14 +1,20 @@
 """Oclgrind (OpenCL simulator: out-of-bounds accesses, data races, API misuse) on compiled graphs: every loop shape
 of the fused kernel, and the same graphs one node at a time, each tensor bound at an offset in a buffer that ends
 where the tensor does (oclgrind_graph_variants.py, run in a subprocess whose ICD loader sees only Oclgrind).
-Skipped when Oclgrind is not installed, except under CI=true where that is a failure (.ci/run installs it)."""
+The groups anchored by a reduction or a normalization run the uninitialised pass as well ("gpu" by default, "cpu"
+with --run-slow). Skipped when Oclgrind is not installed, except under CI=true where that is a failure (.ci/run
+installs it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.oclgrind_passes import MEMORY_PASS_PROFILES
+import pytest
+
+from tests.helpers.oclgrind_passes import MEMORY_PASS_PROFILES, run_reportless
+
+from .oclgrind_graph_variants import ANCHORED_VARIANTS
 
 SCRIPT = Path(__file__).resolve().parent / "oclgrind_graph_variants.py"
 VARIANTS = [
@@ -22,6 +28,7 @@ VARIANTS = [
     "identity_i8_nan_inf_scale_bias_37",
     "round_identity_hostile_names_37",
     "views_window_reduce_transpose_f32",
+    *ANCHORED_VARIANTS,
 ]
 
 
@@ -32,6 +39,19 @@ def test_every_variant_runs_clean_and_fused_equals_one_by_one(
     assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
 ) -> None:
     summary = assert_memory_pass_clean(SCRIPT, profile, VARIANTS, tmp_path=tmp_path)
+    tally["oclgrind graph variants"] += len(summary["variants"])
+
+
+# The groups anchored by a reduction or a normalization read and write through generated code (opencl/anchored.h):
+# their variants run the uninitialised pass too, which sees a read of a value no kernel wrote.
+@pytest.mark.parametrize(
+    "profile", [pytest.param("gpu", id="gpu-profile"), pytest.param("cpu", id="cpu-profile", marks=pytest.mark.slow)]
+)
+def test_anchored_groups_read_nothing_uninitialised(
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, tally: Any
+) -> None:
+    summary = run_reportless(run_oclgrind_script, SCRIPT, tmp_path, profile, True, "--anchored-only", timeout=300)
+    assert summary["variants"] == ANCHORED_VARIANTS and summary["mismatches"] == []
     tally["oclgrind graph variants"] += len(summary["variants"])
 
 
