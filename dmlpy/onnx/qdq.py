@@ -38,6 +38,7 @@ import onnx
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import DmlError
 from dmlpy.onnx.initializers import initializer_value
+from dmlpy.onnx.nodes import ONNX_DOMAINS
 
 Types = Mapping[str, tuple[tuple[int, ...], TensorDataType]]
 _BYTES = (TensorDataType.INT8, TensorDataType.UINT8)
@@ -58,18 +59,21 @@ def fuse_qdq(graph: onnx.GraphProto, types: Types) -> onnx.GraphProto:
     graph_outputs = {value.name for value in graph.output}
     fused: dict[int, onnx.NodeProto] = {}
     dropped: set[int] = set()
+    pattern = _Pattern(graph, types, producer)
     for node in graph.node:
-        if node.op_type not in _FUSED or node.domain not in ("", "ai.onnx"):
+        if node.op_type not in _FUSED or node.domain not in ONNX_DOMAINS:
             continue
         (output,) = node.output
         quantize = readers[output]
-        if len(quantize) != 1 or quantize[0].op_type != "QuantizeLinear" or output in graph_outputs:
+        if len(quantize) != 1 or quantize[0].op_type != "QuantizeLinear" or quantize[0].domain not in ONNX_DOMAINS:
+            continue
+        if output in graph_outputs:
             continue
         if not (
             _read_once(node.input[0], readers, graph_outputs) and _requantized_once(quantize[0], readers, graph_outputs)
         ):
             continue
-        inputs = _Pattern(graph, types, producer).inputs(node, quantize[0])
+        inputs = pattern.inputs(node, quantize[0])
         if inputs is not None:
             fused[id(node)] = onnx.helper.make_node(
                 _FUSED[node.op_type],
@@ -129,7 +133,7 @@ class _Pattern:
         """The (input, scale, zero point) of the DequantizeLinear writing ``name`` (the zero point "" where left
         out), each scale and zero point an initializer."""
         node = self.producer.get(name)
-        if node is None or node.op_type != "DequantizeLinear":
+        if node is None or node.op_type != "DequantizeLinear" or node.domain not in ONNX_DOMAINS:
             return None
         operands = _operands(node)
         if any(self._constant(name) is None for name in operands[1:] if name):
