@@ -72,12 +72,17 @@ def test_global_window(device: Any) -> None:
     assert got.shape == (2, 3, 1, 1)
 
 
-def test_ties_round_half_to_even_exactly(device: Any) -> None:
-    """Equal scales: the output is round(S / n) + zero point, S / n a half for a 2 x 1 window of odd sum, which the
-    kernel keeps exact (docs/operators/pooling.md), so every element equals the reference with no tolerance."""
-    scale = np.array([0.1], np.float32)
+@pytest.mark.parametrize(
+    ("scales", "window", "include_padding"),
+    [((0.1, 0.1), Window((2, 1)), False), ((0.2, 0.1), Window((2, 2), (1, 1), (1, 0), (0, 1)), True)],
+    ids=["equal scales, 2 x 1", "InputScale twice OutputScale, 2 x 2 padded"],
+)
+def test_ties_round_half_to_even_exactly(device: Any, scales: Any, window: Window, include_padding: bool) -> None:
+    """A power-of-two scale ratio: the output is round(S / n * ratio) + zero point, a half for many windows, which
+    the kernel keeps exact (docs/operators/pooling.md), so every element equals the reference with no tolerance."""
+    given = tuple(np.array([scale], np.float32) for scale in scales)
     case = quantized_case(
-        (T.INT8, T.INT8), (2, 2, 8, 5), Window((2, 1)), include_padding=False, per_channel=False, scales=(scale, scale)
+        (T.INT8, T.INT8), (2, 2, 8, 5), window, include_padding=include_padding, per_channel=False, scales=given
     )
     got = run_structured(device, case.desc, case.inputs)["output_tensor"]
     halves = np.abs(case.exact - np.floor(case.exact) - 0.5) == 0
