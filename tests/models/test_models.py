@@ -30,7 +30,7 @@ EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
     "ddddocr": ("refused at prepare", "ONNX node 'Gemm_97' (Gemm, opset 12): its input '380' (shape []) has 2"),
     "ddddocr-old": (
         "refused at prepare",
-        "ONNX model (opset 12): 1 of its 287 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",
+        "ONNX model (opset 12): 1 of its 284 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",
     ),
 }
 
