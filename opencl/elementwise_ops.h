@@ -4,8 +4,9 @@
 // so an operator alone, fused in a graph and in its dedicated kernel computes the same bits.
 //
 // Values are floats (a FLOAT16 element is a half's value, exact in float) or the integer storage types. Every
-// helper is exact as IEEE-754 arithmetic step by step: no fma (FP_CONTRACT is off), no reassociation (dmlpy
-// never passes -cl-fast-relaxed-math), and float subnormals kept (no -cl-denorms-are-zero).
+// helper is exact as IEEE-754 arithmetic step by step: no fma the source does not write (FP_CONTRACT is off), no
+// reassociation (dmlpy never passes -cl-fast-relaxed-math), and float subnormals kept (no -cl-denorms-are-zero).
+// The transcendental functions are float_math.h's, plain arithmetic too, so their bits are the same on every device.
 //
 // Every helper here and in the headers it includes is static inline: a kernel calls a few of them, and a function
 // with external linkage is compiled whether called or not (measured: static halved the build of an ADD kernel,
@@ -158,21 +159,23 @@ DEFINE_ROUND_HALF_AWAY(float)
 
 // ---------------------------------------------------------------------------------------------- unary math
 // ELEMENT_WISE_SQRT, RECIP, EXP, LOG, the trigonometric and hyperbolic functions, their inverses and ERF
-// (dmlpy/ops/element_wise_math.py): OpenCL's built-ins in float, overloaded for a kernel's vector types too. A
-// FLOAT16 value is computed in float and rounded once to half at the store.
+// (dmlpy/ops/element_wise_math.py), in float. A FLOAT16 value is computed in float and rounded once to half at the
+// store. EXP, LOG, SIN, COS, TAN, TANH and ERF are float_math.h's functions: plain float arithmetic, the same bits on
+// every device (vectorised by PoCL, but for SIN, COS and TAN); the others are OpenCL's built-ins, overloaded for a kernel's vector types too, whose bits
+// differ between runtimes (within the same bound).
 // SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and the
 // half of a correctly rounded float root or quotient of a half is the correctly rounded half (24 >= 2 * 11 + 2
 // bits, so the double rounding is innocuous; after a ScaleBias the operand is a float, and the half is that of
-// the correctly rounded float). The others keep the OpenCL specification's bound for the built-in (3 to
-// 16 float32 ULPs: the operators' FLOAT32_ULPS); docs/operators/element_wise_math.md lists the errors measured.
-// A NaN comes back a NaN, its payload as the built-in leaves it (IEEE 754 fixes none for arithmetic).
+// the correctly rounded float). The others keep their FLOAT32_ULPS: float_math.h's measured bound, or the OpenCL
+// specification's for a built-in (4 or 5 float32 ULPs); docs/operators/element_wise_math.md lists the errors measured.
+// A NaN comes back a NaN, its payload as the arithmetic or the built-in leaves it (IEEE 754 fixes none).
 #define SQRT(x) sqrt(x)
 #define RECIP(x) (1.0f / (x))
 #define EXP(x) exp_float(x)
 #define LOG(x) log_float(x)
-#define SIN(x) sin(x)
-#define COS(x) cos(x)
-#define TAN(x) tan(x)
+#define SIN(x) sin_float(x)
+#define COS(x) cos_float(x)
+#define TAN(x) tan_float(x)
 #define ASIN(x) asin(x)
 #define ACOS(x) acos(x)
 #define ATAN(x) atan(x)
@@ -506,9 +509,10 @@ static inline long shrink_integer(long x, bool above, bool below, long whole, in
 
 // --------------------------------------------------------------------------------- exponential activations
 // ACTIVATION_ELU, CELU, SCALED_ELU, SIGMOID, TANH, SCALED_TANH, SOFTPLUS, PARAMETRIC_SOFTPLUS, GELU and SWISH
-// (dmlpy/ops/activation_exponential.py): each page's formula on OpenCL's built-ins, in float, rewritten where the
-// formula as written loses accuracy or overflows (the same function of exact numbers; the choices and each operator's
-// ULP bound, propagated from the built-ins' OpenCL bounds: docs/operators/activation_exponential.md):
+// (dmlpy/ops/activation_exponential.py): each page's formula on float_math.h's exp, expm1, log1p, tanh and erfc,
+// in float, rewritten where the formula as written loses accuracy or overflows (the same function
+// of exact numbers; the choices and each operator's ULP bound, propagated from the OpenCL bounds of the built-ins
+// these functions replace, which they meet: docs/operators/activation_exponential.md):
 // * exp(x) - 1 is expm1(x) (ELU, CELU, SCALED_ELU): exp(x) - 1 cancels near 0, where expm1 keeps its 3-ULP bound.
 //   SCALED_ELU's Alpha * exp(x) - Alpha is Alpha * expm1(x).
 // * SIGMOID, 1 / (1 + exp(-x)), takes e = exp(-|x|), never above 1, so nothing overflows: 1 / (1 + e) from 0,
@@ -556,7 +560,7 @@ static inline float sigmoid_float(float x)
 static inline float scaled_tanh_float(float x, float alpha, float beta) { return alpha * TANH(beta * x); }
 static inline float product_rounding(float a, float b, float product)
 {
-    return isinf(product) ? 0.0f : fma(a, b, -product);
+    return (product == INFINITY || product == -INFINITY) ? 0.0f : FMA(a, b, -product);
 }
 static inline float log1p_exp_negative(float t, float t_lo)
 {
@@ -581,9 +585,9 @@ static inline float parametric_softplus_float(float x, float alpha, float beta)
 static inline float gelu_float(float x)
 {
     const float z = -x * M_SQRT1_2_F;
-    const float dz = fma(-x, M_SQRT1_2_F, -z) - x * SQRT1_2_REST;
+    const float dz = FMA(-x, M_SQRT1_2_F, -z) - x * SQRT1_2_REST;
     const float slope_term = abs_float(z) < 16.0f ? M_2_SQRTPI_F * exp_float(-z * z) * dz : 0.0f;
-    const float half_erfc = 0.5f * (erfc(z) - slope_term);
+    const float half_erfc = 0.5f * (erfc_float(z) - slope_term);
     return half_erfc == 0.0f ? -0.0f : x * half_erfc;
 }
 static inline float swish_float(float x, float sigmoid_input_scale)
@@ -592,8 +596,8 @@ static inline float swish_float(float x, float sigmoid_input_scale)
     if (t >= 0.0f || t != t)
         return x * sigmoid_float(t);
     const float h_of_rounded_t = exp_float(0.5f * t); // e^t = h * h
-    const float h = fma(h_of_rounded_t, 0.5f * product_rounding(sigmoid_input_scale, x, t), h_of_rounded_t);
-    return h == 0.0f ? copysign(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
+    const float h = FMA(h_of_rounded_t, 0.5f * product_rounding(sigmoid_input_scale, x, t), h_of_rounded_t);
+    return h == 0.0f ? with_sign_of(0.0f, x) : ((x * h) * h) / (1.0f + h * h);
 }
 
 // ------------------------------------------------------------------------------------------------- powers
