@@ -187,10 +187,10 @@ from dmlpy.ops.pooling import (
     MaxPooling1OperatorDesc,
     MaxPooling2OperatorDesc,
     MaxPoolingOperatorDesc,
-    QuantizedLinearAveragePoolingOperatorDesc,
 )
 from dmlpy.ops.pooling_grad import AveragePoolingGradOperatorDesc, MaxPoolingGradOperatorDesc, MaxUnpoolingOperatorDesc
 from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
+from dmlpy.ops.quantized_pooling import QuantizedLinearAveragePoolingOperatorDesc
 from dmlpy.ops.recurrent import GruOperatorDesc, LstmOperatorDesc, RnnOperatorDesc
 from dmlpy.ops.reduction import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
 from dmlpy.ops.resample import (

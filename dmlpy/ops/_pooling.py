@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from dmlpy.enums import FeatureLevel, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.kernels.pooling import PoolingWindow
 from dmlpy.ops._base import OutputShape
 from dmlpy.ops._structured import StructuredDesc
 from dmlpy.ops._window import window_output_size
@@ -139,3 +140,28 @@ class PoolingDesc(StructuredDesc):
 
     def check_pooling_rules(self, level: FeatureLevel) -> None:
         """The operator's own rules after the window's (LP_POOLING's P, the quantized form's parameters)."""
+
+
+class ForwardPoolingDesc(PoolingDesc):
+    """A forward pooling of InputTensor into OutputTensor of its DataType and DimensionCount."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input_tensor",)
+    OUTPUTS: ClassVar[tuple[str, ...]] = ("output_tensor",)
+    SAME_DATA_TYPE: ClassVar[tuple[tuple[str, ...], ...]] = (("input_tensor", "output_tensor"),)
+    SAME_DIMENSION_COUNT: ClassVar[tuple[tuple[str, ...], ...]] = (("input_tensor", "output_tensor"),)
+    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": WINDOW_ARRAYS}
+
+
+class DilatedPoolingDesc(ForwardPoolingDesc):
+    """A forward pooling with Dilations (the FL 2_1 and 6_2 forms)."""
+
+    DILATED = True
+    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": DILATED_ARRAYS}
+
+
+def window_of(desc: PoolingDesc) -> PoolingWindow:
+    """The kernel's window from the operator's fields (Dilations 1 where it has none)."""
+    fields = desc.window_fields()
+    count = len(fields["strides"])
+    dilations = fields.get("dilations", (1,) * count)
+    return PoolingWindow(fields["window_size"], fields["strides"], dilations, fields["start_padding"])

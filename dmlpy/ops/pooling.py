@@ -20,11 +20,12 @@ from pydantic import Field
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
-from dmlpy.kernels.pooling import PoolFunction, PoolingWindow, pooling_kernel, quantized_average_kernel
+from dmlpy.kernels.pooling import PoolFunction, pooling_kernel
 from dmlpy.model import Bool, UInt32
 from dmlpy.ops._base import OutputShape
-from dmlpy.ops._pooling import DILATED_ARRAYS, WINDOW_ARRAYS, PoolingDesc, directml_type
+from dmlpy.ops._pooling import DilatedPoolingDesc, ForwardPoolingDesc, PoolingDesc, directml_type, window_of
 from dmlpy.ops._types import FLOATS, INTEGERS_8_32, INTEGERS_64
+from dmlpy.ops.quantized_pooling import QuantizedLinearAveragePoolingOperatorDesc
 from dmlpy.support import SupportTable
 from dmlpy.tensor import BufferTensorDesc, TensorDesc
 
@@ -54,29 +55,8 @@ def _max_table(operator: OperatorType, first: FeatureLevel, indices: bool) -> Su
     return SupportTable.per_tensor(operator, optional, tuple(rows))
 
 
-class _ForwardPoolingDesc(PoolingDesc):
-    INPUTS: ClassVar[tuple[str, ...]] = ("input_tensor",)
-    OUTPUTS: ClassVar[tuple[str, ...]] = ("output_tensor",)
-    SAME_DATA_TYPE: ClassVar[tuple[tuple[str, ...], ...]] = (("input_tensor", "output_tensor"),)
-    SAME_DIMENSION_COUNT: ClassVar[tuple[tuple[str, ...], ...]] = (("input_tensor", "output_tensor"),)
-    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": WINDOW_ARRAYS}
-
-
-class _DilatedPoolingDesc(_ForwardPoolingDesc):
-    DILATED = True
-    COUNTED_ARRAYS: ClassVar[dict[str, tuple[str, ...]]] = {"dimension_count": DILATED_ARRAYS}
-
-
 _P_LIMIT = 2**31 - 1
 """pooling.cl raises |x| to P with pown's int exponent: a larger P gives the same 0, 1 or infinity per term."""
-
-
-def _window_of(desc: PoolingDesc) -> PoolingWindow:
-    """The kernel's window from the operator's fields (Dilations 1 where it has none)."""
-    fields = desc.window_fields()
-    count = len(fields["strides"])
-    dilations = fields.get("dilations", (1,) * count)
-    return PoolingWindow(fields["window_size"], fields["strides"], dilations, fields["start_padding"])
 
 
 class _Pooled(PoolingDesc):
@@ -87,7 +67,7 @@ class _Pooled(PoolingDesc):
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         """pooling.cl over the window: IncludePadding and P as the kernel's options, OutputIndicesTensor where the
         operator has one."""
-        window = _window_of(self)
+        window = window_of(self)
         options = (int(getattr(self, "include_padding", 0)), min(int(getattr(self, "p", 1)), _P_LIMIT))
         x: BufferTensorDesc = getattr(self, "input_tensor").desc  # noqa: B009  # each operator declares it
         y: BufferTensorDesc = getattr(self, "output_tensor").desc  # noqa: B009
@@ -118,7 +98,7 @@ class _LpRule:
             )
 
 
-class AveragePoolingOperatorDesc(_Pooled, _ForwardPoolingDesc):
+class AveragePoolingOperatorDesc(_Pooled, ForwardPoolingDesc):
     """DML_AVERAGE_POOLING_OPERATOR_DESC: each output element the average of its window of InputTensor;
     IncludePadding counts the padding elements in the divisor."""
 
@@ -145,7 +125,7 @@ class AveragePoolingOperatorDesc(_Pooled, _ForwardPoolingDesc):
     """IncludePadding (BOOL): whether padding elements count in the average's divisor."""
 
 
-class AveragePooling1OperatorDesc(_Pooled, _DilatedPoolingDesc):
+class AveragePooling1OperatorDesc(_Pooled, DilatedPoolingDesc):
     """DML_AVERAGE_POOLING1_OPERATOR_DESC: AVERAGE_POOLING over a dilated window (Dilations all 1 is
     AVERAGE_POOLING)."""
 
@@ -175,7 +155,7 @@ class AveragePooling1OperatorDesc(_Pooled, _DilatedPoolingDesc):
     """IncludePadding (BOOL): whether padding elements count in the average's divisor."""
 
 
-class LpPoolingOperatorDesc(_Pooled, _LpRule, _ForwardPoolingDesc):
+class LpPoolingOperatorDesc(_Pooled, _LpRule, ForwardPoolingDesc):
     """DML_LP_POOLING_OPERATOR_DESC: each output element (x1^P + ... + xn^P) ^ (1/P) over its window."""
 
     OPERATOR_TYPE = OperatorType.LP_POOLING
@@ -203,7 +183,7 @@ class LpPoolingOperatorDesc(_Pooled, _LpRule, _ForwardPoolingDesc):
         self.check_p()
 
 
-class LpPooling1OperatorDesc(_Pooled, _LpRule, _DilatedPoolingDesc):
+class LpPooling1OperatorDesc(_Pooled, _LpRule, DilatedPoolingDesc):
     """DML_LP_POOLING1_OPERATOR_DESC: LP_POOLING over a dilated window (Dilations all 1 is LP_POOLING)."""
 
     OPERATOR_TYPE = OperatorType.LP_POOLING1
@@ -235,7 +215,7 @@ class LpPooling1OperatorDesc(_Pooled, _LpRule, _DilatedPoolingDesc):
         self.check_p()
 
 
-class MaxPoolingOperatorDesc(_Pooled, _ForwardPoolingDesc):
+class MaxPoolingOperatorDesc(_Pooled, ForwardPoolingDesc):
     """DML_MAX_POOLING_OPERATOR_DESC: each output element the largest of its window of InputTensor."""
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING
@@ -267,7 +247,7 @@ class _IndicesRule:
         return output, OutputShape(output.sizes, None, rule)
 
 
-class MaxPooling1OperatorDesc(_Pooled, _IndicesRule, _ForwardPoolingDesc):
+class MaxPooling1OperatorDesc(_Pooled, _IndicesRule, ForwardPoolingDesc):
     """DML_MAX_POOLING1_OPERATOR_DESC: MAX_POOLING, and optionally each maximum's index into InputTensor read as
     a contiguous 1-D array (ties: the first)."""
 
@@ -302,7 +282,7 @@ class MaxPooling1OperatorDesc(_Pooled, _IndicesRule, _ForwardPoolingDesc):
         return cls.with_indices(super().output_shapes(inputs, fields))
 
 
-class MaxPooling2OperatorDesc(_Pooled, _IndicesRule, _DilatedPoolingDesc):
+class MaxPooling2OperatorDesc(_Pooled, _IndicesRule, DilatedPoolingDesc):
     """DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 over a dilated window (Dilations all 1 is MAX_POOLING1)."""
 
     OPERATOR_TYPE = OperatorType.MAX_POOLING2
@@ -338,92 +318,6 @@ class MaxPooling2OperatorDesc(_Pooled, _IndicesRule, _DilatedPoolingDesc):
     ) -> tuple[OutputShape, ...]:
         """OutputTensor by the dilated window rule; OutputIndicesTensor with its Sizes."""
         return cls.with_indices(super().output_shapes(inputs, fields))
-
-
-_QUANTIZED_TYPES = {
-    "InputTensor": ((4, 5), _BYTES),
-    "InputScaleTensor": ((1, 5), frozenset({T.FLOAT32})),
-    "InputZeroPointTensor": ((1, 5), _BYTES),
-    "OutputScaleTensor": ((1, 5), frozenset({T.FLOAT32})),
-    "OutputZeroPointTensor": ((1, 5), _BYTES),
-    "OutputTensor": ((4, 5), _BYTES),
-}
-_PARAMETERS = ("input_scale_tensor", "input_zero_point_tensor", "output_scale_tensor", "output_zero_point_tensor")
-
-
-class QuantizedLinearAveragePoolingOperatorDesc(_DilatedPoolingDesc):
-    """DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC: InputTensor dequantized ((x - InputZeroPoint) *
-    InputScale), averaged over dilated windows as AVERAGE_POOLING1, and quantized with OutputScale and
-    OutputZeroPoint into INT8 or UINT8."""
-
-    OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_AVERAGE_POOLING
-    SUPPORT = SupportTable.per_tensor(
-        OPERATOR_TYPE,
-        frozenset({"InputZeroPointTensor", "OutputZeroPointTensor"}),
-        ((L.FL_6_2, _QUANTIZED_TYPES),),
-    )
-    INPUTS = ("input_tensor", *_PARAMETERS)
-    SAME_DATA_TYPE = (("input_tensor", "input_zero_point_tensor"), ("output_zero_point_tensor", "output_tensor"))
-    SAME_DIMENSION_COUNT = (("input_tensor", "output_tensor"),)
-
-    input_tensor: TensorDesc = Field(alias="InputTensor")
-    """InputTensor: {BatchCount, ChannelCount, [Depth], Height, Width}, INT8 or UINT8."""
-    input_scale_tensor: TensorDesc = Field(alias="InputScaleTensor")
-    """InputScaleTensor: InputTensor's scale (FLOAT32), one value or one per channel ({1, ChannelCount, 1, 1})."""
-    input_zero_point_tensor: TensorDesc | None = Field(default=None, alias="InputZeroPointTensor")
-    """InputZeroPointTensor: InputTensor's zero point, as InputScaleTensor; InputTensor's DataType; null is 0."""
-    output_scale_tensor: TensorDesc = Field(alias="OutputScaleTensor")
-    """OutputScaleTensor: OutputTensor's scale (FLOAT32), one value or one per channel."""
-    output_zero_point_tensor: TensorDesc | None = Field(default=None, alias="OutputZeroPointTensor")
-    """OutputZeroPointTensor: OutputTensor's zero point, as OutputScaleTensor; OutputTensor's DataType; null is 0."""
-    output_tensor: TensorDesc = Field(alias="OutputTensor")
-    """OutputTensor: the dilated window rule's Sizes, INT8 or UINT8."""
-    dimension_count: UInt32 = Field(default=None, alias="DimensionCount")  # type: ignore[assignment]
-    """DimensionCount: the spatial dimensions, InputTensor.DimensionCount - 2; sizes the arrays below."""
-    strides: tuple[UInt32, ...] = Field(alias="Strides")
-    """Strides: the window's step along each spatial dimension, at least 1."""
-    window_size: tuple[UInt32, ...] = Field(alias="WindowSize")
-    """WindowSize: the window's elements along each spatial dimension, at least 1."""
-    start_padding: tuple[UInt32, ...] = Field(alias="StartPadding")
-    """StartPadding: elements of padding before each spatial dimension."""
-    end_padding: tuple[UInt32, ...] = Field(alias="EndPadding")
-    """EndPadding: elements of padding after each spatial dimension."""
-    dilations: tuple[UInt32, ...] = Field(alias="Dilations")
-    """Dilations: the distance between the window's elements along each spatial dimension, at least 1."""
-    include_padding: Bool = Field(alias="IncludePadding")
-    """IncludePadding (BOOL): whether padding elements count in the average's divisor."""
-
-    @classmethod
-    def output_shapes(
-        cls, inputs: dict[str, BufferTensorDesc | None], fields: dict[str, Any]
-    ) -> tuple[OutputShape, ...]:
-        """The dilated window rule's Sizes; OutputZeroPointTensor's DataType, without one INT8 or UINT8 (the
-        caller's choice)."""
-        (shape,) = super().output_shapes(inputs, fields)
-        zero_point = inputs.get("output_zero_point_tensor")
-        if zero_point is None:
-            return (OutputShape(shape.sizes, None, f"{shape.rule}; DataType INT8 or UINT8, the caller's choice"),)
-        rule = f"{shape.rule}; OutputZeroPointTensor's DataType"
-        return (OutputShape(shape.sizes, directml_type(zero_point), rule),)
-
-    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
-        """pooling.cl's quantized_average_pooling: the scales and zero points read along C (one value: stride 0)."""
-        x, y = self.input_tensor.desc, self.output_tensor.desc
-        parameters = [getattr(self, field) for field in _PARAMETERS]
-        return quantized_average_kernel(
-            (directml_type(x), directml_type(y)),
-            (x.sizes, x.effective_strides),
-            [None if t is None else (t.desc.sizes, t.desc.effective_strides) for t in parameters],
-            (y.sizes, y.effective_strides),
-            _window_of(self),
-            bool(self.include_padding),
-            profile,
-        )
-
-    def check_pooling_rules(self, level: FeatureLevel) -> None:
-        channels = self.input_tensor.desc.sizes[1]
-        for field in _PARAMETERS:
-            self.check_parameter(field, channels, "channel (ChannelCount = InputTensor.Sizes[1])")
 
 
 POOLING_OPERATORS = (
