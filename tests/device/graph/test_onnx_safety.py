@@ -684,12 +684,12 @@ def test_a_run_of_a_compiled_shape_never_waits_for_another_shapes_compile(monkey
     build = dmlpy.onnx.backend._Compiled.build
     during_compile: list[Any] = []
 
-    def build_while_another_runs(rep_: Any, shapes: Any) -> Any:
+    def build_while_another_runs(rep_: Any, shapes: Any, decided: Any) -> Any:
         other = threading.Thread(target=lambda: during_compile.append(rep.run([cached])))
         other.start()
         other.join(timeout=60)  # a hang guard only: the run takes milliseconds unless it waits for this compile
         during_compile.append(other.is_alive())
-        return build(rep_, shapes)
+        return build(rep_, shapes, decided)
 
     monkeypatch.setattr(dmlpy.onnx.backend._Compiled, "build", build_while_another_runs)
     new = np.linspace(-4.5, 4.5, 5, dtype=np.float32)
