@@ -160,15 +160,12 @@ DEFINE_ROUND_HALF_AWAY(float)
 // ---------------------------------------------------------------------------------------------- unary math
 // ELEMENT_WISE_SQRT, RECIP, EXP, LOG, the trigonometric and hyperbolic functions, their inverses and ERF
 // (dmlpy/ops/element_wise_math.py), in float. A FLOAT16 value is computed in float and rounded once to half at the
-// store. EXP, LOG, SIN, COS, TAN, TANH and ERF are float_math.h's functions: plain float arithmetic, the same bits on
-// every device (vectorised by PoCL, but for SIN, COS and TAN); the others are OpenCL's built-ins, overloaded for a kernel's vector types too, whose bits
-// differ between runtimes (within the same bound).
-// SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and the
-// half of a correctly rounded float root or quotient of a half is the correctly rounded half (24 >= 2 * 11 + 2
-// bits, so the double rounding is innocuous; after a ScaleBias the operand is a float, and the half is that of
-// the correctly rounded float). The others keep their FLOAT32_ULPS: float_math.h's measured bound, or the OpenCL
-// specification's for a built-in (4 or 5 float32 ULPs); docs/operators/element_wise_math.md lists the errors measured.
-// A NaN comes back a NaN, its payload as the arithmetic or the built-in leaves it (IEEE 754 fixes none).
+// store. SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and
+// the half of a correctly rounded float root or quotient of a half is the correctly rounded half (24 >= 2 * 11 + 2
+// bits, so the double rounding is innocuous; after a ScaleBias the operand is a float, and the half is that of the
+// correctly rounded float). The others are float_math.h's functions: plain float arithmetic, the same bits on every
+// device, vectorised by PoCL but for SIN, COS and TAN, each within its operator's FLOAT32_ULPS (what was measured,
+// with a margin: docs/operators/element_wise_math.md). A NaN comes back a NaN (IEEE 754 fixes no payload).
 #define SQRT(x) sqrt(x)
 #define RECIP(x) (1.0f / (x))
 #define EXP(x) exp_float(x)
@@ -176,15 +173,15 @@ DEFINE_ROUND_HALF_AWAY(float)
 #define SIN(x) sin_float(x)
 #define COS(x) cos_float(x)
 #define TAN(x) tan_float(x)
-#define ASIN(x) asin(x)
-#define ACOS(x) acos(x)
-#define ATAN(x) atan(x)
-#define SINH(x) sinh(x)
-#define COSH(x) cosh(x)
+#define ASIN(x) asin_float(x)
+#define ACOS(x) acos_float(x)
+#define ATAN(x) atan_float(x)
+#define SINH(x) sinh_float(x)
+#define COSH(x) cosh_float(x)
 #define TANH(x) tanh_float(x)
-#define ASINH(x) asinh(x)
-#define ACOSH(x) acosh(x)
-#define ATANH(x) atanh(x)
+#define ASINH(x) asinh_float(x)
+#define ACOSH(x) acosh_float(x)
+#define ATANH(x) atanh_float(x)
 #define ERF(x) erf_float(x)
 
 // ------------------------------------------------------------------------------------ binary arithmetic

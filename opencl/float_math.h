@@ -359,6 +359,139 @@ MATH_OVERLOAD static inline float tan_float(float x)
     return a < INFINITY ? as_float(as_uint(y) ^ (as_uint(x) & SIGN_BIT)) : x - x;
 }
 
+
+// ------------------------------------------------------------------------------- hyperbolic functions, inverses
+// musl's sinhf, coshf, asinhf, acoshf and atanhf on the functions above, as selects; each function's largest error
+// (docs/operators/element_wise_math.md) within the OpenCL bound its operator keeps. sqrt is correctly rounded
+// (-cl-fp32-correctly-rounded-divide-sqrt), so the same on every device. x's sign is put back last for the odd ones.
+// e^a / 2 where e^a overflows but e^a / 2 does not (a from 88 to 89.4): e^(a/2) / 2 * e^(a/2), a/2 exact.
+static inline float half_exp_large(float a)
+{
+    const float h = exp_float(0.5f * a);
+    return (0.5f * h) * h;
+}
+// sinh(a) = (t + t / (t + 1)) / 2 with t = e^a - 1, as (2t - t^2 / (t + 1)) / 2 below 1, a itself below 2^-12.
+MATH_OVERLOAD static inline float sinh_float(float x)
+{
+    const float a = magnitude(x);
+    const float t = expm1_float(a < 88.0f ? a : 88.0f);
+    const float y = a < 0x1p-12f ? a
+                    : a < 1.0f   ? 0.5f * (2.0f * t - t * t / (t + 1.0f))
+                    : a < 88.0f  ? 0.5f * (t + t / (t + 1.0f))
+                                 : half_exp_large(a);
+    return x != x ? x + x : with_sign_of(y, x);
+}
+// cosh(a) = 1 + t^2 / (2 (1 + t)) with t = e^a - 1 below ln 2, (e^a + 1 / e^a) / 2 above.
+MATH_OVERLOAD static inline float cosh_float(float x)
+{
+    const float a = magnitude(x);
+    const float t = expm1_float(a < 0x1.62e43p-1f ? a : 0.0f), e = exp_float(a < 88.0f ? a : 88.0f);
+    const float y = a < 0x1p-12f      ? 1.0f
+                    : a < 0x1.62e43p-1f ? 1.0f + t * t / (2.0f * (1.0f + t))
+                    : a < 88.0f         ? 0.5f * (e + 1.0f / e)
+                                        : half_exp_large(a);
+    return x != x ? x + x : y;
+}
+// asinh(a) = log1p(a + a^2 / (sqrt(a^2 + 1) + 1)) below 2, ln(2a + 1 / (sqrt(a^2 + 1) + a)) below 2^12,
+// ln(a) + ln 2 above (a^2 + 1 rounds to a^2 there).
+MATH_OVERLOAD static inline float asinh_float(float x)
+{
+    const float a = magnitude(x);
+    const float b = a < 0x1p12f ? a : 1.0f; // keeps a^2 finite in the branches not taken
+    const float root = sqrt(b * b + 1.0f);
+    const float y = a < 0x1p-12f ? a
+                    : a < 2.0f   ? log1p_float(a + a * a / (root + 1.0f))
+                    : a < 0x1p12f ? log_float(2.0f * a + 1.0f / (root + a))
+                                  : log_float(a) + 0x1.62e43p-1f;
+    return x != x ? x + x : with_sign_of(y, x);
+}
+// acosh(x) = log1p(t + sqrt(t^2 + 2t)) with t = x - 1 (exact) below 2, ln(2x - 1 / (x + sqrt(x^2 - 1))) below
+// 2^12, ln(x) + ln 2 above; NaN below 1, +0 at 1.
+MATH_OVERLOAD static inline float acosh_float(float x)
+{
+    const float b = x < 0x1p12f ? x : 2.0f;
+    const float t = b - 1.0f;
+    const float y = x < 2.0f      ? log1p_float(t + sqrt(t * t + 2.0f * t))
+                    : x < 0x1p12f ? log_float(2.0f * b - 1.0f / (b + sqrt(b * b - 1.0f)))
+                                  : log_float(x) + 0x1.62e43p-1f;
+    return x < 1.0f ? NAN : x != x ? x + x : y;
+}
+// atanh(a) = log1p(2a + 2a^2 / (1 - a)) / 2 below 1/2, log1p(2a / (1 - a)) / 2 above: +inf at 1, NaN beyond.
+MATH_OVERLOAD static inline float atanh_float(float x)
+{
+    const float a = magnitude(x);
+    const float y = a < 0.5f ? 0.5f * log1p_float(2.0f * a + 2.0f * a * a / (1.0f - a))
+                             : 0.5f * log1p_float(2.0f * (a / (1.0f - a)));
+    return a > 1.0f ? NAN : x != x ? x + x : with_sign_of(y, x);
+}
+
+
+// ------------------------------------------------------------------------------------------ asin, acos, atan
+// asin(a) = a + a r(a^2) below 1/2, r(z) = z P(z), P a degree-5 fit of (asin(x) - x) / x^3 in z = x^2 on [0, 1/4]
+// (absolute error 3.7e-9); above, asin(a) = pi/2 - 2 asin(s), s = sqrt(z), z = (1 - a) / 2 (exact), with fdlibm's
+// asinf and acosf arrangements: pi/2 as hi + lo, and between 1/2 and 0.975 s as a 12-bit head h (h^2 exact) plus
+// c = (z - h^2) / (s + h), so that the cancellation against pi/4 keeps s's low bits.
+#define PIO2_HI 0x1.921fb4p+0f // fdlibm's: pi/2 - PIO2_HI is PIO2_LO to float precision
+#define PIO2_LO 0x1.4442d2p-24f
+#define PIO4_HI 0x1.921fb4p-1f
+static inline float asin_r(float z)
+{
+    float p = 0x1.15e188p-5f;
+    p = FMA(p, z, 0x1.169fa4p-6f);
+    p = FMA(p, z, 0x1.fe10aep-6f);
+    p = FMA(p, z, 0x1.6d55e8p-5f);
+    p = FMA(p, z, 0x1.333448p-4f);
+    p = FMA(p, z, 0x1.555554p-3f);
+    return z * p;
+}
+static inline float head_12_bits(float s) { return as_float(as_uint(s) & 0xfffff000u); }
+MATH_OVERLOAD static inline float asin_float(float x)
+{
+    const float a = magnitude(x);
+    const float small = FMA(a, asin_r(a * a), a);
+    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = sqrt(z), r = asin_r(z);
+    const float near_1 = PIO2_HI - (2.0f * FMA(s, r, s) - PIO2_LO);
+    const float h = head_12_bits(s), c = (z - h * h) / (s + h);
+    const float middle = PIO4_HI - ((2.0f * s * r - (PIO2_LO - 2.0f * c)) - (PIO4_HI - 2.0f * h));
+    const float y = a < 0.5f ? small : a > 0.975f ? near_1 : middle;
+    return a > 1.0f ? NAN : x != x ? x + x : with_sign_of(y, x);
+}
+// acos(x) = pi/2 - (x + x r(x^2)) below |x| = 1/2; pi - 2 asin(s) below -1/2, 2 asin(s) above 1/2, s = sqrt((1 -+ x)/2),
+// the latter with s as head and tail as above (fdlibm's acosf); acos(1) = +0, acos(-1) = pi rounded.
+MATH_OVERLOAD static inline float acos_float(float x)
+{
+    const float a = magnitude(x);
+    const float small = PIO2_HI - (x - (PIO2_LO - x * asin_r(x * x)));
+    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = sqrt(z), r = asin_r(z);
+    const float negative = 2.0f * PIO2_HI - 2.0f * (s + (r * s - PIO2_LO));
+    const float h = head_12_bits(s), c = (z - h * h) / (s + h);
+    const float positive = 2.0f * (h + (r * s + c));
+    const float y = a < 0.5f ? small : x < 0.0f ? negative : positive;
+    return a > 1.0f ? NAN : x != x ? x + x : x == 1.0f ? 0.0f : x == -1.0f ? 0x1.921fb6p+1f : y;
+}
+// atan(a) = pi/2 - atan(1 / a) above 1; t in [0, 1] is reduced once more above tan(pi/8), atan(t) = pi/4 +
+// atan((t - 1) / (t + 1)); atan(u) = u + u u^2 P(u^2) for |u| <= tan(pi/8), P a degree-5 fit (absolute error 5e-10).
+// The offset k pi/4 (k = 0, 1 or 2, from the two tests, never a table) is added as hi + lo.
+MATH_OVERLOAD static inline float atan_float(float x)
+{
+    const float a = magnitude(x);
+    const bool inverted = a > 1.0f;
+    const float t = inverted ? 1.0f / a : a;
+    const bool reduced = t > 0x1.a827aap-2f;
+    const float u = reduced ? (t - 1.0f) / (t + 1.0f) : t;
+    const float s = u * u;
+    float p = 0x1.9e8894p-5f;
+    p = FMA(p, s, -0x1.617ac6p-4f);
+    p = FMA(p, s, 0x1.c583e2p-4f);
+    p = FMA(p, s, -0x1.248a58p-3f);
+    p = FMA(p, s, 0x1.99997cp-3f);
+    p = FMA(p, s, -0x1.555556p-2f);
+    const float atan_u = FMA(u * s, p, u);
+    const float k = (inverted ? 2.0f : 0.0f) + (reduced ? (inverted ? -1.0f : 1.0f) : 0.0f);
+    const float y = FMA(k, 0x1.921fb6p-1f, FMA(k, -0x1.777a5cp-26f, inverted ? -atan_u : atan_u));
+    return x != x ? x + x : with_sign_of(y, x);
+}
+
 LANEWISE8(exp_float)
 LANEWISE8(expm1_float)
 LANEWISE8(log_float)
@@ -369,5 +502,13 @@ LANEWISE8(erfc_float)
 LANEWISE8(sin_float)
 LANEWISE8(cos_float)
 LANEWISE8(tan_float)
+LANEWISE8(sinh_float)
+LANEWISE8(cosh_float)
+LANEWISE8(asinh_float)
+LANEWISE8(acosh_float)
+LANEWISE8(atanh_float)
+LANEWISE8(asin_float)
+LANEWISE8(acos_float)
+LANEWISE8(atan_float)
 
 #endif

@@ -1,6 +1,6 @@
 """The functions of opencl/float_math.h give the same bits on every device and under both launch profiles: the same
-float32 inputs (random bit patterns: every exponent, subnormals, infinities, NaNs; and the functions' working ranges)
-and every float16 pattern run through each operator that computes with them, on each OpenCL device under test in its
+float32 inputs (random bit patterns: every exponent, subnormals, infinities, NaNs; the functions' working ranges; and
+every float16 value) run through each operator that computes with them, on each OpenCL device under test in its
 default launch profile and on the first one under the other profile too, compared bit for bit (a NaN with any NaN:
 IEEE 754 fixes no payload, and a GPU may canonicalise it). One-node graphs and fused groups give an operator's bits
 alone (tests/device/test_operator_rows_graphs.py), so these bits are also the fused ones. With one device and its
@@ -16,6 +16,7 @@ import pytest
 
 import dmlpy as dml
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops._unary import UnaryMathDesc
 from tests.conftest import DEVICES_VARIABLE, opencl_test_devices
 from tests.device.unary_math.sweeps import float32_sweep
 from tests.helpers.ext_oracle import describe, mismatches
@@ -29,7 +30,15 @@ OPERATORS: dict[type[OperatorDescBase], dict[str, float]] = {
     dml.ElementWiseSinOperatorDesc: {},
     dml.ElementWiseCosOperatorDesc: {},
     dml.ElementWiseTanOperatorDesc: {},
+    dml.ElementWiseAsinOperatorDesc: {},
+    dml.ElementWiseAcosOperatorDesc: {},
+    dml.ElementWiseAtanOperatorDesc: {},
+    dml.ElementWiseSinhOperatorDesc: {},
+    dml.ElementWiseCoshOperatorDesc: {},
     dml.ElementWiseTanhOperatorDesc: {},
+    dml.ElementWiseAsinhOperatorDesc: {},
+    dml.ElementWiseAcoshOperatorDesc: {},
+    dml.ElementWiseAtanhOperatorDesc: {},
     dml.ElementWiseErfOperatorDesc: {},
     dml.ActivationSigmoidOperatorDesc: {},
     dml.ActivationEluOperatorDesc: {"alpha": 0.7},
@@ -37,12 +46,11 @@ OPERATORS: dict[type[OperatorDescBase], dict[str, float]] = {
     dml.ActivationSwishOperatorDesc: {"sigmoid_input_scale": 1.5},
     dml.ActivationGeluOperatorDesc: {},
 }
-"""Operators computed with opencl/float_math.h's functions (exp, expm1, log, log1p, sin, cos, tan, tanh, erf, erfc),
+"""Operators computed with opencl/float_math.h's functions (every transcendental one),
 and their parameters (none a power of two, so SOFTPLUS and SWISH take their rounding corrections)."""
-INPUTS = {
-    T.FLOAT32: float32_sweep(dml.ElementWiseExpOperatorDesc, 1 << 14),
-    T.FLOAT16: np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16),
-}
+FLOAT16_VALUES = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+"""Every float16 as a float32 input: a FLOAT16 operator computes the same float function of the same values and
+rounds its result, so equal float bits here make equal halves there."""
 
 
 def devices() -> list[Any]:
@@ -54,17 +62,30 @@ def devices() -> list[Any]:
     return [*made, dml.create_device(cl_device=made[0].cl_device, launch_profile=other)]
 
 
-@pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
-@pytest.mark.parametrize("desc", OPERATORS, ids=lambda d: d.OPERATOR_TYPE.name)
-def test_every_device_gives_the_same_bits(desc: type[OperatorDescBase], data_type: T) -> None:
-    x = INPUTS[data_type]
+def sweep(desc: type[OperatorDescBase], count: int, seed: int = 31) -> np.ndarray:
+    """``count`` float32 inputs for ``desc`` (tests/device/unary_math/sweeps.py's; EXP's ranges for an activation)."""
+    return float32_sweep(desc if issubclass(desc, UnaryMathDesc) else dml.ElementWiseExpOperatorDesc, count, seed)
+
+
+def assert_same_bits(desc: type[OperatorDescBase], x: np.ndarray) -> None:
+    """``desc`` on the float32 values ``x`` on every device of ``devices()``: the same bits (NaN as any NaN)."""
     results = []
     for device in devices():
-        run = run_unary(
-            device, unary_descriptor(desc, (x.size,), data_type, **OPERATORS[desc]), x.dtype, lambda n: x[:n], slack=0
-        )
+        operator = unary_descriptor(desc, (x.size,), T.FLOAT32, **OPERATORS[desc])
+        run = run_unary(device, operator, x.dtype, lambda n: x[:n], slack=0)
         results.append((f"{device.cl_device.name} ({device.launch_profile.name})", run.got))
     (first_name, first), *others = results
     for name, got in others:
         wrong = mismatches(got, first, nan="any")
         assert wrong.size == 0, f"{name} against {first_name}: " + describe(wrong, x, got, first)
+
+
+@pytest.mark.parametrize("desc", OPERATORS, ids=lambda d: d.OPERATOR_TYPE.name)
+def test_every_device_gives_the_same_bits(desc: type[OperatorDescBase]) -> None:
+    assert_same_bits(desc, np.concatenate([sweep(desc, 1 << 14), FLOAT16_VALUES]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("desc", OPERATORS, ids=lambda d: d.OPERATOR_TYPE.name)
+def test_every_device_gives_the_same_bits_on_2_22_values(desc: type[OperatorDescBase]) -> None:
+    assert_same_bits(desc, sweep(desc, 1 << 22, seed=47))
