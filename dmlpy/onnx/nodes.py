@@ -32,8 +32,14 @@ from dmlpy.problems.values import QUOTED_LENGTH, quoted
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
 SUPPORTED_OPS = tuple(LOWERED_TO)
-_REFUSED_OP_TYPES = REFUSED_GENERATOR_OPS
-"""The op types dmlpy refuses with a reason of their own (NonZero)."""
+_REFUSED_OP_TYPES = REFUSED_GENERATOR_OPS | {
+    "If": (
+        "DirectML's graphs have no control flow: an If runs where the input shapes or, at run, the inputs' values "
+        "decide its condition (dmlpy.onnx.branches), and here they were not given"
+    )
+}
+"""The op types dmlpy refuses with a reason of their own (NonZero; an If left undecided: ``dmlpy explain`` and
+``run_dask`` take no input values)."""
 
 _CHOSEN_BY: dict[str, tuple[str, dict[int | str, OperatorType]]] = {
     "Mod": (

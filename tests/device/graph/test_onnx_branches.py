@@ -15,7 +15,9 @@ onnx = pytest.importorskip("onnx", reason="onnx is a test dependency (pip instal
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
+from dmlpy.graph import Graph  # noqa: E402
 from dmlpy.onnx import DmlBackend, NodeRefused  # noqa: E402
+from dmlpy.onnx.backend import lower_for  # noqa: E402
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 RNG = np.random.default_rng(46)
@@ -130,3 +132,11 @@ def test_a_condition_on_another_ifs_output_is_refused_saying_why() -> None:
         NodeRefused, match=r"its condition 'cond' depends on 'picked0', an output of a node of op type If"
     ):
         DmlBackend.prepare(model)
+
+
+def test_an_if_left_undecided_where_no_values_are_given_says_why() -> None:
+    """``dmlpy explain`` and ``run_dask`` lower for shapes alone (backend.lower_for): an If the values decide stays
+    undecided there, and the refusal says why."""
+    rep = DmlBackend.prepare(_sample_rate_model())
+    with pytest.raises(NodeRefused, match=r"If: 1 node, .*no control flow: an If runs where the input shapes or"):
+        lower_for(rep, Graph(rep.device.feature_level), {"x": (2, 3), "sr": ()})
