@@ -10,8 +10,8 @@
 //   FUSED_ELEMENT(t, at, i) the body of element_at: the anchor's input element at at[k] + i of each tensor k it
 //                           reads (i 0 on the cursor's walk; the vector walks' tensors step by 1), the prologue's
 //                           statements on the loads, returning the last
-//   FUSED_LANES(t, at, i)   the body of lanes_at: the same for 8 consecutive elements, each tensor read with one
-//                           vload8, the statements once per lane, returning the float8 of the 8 values
+//   FUSED_LANES(t, at, i)   the body of lanes_at: the same for 8 consecutive elements, each tensor read as one
+//                           vector (reduce.cl's LOAD8), the statements once per lane, returning their float8
 //   FUSED_STORE(t, result, at)  the body of store_result: the anchor's result rounded to its output's type, the
 //                           epilogue's statements, the stores of the values read outside the group
 // Every value is rounded to its edge's data type where the nodes one by one would store it (TO_HALF for FLOAT16,

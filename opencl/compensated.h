@@ -69,7 +69,7 @@ static inline float blocked_total(BlockedSum s)
 // The same sums eight at a time, one per lane of a float8 (reduce.cl's vector walks: eight independent chains
 // of additions, where one chain of dependent ones bounds a serial sum's speed). Each lane is a BlockedSum of its
 // own; blocked_take_lane folds a lane into a scalar BlockedSum as blocked_fold folds a block, every rounding error
-// kept, so a sum combined from lanes keeps the one sum's bound. The vector select is Neumaier's choice of operands.
+// kept, so a sum combined from lanes keeps the one sum's bound.
 typedef struct {
     float8 sum, compensation;
 } CompensatedLanes;
@@ -79,11 +79,14 @@ typedef struct {
     uint in_block;
 } BlockedLanes;
 
+// |x| as its bits with the sign cleared, and Neumaier's choice as a vector ?: , not fabs and select: PoCL ran those
+// built-ins one lane at a time (reduce.cl's vector walks say what it cost).
 static inline void compensated_lanes_add(CompensatedLanes *s, float8 term)
 {
     const float8 total = s->sum + term;
-    s->compensation +=
-        select((term - total) + s->sum, (s->sum - total) + term, isgreaterequal(fabs(s->sum), fabs(term)));
+    const uint8 magnitude = (uint8)0x7fffffffu;
+    const int8 larger = as_float8(as_uint8(s->sum) & magnitude) >= as_float8(as_uint8(term) & magnitude);
+    s->compensation += larger ? (s->sum - total) + term : (term - total) + s->sum;
     s->sum = total;
 }
 

@@ -22,7 +22,7 @@ from dmlpy.kernels.reduction import LANES, reduce_walk, reduction_kernel, reduct
 ANCHOR_VALUE = "anchor"
 """The name of the anchor's result, rounded to its output's data type, in the epilogue's statements."""
 
-_LAID_OUT = frozenset({"KEPT_RANK", "REDUCED_RANK", "WALK", "REDUCTION_TENSORS"})
+_LAID_OUT = frozenset({"KEPT_RANK", "REDUCED_RANK", "WALK", "BAND", "REDUCTION_TENSORS"})
 """The anchor's -D options that follow from the layout, which the group's tensors change: set again here."""
 
 
@@ -71,7 +71,7 @@ def anchored_kernel(
     groups_per_work_item = 1
     if any(name == "WALK" for name, _ in spec.defines):
         walk, groups_per_work_item = reduce_walk(layout, kept_rank, vectorised, group.element_loads)
-        defines.append(("WALK", walk))
+        defines += walk
     prelude = spec.prelude + _prelude(group)
     return reduction_kernel(
         spec.source_name, spec.kernel_name, tuple(defines), layout, kept_rank, profile, prelude, groups_per_work_item
@@ -125,13 +125,15 @@ def _loads(group: AnchoredGroup, tensors: Sequence[int], i: str) -> list[str]:
 
 
 def _lanes(group: AnchoredGroup, prologue: Sequence[str]) -> list[str]:
-    """FUSED_LANES: each tensor read with one vload8 from (at)[k] + i, then per lane, in a block of its own (the
-    same names in each), the loads of that lane and the prologue's statements, the element put in its lane."""
+    """FUSED_LANES: each tensor's eight elements from (at)[k] + i read as one vector (reduce.cl's LOAD8), then per
+    lane, in a block of its own (the same names in each), the loads of that lane and the prologue's statements, the
+    element kept as a scalar of its own; the float8 is made of them at once (a vector written component by
+    component reads, to Oclgrind's uninitialised pass, as one read before it was written)."""
     lines = []
     for k in group.element_loads:
         element = group.tensors[k].element
-        lines.append(f"const {element}{LANES} lanes{k} = vload{LANES}(0, (t)->tensor{k} + (at)[{k}] + (i));")
-    lines.append(f"float{LANES} element;")
+        lines.append(f"const {element}{LANES} lanes{k} = ({element}{LANES})LOAD8((t)->tensor{k} + (at)[{k}] + (i));")
+    lines.append("float " + ", ".join(f"element{lane}" for lane in range(LANES)) + ";")
     for lane in range(LANES):
         block = []
         for k in group.element_loads:
@@ -140,7 +142,7 @@ def _lanes(group: AnchoredGroup, prologue: Sequence[str]) -> list[str]:
             value = f"half_bits_to_float({component})" if tensor.half else component
             block.append(f"const {tensor.register} {load_name(k)} = {value};")
         block += prologue
-        block.append(f"element.s{lane} = {group.element};")
+        block.append(f"element{lane} = {group.element};")
         lines.append("{ " + " ".join(block) + " }")
-    lines.append("return element;")
+    lines.append(f"return (float{LANES})(" + ", ".join(f"element{lane}" for lane in range(LANES)) + ");")
     return lines

@@ -82,13 +82,19 @@ def vector_walks(function: int, input_type: AnyDataType) -> bool:
     return input_type in FLOATS and function != ReduceFunction.LOG_SUM_EXP
 
 
+BAND = 2 * LANES
+"""Adjacent groups a work-item of BANDS_WALK takes: two vectors a row. A SUM over the outer axis of (4096, 4096)
+FLOAT32, least of 11 on the loaded machine: 8 groups 15.7 ms on PoCL, 21.5 on Intel; 16 groups 13.3 and 14.2; 32
+groups 30.4 and 11.3 (PoCL spills the sixteen float8 of four compensated states)."""
+
+
 def reduce_walk(
     layout: ElementwiseLayout, kept_rank: int, vectorised: bool, walked: Sequence[int] = (0,)
-) -> tuple[str, int]:
-    """reduce.cl's WALK for ``layout`` (``reduction_layout``'s) and the groups a work-item takes:
+) -> tuple[tuple[tuple[str, str], ...], int]:
+    """reduce.cl's walk for ``layout`` (``reduction_layout``'s), as -D options, and the groups a work-item takes:
     LANES_WALK where the one reduced dimension is contiguous in every ``walked`` tensor (those the elements are
-    read from: the input, or a fused prologue's) and at least LANES long, BANDS_WALK (LANES adjacent groups a
-    work-item) where the innermost kept dimension is contiguous in them and at least LANES long, else SCALAR_WALK;
+    read from: the input, or a fused prologue's) and at least LANES long, BANDS_WALK (BAND adjacent groups a
+    work-item) where the innermost kept dimension is contiguous in them and at least BAND long, else SCALAR_WALK;
     only SCALAR_WALK unless ``vectorised`` (``vector_walks``)."""
     length = math.prod(layout.sizes[kept_rank:])
 
@@ -97,10 +103,10 @@ def reduce_walk(
 
     if vectorised and length < _VECTOR_LIMIT:
         if layout.rank - kept_rank == 1 and contiguous(kept_rank) and length >= LANES:
-            return "1", 1
-        if kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= LANES:
-            return "2", LANES
-    return "0", 1
+            return (("WALK", "1"),), 1
+        if kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= BAND:
+            return (("WALK", "2"), ("BAND", f"{BAND}u")), BAND
+    return (("WALK", "0"),), 1
 
 
 def reduce_kernel(
@@ -132,7 +138,7 @@ def reduce_kernel(
         defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
     walk, groups_per_work_item = reduce_walk(layout, kept_rank, vector_walks(function, input_type))
-    defines.append(("WALK", walk))
+    defines += walk
     return reduction_kernel(
         "reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile, groups_per_work_item=groups_per_work_item
     )

@@ -16,8 +16,8 @@ Started by test_reduce_oclgrind.py in a subprocess whose only OpenCL platform is
 -D defines each compiled (KEPT_RANK, REDUCED_RANK) and the mismatches.
 
 ``--short-input`` is this script's own negative control: SUM over every axis (FLOAT32, packed: every element read,
-eight a vload8 by LANES_WALK) with an input buffer one element shorter than dmlpy is told, which Oclgrind must report
-as an invalid read (of 32 bytes) in ``reduce``.
+eight a step by LANES_WALK) with an input buffer one element shorter than dmlpy is told, which Oclgrind must report
+as an invalid read (of 4 bytes: one of the eight loads) in ``reduce``.
 
     python oclgrind_reduce_variants.py [--launch-profile cpu|gpu] [--sample] [--negative-control] [--short-input]
 """
@@ -41,8 +41,8 @@ AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3), "lanes": (1,), "ban
 """KEPT_RANK 0 (REDUCED_RANK 1 packed: the floats' LANES_WALK over 120 elements); KEPT_RANK 1 and REDUCED_RANK 1;
 KEPT_RANK 2 and REDUCED_RANK 2 (axes 1 and 3 are not adjacent, so neither part coalesces); on SHAPES' own inputs,
 the floats' LANES_WALK along a contiguous axis of 19 (two vectors and a tail of 3) and BANDS_WALK down the rows of 11
-x 19 (two bands of 8 and a short band of 3). Strided, the padded rows keep more dimensions apart."""
-SHAPES = {"lanes": (3, 19), "bands": (11, 19)}
+x 35 (two bands of 16 and a short band of 3). Strided, the padded rows keep more dimensions apart."""
+SHAPES = {"lanes": (3, 19), "bands": (11, 35)}
 """The axis sets with an input of their own (SHAPE otherwise)."""
 LAYOUTS = ("packed", "strided")
 OFFSET = 32

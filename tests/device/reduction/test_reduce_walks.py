@@ -1,6 +1,6 @@
 """reduce.cl's vector walks (docs/operators/reduction.md, "How the kernel walks a group") against the same float64 and
 index references as test_reduce.py: LANES_WALK (a contiguous reduced axis, eight elements a load, a tail after the
-last whole eight) and BANDS_WALK (eight adjacent groups a work-item down the rows, a short band at the row's end),
+last whole eight) and BANDS_WALK (sixteen adjacent groups a work-item down the rows, a short band at the row's end),
 every function they serve in FLOAT32 and FLOAT16, strided and packed, ARGMIN and ARGMAX ties and NaN falling in
 different lanes under both AxisDirections; and a sum of 2^24 positive terms in one group, which Neumaier's
 compensation alone (before COMPENSATED_BLOCK) missed by 400 times the bound (L2 4.7e-5 relative)."""
@@ -17,8 +17,9 @@ from tests.device.movement.cases import padded_strides, tensor
 from tests.device.reduction.cases import ARG, F, T, arg_reference, mismatch, values
 from tests.helpers.structured_runs import run_structured
 
-WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 19), (0,), "2")}
-"""Each walk's input, axes and WALK define: 37 = four vectors and a tail of 5; 19 = two bands and a short one of 3."""
+WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 35), (0,), "2")}
+"""Each walk's input, axes and WALK define: 37 = four vectors and a tail of 5; 35 = two bands of 16 and a short one
+of 3."""
 
 
 def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
