@@ -166,7 +166,7 @@ DEFINE_ROUND_HALF_AWAY(float)
 // correctly rounded float). The others are float_math.h's functions: plain float arithmetic, the same bits on every
 // device, vectorised by PoCL but for SIN, COS and TAN, each within its operator's FLOAT32_ULPS (what was measured,
 // with a margin: docs/operators/element_wise_math.md). A NaN comes back a NaN (IEEE 754 fixes no payload).
-#define SQRT(x) sqrt(x)
+#define SQRT(x) SQRT_OF(x)
 #define RECIP(x) (1.0f / (x))
 #define EXP(x) exp_float(x)
 #define LOG(x) log_float(x)

@@ -33,6 +33,16 @@
 #ifndef FMA
 #define FMA(a, b, c) fma((a), (b), (c))
 #endif
+// sqrt likewise: correctly rounded everywhere (the programs build with -cl-fp32-correctly-rounded-divide-sqrt), a
+// library call on PoCL, where clang's builtin becomes the llvm.sqrt intrinsic (IEEE 754's square root, vsqrtps).
+#if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if __has_builtin(__builtin_sqrtf)
+#define SQRT_OF(x) __builtin_sqrtf(x)
+#endif
+#endif
+#ifndef SQRT_OF
+#define SQRT_OF(x) sqrt(x)
+#endif
 
 // bench_math.py's lanes8 probe calls an operator's function on float8: where the compiler is clang (PoCL, Intel's
 // CPU runtime), the public functions are overloadable, and LANEWISE8 defines a float8 form of one, lane by lane.
@@ -398,7 +408,7 @@ MATH_OVERLOAD static inline float asinh_float(float x)
 {
     const float a = magnitude(x);
     const float b = a < 0x1p12f ? a : 1.0f; // keeps a^2 finite in the branches not taken
-    const float root = sqrt(b * b + 1.0f);
+    const float root = SQRT_OF(b * b + 1.0f);
     const float y = a < 0x1p-12f ? a
                     : a < 2.0f   ? log1p_float(a + a * a / (root + 1.0f))
                     : a < 0x1p12f ? log_float(2.0f * a + 1.0f / (root + a))
@@ -411,8 +421,8 @@ MATH_OVERLOAD static inline float acosh_float(float x)
 {
     const float b = x < 0x1p12f ? x : 2.0f;
     const float t = b - 1.0f;
-    const float y = x < 2.0f      ? log1p_float(t + sqrt(t * t + 2.0f * t))
-                    : x < 0x1p12f ? log_float(2.0f * b - 1.0f / (b + sqrt(b * b - 1.0f)))
+    const float y = x < 2.0f      ? log1p_float(t + SQRT_OF(t * t + 2.0f * t))
+                    : x < 0x1p12f ? log_float(2.0f * b - 1.0f / (b + SQRT_OF(b * b - 1.0f)))
                                   : log_float(x) + 0x1.62e43p-1f;
     return x < 1.0f ? NAN : x != x ? x + x : y;
 }
@@ -449,7 +459,7 @@ MATH_OVERLOAD static inline float asin_float(float x)
 {
     const float a = magnitude(x);
     const float small = FMA(a, asin_r(a * a), a);
-    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = sqrt(z), r = asin_r(z);
+    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = SQRT_OF(z), r = asin_r(z);
     const float near_1 = PIO2_HI - (2.0f * FMA(s, r, s) - PIO2_LO);
     const float h = head_12_bits(s), c = (z - h * h) / (s + h);
     const float middle = PIO4_HI - ((2.0f * s * r - (PIO2_LO - 2.0f * c)) - (PIO4_HI - 2.0f * h));
@@ -462,7 +472,7 @@ MATH_OVERLOAD static inline float acos_float(float x)
 {
     const float a = magnitude(x);
     const float small = PIO2_HI - (x - (PIO2_LO - x * asin_r(x * x)));
-    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = sqrt(z), r = asin_r(z);
+    const float z = (1.0f - (a < 1.0f ? a : 1.0f)) * 0.5f, s = SQRT_OF(z), r = asin_r(z);
     const float negative = 2.0f * PIO2_HI - 2.0f * (s + (r * s - PIO2_LO));
     const float h = head_12_bits(s), c = (z - h * h) / (s + h);
     const float positive = 2.0f * (h + (r * s + c));
