@@ -1,4 +1,4 @@
-"""ONNX's Attention (opsets 23 and 24) as DirectML's MULTIHEAD_ATTENTION, or MULTIHEAD_ATTENTION1 where kv_num_heads
+"""ONNX's Attention (opsets 23 to 25) as DirectML's MULTIHEAD_ATTENTION, or MULTIHEAD_ATTENTION1 where kv_num_heads
 is fewer than q_num_heads (grouped-query attention), through ``dml.graph.multihead_attention``.
 
 What maps, exactly as ONNX defines it (onnx.reference's Attention):
@@ -22,8 +22,8 @@ than 0 and the qk_matmul_output output, softmax_precision other than FLOAT over 
 temporaries are the tensors' type), nonpad_kv_seqlen (opset 24), left_window_size and right_window_size (opset 25),
 and an attn_mask shorter than the total length (ONNX pads it with -inf; DirectML's masks cover every key).
 
-Where the two differ: a row whose every key is masked gives NaN here (DirectML's softmax of -inf everywhere, the
-formula's value) and 0 in onnx.reference (its convention); docs/operators/multihead_attention.md."""
+A query row whose every key is masked gives an output of 0, as onnx.reference's convention has it (attention.cl's
+probabilities of a row of -inf scores are 0; docs/operators/multihead_attention.md)."""
 
 from __future__ import annotations
 
