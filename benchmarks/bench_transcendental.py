@@ -1,6 +1,6 @@
 """The transcendental element-wise operators against the copy kernel on every device (issue 47): EXP, LOG, TANH,
 ACTIVATION_SIGMOID and ERF alone, 16M packed FLOAT32 elements, through the object model on pre-bound device buffers
-(bench_engine.Bound) under each device's default launch profile.
+(bench_engine.Bound) under each device's default launch profile (``--profile`` names another).
 
 Usage (from the repository root)::
 
@@ -35,9 +35,14 @@ OPERATORS = {
 """Each operator's descriptor class name in dmlpy and the range of its inputs."""
 
 
-def device_rows(index: int, n: int) -> list[dict[str, Any]]:
-    """Every operator of OPERATORS on device ``index``: kernel and copy kernel times taking turns."""
+def device_rows(index: int, n: int, profile: str) -> list[dict[str, Any]]:
+    """Every operator of OPERATORS on device ``index`` under launch ``profile``: kernel and copy kernel times taking
+    turns."""
     dml_ = Dml(index)
+    if profile != "auto":  # the same queues, another launch profile
+        for name in ("device", "profiled"):
+            queue = getattr(dml_, name).queue
+            setattr(dml_, name, dml_.dml.create_device(cl_queue=queue, launch_profile=profile))
     _, copy_events = dml_.copy_kernel(n, 4)
     rng = np.random.default_rng(47)
     rows = []
@@ -47,7 +52,12 @@ def device_rows(index: int, n: int) -> list[dict[str, Any]]:
         bound = Bound(dml_, getattr(dml_.dml, name)(input_tensor=packed, output_tensor=packed), [x])
         events = event_timings({"kernel": bound.events, "copy": copy_events}, quick=False)
         kernel, copy = events["kernel"].seconds, events["copy"].seconds
-        row = {"device": dml_.device.cl_device.name, "operator": name, "kernel_ms": kernel * 1e3, "copy_ms": copy * 1e3}
+        row = {
+            "device": f"{dml_.device.cl_device.name} ({dml_.device.launch_profile.name})",
+            "operator": name,
+            "kernel_ms": kernel * 1e3,
+            "copy_ms": copy * 1e3,
+        }
         print(
             f"device {index} {row['device'][:24]:24s} {name:32s} kernel {kernel * 1e3:7.2f} ms  "
             f"copy {copy * 1e3:6.2f} ms  copy/kernel {copy / kernel:5.2f}",
@@ -61,13 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="16M", help="elements (K and M are powers of two); default 16M")
     parser.add_argument("--devices", default=None, help="comma-separated device indices (default: every device)")
+    parser.add_argument("--profile", default="auto", help="launch profile: auto (each device's), cpu or gpu")
     args = parser.parse_args(argv)
     from dmlpy.runtime.platforms import list_devices
 
     usable = [entry.index for entry in list_devices() if entry.compiler_error is None]
     indices = [int(i) for i in args.devices.split(",")] if args.devices else usable
     for index in indices:
-        device_rows(index, parse_size(args.size))
+        device_rows(index, parse_size(args.size), args.profile)
     return 0
 
 

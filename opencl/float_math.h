@@ -102,11 +102,14 @@ static inline exp_reduced exp_reduce(float x)
 // e^x = 2^k (1 + expm1(r)): 1 + expm1(r) rounds once (within 0.5 ulp plus the fit's 2.8e-9 relative); 2^k multiplies
 // exactly in two steps, 2^(k/2) then 2^(k - k/2), so a subnormal result is rounded once, at the second product, and
 // an overflowing one becomes +inf there (k reaches 128, whose 2^k is no float).
+static inline float exp_of_reduced(exp_reduced e)
+{
+    const int half_k = e.k >> 1;
+    return ((1.0f + e.expm1r) * power_of_two(half_k)) * power_of_two(e.k - half_k);
+}
 MATH_OVERLOAD static inline float exp_float(float x)
 {
-    const exp_reduced e = exp_reduce(x);
-    const int half_k = e.k >> 1;
-    const float y = ((1.0f + e.expm1r) * power_of_two(half_k)) * power_of_two(e.k - half_k);
+    const float y = exp_of_reduced(exp_reduce(x));
     return x != x ? x + x : y;
 }
 
@@ -122,7 +125,7 @@ MATH_OVERLOAD static inline float expm1_float(float x)
     const int k = e.k > -64 ? (e.k < 64 ? e.k : 63) : -64;
     const float t = power_of_two(k), q = e.expm1r;
     const float y = k == 0      ? q
-                    : e.k > 63  ? exp_float(x)
+                    : e.k > 63  ? exp_of_reduced(e)
                     : k > 24    ? FMA(t, q - power_of_two(-k), t)
                     : k < -24   ? FMA(t, 1.0f + q, -1.0f)
                                 : FMA(t, q, t - 1.0f);
