@@ -19,10 +19,9 @@ gives role r at an element shift of r times its fourth stride. The steps, each o
 
 Grouped-query attention (KeyValueHeadCount < QueryHeadCount): query head h reads key and value head h // group,
 group = QueryHeadCount / KeyValueHeadCount. The contraction's batch is (batch, key-value head), and each of the
-group's members r is one launch, reading query heads r, r + group, ... as the heads at a stride of group heads from
-an element shift of r heads (a 4-head query with 2 key-value heads: launches for heads {0, 2} and {1, 3} would be
-wrong; heads h = kv * group + r, so member r's heads are kv * group + r: stride group, shift r). One launch where
-group is 1.
+group's members r is one launch over query heads kv * group + r for kv = 0, 1, ... (4 query heads on 2: heads
+{0, 2}, then {1, 3}): the query, the scores and the output read at a head stride of group heads from an element
+shift of r heads. One launch where group is 1.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from dmlpy.kernels.launch import KernelParameter, LaunchProfile
 from dmlpy.kernels.movement import strided_copy
 from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
 from dmlpy.kernels.reduction import reduction_kernel, reduction_layout
-from dmlpy.tensor import BufferTensorDesc
+from dmlpy.tensor import BufferTensorDesc, packed_strides
 
 Strides4 = tuple[int, int, int, int]
 
@@ -115,12 +114,6 @@ class AttentionTensors:
 SOFTMAX_SOURCE = "attention.cl"
 
 
-def packed_strides(sizes: tuple[int, int, int, int]) -> Strides4:
-    """The row-major strides of ``sizes``."""
-    _, heads, length, size = sizes
-    return (heads * length * size, length * size, size, 1)
-
-
 class _Plan:
     """The steps and temporaries of one attention plan, gathered in order."""
 
@@ -132,7 +125,8 @@ class _Plan:
     def temporary(self, sizes: tuple[int, int, int, int]) -> View:
         """A packed temporary of (batch, head, position, element) ``sizes`` in the tensors' DataType."""
         self.temporaries.append(BufferTensorDesc(data_type=self.data_type, sizes=sizes))
-        return View(PlanRef("temporary", len(self.temporaries) - 1), packed_strides(sizes))
+        b, h, p, e = packed_strides(sizes)
+        return View(PlanRef("temporary", len(self.temporaries) - 1), (b, h, p, e))
 
     def copy(self, sizes: tuple[int, ...], source: View, target: View, bias: View | None) -> None:
         """``target = source`` (+ ``bias``) over ``sizes``: Identity's strided copy, or the template's add."""
