@@ -64,7 +64,7 @@
 #define LAST_INDEX 0
 #endif
 #ifndef BAND
-#define BAND 8u
+#define BAND 16u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
 #endif
 #define SCALAR_WALK 0
 #define LANES_WALK 1
