@@ -1,7 +1,7 @@
 """The op types of the operators that are not element-wise and read their inputs through ``Reads``
 (``dmlpy.onnx.reads``), each family's module making a node's outputs: the normalizations, the indexing op types,
 the generators, the matrix products, the poolings, the convolutions, the resampling op types, the recurrent networks,
-DynamicQuantizeLinear and the regions of interest.
+DynamicQuantizeLinear, the regions of interest and attention.
 ``dmlpy.onnx.lowering`` calls ``family_outputs`` for each."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import onnx
 
 from dmlpy.graph import Graph
+from dmlpy.onnx.attention import ATTENTION_OPS, attention_outputs
 from dmlpy.onnx.convolution import CONVOLUTION_OPS, convolution_outputs
 from dmlpy.onnx.dynamic_quantization import DYNAMIC_QUANTIZATION_OPS, dynamic_quantization_outputs
 from dmlpy.onnx.generators import GENERATOR_OPS, generator_outputs
@@ -22,7 +23,7 @@ from dmlpy.onnx.regions import REGION_OPS, region_outputs
 from dmlpy.onnx.resample import RESAMPLE_OPS, resample_outputs
 
 FAMILY_OPS = (*NORMALIZATION_OPS, *INDEXING_OPS, *GENERATOR_OPS, *MATRIX_OPS, *POOLING_OPS, *RESAMPLE_OPS)
-FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS, *DYNAMIC_QUANTIZATION_OPS, *REGION_OPS)
+FAMILY_OPS += (*CONVOLUTION_OPS, *RECURRENT_OPS, *DYNAMIC_QUANTIZATION_OPS, *REGION_OPS, *ATTENTION_OPS)
 
 
 def family_outputs(
@@ -50,6 +51,8 @@ def family_outputs(
         return convolution_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in RECURRENT_OPS:
         return recurrent_outputs(node, opset, attributes, reads, prepare, where)
+    if node.op_type in ATTENTION_OPS:
+        return attention_outputs(node, opset, attributes, reads, prepare, where)
     if node.op_type in DYNAMIC_QUANTIZATION_OPS:
         return dynamic_quantization_outputs(node, reads, where)
     if node.op_type in REGION_OPS:

@@ -163,7 +163,9 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         raise InvalidArgumentError(f"{where}: inputs {list(node.input)}; {node.op_type} takes {takes}")
     # SPLIT's parts, an output each; TopK's and MaxPool's values and indices; BatchNormalization's and
     # LayerNormalization's optional statistics (refused by dmlpy.onnx.normalization, saying why); the recurrent
-    # networks' Y, Y_h (and Y_c), each optional: one left out before another is named ""
+    # networks' Y, Y_h (and Y_c) and Attention's Y, present keys and values (and qk_matmul_output, refused by
+    # dmlpy.onnx.attention), each optional: one left out before another is named ""
+    optional_outputs = (*RECURRENT_OPS, "Attention")
     parts = node.op_type in (
         "Split",
         "TopK",
@@ -171,9 +173,9 @@ def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, i
         "LayerNormalization",
         "MaxPool",
         "DynamicQuantizeLinear",
-        *RECURRENT_OPS,
+        *optional_outputs,
     )
-    named = any(node.output) if node.op_type in RECURRENT_OPS else all(node.output)
+    named = any(node.output) if node.op_type in optional_outputs else all(node.output)
     if not node.output or (len(node.output) != 1 and not parts) or not named:
         has = "one or more outputs, each named" if parts else "one output"
         raise InvalidArgumentError(f"{where}: outputs {list(node.output)}; {node.op_type} has {has}")

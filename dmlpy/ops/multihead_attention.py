@@ -111,6 +111,7 @@ class MultiheadAttentionOperatorDesc(_AttentionOutputs, _AttentionFields):
 
     OPERATOR_TYPE = OperatorType.MULTIHEAD_ATTENTION
     BUILDER_NAME = "multihead_attention"  # dmlpy/graph/attention.py: MULTIHEAD_ATTENTION1 where heads are grouped
+    ONNX_OPS = ("Attention",)  # dmlpy/onnx/attention.py
     SUPPORT = SupportTable.per_tensor(OPERATOR_TYPE, _OPTIONAL, ((L.FL_6_1, _TABLE),))
     SAME_DATA_TYPE = (tuple(name for name in (*AttentionDesc.INPUTS, *AttentionDesc.OUTPUTS) if name != "mask_tensor"),)
     QUERY_HEADS = KV_HEADS = "head_count"

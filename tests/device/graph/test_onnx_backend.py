@@ -30,6 +30,7 @@ from dmlpy.onnx import SUPPORTED_OPS, DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.onnx.nodes import LOWERED_TO  # noqa: E402
 from dmlpy.onnx.normalization import NORMALIZATION_OPS  # noqa: E402
 from dmlpy.ops.element_wise_math import MATH_OPERATORS  # noqa: E402
+from tests.helpers.onnx_attention import ATTENTION_RUNS, attention_refusals, attention_tolerance  # noqa: E402
 from tests.helpers.onnx_compute import (  # noqa: E402
     COMPUTE_RUNS,
     REFUSED_AT_RUN,
@@ -52,6 +53,7 @@ from tests.helpers.onnx_normalization_indexing import (  # noqa: E402
 )
 from tests.helpers.onnx_recurrent import RECURRENT_RUNS, RECURRENT_TEST_NAMES, RECURRENT_TOLERANCE  # noqa: E402
 from tests.helpers.onnx_reduction import axes_given_as_inputs  # noqa: E402
+from tests.helpers.onnx_regions import REGION_DIFFERS, REGION_RUNS, REGION_TOLERANCE  # noqa: E402
 from tests.helpers.onnx_views import VIEWS_GIVEN_AS_INPUTS  # noqa: E402
 from tests.helpers.operators import MATH_FUNCTIONS, ROWS, row_of  # noqa: E402
 from tests.helpers.row_model import F32, Case  # noqa: E402
@@ -266,6 +268,11 @@ NOT_EXPRESSIBLE |= compute_refusals(
     name.removeprefix("test_") for name in _node_cases() if re.match(OPS, f"{name}_cpu")
 )
 """The matrix products', poolings' and resampling op types' node tests refused (tests/helpers/onnx_compute.py)."""
+NOT_EXPRESSIBLE |= attention_refusals(
+    name.removeprefix("test_") for name in _node_cases() if re.match(OPS, f"{name}_cpu")
+)
+"""Attention's node tests refused (tests/helpers/onnx_attention.py: softcap, qk_matmul_output, nonpad_kv_seqlen,
+the sliding window, BFLOAT16)."""
 for _name in EXPANDED_RUN_BY_FOLDING:
     del NOT_EXPRESSIBLE[_name]  # their Constant nodes fold on the host now: the runner runs them
 NOT_EXPRESSIBLE |= dict.fromkeys(RESHAPED_BY_A_COMPUTED_SHAPE, "computed by a node")
@@ -300,6 +307,14 @@ TOLERANCES |= {
     if tolerance is not None
 }
 TOLERANCES |= {f"test_{name}": RECURRENT_TOLERANCE for name in RECURRENT_RUNS}
+TOLERANCES |= {
+    name: tolerance
+    for name, case in _node_cases().items()
+    if case.data_sets and name.removeprefix("test_") in ATTENTION_RUNS
+    for tolerance in (attention_tolerance(name, case.model, list(case.data_sets[0][0])),)
+    if tolerance is not None
+}
+TOLERANCES |= {f"test_{name}": REGION_TOLERANCE for name in REGION_RUNS}
 """Each node test's comparison, by the case's full name (test_round): the name the runner looks its keyword
 arguments up by (it passes them to ``prepare`` too, which takes rtol and atol and ignores them)."""
 TOLERANCES |= {
@@ -325,7 +340,9 @@ def _backend_test() -> Any:
         warnings.simplefilter("ignore")  # the runner builds every operator's cases again, warning the same
         backend_test = BackendTest(DmlBackend, __name__, test_kwargs=TOLERANCES)
     backend_test.include(OPS)
-    for name in (*NOT_EXPRESSIBLE, *REFUSED_AT_RUN):
+    # Attention's _expanded twins are its function body (MatMul, Softmax, Where, ...), not Attention nodes.
+    backend_test.exclude(r"^test_attention_.*_expanded_(cpu|cuda)$")
+    for name in (*NOT_EXPRESSIBLE, *REFUSED_AT_RUN, *REGION_DIFFERS):
         backend_test.exclude(rf"^test_{name}_(cpu|cuda)$")
     return backend_test
 
@@ -463,6 +480,8 @@ def test_the_runner_runs_the_expressible_node_tests() -> None:
         *(f"test_{form}_cpu" for form in COMPUTE_RUNS),
         *(f"test_{form}_cpu" for form in CONVOLUTION_RUNS),
         *(f"test_{form}_cpu" for form in RECURRENT_RUNS),
+        *(f"test_{form}_cpu" for form in ATTENTION_RUNS),
+        *(f"test_{form}_cpu" for form in REGION_RUNS),
         "test_round_cpu",
         "test_identity_cpu",
         "test_ceil_cpu",
