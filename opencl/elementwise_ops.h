@@ -296,11 +296,11 @@ DEFINE_REMAINDERS(ulong, ulong, 0)
 // ----------------------------------------------------------------------------------- selection and angles
 // IF (dmlpy/ops/element_wise_if.py): A where the condition byte is nonzero, else B, moved unchanged (alone, every
 // tensor bound as the unsigned integer of its width, so any type's bits, FLOAT64 included). ATAN_YX
-// (dmlpy/ops/element_wise_atan_yx.py): atan2(A, B), the angle of the point (B, A), OpenCL's atan2 (within its
-// full-profile bound, 6 ULPs; C99 Annex F at the origin and at infinities: atan2(+-0, +0) is +-0, atan2(+-0, -0)
-// is +-pi).
+// (dmlpy/ops/element_wise_atan_yx.py): atan2(A, B), the angle of the point (B, A), float_math.h's atan2_float (2.4
+// ULPs at most measured, within OpenCL's full-profile bound for atan2, 6, which FLOAT32_ULPS keeps; C99 Annex F at
+// the origin and at infinities: atan2(+-0, +0) is +-0, atan2(+-0, -0) is +-pi).
 #define IF(condition, a, b) ((condition) != 0 ? (a) : (b))
-static inline float atan_yx_float(float a, float b) { return atan2(a, b); }
+static inline float atan_yx_float(float a, float b) { return atan2_float(a, b); }
 
 // -------------------------------------------------------------------------------------- signs and clamps
 // ABS, NEGATE, SIGN (dmlpy/ops/element_wise_signs.py), CLIP, CLIP1, THRESHOLD (dmlpy/ops/element_wise_clip.py), as

@@ -484,12 +484,11 @@ MATH_OVERLOAD static inline float acos_float(float x)
 }
 // atan(a) = pi/2 - atan(1 / a) above 1; t in [0, 1] is reduced once more above tan(pi/8), atan(t) = pi/4 +
 // atan((t - 1) / (t + 1)); atan(u) = u + u u^2 P(u^2) for |u| <= tan(pi/8), P a degree-5 fit (absolute error 5e-10).
-// The offset k pi/4 (k = 0, 1 or 2, from the two tests, never a table) is added as hi + lo.
-MATH_OVERLOAD static inline float atan_float(float x)
+// The result is k pi/4 +- atan(u), k = 0, 1 or 2 from the two tests (never a table), k pi/4 added as hi + lo.
+// atan_of_ratio(t, inverted, behind): atan(t) (t in [0, 1]), or pi/2 - atan(t) where inverted, and pi minus that
+// where behind (atan2's point left of the y axis: k becomes 4 - k, the sign of atan(u) flips).
+static inline float atan_of_ratio(float t, bool inverted, bool behind)
 {
-    const float a = magnitude(x);
-    const bool inverted = a > 1.0f;
-    const float t = inverted ? 1.0f / a : a;
     const bool reduced = t > 0x1.a827aap-2f;
     const float u = reduced ? (t - 1.0f) / (t + 1.0f) : t;
     const float s = u * u;
@@ -501,8 +500,28 @@ MATH_OVERLOAD static inline float atan_float(float x)
     p = FMA(p, s, -0x1.555556p-2f);
     const float atan_u = FMA(u * s, p, u);
     const float k = (inverted ? 2.0f : 0.0f) + (reduced ? (inverted ? -1.0f : 1.0f) : 0.0f);
-    const float y = FMA(k, 0x1.921fb6p-1f, FMA(k, -0x1.777a5cp-26f, inverted ? -atan_u : atan_u));
+    const float term = inverted != behind ? -atan_u : atan_u;
+    const float kk = behind ? 4.0f - k : k;
+    return FMA(kk, 0x1.921fb6p-1f, FMA(kk, -0x1.777a5cp-26f, term));
+}
+MATH_OVERLOAD static inline float atan_float(float x)
+{
+    const float a = magnitude(x);
+    const bool inverted = a > 1.0f;
+    const float y = atan_of_ratio(inverted ? 1.0f / a : a, inverted, false);
     return x != x ? x + x : with_sign_of(y, x);
+}
+// atan2(y, x), the angle of the point (x, y): atan of min(|x|, |y|) / max(|x|, |y|) placed by octant, y's sign put
+// back. C99 Annex F's special values come from the ratio: 0 where |y| is 0 (the origin included: +-0 for x = +0,
+// +-pi for x = -0, by x's sign bit), 1 where |x| = |y| (both infinite: +-pi/4, +-3pi/4), and 0 where the larger is
+// infinite and the other finite (so +-pi/2, or 0 and pi). A NaN in either gives a NaN.
+static inline float atan2_float(float y, float x)
+{
+    const float a = magnitude(y), b = magnitude(x);
+    const bool inverted = a > b;
+    const float t = a == 0.0f ? 0.0f : a == b ? 1.0f : inverted ? b / a : a / b;
+    const float angle = atan_of_ratio(t, inverted, (as_uint(x) & SIGN_BIT) != 0u);
+    return (x != x || y != y) ? x + y : with_sign_of(angle, y);
 }
 
 LANEWISE8(exp_float)
