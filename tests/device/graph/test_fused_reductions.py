@@ -155,3 +155,18 @@ def test_the_fused_kernel_is_the_anchors_own(device: Any) -> None:
     spec = step.lowered.kernel
     assert spec.source_name == "reduce.cl" and ("FUSED", "1") in spec.defines
     assert "ELEMENT_WISE_ABS" in spec.prelude and "ELEMENT_WISE_ADD" in spec.prelude
+
+
+def test_a_prologue_reading_a_per_row_scale_walks_one_element_at_a_time(device: Any) -> None:
+    """REDUCE MAX(x * s), s one value a row (a constant read with 0-strides along the reduced axis): the vector
+    walk needs every tensor the prologue reads to step by 1, so the group walks one element at a time, still one
+    kernel, still the nodes' bits."""
+    g = dml.Graph(device)
+    x = g.input((6, 40), np.float32)
+    scale = RNG.uniform(-2, 2, (6, 1)).astype(np.float32)
+    out = dml.graph.reduce(x * scale, "MAX", [1])
+    a = RNG.standard_normal((6, 40)).astype(np.float32)
+    (got,) = _both(device, g.desc_for([out]), [a], kernels=1)
+    np.testing.assert_array_equal(got, (a * scale).max(1, keepdims=True))  # MAX of the rounded products: exact
+    (step,) = device.compile_graph(g.desc_for([out])).plan.steps
+    assert ("WALK", "0") in step.lowered.kernel.defines
