@@ -53,6 +53,12 @@ static inline void store_result(const Tensors *t, float result, const ulong *at)
 {
     FUSED_STORE(t, result, at)
 }
+#ifndef SCALE_AT
+#define SCALE_AT(t, at) 1.0f  // no ScaleTensor: HAS_SCALE 0, never read
+#endif
+#ifndef BIAS_AT
+#define BIAS_AT(t, at) 0.0f  // no BiasTensor: HAS_BIAS 0, never read
+#endif
 #else
 #if REDUCTION_TENSORS == 4
 typedef struct {
@@ -79,11 +85,12 @@ static inline void store_result(const Tensors *t, float result, const ulong *at)
 }
 #endif
 
+#ifndef P  // MEAN_VARIANCE_NORMALIZATION; LP_NORMALIZATION defines its P
 #if FUSED
 __kernel void mean_variance_normalization(FUSED_PARAMETERS, ulong element_count, uint8 sizes FUSED_STRIDES)
 {
     ANCHORED_BEGIN(tensors, g, element_count, sizes);
-#elif REDUCTION_TENSORS == 4
+#else
 __kernel void mean_variance_normalization(__global const storage_t *input, ulong input_offset,
                                           __global const storage_t *scale, ulong scale_offset,
                                           __global const storage_t *bias, ulong bias_offset,
@@ -97,7 +104,6 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
     Groups g;
     groups_of(&g, element_count, sizes, strides, offsets);
 #endif
-#if FUSED || REDUCTION_TENSORS == 4
     const Tensors *t = &tensors;
     FOR_EACH_GROUP(group, g)
     {
@@ -128,14 +134,20 @@ __kernel void mean_variance_normalization(__global const storage_t *input, ulong
     }
 }
 #else
+#if FUSED
+__kernel void lp_normalization(FUSED_PARAMETERS, ulong element_count, uint8 sizes FUSED_STRIDES)
+{
+    ANCHORED_BEGIN(tensors, g, element_count, sizes);
+#else
 __kernel void lp_normalization(__global const storage_t *input, ulong input_offset, __global storage_t *output,
                                ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                                uint8 output_strides)
 {
     const Tensors tensors = {input, output};
-    const Tensors *t = &tensors;
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
+#endif
+    const Tensors *t = &tensors;
     FOR_EACH_GROUP(group, g)
     {
         Cursor start;
@@ -150,7 +162,7 @@ __kernel void lp_normalization(__global const storage_t *input, ulong input_offs
         const float divisor = fmax(norm, EPSILON);
         Cursor cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
-            STORE(LOAD(input, cursor.at[0]) / divisor, output, cursor.at[1]);
+            store_result(t, element_at(t, cursor.at) / divisor, cursor.at);
             cursor_next(&cursor, &g);
         }
     }

@@ -1,5 +1,6 @@
-"""Groups anchored by a reduction or a normalization: a REDUCE, ARGMIN, ARGMAX or MEAN_VARIANCE_NORMALIZATION
-(any form) node runs in one kernel with the element-wise nodes around it where that saves a pass over memory.
+"""Groups anchored by a reduction or a normalization: a REDUCE, ARGMIN, ARGMAX, MEAN_VARIANCE_NORMALIZATION (any
+form) or LP_NORMALIZATION node runs in one kernel with the element-wise nodes around it where that saves a pass over
+memory.
 
 - The prologue: the element-wise group just before the anchor whose values only the anchor's input (and the group
   itself) reads, of the anchor input's Sizes. The anchor's kernel computes them on each element as it loads it
@@ -28,6 +29,7 @@ from dmlpy.kernels.anchored import ANCHOR_VALUE, AnchoredGroup, anchored_kernel
 from dmlpy.kernels.elementwise import load_name, value_type
 from dmlpy.kernels.reduction import vector_walks
 from dmlpy.ops._base import OperatorDescBase
+from dmlpy.ops.lp_normalization import LpNormalizationOperatorDesc
 from dmlpy.ops.mean_variance_normalization import (
     MeanVarianceNormalization1OperatorDesc,
     MeanVarianceNormalization2OperatorDesc,
@@ -36,7 +38,7 @@ from dmlpy.ops.mean_variance_normalization import (
 from dmlpy.ops.reduction import ArgMaxOperatorDesc, ArgMinOperatorDesc, ReduceOperatorDesc
 
 _REDUCTIONS = (ReduceOperatorDesc, ArgMinOperatorDesc, ArgMaxOperatorDesc)
-_NORMALIZATIONS = (
+_MEAN_VARIANCE = (
     MeanVarianceNormalizationOperatorDesc,
     MeanVarianceNormalization1OperatorDesc,
     MeanVarianceNormalization2OperatorDesc,
@@ -54,8 +56,10 @@ def anchor_axes(op: OperatorDescBase) -> tuple[int, ...] | None:
         return None
     if isinstance(op, _REDUCTIONS):
         return tuple(op.axes)
-    if isinstance(op, _NORMALIZATIONS):
+    if isinstance(op, _MEAN_VARIANCE):
         return tuple(op.normalized()[0])
+    if isinstance(op, LpNormalizationOperatorDesc):
+        return (op.axis,)
     return None
 
 
@@ -219,7 +223,7 @@ def anchored_step(
         element = load_name(statements.bind(read_from(anchor, 0, tensor.desc)))
     element_loads = tuple(statements.loads.values())
     anchor_reads = []
-    for slot, macro in _ANCHOR_READS.items() if isinstance(op, _NORMALIZATIONS) else ():
+    for slot, macro in _ANCHOR_READS.items() if isinstance(op, _MEAN_VARIANCE) else ():
         tensor = op.input_tensors()[slot]
         if tensor is not None and analysis.sources.get((anchor, slot)) is not None:
             anchor_reads.append((macro, statements.bind(read_from(anchor, slot, tensor.desc))))

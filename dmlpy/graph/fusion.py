@@ -7,8 +7,8 @@ Sizes (a group is one index space) and the group's kernel still binds at most MA
 one node runs the operator's own plan (one launch, or several with temporary regions), exactly as
 ``compile_operator`` would; a larger group runs the
 element-wise template (``opencl/elementwise.cl``, written by dmlpy/kernels/elementwise.py), its values carried
-in registers. A REDUCE, ARGMIN, ARGMAX or MEAN_VARIANCE_NORMALIZATION node then takes the groups around it into its
-own kernel where that saves a pass over memory (dmlpy/graph/anchored.py). A node output read by a later group lives
+in registers. A REDUCE, ARGMIN, ARGMAX, MEAN_VARIANCE_NORMALIZATION or LP_NORMALIZATION node then takes the groups
+around it into its own kernel where that saves a pass over memory (dmlpy/graph/anchored.py). A node output read by a later group lives
 in the temporary resource (or in the graph output it also is).
 
 Fusion is bit-identical to the nodes one by one: a value is rounded to its edge's data type where the nodes one

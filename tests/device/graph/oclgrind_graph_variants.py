@@ -224,7 +224,8 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
 def run_anchored(device: Any, rng: np.random.Generator) -> None:
     """Groups anchored by a reduction or a normalization (dmlpy/graph/anchored.py), one kernel each: every walk of
     reduce.cl (lanes with a tail, bands with a short band, one element at a time through a transpose's strides),
-    normalize.cl's mean_variance_normalization, FLOAT16 edges, integer results stored and read by the epilogue."""
+    normalize.cl's mean_variance_normalization and lp_normalization, FLOAT16 edges, integer results stored and read
+    by the epilogue."""
     g = dml.Graph(dml.FeatureLevel.FL_6_4)
     x, y = g.input((5, 19), np.float32), g.input((5, 19), np.float32)
     root = dml.graph.sqrt(dml.graph.reduce(x * y, "SUM", [1]) + np.float32(1))
@@ -263,6 +264,12 @@ def run_anchored(device: Any, rng: np.random.Generator) -> None:
     check(device, "anchored_f32_layer_norm_of_residual_relu_2x3x9", g.desc_for([out]), values)
 
     g = dml.Graph(dml.FeatureLevel.FL_6_4)
+    x, y = g.input((3, 9, 4), np.float32), g.input((3, 9, 4), np.float32)
+    out = dml.graph.tanh(dml.graph.lp_normalization(x - y, 1, 1e-6, 2))
+    values = [rng.standard_normal((3, 9, 4)).astype(np.float32) for _ in range(2)]
+    check(device, "anchored_f32_lp2_of_difference_tanh_3x9x4", g.desc_for([out]), values)
+
+    g = dml.Graph(dml.FeatureLevel.FL_6_4)
     x, y = g.input((4, 3, 6), np.int32), g.input((4, 3, 6), np.int32)
     total = dml.graph.reduce(x + y, "SUM", [0, 2])
     values = [rng.integers(-(2**31), 2**31, (4, 3, 6), dtype=np.int64).astype(np.int32) for _ in range(2)]
@@ -285,6 +292,7 @@ ANCHORED_VARIANTS = [
     "anchored_f16_mean_of_squares_bands_19x21",
     "anchored_i8_argmax_transposed_and_sum_of_cast_7x5",
     "anchored_f32_layer_norm_of_residual_relu_2x3x9",
+    "anchored_f32_lp2_of_difference_tanh_3x9x4",
     "anchored_i32_sum_stored_and_tripled_4x3x6",
 ]
 

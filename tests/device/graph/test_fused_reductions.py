@@ -170,3 +170,32 @@ def test_a_prologue_reading_a_per_row_scale_walks_one_element_at_a_time(device: 
     np.testing.assert_array_equal(got, (a * scale).max(1, keepdims=True))  # MAX of the rounded products: exact
     (step,) = device.compile_graph(g.desc_for([out])).plan.steps
     assert ("WALK", "0") in step.lowered.kernel.defines
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_an_lp_normalization_of_a_difference_then_a_scale(device: Any, p: int) -> None:
+    """LP_NORMALIZATION (P 1 and 2) of x - y along axis 1, then x 0.5: one kernel; within 4u|exact| of the float64
+    x / max(norm, Epsilon) on the float32 differences, then the exact halving."""
+    g = dml.Graph(device)
+    x, y = g.input((3, 33, 4), np.float32), g.input((3, 33, 4), np.float32)
+    out = dml.graph.lp_normalization(x - y, 1, 1e-6, p) * np.float32(0.5)
+    a, b = RNG.standard_normal((3, 33, 4)).astype(np.float32), RNG.standard_normal((3, 33, 4)).astype(np.float32)
+    (got,) = _both(device, g.desc_for([out]), [a, b], kernels=1)
+    d = (a - b).astype(np.float64)
+    norm = np.abs(d).sum(1, keepdims=True) if p == 1 else np.sqrt((d * d).sum(1, keepdims=True))
+    exact = d / np.maximum(norm, 1e-6) * 0.5
+    assert np.all(np.abs(got - exact) <= 4 * U * np.abs(exact))
+
+
+def test_a_mean_variance_normalization_without_scale_or_bias_takes_its_epilogue(device: Any) -> None:
+    """MEAN_VARIANCE_NORMALIZATION1 without ScaleTensor and BiasTensor, its input a graph input, then a tanh."""
+    g = dml.Graph(device)
+    x = g.input((2, 4, 20), np.float32)
+    out = dml.graph.tanh(dml.graph.mean_variance_normalization(x, None, None, [1, 2], True, 1e-5))
+    a = RNG.standard_normal((2, 4, 20)).astype(np.float32)
+    (got,) = _both(device, g.desc_for([out]), [a], kernels=1)
+    s = a.astype(np.float64)
+    exact = np.tanh((s - s.mean((1, 2), keepdims=True)) / np.sqrt(s.var((1, 2), keepdims=True) + 1e-5))
+    assert np.all(
+        np.abs(got - exact) <= 1e-6
+    )  # the normalization's 8u(|x| + |center|)/sigma, through tanh's slope <= 1
