@@ -8,8 +8,8 @@ one node runs the operator's own plan (one launch, or several with temporary reg
 ``compile_operator`` would; a larger group runs the
 element-wise template (``opencl/elementwise.cl``, written by dmlpy/kernels/elementwise.py), its values carried
 in registers. A REDUCE, ARGMIN, ARGMAX, MEAN_VARIANCE_NORMALIZATION or LP_NORMALIZATION node then takes the groups
-around it into its own kernel where that saves a pass over memory (dmlpy/graph/anchored.py). A node output read by a later group lives
-in the temporary resource (or in the graph output it also is).
+around it into its own kernel where that saves a pass over memory (dmlpy/graph/anchored.py). A node output read by
+a later group lives in the temporary resource (or in the graph output it also is).
 
 Fusion is bit-identical to the nodes one by one: a value is rounded to its edge's data type where the nodes one
 by one would store it (TO_HALF for FLOAT16; the quantizing conversion for 8-bit integers), and each operator's
