@@ -22,19 +22,20 @@ blocked scales (opset 21's ``block_size``: the axis read split into equal blocks
 a 0 stride), 8-bit outputs, and INT4 and UINT4 through FL 6_3's QUANTIZE and DEQUANTIZE (a missing zero point is
 ONNX's 0); Slice, Split, Concat, Pad, Tile, SpaceToDepth and DepthToSpace lower to SLICE1, SPLIT, JOIN, PADDING1, TILE
 and the *1 forms of SPACE_TO_DEPTH and DEPTH_TO_SPACE, their fields (starts, split, pads, repeats, ...) read from
-initializers (``dmlpy.onnx.movement``; an empty output and a negative pad are refused). Any other node (the op types
-dmlpy does not run are named in one message, each with its count and first node), and any form DirectML cannot express
-(float8 and 2-bit types, 16-bit quantized outputs, sequences, a Clip of INT4 or UINT4 or with a bound given as a graph
-input), is refused at ``prepare``, and a form one DirectML graph cannot express (a partial last block, a split output
-read another way, which would need a Reshape node; a computed value an arithmetic node would read broadcast) at the
-first ``run`` of those shapes, with a message naming the node, its operator and opset, and why; so is a model that
-contradicts itself (an output declared of a type its node does not compute, an ``output_dtype`` its zero point
-contradicts), and every malformed model (a dml.DmlError, the original exception as its ``__cause__``). Initializers are
-graph inputs uploaded once at ``prepare``; dmlpy keeps no host copy of them. The graph is compiled (fused where it can
-be) on the first ``run`` for each set of input shapes, then reused: a prepared model keeps the ``max_compiled_graphs``
-(64) most recently used; ``run`` may be called from several threads at once. ``run`` takes NumPy arrays (host memory): a
-pyopencl array and whatever NumPy holds only as Python objects are refused, saying what to pass; a masked array's mask
-reaches the outputs it reaches.
+initializers (``dmlpy.onnx.movement``; an empty output and a negative pad are refused). An If whose condition the input
+shapes or values decide takes its branch (``dmlpy.onnx.branches``); a type an operator lacks goes through operators
+computing the same values (``dmlpy.onnx.equivalents``: Relu of INT64 as MAX with 0). Any other node (the op types dmlpy
+does not run are named in one message, each with its count and first node), and any form DirectML cannot express (float8
+and 2-bit types, 16-bit quantized outputs, sequences, a Clip of INT4 or UINT4 or with a bound given as a graph input),
+is refused at ``prepare``, and a form one DirectML graph cannot express (a split output read another way, which would
+need a Reshape node) at the first ``run`` of those shapes, with a message naming the node, its operator and opset, and
+why; so is a model that contradicts itself (an output declared of a type its node does not compute, an ``output_dtype``
+its zero point contradicts), and every malformed model (a dml.DmlError, the original exception as its ``__cause__``).
+Initializers are graph inputs uploaded once at ``prepare``; dmlpy keeps no host copy of them. The graph is compiled
+(fused where it can be) on the first ``run`` for each set of input shapes, then reused: a prepared model keeps the
+``max_compiled_graphs`` (64) most recently used; ``run`` may be called from several threads at once. ``run`` takes NumPy
+arrays (host memory): a pyopencl array and whatever NumPy holds only as Python objects are refused, saying what to pass;
+a masked array's mask reaches the outputs it reaches.
 
 External data (initializers stored in files beside the model) is read only from the model's folder: the folder
 of the .onnx file given to ``prepare``, or the one named by ``prepare(model, base_dir=...)``; a location that

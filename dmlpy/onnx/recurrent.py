@@ -143,8 +143,8 @@ def recurrent_outputs(
         )
     else:
         results = expressed(where, rnn, **inputs, activation_descs=activations, direction=direction)
-    if prepare:
-        return [(result, ()) for result in results[: len(node.output)]]
+    if prepare:  # each value one element: a bidirectional output's D = 2 read as its first
+        return [(expressed(where, reinterpret, result, (1,), (1,)), ()) for result in results[: len(node.output)]]
     return _onnx_outputs(results[: len(node.output)], steps, count, batch, hidden, batch_first, where)
 
 

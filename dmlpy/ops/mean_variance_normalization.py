@@ -152,7 +152,7 @@ class MeanVarianceNormalization1OperatorDesc(_AxesDesc):
 
     OPERATOR_TYPE = OperatorType.MEAN_VARIANCE_NORMALIZATION1
     BUILDER_NAME = "mean_variance_normalization"
-    ONNX_OPS = ("InstanceNormalization", "LayerNormalization", "MeanVarianceNormalization")
+    ONNX_OPS = ("GroupNormalization", "InstanceNormalization", "LayerNormalization", "MeanVarianceNormalization")
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE, _OPTIONAL, float_rows(_TENSORS, ((L.FL_2_1, (4, 4)), (L.FL_3_1, (1, 8))))
     )

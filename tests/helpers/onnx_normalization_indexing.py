@@ -8,13 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dmlpy.onnx import SUPPORTED_OPS
-
 FAMILY_TEST_NAMES = ("batchnorm", "instancenorm", "l1normalization", "l2normalization", "mvn")
 """The node tests' spellings that are not their op type's (test_batchnorm_example, test_mvn, ...)."""
-GROUP_NORMALIZATION_MAPPED = "GroupNormalization" in SUPPORTED_OPS
-"""dmlpy.onnx.normalization lowers GroupNormalization; it runs once the operator table declares it
-(MEAN_VARIANCE_NORMALIZATION1's ONNX_OPS), and is refused as an op type dmlpy does not run until then."""
 GROUP_NORMALIZATION_RUNS = ("group_normalization_example", "group_normalization_epsilon")
 FIELD_GIVEN_AS_INPUT = {"top_k": "K", "cumsum": "axis", "onehot": "depth"}
 """The node tests whose descriptor field is a graph input: their name's start -> the input."""
@@ -24,8 +19,6 @@ def family_refusal(form: str) -> str | None:
     """The word the refusal of the node test ``form`` (its name without ``test_``) holds, None where it runs."""
     if "_expanded" in form:
         return "Constant"  # the op type's function body: Constant nodes (and Reshape, ...) dmlpy does not map
-    if form.startswith("group_normalization"):
-        return None if GROUP_NORMALIZATION_MAPPED else "GroupNormalization"
     if form.startswith("layer_normalization"):
         return "InvStdDev"  # every node test asks for the Mean and InvStdDev outputs
     if form.startswith("batchnorm") and form.endswith("training_mode"):
@@ -67,7 +60,7 @@ FAMILY_RUNS = (
     *(f"gathernd_example_{form}" for form in ("int32", "float32", "int32_batch_dim1")),
     *(f"scatter_elements_{form}" for form in ("without_axis", "with_axis", "with_negative_indices")),
     "scatternd",
-    *(GROUP_NORMALIZATION_RUNS if GROUP_NORMALIZATION_MAPPED else ()),
+    *GROUP_NORMALIZATION_RUNS,
 )
 """The node tests of these op types that run as shipped (the others are refused: ``family_refusal``)."""
 NORMALIZED_ULPS = 64

@@ -25,9 +25,6 @@ EXPECTED_REFUSALS: dict[str, dict[str, int]] = {
 
 EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
     # model: (stage, the start of its message): refusals of a form, not of op types at prepare.
-    # ddddocr: its bidirectional LSTM's stand-in at prepare holds 2 elements (dmlpy/onnx/recurrent.py), which the
-    # Reshape and Gemm after it, now folded at prepare, read as one; it matches once the stand-in is one element.
-    "ddddocr": ("refused at prepare", "ONNX node 'Gemm_97' (Gemm, opset 12): its input '380' (shape []) has 2"),
     "ddddocr-old": (
         "refused at prepare",
         "ONNX model (opset 12): 1 of its 284 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",

@@ -19,13 +19,7 @@ import dmlpy.onnx.backend  # noqa: E402
 from dmlpy.errors import DmlError  # noqa: E402
 from dmlpy.onnx import DmlBackend, NodeRefused  # noqa: E402
 from dmlpy.ops.mean_variance_normalization import MeanVarianceNormalization1OperatorDesc as MVN1  # noqa: E402
-from tests.helpers.onnx_normalization_indexing import GROUP_NORMALIZATION_MAPPED, NORMALIZED_ULPS  # noqa: E402
-
-pytestmark = pytest.mark.xfail(
-    not GROUP_NORMALIZATION_MAPPED,
-    reason="GroupNormalization is not yet in MEAN_VARIANCE_NORMALIZATION1's ONNX_OPS: refused as an op type",
-    strict=True,
-)
+from tests.helpers.onnx_normalization_indexing import NORMALIZED_ULPS  # noqa: E402
 
 BOUNDS = {TensorProto.FLOAT: NORMALIZED_ULPS * 2.0**-23, TensorProto.FLOAT16: 4 * 2.0**-10}
 """Relative and absolute, of a normalized value of order 1: FLOAT32 within the normalizations' 64 float32 ULPs of 1
