@@ -130,6 +130,28 @@ def run_sweep(device: Any, sweep: Sweep, sample: bool) -> dict[str, Any]:
     return {**log.summary(), **recorded, "launch_profile": device.launch_profile.name}
 
 
+def without_zero_fill(device: Any, *, keep: bool = False) -> None:
+    """``device``'s buffers made without create_buffer's zero fill, for the uninitialised pass. Oclgrind 21.10's
+    uninitialised plugin loses what a kernel writes to a buffer clEnqueueFillBuffer filled: the next kernel reads it
+    as uninitialised (a plain pyopencl write kernel then read kernel shows it), so a plan's temporaries, written by
+    one step and read by the next, would be reported though every element is written. Unfilled, an element no step
+    writes is still reported.
+
+    ``keep``: every buffer also kept alive to the end of the sweep. The same plugin gives a new buffer made at a
+    freed one's address the freed one's stale state (a variant after another in one context read its host-written
+    inputs or its temporaries as uninitialised, though each alone is clean); the sweeps' buffers are small."""
+    flags = cl.mem_flags.READ_WRITE
+    kept: list[Any] = []
+
+    def unfilled(size: int) -> Any:
+        buffer = device.wrap_buffer(cl.Buffer(device.context, flags, size))
+        if keep:
+            kept.append(buffer)
+        return buffer
+
+    device.create_buffer = unfilled
+
+
 def dispatch_short(device: Any, desc: Any, inputs: Arrays, short: str) -> None:
     """Run ``desc`` once with the buffer of slot ``short`` one element shorter than its binding claims (a dmlpy
     Buffer told the full size, so the binding checks pass and only Oclgrind can see the access past it); the other

@@ -27,10 +27,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 from tests.device.attention.cases import FORMS, T, attention_case
-from tests.device.convolution.oclgrind_convolution_variants import without_zero_fill
 from tests.device.normalization.cases import past_bound
 from tests.helpers.oclgrind_driver import main
-from tests.helpers.oclgrind_sweep import Sweep, Variant, run_sweep
+from tests.helpers.oclgrind_sweep import Sweep, Variant, run_sweep, without_zero_fill
 
 FEATURES: dict[str, dict[str, Any]] = {
     "plain": {},
@@ -119,21 +118,11 @@ def record(device: Any, desc: Any) -> dict[str, str]:
 
 
 def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """The sweep; under the uninitialised pass on buffers without create_buffer's zero fill, whose later writes
-    Oclgrind 21.10 loses (convolution's ``without_zero_fill``): the plan's temporaries and the present outputs are
-    written by one step and read by the next."""
+    """The sweep; under the uninitialised pass on buffers without create_buffer's zero fill, each kept to the end
+    (``without_zero_fill``): the plan's temporaries and the present outputs are written by one step and read by the
+    next."""
     if os.environ.get("OCLGRIND_UNINITIALIZED") == "1":
-        without_zero_fill(device)
-        # Every buffer kept to the end: Oclgrind 21.10's uninitialised plugin gave a new buffer at a freed one's
-        # address stale state (a FLOAT16 variant after a FLOAT32 one read its host-written inputs as uninitialised;
-        # each alone is clean). The sweep's buffers are small.
-        made, kept = device.create_buffer, []
-
-        def kept_alive(size: int) -> Any:
-            kept.append(made(size))
-            return kept[-1]
-
-        device.create_buffer = kept_alive
+        without_zero_fill(device, keep=True)
     return run_sweep(device, Sweep(every_variant, sampled_variants, variant_of, record), args.sample)
 
 

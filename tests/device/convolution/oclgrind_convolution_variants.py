@@ -25,13 +25,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pyopencl as cl
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from tests.device.convolution.cases import RELU, Case, Shape, convolution_case, integer_case, past_bound
 from tests.helpers.oclgrind_driver import main
-from tests.helpers.oclgrind_sweep import Sweep, Variant, dispatch_short, offsets_at, run_sweep
+from tests.helpers.oclgrind_sweep import Sweep, Variant, dispatch_short, offsets_at, run_sweep, without_zero_fill
 
 T = dml.TensorDataType
 BYTES = ("INT8", "UINT8")
@@ -140,21 +138,12 @@ def short_input(device: Any) -> None:
     dispatch_short(device, case.desc, case.inputs, "input_tensor")
 
 
-def without_zero_fill(device: Any) -> None:
-    """Buffers made without create_buffer's zero fill. Oclgrind 21.10's uninitialised plugin loses what a kernel
-    writes to a buffer clEnqueueFillBuffer filled: the next kernel reads it as uninitialised (a plain pyopencl write
-    kernel then read kernel shows it), so the plan's temporaries, written by one step and read by the next, would be
-    reported though every element is written. Unfilled, an element no step writes is still reported."""
-    flags = cl.mem_flags.READ_WRITE
-    device.create_buffer = lambda size: device.wrap_buffer(cl.Buffer(device.context, flags, size))
-
-
 def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     if args.short_input:
         short_input(device)
         return {"short_input": True}
     if os.environ.get("OCLGRIND_UNINITIALIZED") == "1":
-        without_zero_fill(device)
+        without_zero_fill(device, keep=True)  # variants share the device
     return run_sweep(device, Sweep(every_variant, sampled_variants, variant_of, record), args.sample)
 
 

@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from tests.device.convolution.oclgrind_convolution_variants import without_zero_fill
 from tests.helpers.object_model import initialize
 from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_sweep import without_zero_fill
 
 T = dml.TensorDataType
 NUMPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8, T.INT32: np.int32}

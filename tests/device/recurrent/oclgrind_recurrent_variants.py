@@ -28,10 +28,10 @@ import pyopencl as cl
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
-from tests.device.convolution.oclgrind_convolution_variants import without_zero_fill
 from tests.device.recurrent.cases import BOUND, Network, reference
 from tests.helpers.object_model import compile_and_initialize
 from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_sweep import without_zero_fill
 from tests.helpers.structured_runs import run_structured
 
 CELLS = ("RNN", "LSTM", "GRU", "GRU-LBR")
