@@ -31,6 +31,7 @@
 #include "double_bits.h"
 #include "half_bits.h"
 #include "float_math.h"
+#include "float_trig.h"
 
 #ifndef DML_KEEP_NAN_BITS
 #define DML_KEEP_NAN_BITS 1
