@@ -6,7 +6,7 @@
 // Values are floats (a FLOAT16 element is a half's value, exact in float) or the integer storage types. Every
 // helper is exact as IEEE-754 arithmetic step by step: no fma the source does not write (FP_CONTRACT is off), no
 // reassociation (dmlpy never passes -cl-fast-relaxed-math), and float subnormals kept (no -cl-denorms-are-zero).
-// The transcendental functions are float_math.h's, plain arithmetic too, so their bits are the same on every device.
+// The transcendental functions are float_math.h's and float_trig.h's, plain arithmetic too: the same bits everywhere.
 //
 // Every helper here and in the headers it includes is static inline: a kernel calls a few of them, and a function
 // with external linkage is compiled whether called or not (measured: static halved the build of an ADD kernel,
@@ -164,9 +164,9 @@ DEFINE_ROUND_HALF_AWAY(float)
 // store. SQRT and RECIP are correctly rounded: their programs build with -cl-fp32-correctly-rounded-divide-sqrt, and
 // the half of a correctly rounded float root or quotient of a half is the correctly rounded half (24 >= 2 * 11 + 2
 // bits, so the double rounding is innocuous; after a ScaleBias the operand is a float, and the half is that of the
-// correctly rounded float). The others are float_math.h's functions: plain float arithmetic, the same bits on every
-// device, vectorised by PoCL but for SIN, COS and TAN, each within its operator's FLOAT32_ULPS (what was measured,
-// with a margin: docs/operators/element_wise_math.md). A NaN comes back a NaN (IEEE 754 fixes no payload).
+// correctly rounded float). The others are float_math.h's and float_trig.h's: plain float arithmetic, the same bits
+// on every device, vectorised by PoCL but for SIN, COS and TAN, each within its operator's FLOAT32_ULPS (what was
+// measured, with a margin: docs/operators/element_wise_math.md). A NaN comes back a NaN (IEEE 754 fixes no payload).
 #define SQRT(x) SQRT_OF(x)
 #define RECIP(x) (1.0f / (x))
 #define EXP(x) exp_float(x)
@@ -297,7 +297,7 @@ DEFINE_REMAINDERS(ulong, ulong, 0)
 // ----------------------------------------------------------------------------------- selection and angles
 // IF (dmlpy/ops/element_wise_if.py): A where the condition byte is nonzero, else B, moved unchanged (alone, every
 // tensor bound as the unsigned integer of its width, so any type's bits, FLOAT64 included). ATAN_YX
-// (dmlpy/ops/element_wise_atan_yx.py): atan2(A, B), the angle of the point (B, A), float_math.h's atan2_float (2.4
+// (dmlpy/ops/element_wise_atan_yx.py): atan2(A, B), the angle of the point (B, A), float_trig.h's atan2_float (2.4
 // ULPs at most measured, within OpenCL's full-profile bound for atan2, 6, which FLOAT32_ULPS keeps; C99 Annex F at
 // the origin and at infinities: atan2(+-0, +0) is +-0, atan2(+-0, -0) is +-pi).
 #define IF(condition, a, b) ((condition) != 0 ? (a) : (b))
