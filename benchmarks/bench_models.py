@@ -2,7 +2,8 @@
 (else the op types it refuses, with their node counts), whether it runs, the largest error against onnxruntime and
 whether that is within the model's tolerance, the ratio of one run's times (onnxruntime / dmlpy, after a first
 compiling run, both on every core this process may use: above 1 dmlpy is faster) and the DirectML operators of each
-kind the model became; then the median ratio over the models that run, and the op types ranked by how many models
+kind the model became; where dmlpy's time goes (one more run, its kernels waited for one by one: each operator's
+share); then the median ratio over the models that run, and the op types ranked by how many models
 they stop. docs/models.md shows the table and how the models are obtained.
 
 Usage (from the repository root)::
@@ -58,6 +59,20 @@ HEADER = (
     "DirectML operators |\n|---|---|---|---|---|---|---|---|---|"
 )
 
+TIME_HEADER = (
+    "\n| model | onnxruntime ms | dmlpy ms | where dmlpy's time goes (share of a run with each kernel waited for) |"
+    "\n|---|---|---|---|"
+)
+
+
+def time_line(outcome: Outcome, top: int = 4) -> str:
+    """A model's times and its ``top`` operators by their share of a kernel-by-kernel run (kernel_times.py)."""
+    total = sum(outcome.time_by_operator.values())
+    largest = list(outcome.time_by_operator.items())[:top]
+    shares = ", ".join(f"{name} {seconds / total:.0%}" for name, seconds in largest)
+    ort, dml = (f"{1e3 * s:.2f}" if s is not None else "" for s in (outcome.onnxruntime_s, outcome.dmlpy_s))
+    return f"| {outcome.name} | {ort} | {dml} | {shares} |"
+
 
 def ranking(outcomes: list[Outcome]) -> list[tuple[str, int, int]]:
     """(op type, models it stops, nodes in all) over the refusals, most models first."""
@@ -90,13 +105,17 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER, flush=True)
     outcomes = []
     for model in chosen:
-        outcome = run_model(model, device)
+        outcome = run_model(model, device, time_operators=True)
         outcomes.append(outcome)
         print(row_line(model, outcome), flush=True)
     ratios = [outcome.ratio for outcome in outcomes if outcome.ratio is not None]
     median = statistics.median(ratios) if ratios else None
     ran = sum(outcome.stage == "matches" for outcome in outcomes)
     print(f"\n{ran} of {len(outcomes)} models run and match onnxruntime; median onnxruntime/dmlpy ratio: {median}")
+    print(TIME_HEADER)
+    for outcome in outcomes:
+        if outcome.time_by_operator:
+            print(time_line(outcome))
     ranked = ranking(outcomes)
     print("\n| op type | models it stops | nodes |\n|---|---|---|")
     for op, models, nodes in ranked:

@@ -17,6 +17,7 @@ import numpy as np
 
 from tests.models.cache import Unobtainable
 from tests.models.catalogue import Model
+from tests.models.kernel_times import time_by_operator
 
 REFUSED_LINE = re.compile(r"^  (\S+): (\d+) nodes?, ", re.MULTILINE)
 """A line of dmlpy.onnx's refusal of unmapped op types: ``  Conv: 53 nodes, the first graph.node[213] "Conv@0"``."""
@@ -38,6 +39,7 @@ class Outcome:
     dmlpy_s: float | None = None
     directml_operators: dict[str, int] = field(default_factory=dict)  # OperatorType name: nodes
     kernels: int | None = None  # the compiled graph's launches after fusion
+    time_by_operator: dict[str, float] = field(default_factory=dict)  # seconds per operator (kernel_times.py)
 
     @property
     def ratio(self) -> float | None:
@@ -114,8 +116,9 @@ def directml_operators(rep: Any) -> tuple[dict[str, int], int]:
     return dict(types.most_common()), int(compiled.kernel_count)
 
 
-def run_model(model: Model, dml_device: Any = None) -> Outcome:
-    """``model`` prepared and run by dmlpy.onnx and by onnxruntime on the same inputs (seeded)."""
+def run_model(model: Model, dml_device: Any = None, *, time_operators: bool = False) -> Outcome:
+    """``model`` prepared and run by dmlpy.onnx and by onnxruntime on the same inputs (seeded); with
+    ``time_operators`` one more run, its kernels timed one by one (``kernel_times.time_by_operator``)."""
     import dmlpy as dml
     import dmlpy.onnx
 
@@ -154,6 +157,8 @@ def run_model(model: Model, dml_device: Any = None) -> Outcome:
         outcome.stage, outcome.message = "crashed at run", f"{type(error).__name__}: {error}"
         return outcome
     outcome.directml_operators, outcome.kernels = directml_operators(rep)
+    if time_operators:
+        outcome.time_by_operator = time_by_operator(rep, feeds)
     outcome.max_error, within = max_error(got, want, model)
     outcome.stage = "matches" if within else "mismatch"
     return outcome
