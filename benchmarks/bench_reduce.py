@@ -7,6 +7,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_reduce.py --json /tmp/reduce.json     # (4096, 4096), default device
     .venv/bin/python benchmarks/bench_reduce.py --devices 0,1               # PoCL and Intel's CPU runtime
     .venv/bin/python benchmarks/bench_reduce.py --quick                     # a smoke run: (256, 256)
+    .venv/bin/python benchmarks/bench_reduce.py --only FLOAT16,outer        # the cases whose names hold a word
 
 Cases, FLOAT32 but the last, keepdims (the reduced axes kept with size 1):
 
@@ -331,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devices", help="indices from `dmlpy devices`, comma-separated (default: the default one)")
     parser.add_argument("--quick", action="store_true", help="(256, 256) and few repeats: a smoke run")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/reduce-<time>.json)")
+    parser.add_argument("--only", help="comma-separated words: run only the cases whose name holds one (FLOAT16,outer)")
     args = parser.parse_args(argv)
     n = parse_size("64K" if args.quick else args.size)
     side = math.isqrt(n)
@@ -341,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     metas = [run_meta(dml_, n) for dml_ in runtimes]
     labels = [runtime_label(dml_) for dml_ in runtimes]
     rows = []
-    for case in cases((side, side)):
+    words = [] if args.only is None else args.only.split(",")
+    for case in [c for c in cases((side, side)) if not words or any(word in c.name for word in words)]:
         for row, label in zip(case_rows(runtimes, case, args.quick), labels, strict=True):
             rows.append(row)
             print_row(row, label)

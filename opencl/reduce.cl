@@ -275,10 +275,7 @@ static inline value_t reduce_group(const Tensors *t, Cursor cursor, const Groups
 #if DML_FLOAT16
 static inline float8 load_lanes(__global const INPUT_T *at)
 {
-    const ushort8 b = (ushort8)LOAD8(at);
-    return (float8)(half_bits_to_float(b.s0), half_bits_to_float(b.s1), half_bits_to_float(b.s2),
-                    half_bits_to_float(b.s3), half_bits_to_float(b.s4), half_bits_to_float(b.s5),
-                    half_bits_to_float(b.s6), half_bits_to_float(b.s7));
+    return half_bits_to_float8((ushort8)LOAD8(at));
 }
 #else
 static inline float8 load_lanes(__global const INPUT_T *at)
