@@ -18,12 +18,6 @@ dmlpy's default device and its default launch profile ("cpu" on a CPU device):
                 issue's target: >= 0.9 for the memory-bound operators)
     per core    elements per second per compute unit of the kernel time: the bound of an operator that computation
                 bounds, not memory
-    lanes8      a probe, not an operator: the operator's FUNCTION from opencl/elementwise_ops.h called on eight
-                lanes at a time (``vload8``/``vload_half8`` in, ``vstore8``/``vstore_half8`` out) in a kernel of
-                the same shape (runs of 2048 elements a work-item), with the operator's build options, timed with
-                the kernel and the copy; lanes8 / kernel is what the built-in's vector form gains over the
-                template's one-element loop, and ``lanes8_differing`` counts the elements whose bits differ
-                from the operator's output
     numpy       NumPy's function on the same array into a preallocated one (``out=``), wall time against the
                 dispatch's own (``record_dispatch`` + wait), the two taking turns (bench_round.measure_together);
                 NumPy computes a float16 function through float32 one element at a time, and has no erf
@@ -67,8 +61,6 @@ from bench_round import (
     write_results,
 )
 
-from dmlpy.kernels import opencl_source_dir
-from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS
 from dmlpy.ops.element_wise_math import MATH_OPERATORS
 from tests.helpers.operators import MATH_FUNCTIONS
 
@@ -97,64 +89,16 @@ special cases (NaN, infinity) instead of the function."""
 NUMPY: dict[Any, Callable[..., Any]] = {desc: f for desc, f in MATH_FUNCTIONS.items() if isinstance(f, np.ufunc)}
 """NumPy's ufunc of each operator: the test table's references (MATH_FUNCTIONS), less ERF's (NumPy has no erf)."""
 
-RUN = 2048
-"""Elements a work-item of the lanes8 probe computes: the "cpu" launch profile's run for these operators."""
-
-LANES8 = """
-#include "elementwise_ops.h"
-// The operator's FUNCTION on eight lanes a call: what the built-in's vector form gives on this device, beside
-// the template's loop over one element at a time (bench_math.py's probe). FLOAT16 is computed in float and
-// rounded to half once, at the store, as the template does.
-#if HALF_TENSORS
-#define LOAD8 vload_half8
-#define STORE8 vstore_half8
-#else
-#define LOAD8 vload8
-#define STORE8 vstore8
-#endif
-__kernel void lanes8(__global const ELEMENT_T *restrict x, __global ELEMENT_T *restrict y)
-{
-    const size_t first = get_global_id(0) * (RUN / 8);
-    for (size_t v = first; v < first + RUN / 8; ++v)
-        STORE8(FUNCTION(LOAD8(v, x)), v, y);
-}
-"""
-
-
-class Lanes8:
-    """The lanes8 probe of one operator and type on the profiling queue, over its own copy of the input."""
-
-    def __init__(self, dml_: Dml, desc_class: Any, x: np.ndarray[Any, Any]) -> None:
-        cl, context = dml_.cl, dml_.profiled.context
-        half = x.dtype == np.float16
-        options = ["-I", str(opencl_source_dir()), "-D", f"FUNCTION={desc_class.FUNCTION}", "-D", f"RUN={RUN}"]
-        options += ["-D", f"ELEMENT_T={'half' if half else 'float'}", "-D", f"HALF_TENSORS={int(half)}"]
-        self.kernel = cl.Program(context, LANES8).build(options=[*options, *TEMPLATE_OPTIONS]).lanes8
-        self.source = cl.Buffer(context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
-        self.target = cl.Buffer(context, cl.mem_flags.READ_WRITE, x.nbytes)
-        self.kernel.set_args(self.source, self.target)
-        self.cl, self.queue, self.shape = cl, dml_.profiled.queue, x.shape
-
-    def events(self) -> Any:
-        return self.cl.enqueue_nd_range_kernel(self.queue, self.kernel, (self.shape[0] // RUN,), (1,))
-
-    def result(self, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
-        out = np.empty(self.shape, dtype)
-        self.cl.enqueue_copy(self.queue, out, self.target).wait()
-        return out
-
 
 def operator_row(dml_: Dml, desc_class: Any, x: np.ndarray[Any, Any], copy_events: Any, quick: bool) -> dict[str, Any]:
-    """One operator on the packed array ``x``: its kernel, the copy kernel of its bytes and the lanes8 probe
-    taking turns, then its dispatch and NumPy's function taking turns."""
+    """One operator on the packed array ``x``: its kernel and the copy kernel of its bytes taking turns, then its
+    dispatch and NumPy's function taking turns."""
     n = x.size
     real = "FLOAT16" if x.dtype == np.float16 else "FLOAT32"
     packed = dml_.dml.BufferTensorDesc(data_type=real, sizes=(n,))
     bound = Bound(dml_, desc_class(input_tensor=packed, output_tensor=packed), [x])
-    lanes8 = Lanes8(dml_, desc_class, x)
-    events = event_timings({"kernel": bound.events, "copy": copy_events, "lanes8": lanes8.events}, quick)
-    kernel, copy, vector = (events[name].seconds for name in ("kernel", "copy", "lanes8"))
-    differing = int(np.count_nonzero(bound.buffers[0].read(x.dtype, n) != lanes8.result(x.dtype)))
+    events = event_timings({"kernel": bound.events, "copy": copy_events}, quick)
+    kernel, copy = (events[name].seconds for name in ("kernel", "copy"))
     ufunc, out = NUMPY.get(desc_class), np.empty_like(x)
     walls: dict[str, Callable[[], object]] = {"dispatch": bound.wall}
     if ufunc is not None:
@@ -169,9 +113,6 @@ def operator_row(dml_: Dml, desc_class: Any, x: np.ndarray[Any, Any], copy_event
         "copy_s": copy,
         "copy_over_kernel": copy / kernel,
         "elements_per_s_per_core": n / kernel / dml_.device.cl_device.max_compute_units,
-        "lanes8_s": vector,
-        "kernel_over_lanes8": kernel / vector,
-        "lanes8_differing": differing,
         "dispatch_s": wall["dispatch"].seconds,
         "numpy_s": numpy_s,
         "numpy_over_dispatch": None if numpy_s is None else numpy_s / wall["dispatch"].seconds,
@@ -191,8 +132,7 @@ def operator_rows(dml_: Dml, n: int, dtypes: list[str], quick: bool) -> list[dic
             print(
                 f"{row['operator']:20} {dtype:8} kernel {row['kernel_s'] * 1e3:8.2f} ms  "
                 f"copy {row['copy_s'] * 1e3:7.2f} ms  copy/kernel {row['copy_over_kernel']:5.2f}  "
-                f"{row['elements_per_s_per_core'] / 1e9:5.2f} Gelem/s/core  kernel/lanes8 "
-                f"{row['kernel_over_lanes8']:5.2f} ({row['lanes8_differing']} differ)  "
+                f"{row['elements_per_s_per_core'] / 1e9:5.2f} Gelem/s/core  "
                 f"numpy/dispatch {'-' if ratio is None else f'{ratio:.2f}x'}",
                 flush=True,
             )
@@ -200,10 +140,8 @@ def operator_rows(dml_: Dml, n: int, dtypes: list[str], quick: bool) -> list[dic
     print_memory_bound_count(rows)
     if rest:
         per_core = [r["elements_per_s_per_core"] / 1e9 for r in rest]
-        gains = [r["kernel_over_lanes8"] for r in rest]
         print(
-            f"the other {len(rest)}, bound by computation: {min(per_core):.3f}-{max(per_core):.3f} Gelem/s per core; "
-            f"the built-ins on eight lanes a call {min(gains):.1f}-{max(gains):.1f}x faster",
+            f"the other {len(rest)}, bound by computation: {min(per_core):.3f}-{max(per_core):.3f} Gelem/s per core",
             flush=True,
         )
     return rows
@@ -378,8 +316,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/math-<time>.json)")
     args = parser.parse_args(argv)
     n = parse_size("64K" if args.quick else args.size)
-    if n % RUN:
-        parser.error(f"--size: {n} elements is no multiple of {RUN}, the lanes8 probe's run")
     dml_ = Dml(None)
     meta = run_meta(dml_, n)
     operators = operator_rows(dml_, n, args.dtypes.split(","), args.quick)

@@ -44,20 +44,6 @@
 #define SQRT_OF(x) sqrt(x)
 #endif
 
-// bench_math.py's lanes8 probe calls an operator's function on float8: where the compiler is clang (PoCL, Intel's
-// CPU runtime), the public functions are overloadable, and LANEWISE8 defines a float8 form of one, lane by lane.
-#ifdef __clang__
-#define MATH_OVERLOAD __attribute__((overloadable))
-#define LANEWISE8(f)                                                                                       \
-    MATH_OVERLOAD static inline float8 f(float8 v)                                                         \
-    {                                                                                                      \
-        return (float8)(f(v.s0), f(v.s1), f(v.s2), f(v.s3), f(v.s4), f(v.s5), f(v.s6), f(v.s7));           \
-    }
-#else
-#define MATH_OVERLOAD
-#define LANEWISE8(f)
-#endif
-
 #define SIGN_BIT 0x80000000u
 // |x| and x with y's sign as bit operations: fabs and copysign are library calls on PoCL.
 static inline float magnitude(float x) { return as_float(as_uint(x) & ~SIGN_BIT); }
@@ -110,7 +96,7 @@ static inline float exp_of_reduced(exp_reduced e)
     const int half_k = e.k >> 1;
     return ((1.0f + e.expm1r) * power_of_two(half_k)) * power_of_two(e.k - half_k);
 }
-MATH_OVERLOAD static inline float exp_float(float x)
+static inline float exp_float(float x)
 {
     const float y = exp_of_reduced(exp_reduce(x));
     return x != x ? x + x : y;
@@ -122,7 +108,7 @@ MATH_OVERLOAD static inline float exp_float(float x)
 // 1 + expm1(r) is scaled down by 2^k, far below an ulp of the result near -1. k = 0 (|x| < 0.3466) is expm1(r)
 // itself, x exact as r; below |x| = 2^-25, x itself, the correctly rounded result, its zero's sign kept. From
 // x = 44 (k > 63), e^x - 1 rounds to e^x's float, the exp above; below x = -44, to -1 (2^k is clamped to 2^-64).
-MATH_OVERLOAD static inline float expm1_float(float x)
+static inline float expm1_float(float x)
 {
     const exp_reduced e = exp_reduce(x);
     const int k = e.k > -64 ? (e.k < 64 ? e.k : 63) : -64;
@@ -134,7 +120,6 @@ MATH_OVERLOAD static inline float expm1_float(float x)
                                 : FMA(t, q, t - 1.0f);
     return x != x ? x + x : magnitude(x) < 0x1p-25f ? x : y;
 }
-
 
 // --------------------------------------------------------------------------------------------------- log, log1p
 // ln(x) = k ln2 + ln(1 + f), 1 + f = x / 2^k in [sqrt(2) / 2, sqrt(2)): adding 0x3f800000 - 0x3f3504f3 to the bits
@@ -153,7 +138,7 @@ static inline float log_of_reduced(float f, float k, float c)
     return FMA(s, half_f2 + r, FMA(k, 0x1.2fefa2p-17f, c)) - half_f2 + f + k * 0x1.62e3p-1f;
 }
 // The bits of x as 1 + f and k (x positive, normal); subnormal x are scaled by 2^25 first.
-MATH_OVERLOAD static inline float log_float(float x)
+static inline float log_float(float x)
 {
     const bool subnormal = x < 0x1p-126f;
     uint bits = as_uint(subnormal ? x * 0x1p25f : x) + (0x3f800000u - 0x3f3504f3u);
@@ -167,7 +152,7 @@ MATH_OVERLOAD static inline float log_float(float x)
 // c = (x - (u - 1)) / u (or (1 - (u - x)) / u from k = 2 on, where u - x is the exact one) is the rounding's
 // relative size, ln(1 + x) = ln(u) + c to first order (musl's log1pf); c is 0 from k = 25 on (1 + x exact there
 // or x's own rounding below half an ulp). Below |x| = 2^-24, x itself (the correctly rounded result, -0 kept).
-MATH_OVERLOAD static inline float log1p_float(float x)
+static inline float log1p_float(float x)
 {
     const float u = 1.0f + x;
     uint bits = as_uint(u) + (0x3f800000u - 0x3f3504f3u);
@@ -182,7 +167,6 @@ MATH_OVERLOAD static inline float log1p_float(float x)
            : x == INFINITY || x != x ? x + x : y;
 }
 
-
 // ------------------------------------------------------------------------------------------------------ tanh
 // Up to |x| = 0.875, tanh(|x|) = |x| + |x| P(x^2), P a degree-7 fit of tanh(x) / x - 1 (absolute error 6.7e-10; x^2 P
 // starts at -x^2 / 3). Above, where tanh exceeds 0.7, 1 - 2 / (e + 1) with e = e^(2|x|) (2|x| exact): e is at least
@@ -190,7 +174,7 @@ MATH_OVERLOAD static inline float log1p_float(float x)
 // would buy nothing for twice exp's time. x's sign put back last, so tanh(-0) is -0. From |x| = 9 (2 e^-2|x| < 2^-25)
 // the correctly rounded result is 1, which C99 gives at infinity; a NaN stays a NaN. Tiny x, subnormals included, give
 // x itself (x P underflows).
-MATH_OVERLOAD static inline float tanh_float(float x)
+static inline float tanh_float(float x)
 {
     const float a = magnitude(x);
     const float s = x * x;
@@ -250,7 +234,7 @@ static inline float erfc_tail(float t)
 // erf(|x|) = 1 - e^L(|x|) above 0.9277 (Juffa's form), L a degree-9 fit of ln(erfc(t)) on [0.9277, 4] (absolute
 // error 8e-9: a relative 8e-9 of e^L, which is below 0.19 there, under 2^-27 of the result): one exp, against
 // erfc_tail's two, and 1.2 ULPs at most against 1.8 measured. t is clamped to 4 (a NaN too), where e^L is 1.5e-8.
-MATH_OVERLOAD static inline float erf_float(float x)
+static inline float erf_float(float x)
 {
     const float a = magnitude(x);
     const float t = a < 4.0f ? a : 4.0f;
@@ -269,14 +253,13 @@ MATH_OVERLOAD static inline float erf_float(float x)
 }
 // erfc(x) = 1 - erf(x) near 0 (from 0.81 to 1.19, no cancellation worth an ulp), erfc_tail(x) above, and
 // 2 - erfc_tail(-x) below -0.9277 (from 1.81 to 2).
-MATH_OVERLOAD static inline float erfc_float(float x)
+static inline float erfc_float(float x)
 {
     const float a = magnitude(x);
     const float tail = erfc_tail(a);
     const float y = a < ERF_SPLIT ? 1.0f - erf_near_0(x) : x > 0.0f ? tail : 2.0f - tail;
     return x != x ? x + x : y;
 }
-
 
 // ------------------------------------------------------------------------------- hyperbolic functions, inverses
 // musl's sinhf, coshf, asinhf, acoshf and atanhf on the functions above, as selects; each function's largest error
@@ -289,7 +272,7 @@ static inline float half_exp_large(float a)
     return (0.5f * h) * h;
 }
 // sinh(a) = (t + t / (t + 1)) / 2 with t = e^a - 1, as (2t - t^2 / (t + 1)) / 2 below 1, a itself below 2^-12.
-MATH_OVERLOAD static inline float sinh_float(float x)
+static inline float sinh_float(float x)
 {
     const float a = magnitude(x);
     const float t = expm1_float(a < 88.0f ? a : 88.0f);
@@ -300,7 +283,7 @@ MATH_OVERLOAD static inline float sinh_float(float x)
     return x != x ? x + x : with_sign_of(y, x);
 }
 // cosh(a) = 1 + t^2 / (2 (1 + t)) with t = e^a - 1 below ln 2, (e^a + 1 / e^a) / 2 above.
-MATH_OVERLOAD static inline float cosh_float(float x)
+static inline float cosh_float(float x)
 {
     const float a = magnitude(x);
     const float t = expm1_float(a < 0x1.62e43p-1f ? a : 0.0f), e = exp_float(a < 88.0f ? a : 88.0f);
@@ -312,7 +295,7 @@ MATH_OVERLOAD static inline float cosh_float(float x)
 }
 // asinh(a) = log1p(a + a^2 / (sqrt(a^2 + 1) + 1)) below 2, ln(2a + 1 / (sqrt(a^2 + 1) + a)) below 2^12,
 // ln(a) + ln 2 above (a^2 + 1 rounds to a^2 there).
-MATH_OVERLOAD static inline float asinh_float(float x)
+static inline float asinh_float(float x)
 {
     const float a = magnitude(x);
     const float b = a < 0x1p12f ? a : 1.0f; // keeps a^2 finite in the branches not taken
@@ -325,7 +308,7 @@ MATH_OVERLOAD static inline float asinh_float(float x)
 }
 // acosh(x) = log1p(t + sqrt(t^2 + 2t)) with t = x - 1 (exact) below 2, ln(2x - 1 / (x + sqrt(x^2 - 1))) below
 // 2^12, ln(x) + ln 2 above; NaN below 1, +0 at 1.
-MATH_OVERLOAD static inline float acosh_float(float x)
+static inline float acosh_float(float x)
 {
     const float b = x < 0x1p12f ? x : 2.0f;
     const float t = b - 1.0f;
@@ -335,26 +318,12 @@ MATH_OVERLOAD static inline float acosh_float(float x)
     return x < 1.0f ? NAN : x != x ? x + x : y;
 }
 // atanh(a) = log1p(2a + 2a^2 / (1 - a)) / 2 below 1/2, log1p(2a / (1 - a)) / 2 above: +inf at 1, NaN beyond.
-MATH_OVERLOAD static inline float atanh_float(float x)
+static inline float atanh_float(float x)
 {
     const float a = magnitude(x);
     const float y = a < 0.5f ? 0.5f * log1p_float(2.0f * a + 2.0f * a * a / (1.0f - a))
                              : 0.5f * log1p_float(2.0f * (a / (1.0f - a)));
     return a > 1.0f ? NAN : x != x ? x + x : with_sign_of(y, x);
 }
-
-
-LANEWISE8(exp_float)
-LANEWISE8(expm1_float)
-LANEWISE8(log_float)
-LANEWISE8(log1p_float)
-LANEWISE8(tanh_float)
-LANEWISE8(erf_float)
-LANEWISE8(erfc_float)
-LANEWISE8(sinh_float)
-LANEWISE8(cosh_float)
-LANEWISE8(asinh_float)
-LANEWISE8(acosh_float)
-LANEWISE8(atanh_float)
 
 #endif

@@ -79,7 +79,7 @@ static inline float cos_of_reduced(float r, float dr)
 }
 // sin, cos and tan of |x| by quadrant; x's sign put back for the odd ones (sin(-0) = -0). An infinity or a NaN
 // gives a NaN (x - x), C99's sin(+-inf) and IEEE 754's invalid operation.
-MATH_OVERLOAD static inline float sin_float(float x)
+static inline float sin_float(float x)
 {
     const float a = magnitude(x);
     const trig_reduced t = trig_reduce(a < INFINITY ? a : 0.0f);
@@ -88,7 +88,7 @@ MATH_OVERLOAD static inline float sin_float(float x)
     const float y = q == 0u ? s : q == 1u ? c : q == 2u ? -s : -c;
     return a < INFINITY ? as_float(as_uint(y) ^ (as_uint(x) & SIGN_BIT)) : x - x;
 }
-MATH_OVERLOAD static inline float cos_float(float x)
+static inline float cos_float(float x)
 {
     const float a = magnitude(x);
     const trig_reduced t = trig_reduce(a < INFINITY ? a : 0.0f);
@@ -99,7 +99,7 @@ MATH_OVERLOAD static inline float cos_float(float x)
 }
 // tan = sin / cos in even quadrants, -cos / sin in odd ones: two results within an ulp or so and a correctly
 // rounded division.
-MATH_OVERLOAD static inline float tan_float(float x)
+static inline float tan_float(float x)
 {
     const float a = magnitude(x);
     const trig_reduced t = trig_reduce(a < INFINITY ? a : 0.0f);
@@ -107,7 +107,6 @@ MATH_OVERLOAD static inline float tan_float(float x)
     const float y = (t.quadrant & 1u) == 0u ? s / c : -c / s;
     return a < INFINITY ? as_float(as_uint(y) ^ (as_uint(x) & SIGN_BIT)) : x - x;
 }
-
 
 // ------------------------------------------------------------------------------------------ asin, acos, atan
 // asin(a) = a + a r(a^2) below 1/2, r(z) = z P(z), P a degree-5 fit of (asin(x) - x) / x^3 in z = x^2 on [0, 1/4]
@@ -128,7 +127,7 @@ static inline float asin_r(float z)
     return z * p;
 }
 static inline float head_12_bits(float s) { return as_float(as_uint(s) & 0xfffff000u); }
-MATH_OVERLOAD static inline float asin_float(float x)
+static inline float asin_float(float x)
 {
     const float a = magnitude(x);
     const float small = FMA(a, asin_r(a * a), a);
@@ -142,7 +141,7 @@ MATH_OVERLOAD static inline float asin_float(float x)
 // acos(x) = pi/2 - (x + x r(x^2)) below |x| = 1/2; pi - 2 asin(s) below -1/2, 2 asin(s) above 1/2, with
 // s = sqrt((1 -+ x) / 2), the latter with s as head and tail as above (fdlibm's acosf); acos(1) = +0, acos(-1) = pi
 // rounded.
-MATH_OVERLOAD static inline float acos_float(float x)
+static inline float acos_float(float x)
 {
     const float a = magnitude(x);
     const float small = PIO2_HI - (x - (PIO2_LO - x * asin_r(x * x)));
@@ -175,7 +174,7 @@ static inline float atan_of_ratio(float t, bool inverted, bool behind)
     const float kk = behind ? 4.0f - k : k;
     return FMA(kk, 0x1.921fb6p-1f, FMA(kk, -0x1.777a5cp-26f, term));
 }
-MATH_OVERLOAD static inline float atan_float(float x)
+static inline float atan_float(float x)
 {
     const float a = magnitude(x);
     const bool inverted = a > 1.0f;
@@ -194,12 +193,5 @@ static inline float atan2_float(float y, float x)
     const float angle = atan_of_ratio(t, inverted, (as_uint(x) & SIGN_BIT) != 0u);
     return (x != x || y != y) ? x + y : with_sign_of(angle, y);
 }
-
-LANEWISE8(sin_float)
-LANEWISE8(cos_float)
-LANEWISE8(tan_float)
-LANEWISE8(asin_float)
-LANEWISE8(acos_float)
-LANEWISE8(atan_float)
 
 #endif

@@ -28,6 +28,7 @@
 //     (and so onnx.reference's Hardmax) decides. Exact.
 
 #include "compensated.h"
+#include "float_math.h"
 #include "float_tensors.h"
 #include "reduction_walk.h"
 
@@ -93,7 +94,7 @@ __kernel void softmax(__global const storage_t *input, ulong input_offset, __glo
 #if OPERATION == SOFTMAX
         const float sum = 1.0f + blocked_total(rest);
 #else
-        const float log_sum = log1p(blocked_total(rest));
+        const float log_sum = log1p_float(blocked_total(rest));
 #endif
         cursor = start;
         for (ulong i = 0; i < g.length; ++i) {
