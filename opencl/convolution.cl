@@ -136,24 +136,32 @@ __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input
 #endif
 }
 
-// depthwise: a depth-wise CONVOLUTION (GroupCount = InputChannelCount = OutputChannelCount: one filter channel per
+// depthwise: a depth-wise convolution (GroupCount = InputChannelCount = OutputChannelCount: one filter channel per
 // channel) computed directly, each output element the sum over its own window; im2col would copy the input once per
 // filter element to feed a product of one row per group. Per output element (n, c, od, oh, ow), over the filter's
 // (kd, kh, kw): input[n, c, source_of(od, kd), ..] * filter[c, 0, kd, kh, kw] (FLIPPED: each spatial index read
-// from its end, CONVOLUTION's Mode against Direction), summed in float in that order, then the bias (HAS_BIAS) and
-// ACTIVATION(v), the FusedActivation's expression, stored once. A window that meets no input element, and FORWARD's
-// OutputPadding outputs (past the window's own, source_of -1), sum to 0, as the im2col path's padding does.
-// FLOAT16 tensors are bound as their bits (DML_FLOAT16 1: float_tensors.h's LOAD and STORE).
+// from its end, CONVOLUTION's Mode against Direction), summed in that order, then stored once (FINISH). A window
+// that meets no input element, and FORWARD's OutputPadding outputs (past the window's own, source_of -1), sum to 0,
+// as the im2col path's padding does.
+//   CONVOLUTION (INTEGER_SUM 0): summed in float, then the bias (HAS_BIAS) and ACTIVATION(v), the FusedActivation's
+//     expression; FLOAT16 tensors bound as their bits (DML_FLOAT16 1: float_tensors.h's LOAD and STORE).
+//   CONVOLUTION_INTEGER (INTEGER_SUM 1, QUANTIZED 0) and QUANTIZED_LINEAR_CONVOLUTION (QUANTIZED 1): each operand
+//     less its zero point (absent: 0), products and sums in 32-bit unsigned arithmetic, exact modulo 2^32 as gemm.cl's
+//     integer contraction is (padding holds the input's zero point there, so skipping it here is the same sum); the
+//     INT32 sum stored, or with QUANTIZED_LINEAR_CONVOLUTION's bias added requantized (requantize.h, gemm.cl's
+//     arithmetic: the filter is its A, the input its B) and saturated to OUTPUT_T.
 //
-// Arguments: tensors input, filter, bias (unread without HAS_BIAS) and output; element_count the output's elements;
+// Arguments: the operator's tensors in its binding order (DEPTHWISE_TENSORS); element_count the output's elements;
 // sizes the output's (BatchCount, ChannelCount, OD, OH, OW); the input's strides (batch, channel, d, h, w), the
-// filter's (channel, kd, kh, kw), the bias's (its channel's at 1) and the output's five; then the input's spatial
-// sizes and the window's own outputs (ID, IH, IW, VD, VH, VW), the strides and dilations (SD, SH, SW, DD, DH, DW), the
-// start paddings (PD, PH, PW) and the filter's spatial sizes (KD, KH, KW). Launch shapes as the unfold's: "cpu" a
-// run of ELEMENTS_PER_ITEM outputs per work-item, a row (ow) at a time; "gpu" a grid-stride loop.
+// filter's (channel, kd, kh, kw), every per-channel or single value's (its channel's at 1, 0 for a single value) and
+// the output's five, in that order; then the input's spatial sizes and the window's own outputs (ID, IH, IW, VD, VH,
+// VW), the strides and dilations (SD, SH, SW, DD, DH, DW), the start paddings (PD, PH, PW) and the filter's spatial
+// sizes (KD, KH, KW). Launch shapes as the unfold's: "cpu" a run of ELEMENTS_PER_ITEM outputs per work-item, a row
+// (ow) at a time; "gpu" a grid-stride loop.
 
 #include "elementwise_ops.h"
 #include "float_tensors.h"
+#include "requantize.h"
 
 #ifndef ACTIVATION
 #define ACTIVATION(v) (v)
@@ -164,11 +172,87 @@ __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input
 #ifndef FLIPPED
 #define FLIPPED 0
 #endif
+#ifndef INTEGER_SUM
+#define INTEGER_SUM 0
+#endif
+#ifndef QUANTIZED
+#define QUANTIZED 0
+#endif
+
+// The tensors as parameters: `q` is restrict for the kernel's, nothing for depthwise_run's (restrict on an inlined
+// function's parameters leaves llvm.experimental.noalias.scope.decl calls, which Oclgrind cannot run).
+#define VALUE(name, q) __global const name##_T *q name, const ulong name##_offset
+#if !INTEGER_SUM
+typedef float acc_t;
+typedef storage_t INPUT_T, FILTER_T, BIAS_T, OUTPUT_T;
+#define DEPTHWISE_TENSORS(q)                                                                                          \
+    VALUE(INPUT, q), VALUE(FILTER, q), VALUE(BIAS, q), __global OUTPUT_T *q OUTPUT, const ulong OUTPUT_offset
+#define DEPTHWISE_STRIDES const uint8 input_strides, const uint8 filter_strides, const uint8 bias_strides
+#define DEPTHWISE_ARGUMENTS INPUT, INPUT_offset, FILTER, FILTER_offset, BIAS, BIAS_offset, OUTPUT, OUTPUT_offset
+#define CHANNEL_STRIDES(w) (w).channel_stride[0] = bias_strides.s1
+#define CHANNEL_VALUES(w, c)                                                                                          \
+    const float bias_ = HAS_BIAS ? LOAD(BIAS, BIAS_offset + (c) * (w)->channel_stride[0]) : 0.0f
+#define INPUT_VALUE(at) LOAD(INPUT, at)
+#define FILTER_VALUE(at) LOAD(FILTER, at)
+#define FINISH(acc, at) STORE(ACTIVATION((acc) + bias_), OUTPUT, at)
+#else
+typedef uint acc_t;
+typedef INPUT_T INPUT_ZERO_T;
+typedef FILTER_T FILTER_ZERO_T;
+typedef int BIAS_T;
+typedef float INPUT_SCALE_T, FILTER_SCALE_T, OUTPUT_SCALE_T;
+typedef OUTPUT_T OUTPUT_ZERO_T;
+#define ZERO_POINT(name, at) (HAS_##name ? (int)name[at] : 0)
+#define INPUT_VALUE(at) ((acc_t)((int)INPUT[at] - input_zero_))
+#define FILTER_VALUE(at) ((acc_t)((int)FILTER[at] - filter_zero_))
+#if !QUANTIZED
+#define DEPTHWISE_TENSORS(q)                                                                                          \
+    VALUE(INPUT, q), VALUE(INPUT_ZERO, q), VALUE(FILTER, q), VALUE(FILTER_ZERO, q), __global int *q OUTPUT,           \
+    const ulong OUTPUT_offset
+#define DEPTHWISE_STRIDES                                                                                             \
+    const uint8 input_strides, const uint8 input_zero_strides, const uint8 filter_strides,                            \
+    const uint8 filter_zero_strides
+#define DEPTHWISE_ARGUMENTS                                                                                           \
+    INPUT, INPUT_offset, INPUT_ZERO, INPUT_ZERO_offset, FILTER, FILTER_offset, FILTER_ZERO, FILTER_ZERO_offset,       \
+    OUTPUT, OUTPUT_offset
+#define CHANNEL_STRIDES(w) (w).channel_stride[0] = filter_zero_strides.s1
+#define CHANNEL_VALUES(w, c)                                                                                        \
+    const int input_zero_ = ZERO_POINT(INPUT_ZERO, INPUT_ZERO_offset);                                             \
+    const int filter_zero_ = ZERO_POINT(FILTER_ZERO, FILTER_ZERO_offset + (c) * (w)->channel_stride[0])
+#define FINISH(acc, at) (OUTPUT[at] = as_int(acc))
+#else
+#define DEPTHWISE_TENSORS(q)                                                                                          \
+    VALUE(INPUT, q), VALUE(INPUT_SCALE, q), VALUE(INPUT_ZERO, q), VALUE(FILTER, q), VALUE(FILTER_SCALE, q),           \
+    VALUE(FILTER_ZERO, q), VALUE(BIAS, q), VALUE(OUTPUT_SCALE, q), VALUE(OUTPUT_ZERO, q),                             \
+    __global OUTPUT_T *q OUTPUT, const ulong OUTPUT_offset
+#define DEPTHWISE_STRIDES                                                                                             \
+    const uint8 input_strides, const uint8 input_scale_strides, const uint8 input_zero_strides,                       \
+    const uint8 filter_strides, const uint8 filter_scale_strides, const uint8 filter_zero_strides,                    \
+    const uint8 bias_strides, const uint8 output_scale_strides, const uint8 output_zero_strides
+#define DEPTHWISE_ARGUMENTS                                                                                           \
+    INPUT, INPUT_offset, INPUT_SCALE, INPUT_SCALE_offset, INPUT_ZERO, INPUT_ZERO_offset, FILTER, FILTER_offset,       \
+    FILTER_SCALE, FILTER_SCALE_offset, FILTER_ZERO, FILTER_ZERO_offset, BIAS, BIAS_offset, OUTPUT_SCALE,              \
+    OUTPUT_SCALE_offset, OUTPUT_ZERO, OUTPUT_ZERO_offset, OUTPUT, OUTPUT_offset
+#define CHANNEL_STRIDES(w)                                                                                          \
+    ((w).channel_stride[0] = filter_zero_strides.s1, (w).channel_stride[1] = filter_scale_strides.s1,               \
+     (w).channel_stride[2] = bias_strides.s1)
+#define CHANNEL_VALUES(w, c)                                                                                        \
+    const int input_zero_ = ZERO_POINT(INPUT_ZERO, INPUT_ZERO_offset);                                             \
+    const int filter_zero_ = ZERO_POINT(FILTER_ZERO, FILTER_ZERO_offset + (c) * (w)->channel_stride[0]);           \
+    const float filter_scale_ = FILTER_SCALE[FILTER_SCALE_offset + (c) * (w)->channel_stride[1]];                  \
+    const uint bias_ = HAS_BIAS ? (uint)BIAS[BIAS_offset + (c) * (w)->channel_stride[2]] : 0u;                      \
+    const float input_scale_ = INPUT_SCALE[INPUT_SCALE_offset], output_scale_ = OUTPUT_SCALE[OUTPUT_SCALE_offset]; \
+    const float output_zero_ = (float)ZERO_POINT(OUTPUT_ZERO, OUTPUT_ZERO_offset)
+#define FINISH(acc, at)                                                                                             \
+    (OUTPUT[at] = CONCAT(saturate_, OUTPUT_T)(                                                                      \
+         requantize(as_int((acc) + bias_), filter_scale_, input_scale_, output_scale_, output_zero_)))
+#endif
+#endif
 
 typedef struct {
     long shape[5];  // the output's (batch, channel, od, oh, ow)
     long extent[3], valid[3], stride[3], dilation[3], start[3], filter_size[3];
-    ulong input_stride[5], filter_stride[4], bias_stride, output_stride[5];
+    ulong input_stride[5], filter_stride[4], channel_stride[3], output_stride[5];
 } depthwise_t;
 
 // The filter's index along spatial axis d that loop index k reads.
@@ -178,21 +262,18 @@ static inline ulong tap(const depthwise_t *w, int d, long k)
 }
 
 // Outputs per block of a row: the "cpu" profile's accumulators, a block's loop over them the innermost, so the
-// filter element and the window's checks are read once per block and an interior block is one plain strided loop.
+// filter element and the window's checks are read once per block and an interior block is one plain loop.
 #if GRID_STRIDE
 #define DEPTHWISE_BLOCK 1
 #else
 #define DEPTHWISE_BLOCK 8
 #endif
 
-// `count` output elements from element e, all in one run of the innermost dimension (ow). Products and sums are
-// written apart and contracted into fma where the compiler chooses (FP_CONTRACT ON): PoCL calls fma() out of line, a
-// call per step (gemm.cl's MAD says the same). Fused or not, the bound is the same.
+// `count` output elements from element e, all in one run of the innermost dimension (ow). Float products and sums
+// are written apart and contracted into fma where the compiler chooses (FP_CONTRACT ON): PoCL calls fma() out of
+// line, a call per step (gemm.cl's MAD says the same). Fused or not, the bound is the same.
 #pragma OPENCL FP_CONTRACT ON
-static inline void depthwise_run(__global const storage_t *input, ulong input_offset, __global const storage_t *filter,
-                                 ulong filter_offset, __global const storage_t *bias, ulong bias_offset,
-                                 __global storage_t *output, ulong output_offset, const depthwise_t *w, ulong e,
-                                 ulong count)
+static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, ulong e, ulong count)
 {
     long c[5];  // e's coordinates in the output's shape
     ulong rest = e;
@@ -200,18 +281,18 @@ static inline void depthwise_run(__global const storage_t *input, ulong input_of
         c[d] = (long)(rest % (ulong)w->shape[d]);
         rest /= (ulong)w->shape[d];
     }
-    ulong out = output_offset;
+    ulong out = OUTPUT_offset;
     for (int d = 0; d < 5; ++d)
         out += (ulong)c[d] * w->output_stride[d];
-    const ulong plane = input_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
-    const ulong taps = filter_offset + (ulong)c[1] * w->filter_stride[0];
-    const float b = HAS_BIAS ? LOAD(bias, bias_offset + (ulong)c[1] * w->bias_stride) : 0.0f;
+    const ulong plane = INPUT_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
+    const ulong taps = FILTER_offset + (ulong)c[1] * w->filter_stride[0];
+    CHANNEL_VALUES(w, (ulong)c[1]);
     for (ulong first = 0; first < count; first += DEPTHWISE_BLOCK) {
         const long ow = c[4] + (long)first;  // the block's first output
         const long n = count - first < DEPTHWISE_BLOCK ? (long)(count - first) : DEPTHWISE_BLOCK;
-        float acc[DEPTHWISE_BLOCK];
+        acc_t acc[DEPTHWISE_BLOCK];
         for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
-            acc[j] = 0.0f;
+            acc[j] = 0;
         for (long kd = 0; kd < w->filter_size[0]; ++kd) {
             const long id = source_of(c[2], kd, w->stride[0], w->dilation[0], w->start[0], w->extent[0], w->valid[0]);
             if (id < 0)
@@ -225,7 +306,7 @@ static inline void depthwise_run(__global const storage_t *input, ulong input_of
                 const ulong filter_row =
                     taps + tap(w, 0, kd) * w->filter_stride[1] + tap(w, 1, kh) * w->filter_stride[2];
                 for (long kw = 0; kw < w->filter_size[2]; ++kw) {
-                    const float f = LOAD(filter, filter_row + tap(w, 2, kw) * w->filter_stride[3]);
+                    const acc_t f = FILTER_VALUE(filter_row + tap(w, 2, kw) * w->filter_stride[3]);
 #if !BACKWARD
                     // FORWARD's input index is linear in the output's, so a full block whose first and last outputs
                     // meet input elements meets one at every output between.
@@ -235,8 +316,14 @@ static inline void depthwise_run(__global const storage_t *input, ulong input_of
                         last_iw < w->extent[2]) {
                         const ulong at = row + (ulong)first_iw * w->input_stride[4];
                         const ulong step = (ulong)w->stride[2] * w->input_stride[4];
-                        for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
-                            acc[j] = LOAD(input, at + (ulong)j * step) * f + acc[j];
+                        if (step == 1) {
+                            // A packed row at stride 1: consecutive elements, which the compiler loads as one vector.
+                            for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
+                                acc[j] = INPUT_VALUE(at + (ulong)j) * f + acc[j];
+                        } else {
+                            for (int j = 0; j < DEPTHWISE_BLOCK; ++j)
+                                acc[j] = INPUT_VALUE(at + (ulong)j * step) * f + acc[j];
+                        }
                         continue;
                     }
 #endif
@@ -244,23 +331,19 @@ static inline void depthwise_run(__global const storage_t *input, ulong input_of
                         const long iw =
                             source_of(ow + j, kw, w->stride[2], w->dilation[2], w->start[2], w->extent[2], w->valid[2]);
                         if (iw >= 0)
-                            acc[j] = LOAD(input, row + (ulong)iw * w->input_stride[4]) * f + acc[j];
+                            acc[j] = INPUT_VALUE(row + (ulong)iw * w->input_stride[4]) * f + acc[j];
                     }
                 }
             }
         }
         for (long j = 0; j < n; ++j)
-            STORE(ACTIVATION(acc[j] + b), output, out + (first + (ulong)j) * w->output_stride[4]);
+            FINISH(acc[j], out + (first + (ulong)j) * w->output_stride[4]);
     }
 }
 
-__kernel void depthwise(__global const storage_t *restrict input, const ulong input_offset,
-                        __global const storage_t *restrict filter, const ulong filter_offset,
-                        __global const storage_t *restrict bias, const ulong bias_offset,
-                        __global storage_t *restrict output, const ulong output_offset, const ulong element_count,
-                        const uint8 sizes, const uint8 input_strides, const uint8 filter_strides,
-                        const uint8 bias_strides, const uint8 output_strides, const uint8 window, const int8 steps,
-                        const int8 starts, const uint8 kernel_sizes)
+__kernel void depthwise(DEPTHWISE_TENSORS(restrict), const ulong element_count, const uint8 sizes, DEPTHWISE_STRIDES,
+                        const uint8 output_strides, const uint8 window, const int8 steps, const int8 starts,
+                        const uint8 kernel_sizes)
 {
     depthwise_t w;
     const uint shape[5] = {sizes.s0, sizes.s1, sizes.s2, sizes.s3, sizes.s4};
@@ -280,8 +363,8 @@ __kernel void depthwise(__global const storage_t *restrict input, const ulong in
     }
     for (int d = 0; d < 4; ++d)
         w.filter_stride[d] = filter_stride[d];
-    w.bias_stride = bias_strides.s1;
     for (int d = 0; d < 3; ++d) {
+        w.channel_stride[d] = 0;
         w.extent[d] = v[d];
         w.valid[d] = v[3 + d];
         w.stride[d] = s[d];
@@ -289,17 +372,17 @@ __kernel void depthwise(__global const storage_t *restrict input, const ulong in
         w.start[d] = p[d];
         w.filter_size[d] = k[d];
     }
+    CHANNEL_STRIDES(w);
 #if GRID_STRIDE
     for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0))
-        depthwise_run(input, input_offset, filter, filter_offset, bias, bias_offset, output, output_offset, &w, e, 1);
+        depthwise_run(DEPTHWISE_ARGUMENTS, &w, e, 1);
 #else
     const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
     const ulong width = (ulong)w.shape[4];
     for (ulong e = first; e < end;) {
         const ulong count = min(width - e % width, end - e);
-        depthwise_run(input, input_offset, filter, filter_offset, bias, bias_offset, output, output_offset, &w, e,
-                      count);
+        depthwise_run(DEPTHWISE_ARGUMENTS, &w, e, count);
         e += count;
     }
 #endif

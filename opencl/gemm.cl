@@ -32,6 +32,7 @@
 // loop), so any launch size covers the domain.
 
 #include "elementwise_ops.h"
+#include "requantize.h"
 
 #define GEMM 0
 #define MATRIX_MULTIPLY_INTEGER 1
@@ -151,9 +152,8 @@ typedef long zero_t;
 #elif OPERATOR == MATRIX_MULTIPLY_INTEGER
 #define EPILOGUE(acc, b0, b1, m, n) (out[AT(out_strides, out_offset, b0, b1, m, n, 0)] = as_int(acc))
 #elif QUANTIZED
-// The exact integer sum (with QUANTIZED_LINEAR_CONVOLUTION's bias, modulo 2^32 as the INT32 sum is) rounded once to
-// float, times A's scale, times B's: the product of the dequantized matrices; then QuantizeLinear's arithmetic
-// (elementwise_ops.h), halves to even, saturated to the output type.
+// The exact integer sum (with QUANTIZED_LINEAR_CONVOLUTION's bias, modulo 2^32 as the INT32 sum is) requantized
+// (requantize.h: times A's scale, times B's, QuantizeLinear's arithmetic), saturated to the output type.
 #if OPERATOR == QUANTIZED_LINEAR_CONVOLUTION
 #define BIASED(acc, b0, b1, m) ((acc) + (HAS_BIAS ? (uint)bias[AT(bias_strides, bias_offset, b0, b1, m, 0, 0)] : 0u))
 #else
@@ -161,13 +161,13 @@ typedef long zero_t;
 #endif
 #define EPILOGUE(acc, b0, b1, m, n)                                                                                \
     do {                                                                                                           \
-        const float product_ = ((float)as_int(BIASED(acc, b0, b1, m)) * a_scale[AT(a_scale_strides, a_scale_offset, b0, b1, m, 0, 0)]) \
-                               * b_scale[AT(b_scale_strides, b_scale_offset, b0, b1, 0, n, 0)];                    \
         const float zero_ = HAS_OUT_ZERO ? (float)out_zero[AT(out_zero_strides, out_zero_offset, b0, b1, m, 0, 0)] \
                                          : 0.0f;                                                                   \
-        const float q_ =                                                                                           \
-            quantize(product_, out_scale[AT(out_scale_strides, out_scale_offset, b0, b1, m, 0, 0)], zero_, false); \
-        out[AT(out_strides, out_offset, b0, b1, m, n, 0)] = CONCAT(saturate_, OUT_T)(q_);                                      \
+        const float q_ = requantize(as_int(BIASED(acc, b0, b1, m)),                                                \
+                                    a_scale[AT(a_scale_strides, a_scale_offset, b0, b1, m, 0, 0)],                 \
+                                    b_scale[AT(b_scale_strides, b_scale_offset, b0, b1, 0, n, 0)],                 \
+                                    out_scale[AT(out_scale_strides, out_scale_offset, b0, b1, m, 0, 0)], zero_);   \
+        out[AT(out_strides, out_offset, b0, b1, m, n, 0)] = CONCAT(saturate_, OUT_T)(q_);                          \
     } while (0)
 #else
 #define EPILOGUE(acc, b0, b1, m, n)                                                                                \

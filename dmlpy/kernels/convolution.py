@@ -15,8 +15,9 @@ launches. The steps, each only where it is needed:
 3. the contraction, the bias and FusedActivation in its epilogue, into the output, or, where the output's spatial
    axes are not one stride, into a packed temporary copied out after (``movement.strided_copy``).
 
-A depth-wise CONVOLUTION (``Geometry.depthwise``) is no product worth the name (one row per group) and runs as one
-launch of ``depthwise_kernel`` instead: each output element the sum over its window, computed directly.
+A depth-wise convolution (``Geometry.depthwise``), float or integer, is no product worth the name (one row per group)
+and runs as one launch of ``depthwise_plan``'s kernel instead: each output element the sum over its window, computed
+directly.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class Geometry:
     @property
     def depthwise(self) -> bool:
         """GroupCount = InputChannelCount = OutputChannelCount: one filter channel per channel, a product of one row
-        per group, which ``depthwise_kernel`` computes directly."""
+        per group, which ``depthwise_plan`` computes directly."""
         return self.groups == self.input_channels == self.output_channels
 
     @property
@@ -258,42 +259,40 @@ def unfold_kernel(input_desc: BufferTensorDesc, g: Geometry, fill: bool, profile
     return profile.lowered(spec, layout, UNFOLD_RUN, parameters=parameters)
 
 
-def depthwise_kernel(
+def depthwise_plan(
     g: Geometry,
-    descs: dict[str, BufferTensorDesc | None],
-    float16: bool,
+    tensors: Sequence[tuple[str, PlanRef | None, BufferTensorDesc | None]],
+    defines: tuple[tuple[str, str], ...],
     prelude: str,
     profile: LaunchProfile,
-) -> LoweredOperator:
-    """convolution.cl's direct depth-wise CONVOLUTION over ``descs`` (the input, filter, bias (None: absent) and
-    output by those names), one launch: ``g.depthwise`` holds; FLOAT16 (``float16``) bound as its bits; ``prelude``
-    the FusedActivation's ACTIVATION(v), or nothing."""
-    source, kernel, bias, output = (descs[name] for name in ("input", "filter", "bias", "output"))
+) -> OperatorPlan:
+    """convolution.cl's direct depth-wise kernel in one launch, no temporary: ``g.depthwise`` holds; ``tensors`` the
+    operator's (name, ref, desc) in binding order, the output last, "input" and "filter" walked through their
+    windows and every other a value per channel or one value (None: absent); ``defines`` the operator's arithmetic
+    (convolution.cl's INTEGER_SUM, QUANTIZED, the types, which tensors are given); ``prelude`` the
+    FusedActivation's ACTIVATION(v), or nothing."""
+    descs = {name: desc for name, _, desc in tensors}
+    source, kernel, output = descs["input"], descs["filter"], tensors[-1][2]
     assert source is not None and kernel is not None and output is not None  # required tensors
-    padded = SPATIAL + 2
-    sizes = (*output.sizes[:2], *g.output_spatial)
 
     def spatial_padded(strides: Sequence[int], leading: int) -> tuple[int, ...]:
         return (*strides[:leading], *pad_spatial(strides[leading:], 0))
 
-    filter_strides = kernel.effective_strides
-    bias_strides = (0,) * padded if bias is None else (0, bias.effective_strides[1], 0, 0, 0)
-    layout_strides = (
-        spatial_padded(source.effective_strides, 2),
-        spatial_padded((filter_strides[0], *filter_strides[2:]), 1),
-        bias_strides,
-        spatial_padded(output.effective_strides, 2),
-    )
-    layout = ElementwiseLayout(math.prod(sizes), sizes, layout_strides)
+    def per_channel(desc: BufferTensorDesc | None) -> tuple[int, ...]:
+        channel = 0 if desc is None or desc.sizes[1] == 1 else desc.effective_strides[1]
+        return (0, channel, 0, 0, 0)
+
+    walks = {
+        "input": spatial_padded(source.effective_strides, 2),
+        "filter": spatial_padded((kernel.effective_strides[0], *kernel.effective_strides[2:]), 1),
+    }
+    layout_strides = tuple(walks.get(name) or per_channel(desc) for name, _, desc in tensors[:-1])
+    sizes = (*output.sizes[:2], *g.output_spatial)
+    layout = ElementwiseLayout(math.prod(sizes), sizes, (*layout_strides, spatial_padded(output.effective_strides, 2)))
     spec = KernelSpec(
         "convolution.cl",
         "depthwise",
-        (
-            ("DML_FLOAT16", str(int(float16))),
-            ("BACKWARD", str(int(g.backward))),
-            ("FLIPPED", str(int(g.flipped))),
-            ("HAS_BIAS", str(int(bias is not None))),
-        ),
+        (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped)))),
         TEMPLATE_OPTIONS,
         prelude,
     )
@@ -303,4 +302,5 @@ def depthwise_kernel(
         KernelParameter("int8", g.starts),
         KernelParameter("uint8", g.kernel),
     )
-    return profile.lowered(spec, layout, DEPTHWISE_RUN, parameters=parameters)
+    lowered = profile.lowered(spec, layout, DEPTHWISE_RUN, parameters=parameters)
+    return OperatorPlan((PlannedStep(lowered, tuple(ref for _, ref, _ in tensors)),), ())

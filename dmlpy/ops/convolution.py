@@ -21,9 +21,9 @@ from pydantic import Field
 
 from dmlpy.enums import ConvolutionDirection, ConvolutionMode, FeatureLevel, OperatorType, TensorDataType
 from dmlpy.kernels.contraction import contraction_kernel
-from dmlpy.kernels.convolution import Operand, depthwise_kernel
+from dmlpy.kernels.convolution import Operand, depthwise_plan
 from dmlpy.kernels.launch import CPU_PROFILE, KernelParameter, LaunchProfile, LoweredOperator
-from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
+from dmlpy.kernels.plan import OperatorPlan, PlanRef
 from dmlpy.model import UInt32
 from dmlpy.ops._convolution import ConvolutionWindowDesc, Window
 from dmlpy.ops._normalization import activation_prelude
@@ -104,16 +104,16 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
         geometry = self.geometry()
         if not geometry.depthwise:
             return super().plan(profile)
-        descs = {
-            name: None if (tensor := getattr(self, f"{name}_tensor")) is None else tensor.desc
-            for name in ("input", "filter", "bias", "output")
-        }
+        tensors = [
+            (name, self.slot(field), None if (tensor := getattr(self, field)) is None else tensor.desc)
+            for name, field in zip(("input", "filter", "bias", "output"), (*self.INPUTS, *self.OUTPUTS), strict=True)
+        ]
         half = self.input_tensor.desc.data_type == TensorDataType.FLOAT16
+        defines = (("DML_FLOAT16", str(int(half))), ("HAS_BIAS", str(int(self.bias_tensor is not None))))
         prelude = activation_prelude(
             self.fused_activation, self.output_tensor, f"{self.operator_name()}.FusedActivation"
         )
-        lowered = depthwise_kernel(geometry, descs, half, prelude, profile)
-        return OperatorPlan((PlannedStep(lowered, tuple(self.slot(f) for f in (*self.INPUTS, *self.OUTPUTS))),), ())
+        return depthwise_plan(geometry, tensors, defines, prelude, profile)
 
     def flipped(self) -> bool:
         # The page's flips are those of the gather over the input: BACKWARD's gather (convolution.cl's) already reads

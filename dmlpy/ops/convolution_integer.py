@@ -4,7 +4,10 @@ DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC (FL 2_1, ONNX QLinearConv), from 
 Each is a forward cross-correlation (no Mode, Direction, OutputPadding or FusedActivation) with ``_convolution``'s
 window rule, after taking away the zero points and (the quantized form) multiplying by the scales. The input's
 scale and zero point hold one value; the filter's one value or one per output channel; the quantized output's one
-value. dmlpy validates them and does not run them yet.
+value. They run as ``_convolution``'s plan (the input unfolded, its padding the input's zero point, gemm.cl's integer
+contraction per batch and group, each operator's epilogue); a depth-wise one (GroupCount = InputChannelCount =
+OutputChannelCount) as one launch of convolution.cl's direct ``depthwise``, the same exact integer sum and
+requantization (``opencl/requantize.h``, shared with gemm.cl).
 
 Where a page disagrees with itself: both say of DimensionCount "only a value of 2 is supported", while their FL 4_0
 tables allow 3-D tensors (one spatial dimension); dmlpy follows the tables (DimensionCount is the tensors' less 2).
@@ -21,9 +24,9 @@ from pydantic import Field
 from dmlpy.dtypes import DATA_TYPES
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.kernels.contraction import contraction_kernel
-from dmlpy.kernels.convolution import Operand
-from dmlpy.kernels.launch import LaunchProfile, LoweredOperator
-from dmlpy.kernels.plan import PlanRef
+from dmlpy.kernels.convolution import Operand, depthwise_plan
+from dmlpy.kernels.launch import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.plan import OperatorPlan, PlanRef
 from dmlpy.model import UInt32
 from dmlpy.ops._convolution import ConvolutionWindowDesc
 from dmlpy.support import SupportTable
@@ -68,6 +71,30 @@ class _IntegerConvolutionDesc(ConvolutionWindowDesc):
     """gemm.cl's operator (GEMM_CL_OPERATORS) whose epilogue this operator's is."""
     CONTRACTION: ClassVar[tuple[str, ...]] = ()
     """The operator's tensors in gemm.cl's binding order, ``filter_tensor`` standing for A, ``input_tensor`` for B."""
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """A depth-wise convolution in one launch (convolution.cl's ``depthwise``, the same integer sum and
+        requantization as gemm.cl's), any other as im2col."""
+        geometry = self.geometry()
+        if not geometry.depthwise:
+            return super().plan(profile)
+        tensors = [
+            (field.removesuffix("_tensor"), self.slot(field), None if (t := getattr(self, field)) is None else t.desc)
+            for field in (*self.INPUTS, *self.OUTPUTS)
+        ]
+        types = {f"{name.upper()}_T": desc for name, _, desc in tensors if name in ("input", "filter", "output")}
+        defines = (
+            ("INTEGER_SUM", "1"),
+            ("QUANTIZED", str(int(self.PRODUCT == "QUANTIZED_LINEAR_CONVOLUTION"))),
+            *((name, DATA_TYPES[desc.data_type].opencl_storage) for name, desc in types.items() if desc is not None),
+            # convolution.cl's HAS_INPUT_ZERO, HAS_FILTER_ZERO, HAS_BIAS, HAS_OUTPUT_ZERO.
+            *(
+                (f"HAS_{field.removesuffix('_tensor').removesuffix('_point').upper()}", str(int(desc is not None)))
+                for field, (_, _, desc) in zip(self.INPUTS, tensors, strict=False)
+                if field in _PRESENCE
+            ),
+        )
+        return depthwise_plan(geometry, tensors, defines, "", profile)
 
     def contraction(
         self, filter_operand: Operand, columns: Operand, output: Operand, profile: LaunchProfile

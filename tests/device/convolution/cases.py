@@ -197,7 +197,8 @@ def integer_case(
     """CONVOLUTION_INTEGER or QUANTIZED_LINEAR_CONVOLUTION (``operator``) over ``shape``, exact (``allowed`` 0): the
     filter's scale and zero point one per output channel where ``per_channel``; ``zero_points`` False leaves them
     out. QUANTIZED_LINEAR_CONVOLUTION's expected values follow gemm.cl's float32 arithmetic: the exact sum plus the
-    bias rounded once to float, times the input's scale, times the filter's, quantized halves to even."""
+    bias rounded once to float, times the filter's scale (gemm.cl's A), times the input's (its B), quantized
+    halves to even (opencl/requantize.h)."""
     gaps = gaps or {}
     rank = len(shape.input_sizes)
     one, per_out = (1,) * rank, (1, shape.output_channels, *(1,) * (rank - 2))
@@ -236,7 +237,7 @@ def integer_case(
         b = np.random.default_rng(12).integers(-5000, 5000, per_out).astype(np.int32)
         add("bias_tensor", T.INT32, per_out, b)
         sums = sums + b.astype(np.int64)
-    product = (sums.astype(np.int32).astype(np.float32) * sx.reshape(-1)[0]) * sw.reshape(1, -1, *(1,) * (rank - 2))
+    product = (sums.astype(np.int32).astype(np.float32) * sw.reshape(1, -1, *(1,) * (rank - 2))) * sx.reshape(-1)[0]
     info = np.iinfo(np.dtype(np.int8 if output_type == T.INT8 else np.uint8))
     q = np.clip(np.rint(product / so.reshape(-1)[0]) + np.float32(np.asarray(zo).reshape(-1)[0]), info.min, info.max)
     fields["output_tensor"] = _layout(output_type, q.shape, gaps, "output_tensor")

@@ -4,7 +4,8 @@ QUANTIZED_LINEAR_CONVOLUTION) and the staged output's copy. CONVOLUTION: FLOAT32
 BACKWARD, over 1-D, 2-D (groups, strides, asymmetric padding, OutputPadding, RELU fused) and 3-D windows, a
 depth-wise one (convolution.cl's direct ``depthwise`` kernel, one launch), one with two output channels a group
 (im2col) and a pointwise one (the input read as it is, no unfold); the integer convolutions: every INT8/UINT8
-pair, zero points and scales per output channel, one value or absent, 1-D and 2-D. Each packed and strided (rows
+pair, zero points and scales per output channel, one value or absent, 1-D, 2-D and depth-wise (the direct kernel's
+integer sums and requantization). Each packed and strided (rows
 padded, every tensor bound at a byte offset), through the object model (tests/helpers/oclgrind_sweep.py) with each
 buffer exactly as large as its binding. Results are compared with cases.py's references (integers exactly, floats
 within its bounds).
@@ -43,17 +44,20 @@ SHAPES = {
     "1d": Shape((2, 2, 9), (3,), 3, strides=(2,), dilations=(2,), start=(2,), end=(1,)),
     "2d": Shape((1, 4, 5, 6), (3, 2), 4, strides=(2, 1), start=(1, 0), end=(0, 1), output_padding=(1, 0), groups=2),
     "3d": Shape((1, 2, 3, 4, 3), (2, 2, 2), 2, strides=(1, 2, 1), start=(1, 0, 1), end=(0, 1, 0)),
-    "depthwise": Shape((1, 3, 5, 5), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3),
+    "depthwise": Shape((1, 3, 5, 11), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3),
     "multiplier": Shape((1, 3, 5, 5), (3, 3), 6, start=(1, 1), end=(1, 1), groups=3),
 }
-"""CONVOLUTION's windows, each under both directions: "depthwise" runs convolution.cl's direct kernel, "multiplier"
-(two output channels a group) im2col."""
+"""CONVOLUTION's windows, each under both directions: "depthwise" runs convolution.cl's direct kernel (rows of 11
+outputs: under the "cpu" profile a full 8-output block, its interior loads, and a partial one), "multiplier" (two
+output channels a group) im2col."""
 POINTWISE = Shape((2, 4, 3, 5), (1, 1), 3)
 """A FORWARD 1 x 1 filter: the contraction reads the input itself."""
 INTEGER_SHAPES = {
     "1d": Shape((2, 3, 11), (3,), 6, strides=(2,), dilations=(2,), start=(2,), end=(1,), groups=3),
     "2d": Shape((1, 4, 5, 6), (3, 3), 4, strides=(1, 2), start=(1, 1), end=(2, 0), groups=2),
+    "depthwise": SHAPES["depthwise"],
 }
+"""The integer convolutions' windows: "depthwise" runs convolution.cl's direct kernel, its integer sums."""
 PARAMETERS = ("channel", "one", "none")
 """The integer convolutions' filter zero point (and scale) per output channel, one value, or no zero points."""
 CONTRACTION_OPERATOR = {"CONV": "0", "CI": "1", "QLC": "4"}
@@ -85,14 +89,15 @@ def every_variant() -> list[str]:
 
 
 def sampled_variants() -> list[str]:
-    """Three of CONVOLUTION (both directions and modes, FLOAT16, 3-D) and one of each integer operator: every
-    contraction operator, both layouts."""
+    """Three of CONVOLUTION (both directions and modes, FLOAT16, 3-D), one of each integer operator and a depth-wise
+    QUANTIZED_LINEAR_CONVOLUTION: every contraction operator, the integer depth-wise kernel, both layouts."""
     return [
         "CONV FLOAT32 CROSS_CORRELATION backward 2d strided",
         "CONV FLOAT16 CONVOLUTION forward 3d packed",
         "CONV FLOAT32 CROSS_CORRELATION forward pointwise packed",
         "CI UINT8 INT8 channel 2d strided",
         "QLC INT8 UINT8 one 1d packed",
+        "QLC UINT8 INT8 channel depthwise strided",
     ]
 
 

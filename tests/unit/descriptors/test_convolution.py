@@ -423,14 +423,24 @@ def test_enums_take_every_spelling() -> None:
 
 def test_each_plans_the_unfold_and_the_contraction() -> None:
     """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue; a
-    1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first."""
+    1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first; one channel a
+    group (the examples' one channel) is convolution.cl's direct depth-wise kernel for all three."""
     # Two output channels: one would be a depth-wise convolution, convolution.cl's direct kernel.
-    for desc, operator in ((conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)), 0), (conv_integer(), 1), (quantized_conv(), 4)):
+    two = {"FilterTensor": tensor(U8, (2, 1, 2, 2)), "OutputTensor": tensor(I32, (1, 2, 2, 2))}
+    quantized_two = {"FilterTensor": tensor(U8, (2, 1, 1, 1)), "OutputTensor": tensor(U8, (1, 2, 7, 7))}
+    for desc, operator in (
+        (conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)), 0),
+        (conv_integer(**two), 1),
+        (quantized_conv(**quantized_two), 4),
+    ):
         kernels = [(step.lowered.kernel.source_name, dict(step.lowered.kernel.defines)) for step in desc.plan().steps]
         assert kernels[-1][0] == "gemm.cl" and kernels[-1][1]["OPERATOR"] == str(operator), desc.operator_name()
         assert "convolution.cl" in [name for name, _ in kernels] or desc.filter_tensor.desc.sizes[2:] == (1, 1)
     flipped = conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)).model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION}).plan()
     assert [step.lowered.kernel.source_name for step in flipped.steps] == ["movement.cl", "convolution.cl", "gemm.cl"]
+    for desc in (conv(), conv_integer(), quantized_conv()):
+        plan = desc.plan()
+        assert [step.lowered.kernel.kernel_name for step in plan.steps] == ["depthwise"], desc.operator_name()
 
 
 def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any) -> None:
