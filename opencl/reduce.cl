@@ -63,6 +63,12 @@
 #ifndef LAST_INDEX
 #define LAST_INDEX 0
 #endif
+#ifndef PARTIAL
+#define PARTIAL 0  // 1: the first launch of a split reduction, storing each chunk's state (store_state)
+#endif
+#ifndef COMBINE
+#define COMBINE 0  // 1: its second launch, reduce_combine
+#endif
 #ifndef BAND
 #define BAND 16u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
 #endif
@@ -295,6 +301,18 @@ static inline float8 lanes_at(const Tensors *t, const ulong *at, ulong i)
 }
 
 #if SUMMED
+// x^2 - square, square = x * x rounded: Dekker's exact product, x split (Veltkamp, by 2^12 + 1) into halves of 12
+// bits whose products round nowhere, not fma(x, x, -square), which PoCL ran one lane at a time. Exact wherever
+// x^2 is a normal float; where it underflows, both lose below 2^-149 a term, and where |x| passes 2^115 (x^2 is
+// infinite already) the error is NaN and compensated_total returns the plain, infinite, sum.
+static inline float8 square_error(float8 x, float8 square)
+{
+    const float8 scaled = x * 4097.0f;
+    const float8 high = scaled - (scaled - x);
+    const float8 low = x - high;
+    return ((high * high - square) + 2.0f * high * low) + low * low;
+}
+
 typedef BlockedLanes lanes_t;
 typedef BlockedSum state_t;
 
@@ -304,7 +322,7 @@ static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
     blocked_lanes_add(lanes, fabs(x));
 #elif FUNCTION == SUM_SQUARE || FUNCTION == L2
     const float8 square = x * x;
-    lanes->block.compensation += fma(x, x, -square);  // exact: the squares' rounding errors
+    lanes->block.compensation += square_error(x, square);
     blocked_lanes_add(lanes, square);
 #else
     blocked_lanes_add(lanes, x);
@@ -446,6 +464,29 @@ static inline float state_result(state_t s, ulong length)
 }
 #endif
 
+#if PARTIAL
+// A split reduction's first launch (dmlpy/kernels/reduce_split.py): a chunk's state as a record of two words in
+// the temporary (OUTPUT_T uint), the sum and compensation unrounded, the extreme with its index within the chunk,
+// or the product, so that the combine keeps the one walk's bound and first index.
+#if WALK != LANES_WALK
+#error "PARTIAL: a chunk is walked by LANES_WALK only"
+#endif
+static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
+{
+#if SUMMED
+    BlockedSum folded = *s;
+    blocked_fold(&folded);
+    t->output[at[1]] = as_uint(folded.total.sum);
+    t->output[at[1] + 1] = as_uint(folded.total.compensation);
+#elif EXTREME
+    t->output[at[1]] = as_uint(s->best);
+    t->output[at[1] + 1] = (uint)s->index;
+#else
+    t->output[at[1]] = as_uint(*s);
+    t->output[at[1] + 1] = 0u;
+#endif
+}
+#else
 static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
 {
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN
@@ -454,6 +495,33 @@ static inline void store_state(const Tensors *t, const state_t *s, const ulong *
     store_result(t, state_result(*s, length), at);
 #endif
 }
+#endif
+
+#if COMBINE
+// A split reduction's second launch: chunk c's record (PARTIAL's) into the state of chunks 0 .. c - 1. Sums fold as
+// blocked_take_lane folds a lane (every rounding error kept); extremes take chunks in order as state_take takes
+// elements, so ties and NaN keep the first index (LAST_INDEX: the last), chunk c's indices starting at c times
+// chunk_length.
+static inline void combine_take(state_t *s, uint first, uint second, ulong c, ulong chunk_length)
+{
+#if SUMMED
+    if (c == 0) {
+        *s = blocked_sum();
+    }
+    compensated_add(&s->total, as_float(first));
+    s->total.compensation += as_float(second);
+#elif EXTREME
+    if (c == 0) {
+        s->best = as_float(first);
+        s->index = second;
+    } else {
+        state_take(s, as_float(first), c * chunk_length + second);
+    }
+#else
+    *s = c == 0 ? as_float(first) : *s * as_float(first);
+#endif
+}
+#endif
 #endif
 
 #if WALK == LANES_WALK
@@ -497,6 +565,30 @@ static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 #endif
 }
 
+#if COMBINE
+// Each group's records, one per chunk (the reduced dimension: g.length chunks of chunk_length elements), folded into
+// its result (INPUT_T uint: the records' words).
+__kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, __global OUTPUT_T *output,
+                             ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
+                             uint8 output_strides, ulong chunk_length)
+{
+    const Tensors tensors = {input, output};
+    Groups g;
+    groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
+    FOR_EACH_GROUP(group, g)
+    {
+        Cursor cursor;
+        group_start(&cursor, &g, group);
+        const Cursor start = cursor;
+        state_t s;
+        for (ulong c = 0; c < g.length; ++c) {
+            combine_take(&s, input[cursor.at[0]], input[cursor.at[0] + 1], c, chunk_length);
+            cursor_next(&cursor, &g);
+        }
+        store_state(&tensors, &s, start.at, g.length * chunk_length);
+    }
+}
+#else
 #if FUSED
 __kernel void reduce(FUSED_PARAMETERS, ulong element_count, uint8 sizes FUSED_STRIDES)
 {
@@ -554,3 +646,4 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
     }
 #endif
 }
+#endif

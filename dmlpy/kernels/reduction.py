@@ -109,20 +109,11 @@ def reduce_walk(
     return (("WALK", "0"),), 1
 
 
-def reduce_kernel(
-    function: int,
-    last_index: bool,
-    input_type: AnyDataType,
-    output_type: AnyDataType,
-    sizes: Sequence[int],
-    strides: Sequence[Sequence[int]],
-    axes: Sequence[int],
-    profile: LaunchProfile,
-) -> LoweredOperator:
-    """reduce.cl computing DML_REDUCE_FUNCTION ``function`` (ARGMIN and ARGMAX: the last extreme's index where
-    ``last_index``) over ``axes`` of an input of ``sizes``, the input's and the output's ``strides`` (the output's
-    0 along the axes, where it has one element)."""
-    layout, kept_rank = reduction_layout(sizes, strides, axes)
+def reduce_defines(
+    function: int, last_index: bool, input_type: AnyDataType, output_type: AnyDataType
+) -> list[tuple[str, str]]:
+    """reduce.cl's -D options for DML_REDUCE_FUNCTION ``function`` (ARGMIN and ARGMAX: the last extreme's index
+    where ``last_index``) from ``input_type`` into ``output_type``, but the walk's."""
     storage = DATA_TYPES[input_type].opencl_storage
     floats = input_type in FLOATS
     defines = [
@@ -137,6 +128,24 @@ def reduce_kernel(
         signed = DATA_TYPES[input_type].numpy.kind == "i"
         defines += [("VALUE_T", storage), ("UVALUE_T", bits_type(input_type).storage)]
         defines += [("VALUE_SIGNED", "1" if signed else "0")]
+    return defines
+
+
+def reduce_kernel(
+    function: int,
+    last_index: bool,
+    input_type: AnyDataType,
+    output_type: AnyDataType,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axes: Sequence[int],
+    profile: LaunchProfile,
+) -> LoweredOperator:
+    """reduce.cl computing DML_REDUCE_FUNCTION ``function`` (ARGMIN and ARGMAX: the last extreme's index where
+    ``last_index``) over ``axes`` of an input of ``sizes``, the input's and the output's ``strides`` (the output's
+    0 along the axes, where it has one element)."""
+    layout, kept_rank = reduction_layout(sizes, strides, axes)
+    defines = reduce_defines(function, last_index, input_type, output_type)
     walk, groups_per_work_item = reduce_walk(layout, kept_rank, vector_walks(function, input_type))
     defines += walk
     return reduction_kernel(

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import Field
 
 from dmlpy.drawing.axes import ReducedAxes
+from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import AxisDirection, FeatureLevel, OperatorType, ReduceFunction, TensorDataType
-from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator, OperatorPlan
+from dmlpy.kernels.reduce_split import split_reduce_plan
 from dmlpy.kernels.reduction import reduce_kernel
 from dmlpy.model import UInt32
 from dmlpy.ops._axes import check_axes, reduced_sizes
@@ -124,6 +126,13 @@ def _union(operator: OperatorType, tables: list[SupportTable]) -> SupportTable:
     return SupportTable.per_tensor(operator, frozenset(), tuple(rows))
 
 
+_KernelArguments = tuple[
+    int, bool, AnyDataType, AnyDataType, tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]
+]
+"""reduce_kernel's arguments but the profile: the function, whether the last index, the types, the input's Sizes,
+both tensors' strides, Axes."""
+
+
 class _AxesReductionDesc(StructuredDesc):
     """InputTensor reduced over Axes into OutputTensor of the same DimensionCount, each reduced dimension 1."""
 
@@ -180,22 +189,24 @@ class _AxesReductionDesc(StructuredDesc):
         """reduce.cl's function, and whether ARGMIN or ARGMAX give the last extreme's index."""
         raise NotImplementedError
 
-    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
-        """reduce.cl, one work-item per group of the kept dimensions (the output's strides 0 along Axes, where it
-        has one element)."""
+    def _kernel_arguments(self) -> _KernelArguments:
+        """reduce_kernel's arguments but the profile (the output's strides 0 along Axes, where it has one
+        element)."""
         function, last_index = self.computed()
         source, target = self.input_tensor.desc, self.output_tensor.desc
         output_strides = tuple(0 if d in self.axes else s for d, s in enumerate(target.effective_strides))
-        return reduce_kernel(
-            function.value,
-            last_index,
-            source.data_type,
-            target.data_type,
-            source.sizes,
-            (source.effective_strides, output_strides),
-            self.axes,
-            profile,
-        )
+        strides = (source.effective_strides, output_strides)
+        return function.value, last_index, source.data_type, target.data_type, source.sizes, strides, self.axes
+
+    def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
+        """reduce.cl, one work-item per group of the kept dimensions (a graph's fused group anchors on it)."""
+        return reduce_kernel(*self._kernel_arguments(), profile)
+
+    def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
+        """Few long groups: a partial launch over chunks and a combine (dmlpy/kernels/reduce_split.py); else the
+        one launch of ``lower``."""
+        split = split_reduce_plan(*self._kernel_arguments(), profile)
+        return split if split is not None else super().plan(profile)
 
 
 class ReduceOperatorDesc(_AxesReductionDesc):
