@@ -37,6 +37,7 @@ from dmlpy.graph.operators import BUILDERS, Builder
 from dmlpy.onnx.arithmetic import BROADCASTING_OPS, arithmetic_node, broadcast_read, check_booleans_alike
 from dmlpy.onnx.cast import CAST_OPS, cast_node, cast_target
 from dmlpy.onnx.clip import clip_node
+from dmlpy.onnx.contrib import contrib_outputs, is_contrib
 from dmlpy.onnx.elements import (
     MAX_DIMENSIONS,
     NodeRefused,
@@ -331,8 +332,9 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
                 x, given, _ = whole(node.input[0], where)
                 reduced = reduction_plan(node, rep.opset, attributes, constant, where)
                 result, shape = reduced(x, given if shapes is not None else None)
-            elif node.op_type in FAMILY_OPS:
-                family = family_outputs(graph, node, rep.opset, attributes, reads, shapes is None, where)
+            elif node.op_type in FAMILY_OPS or is_contrib(node):
+                outputs_of = contrib_outputs if is_contrib(node) else family_outputs
+                family = outputs_of(graph, node, rep.opset, attributes, reads, shapes is None, where)
                 result, shape = family[0]
             elif node.op_type == "Clip":
                 x, shape, _ = data(node.input[0], where)
@@ -363,7 +365,7 @@ def lower(rep: PreparedModel, graph: Graph, shapes: Mapping[str, tuple[int, ...]
         if node.op_type in MOVEMENT_OPS:
             # A movement node's outputs are packed, their Sizes the ONNX shape (one element at prepare: shape ()).
             family = [(value, tuple(value.sizes) if shapes is not None else ()) for value in results]
-        elif node.op_type not in FAMILY_OPS:  # a family's node gives each output's ONNX shape (TopK's two)
+        elif node.op_type not in FAMILY_OPS and not is_contrib(node):  # a family's gives each output's shape
             family = [(result, shape)]
         for name, (value, own) in zip(node.output, family, strict=True):
             computed[name] = (value, own, value.data_type)

@@ -16,6 +16,8 @@ import onnx
 
 from dmlpy.enums import IsInfinityMode, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.onnx.contrib import CONTRIB_DOMAIN, CONTRIB_OPS, contrib_attributes, contrib_input_types, is_contrib
+from dmlpy.onnx.contrib_schemas import register_contrib_schemas
 from dmlpy.onnx.elements import NodeRefused, onnx_name
 from dmlpy.onnx.families import FAMILY_OPS
 from dmlpy.onnx.generators import REFUSED_GENERATOR_OPS, eye_like_boolean
@@ -28,6 +30,8 @@ from dmlpy.ops import OPERATORS
 from dmlpy.ops._base import OperatorDescBase
 from dmlpy.ops._types import FLOATS_AND_FLOAT64, SIGNED
 from dmlpy.problems.values import QUOTED_LENGTH, quoted
+
+register_contrib_schemas()  # onnx's shape inference, run by folding, then knows their outputs
 
 LOWERED_TO = {op_type: desc for desc in OPERATORS.values() for op_type in desc.ONNX_OPS}
 """ONNX op type -> the operator it is lowered to, from the operator table's ``ONNX_OPS``."""
@@ -121,6 +125,8 @@ def check_op_types(nodes: Sequence[onnx.NodeProto], opset: int) -> None:
     leaves the list of the op types dmlpy runs to docs/api/onnx.md (a model of many nodes has many to name)."""
     unmapped: dict[tuple[str, str], list[int]] = {}
     for index, node in enumerate(nodes):
+        if is_contrib(node):
+            continue
         if node.domain not in ONNX_DOMAINS or node.op_type not in SUPPORTED_OPS:
             domain = "" if node.domain in ONNX_DOMAINS else node.domain
             unmapped.setdefault((domain, node.op_type), []).append(index)
@@ -138,7 +144,8 @@ def check_op_types(nodes: Sequence[onnx.NodeProto], opset: int) -> None:
     raise NodeRefused(
         f"ONNX model (opset {opset}): {refused} of its {len(nodes)} nodes are of op types dmlpy does not run:"
         f"{''.join(lines)}\ndmlpy runs {len(SUPPORTED_OPS)} ONNX op types (dmlpy.onnx.SUPPORTED_OPS), the ones "
-        "DirectML's operators express exactly, listed with their operators in docs/api/onnx.md: run these nodes "
+        f"DirectML's operators express exactly, and {len(CONTRIB_OPS)} of onnxruntime's ({CONTRIB_DOMAIN}), listed "
+        "with their operators in docs/api/onnx.md: run these nodes "
         "with another runtime, and the rest with dmlpy (onnx.utils.extract_model cuts a model in parts)"
     )
 
@@ -149,7 +156,10 @@ def node_name(node: onnx.NodeProto, opset: int) -> str:
 
 def node_attributes(node: onnx.NodeProto, opset: int, where: str) -> dict[str, int]:
     """The node's attributes, after checking the node (of an op type dmlpy runs: ``check_op_types``) has the
-    inputs (as many as its op type's schema at ``opset`` takes), outputs and INT attributes its operator takes."""
+    inputs (as many as its op type's schema at ``opset`` takes), outputs and INT attributes its operator takes
+    (a contrib op type's as ``dmlpy.onnx.contrib`` declares them)."""
+    if is_contrib(node):
+        return contrib_attributes(node, where)
     if node.op_type in QUANTIZATION_OPS:
         fewest, most = _QUANTIZATION_INPUTS
         required, takes = node.input[:fewest], f"{fewest} or {most} (the zero point is optional)"
@@ -310,6 +320,8 @@ def boolean_output(node: onnx.NodeProto, opset: int, inputs_boolean: Sequence[bo
     bool (``inputs_boolean``: the node's inputs, in order), or EyeLike's dtype says so."""
     if node.op_type == "EyeLike":
         return eye_like_boolean(node, inputs_boolean[0])
+    if node.domain == CONTRIB_DOMAIN:  # no contrib op type computes a bool
+        return False
     schema = onnx.defs.get_schema(node.op_type, opset)
     output = schema.outputs[0].type_str
     pairs = zip(schema.inputs, inputs_boolean, strict=False)  # a variadic input (Sum's) is one formal parameter
@@ -320,7 +332,9 @@ def boolean_output(node: onnx.NodeProto, opset: int, inputs_boolean: Sequence[bo
 def input_types(op_type: str, opset: int, index: int) -> list[str]:
     """The ONNX element types (as ``onnx.TensorProto.DataType`` names them, lower case: float, int8, bool, ...)
     input ``index`` of ``op_type``'s schema at ``opset`` may have (Identity's may be bool, Mean's no integer;
-    onnx.checker leaves the check to the schema's users)."""
+    onnx.checker leaves the check to the schema's users); a contrib op type's as ``dmlpy.onnx.contrib`` declares."""
+    if op_type in CONTRIB_OPS:  # none of them is one of ONNX's own op types
+        return contrib_input_types(op_type, index)
     schema = onnx.defs.get_schema(op_type, opset)
     allowed = _allowed_types(schema, schema.inputs[min(index, len(schema.inputs) - 1)].type_str)
     return [name.removeprefix("tensor(").removesuffix(")") for name in allowed]

@@ -24,11 +24,15 @@ import onnx
 
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.graph import reinterpret
+from dmlpy.graph.operator_node import operator_node
 from dmlpy.graph.operators import BUILDERS
 from dmlpy.graph.pooling import average_pooling, lp_pooling, max_pooling, max_unpooling
 from dmlpy.onnx.attributes import ints_attribute, string_attribute
 from dmlpy.onnx.elements import NodeRefused, expressed
 from dmlpy.onnx.reads import Outputs, Reads
+from dmlpy.ops.quantized_pooling import QuantizedLinearAveragePoolingOperatorDesc
+from dmlpy.tensor import packed_strides
 
 GLOBAL_OPS = {"GlobalAveragePool": "AveragePool", "GlobalMaxPool": "MaxPool", "GlobalLpPool": "LpPool"}
 """The global poolings -> the pooling whose operator they lower to, the window the whole spatial extent."""
@@ -66,22 +70,13 @@ def pooling_outputs(
     spatial = shape[_SPATIAL_FROM:]
     if node.op_type == "MaxUnpool":
         return _max_unpool(node, attributes, reads, shape, prepare, where)
-    if node.op_type in GLOBAL_OPS or prepare:  # at prepare: a window of one element over one element
-        ones, zeros = (1,) * len(spatial), (0,) * len(spatial)
-        window = _Window(tuple(spatial), ones, zeros, zeros, ones, zeros)
-    else:
-        window = _window(node, opset, attributes, spatial, where)
+    window = _window_of(node, opset, attributes, spatial, prepare, where)
     read_as = _four_d(shape)
     x = reads.shaped(node.input[0], read_as, where)
     fields = window.widened(len(read_as) - len(shape))
     if op_type == "AveragePool":
-        include = attributes.get("count_include_pad", 0)
-        if include and window.end != window.onnx_end:
-            raise NodeRefused(
-                f"{where}: count_include_pad 1 with ceil_mode or auto_pad adding end padding {list(window.end)}: "
-                "DirectML's IncludePadding counts every padding element in the divisor, ONNX only its pads"
-            )
-        result = expressed(where, average_pooling, x, *fields, bool(include))
+        include = _include_padding(attributes, window, where)
+        result = expressed(where, average_pooling, x, *fields, include)
         return [(result, _output_shape(shape, window))]
     if op_type == "LpPool":
         result = expressed(where, lp_pooling, x, *fields, attributes.get("p", 2))
@@ -96,6 +91,93 @@ def pooling_outputs(
         indices = expressed(where, BUILDERS["cast"], values[1], INDEX_TYPE)
         outputs.append((indices, _output_shape(shape, window)))
     return outputs
+
+
+def quantized_pooling_outputs(
+    node: onnx.NodeProto,
+    pooling: onnx.NodeProto,
+    attributes: dict[str, int],
+    reads: Reads,
+    prepare: bool,
+    where: str,
+) -> Outputs:
+    """onnxruntime's QLinearAveragePool and QLinearGlobalAveragePool (``dmlpy.onnx.contrib``; ``pooling``: the
+    AveragePool-11 or GlobalAveragePool node of the same attributes) as QUANTIZED_LINEAR_AVERAGE_POOLING: X, its
+    scale and zero point, Y's scale and zero point (each zero point 0 where left out; one value each, read with X's
+    DimensionCount); channels_last 1 reads X (N, D1, ..., C) through strides as (N, C, D1, ...) and gives Y so."""
+    last = attributes.get("channels_last", 0)
+    if last not in (0, 1):
+        raise InvalidArgumentError(f"{where}: channels_last is {last}; {node.op_type} takes 0 or 1")
+    given = (1, 1, 1, 1) if prepare else reads.known(node.input[0], where)[0]
+    if len(given) < _SPATIAL_FROM + 1:
+        raise InvalidArgumentError(f"{where}: its input has shape {list(given)}; {node.op_type} takes 3-D or more")
+    shape = (given[0], given[-1], *given[1:-1]) if last else given
+    window = _window_of(pooling, _QUANTIZED_OPSET, attributes, shape[_SPATIAL_FROM:], prepare, where)
+    read_as = _four_d(shape)
+    strides = _channels_last_strides(read_as) if last and not prepare else packed_strides(read_as)
+    x = reads.strided(node.input[0], read_as, (0,) * len(read_as) if prepare else strides)
+    one = (1,) * len(read_as)
+    parameters = {
+        field: reads.shaped(node.input[index], one, where) if index < len(node.input) and node.input[index] else None
+        for index, field in enumerate(_QUANTIZED_FIELDS, start=1)
+    }
+    steps, sizes, start, end, dilations = window.widened(len(read_as) - len(shape))
+    result = expressed(
+        where,
+        operator_node,
+        QuantizedLinearAveragePoolingOperatorDesc,
+        {"input_tensor": x, **parameters},
+        x.data_type,
+        strides=steps,
+        window_size=sizes,
+        start_padding=start,
+        end_padding=end,
+        dilations=dilations,
+        include_padding=_include_padding(attributes, window, where),
+    )
+    out = _output_shape(shape, window)
+    if not last or prepare:
+        return [(result, out)]
+    # Y (N, C, D1', ...) packed, read as ONNX's (N, D1', ..., C): the same elements, C's stride outermost but N's.
+    written = packed_strides(out)
+    order = (0, *range(_SPATIAL_FROM, len(out)), 1)
+    onnx_shape = tuple(out[d] for d in order)
+    return [(expressed(where, reinterpret, result, onnx_shape, [written[d] for d in order]), onnx_shape)]
+
+
+_QUANTIZED_OPSET = 11
+"""The AveragePool schema whose attributes QLinearAveragePool takes (auto_pad, ceil_mode, count_include_pad,
+kernel_shape, pads, strides; no dilations)."""
+_QUANTIZED_FIELDS = ("input_scale_tensor", "input_zero_point_tensor", "output_scale_tensor", "output_zero_point_tensor")
+"""QLinearAveragePool's inputs after X, in order, as QUANTIZED_LINEAR_AVERAGE_POOLING's fields."""
+
+
+def _channels_last_strides(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of (N, C, D1, ...) ``sizes`` over an array laid out (N, D1, ..., C)."""
+    channels, spatial = sizes[1], sizes[_SPATIAL_FROM:]
+    inner = [channels * math.prod(spatial[d + 1 :]) for d in range(len(spatial))]
+    return (channels * math.prod(spatial), 1, *inner)
+
+
+def _window_of(
+    node: onnx.NodeProto, opset: int, attributes: dict[str, int], spatial: Sequence[int], prepare: bool, where: str
+) -> _Window:
+    """The node's window: a global pooling's the whole spatial extent; at prepare one element over one element."""
+    if node.op_type in GLOBAL_OPS or prepare:
+        ones, zeros = (1,) * len(spatial), (0,) * len(spatial)
+        return _Window(tuple(spatial), ones, zeros, zeros, ones, zeros)
+    return _window(node, opset, attributes, spatial, where)
+
+
+def _include_padding(attributes: dict[str, int], window: _Window, where: str) -> bool:
+    """count_include_pad as IncludePadding, refused where DirectML would count padding ONNX does not."""
+    include = attributes.get("count_include_pad", 0)
+    if include and window.end != window.onnx_end:
+        raise NodeRefused(
+            f"{where}: count_include_pad 1 with ceil_mode or auto_pad adding end padding {list(window.end)}: "
+            "DirectML's IncludePadding counts every padding element in the divisor, ONNX only its pads"
+        )
+    return bool(include)
 
 
 class _Window:

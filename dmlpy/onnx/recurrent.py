@@ -22,7 +22,7 @@ out (fewer outputs, or an empty name) is still written by the operator, and read
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,8 @@ from dmlpy.onnx.reads import Outputs, Reads
 from dmlpy.tensor import packed_strides
 
 RECURRENT_OPS = ("RNN", "LSTM", "GRU")
+Computed = Callable[[int, tuple[int, ...]], Expression | None]
+"""An input the caller makes (its index, the operator's Sizes -> the expression), or None: read from the model."""
 _GATES = {"RNN": 1, "LSTM": 4, "GRU": 3}
 _DEFAULT_ACTIVATIONS = {"RNN": ("Tanh",), "LSTM": ("Sigmoid", "Tanh", "Tanh"), "GRU": ("Sigmoid", "Tanh")}
 """ONNX's activations for one direction where the node gives none."""
@@ -68,10 +70,18 @@ parameters, each with onnxruntime's default (rnn_helpers.cc); Alpha takes activa
 
 
 def recurrent_outputs(
-    node: onnx.NodeProto, opset: int, attributes: dict[str, int], reads: Reads, prepare: bool, where: str
+    node: onnx.NodeProto,
+    opset: int,
+    attributes: dict[str, int],
+    reads: Reads,
+    prepare: bool,
+    where: str,
+    computed: Computed | None = None,
 ) -> Outputs:
     """The node for its inputs' shapes; at prepare (every value one element) each input is read with every Size 1
-    but the directions, 0 Strides, which checks the types, the attributes and the activations."""
+    but the directions, 0 Strides, which checks the types, the attributes and the activations. ``computed``: the
+    inputs its caller makes itself (a contrib op's dequantized weights: ``dmlpy.onnx.contrib``), given the index and
+    the operator's Sizes, None for the others."""
     op_type = node.op_type
     if opset < _FIRST_OPSET:
         raise NodeRefused(
@@ -112,7 +122,7 @@ def recurrent_outputs(
                 f"{where}: hidden_size is {given}; R has shape {list(r_shape)}, whose last dimension is the hidden "
                 "size: make them agree"
             )
-    read = _Reader(node, reads, prepare)
+    read = _Reader(node, reads, prepare, computed)
     inputs: dict[str, Expression | None] = {
         "input": read.input(0, (1, steps, batch, width), swapped=batch_first),
         "weight": read.input(1, (1, count, gates * hidden, width)),
@@ -174,8 +184,8 @@ class _Reader:
     """A node's optional inputs read as the operator's 4-D tensors (None where left out): through ``Reads.strided``,
     or at prepare with 0 Strides (each value one element)."""
 
-    def __init__(self, node: onnx.NodeProto, reads: Reads, prepare: bool) -> None:
-        self.node, self.reads, self.prepare = node, reads, prepare
+    def __init__(self, node: onnx.NodeProto, reads: Reads, prepare: bool, computed: Computed | None) -> None:
+        self.node, self.reads, self.prepare, self.computed = node, reads, prepare, computed
 
     def input(
         self, index: int, sizes: tuple[int, ...], strides: Sequence[int] | None = None, swapped: bool = False
@@ -184,6 +194,9 @@ class _Reader:
         are given; ``swapped``: X of layout 1, (B, T, I) read as {1, T, B, I}."""
         if index >= len(self.node.input) or not self.node.input[index]:
             return None
+        made = None if self.computed is None else self.computed(index, sizes)
+        if made is not None:
+            return made
         name = self.node.input[index]
         if self.prepare:
             return self.reads.strided(name, sizes, (0,) * len(sizes))

@@ -25,10 +25,6 @@ EXPECTED_REFUSALS: dict[str, dict[str, int]] = {
 
 EXPECTED_OTHER_REFUSALS: dict[str, tuple[str, str]] = {
     # model: (stage, the start of its message): refusals of a form, not of op types at prepare.
-    "ddddocr-old": (
-        "refused at prepare",
-        "ONNX model (opset 12): 1 of its 284 nodes are of op types dmlpy does not run:\n  DynamicQuantizeLSTM (domain",
-    ),
 }
 
 REFUSAL_HEAD = re.compile(r"^ONNX model \(opset \d+\): (\d+) of its \d+ nodes are of op types dmlpy does not run:\n")
