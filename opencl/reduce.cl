@@ -12,7 +12,8 @@
 //   SUM, AVERAGE, L1, SUM_SQUARE, L2, LOG_SUM   floats: a blocked compensated sum (compensated.h) of x, |x| or x^2 (x^2's
 //                    rounding error, fma(x, x, -x^2), joins the compensation), then / N, sqrt or log. Integers
 //                    (SUM, L1, SUM_SQUARE): modulo 2^width, as ELEMENT_WISE_ADD wraps.
-//   LOG_SUM_EXP      maximum + log1p(sum of exp(x - maximum) but the first maximum's), as softmax.cl computes it.
+//   LOG_SUM_EXP      maximum + log of the compensated sum of exp(x - maximum), in one pass (log_sum_exp: the terms
+//                    against a reference moved up by at least RESCALE_GAP at a time).
 //   MULTIPLY         a serial product (floats: relative error at most (N - 1) u; integers: modulo 2^width).
 //   MIN, MAX         exact; a NaN in the group gives NaN (np.min, np.max).
 //   ARGMIN, ARGMAX   the index within the group, in row-major order of the reduced axes, of the first extreme
@@ -183,36 +184,72 @@ static inline float sum_result(BlockedSum sum, ulong length)
 #endif
 
 #if FUNCTION == LOG_SUM_EXP
-// The sum of exp(x - maximum) over the group but its first maximum's own term (exp(0) = 1), compensated: every
-// term is at most 1, and x - maximum is carried exactly (compensated.h), as softmax.cl computes it.
-static inline float exp_sum_but(const Tensors *t, Cursor cursor, float maximum, ulong first, const Groups *g)
+// LOG_SUM_EXP in one pass: the terms exp(x - reference) summed compensated (compensated.h), the reference the
+// group's first element, moved up to x only where x passes it by more than RESCALE_GAP, the sum then scaled by
+// exp(reference - x). Terms stay below e^RESCALE_GAP (no overflow below 2^70 elements); each move multiplies the
+// earlier sum by less than e^-RESCALE_GAP, so the rounding of the moves (a few u each) adds up to a few u of the
+// sum, not one per new maximum as a running maximum's rescaling would. x - reference is carried exactly
+// (exact_difference); exp is elementwise_ops.h's EXP.
+#define RESCALE_GAP 32.0f
+
+static inline float exp_difference(float2 difference)
 {
-    BlockedSum rest = blocked_sum();
-    for (ulong i = 0; i < g->length; ++i) {
-        if (i != first) {
-            blocked_add(&rest, exp_of(exact_difference(element_at(t, cursor.at, 0), maximum)));
-        }
+    const float e = EXP(difference.x);
+    return fma(e, difference.y, e);  // exp(hi + lo) = exp(hi) (1 + lo) within lo^2 / 2, as compensated.h's exp_of
+}
+
+static inline void scale_sum(BlockedSum *sum, float factor)
+{
+    sum->total.sum *= factor;
+    sum->total.compensation *= factor;
+    sum->block.sum *= factor;
+    sum->block.compensation *= factor;
+}
+
+// maximum + log(sum of exp(x - maximum)), the sum the reference's times exp(reference - maximum), which lies in
+// [e^-RESCALE_GAP, 1]: NaN, +inf, or every element -inf give the maximum itself.
+static inline float log_sum_exp(const Tensors *t, Cursor cursor, const Groups *g)
+{
+    float reference = element_at(t, cursor.at, 0), maximum = reference;
+    BlockedSum sum = blocked_sum();
+    blocked_add(&sum, reference > -INFINITY ? 1.0f : 0.0f);  // the first element's own term, exp(0)
+    for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
+        const float x = element_at(t, cursor.at, 0);
+        if (REPLACES(x, maximum)) {
+            maximum = x;
+        }
+        if (x - reference > RESCALE_GAP) {  // false for NaN; from a -inf reference, any finite x
+            scale_sum(&sum, exp_difference(exact_difference(reference, x)));
+            reference = x;
+        }
+        if (x > -INFINITY) {  // a -inf term is 0, also against a -inf reference (where x - reference is NaN)
+            blocked_add(&sum, exp_difference(exact_difference(x, reference)));
+        }
     }
-    return blocked_total(rest);
+    if (!isfinite(maximum)) {
+        return maximum;
+    }
+    return maximum + log(blocked_total(sum) * exp_difference(exact_difference(reference, maximum)));
 }
 #endif
 
 // The group's result, from a cursor on its first element; `index` is the extreme's (ARGMIN, ARGMAX).
 static inline value_t reduce_group(const Tensors *t, Cursor cursor, const Groups *g, ulong *index)
 {
-#if FUNCTION == LOG_SUM_EXP
-    const Cursor start = cursor;
-#endif
-    const value_t first = element_at(t, cursor.at, 0);
     *index = 0;
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN || FUNCTION == LOG_SUM_EXP
+#if FUNCTION == LOG_SUM_EXP
+    return log_sum_exp(t, cursor, g);
+#else
+    const value_t first = element_at(t, cursor.at, 0);
+#endif
+#if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN
     value_t best = first;
     for (ulong i = 1; i < g->length; ++i) {
         cursor_next(&cursor, g);
         const value_t x = element_at(t, cursor.at, 0);
 #if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FLOAT_VALUES
-        // MAX, MIN, and LOG_SUM_EXP's maximum (whose first index it keeps) too: a NaN stays.
+        // MAX and MIN too: a NaN stays.
         if (REPLACES(x, best)) {
             best = x;
             *index = i;
@@ -221,14 +258,8 @@ static inline value_t reduce_group(const Tensors *t, Cursor cursor, const Groups
         best = FUNCTION == MIN ? min(best, x) : max(best, x);
 #endif
     }
-#if FUNCTION != LOG_SUM_EXP
     return best;
-#else
-    if (!isfinite(best)) {
-        return best;  // NaN, +inf, or every element -inf
-    }
-    return best + log1p(exp_sum_but(t, start, best, *index, g));
-#endif
+#elif FUNCTION == LOG_SUM_EXP
 #elif FLOAT_VALUES && FUNCTION == MULTIPLY
     float product = first;
     for (ulong i = 1; i < g->length; ++i) {
