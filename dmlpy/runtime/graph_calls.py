@@ -13,18 +13,23 @@ masked array, as the one-liners' results are: an output element is masked where 
 masked, through element-wise nodes (a 0-stride broadcast and a blocked quantization tensor read by position); a
 masked element that reaches an axis-reducing node (the softmax family: each output element reads a whole group,
 where NumPy's masked reductions leave masked elements out) is refused, as is a masked array beside a pyopencl
-one (the outputs would be pyopencl arrays, which hold no mask).
+one (the outputs would be pyopencl arrays, which hold no mask): dmlpy/runtime/graph_masks.py.
 
 Device memory is made once per compiled graph and kept: a buffer per NumPy input and per output, and the
 temporary resource; a call with the same shapes again allocates nothing on the device (pyopencl outputs are new
-arrays each call: they are the caller's). Every argument is checked, and bound, before anything is written or
+arrays each call: they are the caller's). On a CPU device a packed NumPy input is read where it lies (on Intel's
+runtime only from a 128-byte boundary: ``_input_alignment``) and a packed output is computed into the array
+returned, whose memory starts at a 128-byte boundary, so nothing is copied; what the compiled graph's descriptions
+decide for every call is worked out once. Every argument is checked, and bound, before anything is written or
 dispatched, so a call that fails writes no output; one call at a time runs per compiled graph (the kept buffers
 are shared)."""
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,16 +41,13 @@ from dmlpy.dtypes import DATA_TYPES, is_nibble
 from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.errors import InvalidArgumentError, UnsupportedError
 from dmlpy.graph.builder import tensor_bytes
-from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
-from dmlpy.graph.rules import node_operator
-from dmlpy.graph.views import same_view
 from dmlpy.kernels import coalesce
-from dmlpy.ops._elementwise import ElementwiseDesc
-from dmlpy.ops.activation_softmax import AxisReducingDesc
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, wrappable_memory
+from dmlpy.runtime.cpu_runtime import PLATFORM as INTEL_PLATFORM
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledGraph, OperatorInitializer
+from dmlpy.runtime.graph_masks import at_rank, masks_of_outputs, unmasked
 from dmlpy.runtime.recorder import CommandRecorder
 from dmlpy.tensor import BufferTensorDesc
 
@@ -68,18 +70,11 @@ def _packed(desc: BufferTensorDesc) -> bool:
     return coalesce(desc.sizes, (desc.effective_strides,)).packed  # a size-1 dimension's stride moves nothing
 
 
-def _at_rank(shape: tuple[int, ...], rank: int) -> tuple[int, ...] | None:
-    """``shape`` with leading 1s dropped or added to make ``rank`` dimensions; None where it has more."""
-    while len(shape) > rank and shape[0] == 1:
-        shape = shape[1:]
-    return None if len(shape) > rank else (1,) * (rank - len(shape)) + shape
-
-
 def _fits(shape: tuple[int, ...], desc: BufferTensorDesc) -> bool:
     """Whether an array of ``shape`` holds the elements of ``desc``: its Sizes, leading 1s aside, with 1 where
     ``desc`` broadcasts (Strides 0: one value there, never several of which only one would be read)."""
     sizes, strides = desc.sizes, desc.effective_strides
-    given = _at_rank(shape, len(sizes))
+    given = at_rank(shape, len(sizes))
     return given is not None and all(
         length == (size if stride else 1) for length, size, stride in zip(given, sizes, strides, strict=True)
     )
@@ -94,51 +89,88 @@ def _given(value: object) -> str:
     return f"{type(value).__name__} {value!r:.40}"
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What every call reads of one compiled graph's descriptions, worked out at its first call: a repeated call
+    spends nothing on them (packedness takes a coalescing per tensor)."""
+
+    inputs: list[BufferTensorDesc]
+    outputs: list[BufferTensorDesc]
+    inputs_packed: list[bool]
+    outputs_hosted: list[bool]
+    """Per output, whether a CPU device computes it into the NumPy array returned (``_hosted``)."""
+    output_types: list[np.dtype[Any]]
+    input_alignment: int
+    """Bytes at whose multiples a NumPy input must start to be bound where it lies (``_input_alignment``)."""
+
+    @classmethod
+    def of(cls, compiled: CompiledGraph) -> _Facts:
+        inputs = [desc for desc in compiled.input_descs() if desc is not None]
+        outputs = [desc for desc in compiled.output_descs() if desc is not None]
+        device = compiled.device
+        return cls(
+            inputs,
+            outputs,
+            [_packed(desc) for desc in inputs],
+            [_hosted(device, desc) for desc in outputs],
+            [_numpy_type(desc) for desc in outputs],
+            _input_alignment(device),
+        )
+
+
 class GraphCalls:
     """The device memory one compiled graph keeps for its calls on arrays, and the call itself."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._facts: _Facts | None = None
         self._table: BindingTable | None = None
         self._inputs: dict[int, Buffer] = {}
         self._outputs: list[Buffer | None] = []
         """Per output, the buffer kept for it; None where a CPU device computes it into the array returned."""
-        self._temporary: Buffer | None = None
+        self._temporary: BufferBinding | None = None
 
     def __call__(self, compiled: CompiledGraph, arguments: Sequence[Any]) -> Any:
         """``compiled``'s outputs for ``arguments`` (graph inputs in binding order): an array, or a tuple of
         arrays for several outputs."""
-        arguments, masks = _unmasked(arguments)
-        descs = [desc for desc in compiled.input_descs() if desc is not None]
-        output_descs = [desc for desc in compiled.output_descs() if desc is not None]
+        arguments, masks = unmasked(arguments)
+        facts = self._facts
+        if facts is None:
+            facts = self._facts = _Facts.of(compiled)  # the same whichever thread computes it first
+        descs, output_descs = facts.inputs, facts.outputs
         _check(compiled, descs, arguments)
         on_device = any(_is_device_array(value) for value in arguments)
         if on_device:
             _refuse_4_bit_device_outputs(compiled, output_descs)
-        output_masks = None if masks is None else _output_masks(compiled, descs, masks, on_device=on_device)
+        output_masks = None if masks is None else masks_of_outputs(compiled, descs, masks, on_device=on_device)
         device = compiled.device
         results: list[Any]
         with self._lock:
             if self._table is None:
-                self._table = self._prepare(compiled)
+                self._table = self._prepare(compiled, facts)
             inputs = [
-                self._binding(device, index, value, desc)
-                for index, (value, desc) in enumerate(zip(arguments, descs, strict=True))
+                self._binding(device, index, value, desc, packed, facts.input_alignment)
+                for index, (value, desc, packed) in enumerate(zip(arguments, descs, facts.inputs_packed, strict=True))
             ]
             if on_device:
                 results = [_new_device_array(device, desc) for desc in output_descs]
                 outputs = [_wrapped(device, array) for array in results]
             else:
                 # On a CPU device a packed output is computed into the new NumPy array the call returns.
-                hosted = [_host_array(device, desc) for desc in output_descs]
+                hosted = [
+                    _host_array(device, desc, dtype) if is_hosted else None
+                    for desc, dtype, is_hosted in zip(
+                        output_descs, facts.output_types, facts.outputs_hosted, strict=True
+                    )
+                ]
                 outputs = [
-                    BufferBinding(host[1] if host is not None else kept)  # type: ignore[arg-type]  # kept: not None
+                    _made(host[1] if host is not None else kept)  # type: ignore[arg-type]  # kept: not None
                     for kept, host in zip(self._outputs, hosted, strict=True)
                 ]
             # Bound (and so checked) before any NumPy argument is written into its kept buffer.
             self._table.bind_inputs(inputs)
             self._table.bind_outputs(outputs)
-            self._table.bind_temporary_resource(None if self._temporary is None else BufferBinding(self._temporary))
+            self._table.bind_temporary_resource(self._temporary)
             for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
                 kept = self._inputs.get(index)
                 if kept is not None and inputs[index].buffer is kept:  # not bound where it lies (_binding)
@@ -147,14 +179,17 @@ class GraphCalls:
             pending = [event for value in arguments if _is_device_array(value) for event in value.events]
             event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
             if not on_device:
-                event.wait()
+                if not all(facts.outputs_hosted):
+                    event.wait()  # a kept buffer's read waits for nothing but the queue (which may run out of order)
                 results = []
-                for kept, desc, host in zip(self._outputs, output_descs, hosted, strict=True):
+                for kept, desc, dtype, host in zip(
+                    self._outputs, output_descs, facts.output_types, hosted, strict=True
+                ):
                     if host is None:
                         assert kept is not None, "an output not hosted has its kept buffer"
-                        results.append(kept.read(_numpy_type(desc), desc.sizes))
+                        results.append(kept.read(dtype, desc.sizes))
                     else:
-                        _coherent(device, host[1])
+                        _coherent(device, host[1], event)
                         results.append(host[0])
         if on_device:
             for array in results:
@@ -163,7 +198,7 @@ class GraphCalls:
             results = [np.ma.MaskedArray(array, mask=mask) for array, mask in zip(results, output_masks, strict=True)]
         return results[0] if len(results) == 1 else tuple(results)
 
-    def _prepare(self, compiled: CompiledGraph) -> BindingTable:
+    def _prepare(self, compiled: CompiledGraph, facts: _Facts) -> BindingTable:
         """At the first call: the initializer dispatched (unless the caller did), the outputs' buffers and the
         temporary resource made, and the binding table they are bound through."""
         device = compiled.device
@@ -171,40 +206,63 @@ class GraphCalls:
             initializer = OperatorInitializer(device, [compiled])
             CommandRecorder(device).record_dispatch(device.queue, initializer, BindingTable(device, initializer))
         self._outputs = [
-            None if _hosted(device, desc) else allocate(device, max(4, desc.total_tensor_size_in_bytes))
-            for desc in compiled.output_descs()
-            if desc is not None
+            None if hosted else allocate(device, max(4, desc.total_tensor_size_in_bytes))
+            for desc, hosted in zip(facts.outputs, facts.outputs_hosted, strict=True)
         ]
         size = compiled.get_binding_properties().temporary_resource_size
-        self._temporary = allocate(device, size) if size else None
+        self._temporary = _made(allocate(device, size)) if size else None
         return BindingTable(device, compiled)
 
-    def _binding(self, device: DeviceBase, index: int, value: Any, desc: BufferTensorDesc) -> BufferBinding:
-        """Graph input ``index`` bound to ``value``: a Buffer as it is, a pyopencl array where it lies, a NumPy
-        array through the buffer kept for the input (made at its first NumPy argument)."""
+    def _binding(
+        self, device: DeviceBase, index: int, value: Any, desc: BufferTensorDesc, packed: bool, alignment: int
+    ) -> BufferBinding:
+        """Graph input ``index`` (``packed`` where its tensor is) bound to ``value``: a Buffer as it is, a pyopencl
+        array where it lies, a NumPy array where it lies if it can be (from a multiple of ``alignment`` bytes,
+        ``_bound_as_is``), else through the buffer kept for the input (made at its first NumPy argument)."""
         if isinstance(value, Buffer):
             return BufferBinding(value)
         if _is_device_array(value):
             return _wrapped(device, value)
-        if _bound_as_is(device, value, desc):
-            return BufferBinding(_host_buffer(device, value, written=False))  # read where it lies: no copy
+        if packed and _bound_as_is(device, value, desc, alignment):
+            return _made(_host_buffer(device, value, written=False))  # read where it lies: no copy
         buffer = self._inputs.get(index)
         if buffer is None:
             buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
-        return BufferBinding(buffer)
+        return _made(buffer)
 
 
-def _bound_as_is(device: DeviceBase, value: Any, desc: BufferTensorDesc) -> bool:
-    """Whether a NumPy argument is bound as its own memory: on a CPU device, a packed tensor of whole bytes
-    (4-bit ones are packed two a byte first) whose array lies as it reads, from a bindable start, holding its
-    TotalTensorSizeInBytes (a tensor's bytes are rounded up to 4)."""
+def _made(buffer: Buffer) -> BufferBinding:
+    """A binding of the whole of a buffer the call made itself (so live and of this device): pydantic's checks of
+    a caller's binding, which cost more than the rest of the binding, have nothing to find in it. The binding
+    table still checks its size against the tensor's."""
+    return BufferBinding.model_construct(buffer=buffer, offset=0, size_in_bytes=None)
+
+
+ALIGNED_FROM_BYTES = 1 << 16
+"""From how many bytes a NumPy input must start at ``_input_alignment``'s multiple to be read where it lies."""
+
+
+def _input_alignment(device: DeviceBase) -> int:
+    """Bytes at whose multiples a NumPy input of ALIGNED_FROM_BYTES or more must start to be read where it lies:
+    Intel's CPU runtime copies host memory that does not start at a multiple of HOST_ALIGNMENT at every call, at a
+    third of a plain copy's speed, and the kept buffer is then faster (rep.run of a float32 Relu, least of 300 or
+    30 calls, in place against through the kept buffer: 1K 108 against 131 us, 64K 320 against 215 us, 1M 3.8
+    against 1.5 ms; 16M 136-188 against 73-78 ms, from an aligned array 42-60 ms); PoCL reads any in place (16M:
+    12.6 ms, aligned 11.4 ms)."""
+    return HOST_ALIGNMENT if device.cl_device.platform.name == INTEL_PLATFORM else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+
+
+def _bound_as_is(device: DeviceBase, value: Any, desc: BufferTensorDesc, alignment: int) -> bool:
+    """Whether a NumPy argument of a packed tensor is bound as its own memory: on a CPU device, a tensor of whole
+    bytes (4-bit ones are packed two a byte first) whose array lies as it reads, from a bindable start (from
+    ``alignment``'s multiple at ALIGNED_FROM_BYTES or more), holding its TotalTensorSizeInBytes (a tensor's bytes
+    are rounded up to 4)."""
+    if not (device.is_cpu and isinstance(value, np.ndarray)) or is_nibble(desc.data_type):
+        return False
+    start = alignment if value.nbytes >= ALIGNED_FROM_BYTES else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
     return (
-        device.is_cpu
-        and isinstance(value, np.ndarray)
-        and not is_nibble(desc.data_type)
-        and _packed(desc)
-        and value.flags.c_contiguous
-        and value.ctypes.data % DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT == 0
+        bool(value.flags.c_contiguous)
+        and value.ctypes.data % start == 0
         and value.nbytes >= desc.total_tensor_size_in_bytes
     )
 
@@ -214,14 +272,20 @@ def _hosted(device: DeviceBase, desc: BufferTensorDesc) -> bool:
     return device.is_cpu and not is_nibble(desc.data_type) and _packed(desc)
 
 
-def _host_array(device: DeviceBase, desc: BufferTensorDesc) -> tuple[npt.NDArray[Any], Buffer] | None:
-    """The new NumPy array a hosted output (``_hosted``) is computed into, and the buffer over its memory (enough
-    bytes for its TotalTensorSizeInBytes); None where it is read from its kept buffer instead."""
-    if not _hosted(device, desc):
-        return None
-    dtype = _numpy_type(desc)
-    memory = np.empty(max(4, desc.total_tensor_size_in_bytes) // dtype.itemsize + 1, dtype)
-    return memory[: int(np.prod(desc.sizes))].reshape(desc.sizes), _host_buffer(device, memory, written=True)
+HOST_ALIGNMENT = 128
+"""Bytes at whose multiples a hosted output's memory starts: Intel's CPU runtime computes in host memory in place
+only from its CL_DEVICE_MEM_BASE_ADDR_ALIGN (1024 bits), and copies it twice a call otherwise
+(docs/performance.md, the two CPU runtimes)."""
+
+
+def _host_array(device: DeviceBase, desc: BufferTensorDesc, dtype: np.dtype[Any]) -> tuple[npt.NDArray[Any], Buffer]:
+    """The new NumPy array of ``dtype`` a hosted output (``_hosted``) is computed into, and the buffer over its
+    memory (enough bytes for its TotalTensorSizeInBytes), which starts at a multiple of HOST_ALIGNMENT."""
+    nbytes = (max(4, desc.total_tensor_size_in_bytes) // dtype.itemsize + 1) * dtype.itemsize
+    block = np.empty(nbytes + HOST_ALIGNMENT, np.uint8)
+    start = -block.ctypes.data % HOST_ALIGNMENT
+    memory = block[start : start + nbytes].view(dtype)
+    return memory[: math.prod(desc.sizes)].reshape(desc.sizes), _host_buffer(device, memory, written=True)
 
 
 def _host_buffer(device: DeviceBase, memory: npt.NDArray[Any], *, written: bool) -> Buffer:
@@ -231,11 +295,19 @@ def _host_buffer(device: DeviceBase, memory: npt.NDArray[Any], *, written: bool)
     return Buffer(device, cl.Buffer(device.context, flags, hostbuf=memory), memory.nbytes)
 
 
-def _coherent(device: DeviceBase, buffer: Buffer) -> None:
-    """The kernels' writes to a host buffer made visible: mapping is OpenCL's way to do so (on a CPU device it
-    copies nothing)."""
+def _coherent(device: DeviceBase, buffer: Buffer, dispatched: cl.Event) -> None:
+    """The kernels' writes to a host buffer made visible once ``dispatched`` is done: mapping is OpenCL's way to
+    do so (on a CPU device it copies nothing), and a blocking map after the dispatch's event is the call's one
+    wait."""
     mapped, _ = cl.enqueue_map_buffer(
-        device.queue, buffer.memory, cl.map_flags.READ, 0, (buffer.size,), np.dtype(np.uint8), is_blocking=True
+        device.queue,
+        buffer.memory,
+        cl.map_flags.READ,
+        0,
+        (buffer.size,),
+        np.dtype(np.uint8),
+        wait_for=[dispatched],
+        is_blocking=True,
     )
     mapped.base.release(device.queue)
 
@@ -325,112 +397,3 @@ def _new_device_array(device: DeviceBase, desc: BufferTensorDesc) -> cl_array.Ar
 def _wrapped(device: DeviceBase, array: cl_array.Array) -> BufferBinding:
     memory = wrappable_memory(array.base_data, device.context)
     return BufferBinding(Buffer(device, memory, memory.size), offset=array.offset)
-
-
-# ---------------------------------------------------------------------------------------------- masked arrays
-
-MaskArray = npt.NDArray[np.bool_]
-
-
-def _unmasked(arguments: Sequence[Any]) -> tuple[list[Any], dict[int, MaskArray] | None]:
-    """The arguments with each masked array's data in its place (a view), and by argument index each one's
-    mask (all False where it has none); None where no argument is a masked array."""
-    masked = {index: value for index, value in enumerate(arguments) if isinstance(value, np.ma.MaskedArray)}
-    if not masked:
-        return list(arguments), None
-    data = [np.ma.getdata(masked[index]) if index in masked else value for index, value in enumerate(arguments)]
-    return data, {index: np.ma.getmaskarray(value) for index, value in masked.items()}
-
-
-def _output_masks(
-    compiled: CompiledGraph, descs: list[BufferTensorDesc], masks: dict[int, MaskArray], *, on_device: bool
-) -> list[MaskArray]:
-    """Per graph output, a mask of its Sizes: an element is masked where an input element it reads is masked,
-    carried node by node in the graph's order. InvalidArgumentError, before anything is written, where the
-    outputs cannot hold a mask (pyopencl arrays) or where masked elements reach an axis-reducing node."""
-    graph, analysis = compiled.graph, compiled.analysis
-    if on_device:
-        raise InvalidArgumentError(
-            f"{compiled.describe()}: argument {min(masks)} is a masked array beside a pyopencl array, which makes "
-            "the outputs pyopencl arrays, and they hold no mask: pass NumPy arrays only for masked outputs, or "
-            "np.ma.getdata(x) to run on the data and drop the mask"
-        )
-    reached: dict[Source, tuple[MaskArray, frozenset[int]]] = {}
-    for index, mask in masks.items():
-        if mask.any():
-            sizes = descs[index].sizes
-            at_rank = _at_rank(mask.shape, len(sizes))
-            assert at_rank is not None, "_check made sure the argument fits its input"
-            reached[Source("input", index)] = (np.broadcast_to(mask.reshape(at_rank), sizes), frozenset({index}))
-    for node in analysis.order:
-        op = node_operator(graph, node)
-        read = [
-            reached[source]
-            for slot in range(len(op.input_fields()))
-            if (source := analysis.sources.get((node, slot))) in reached
-        ]
-        if not read:
-            continue
-        origins = frozenset().union(*(origin for _, origin in read))
-        if isinstance(op, AxisReducingDesc):
-            raise InvalidArgumentError(_reduced(compiled, node, op, min(origins)))
-        if not isinstance(op, ElementwiseDesc):
-            raise InvalidArgumentError(
-                f"{compiled.describe()}: argument {min(origins)} is a masked array whose masked elements reach "
-                f"{graph.node_label(node)}, which moves elements rather than computing on each in place; a mask is "
-                "carried through element-wise nodes only: pass np.ma.getdata(x) to run on the data under the mask, "
-                "or x.filled(value)"
-            )
-        reinterpreted = _reinterpreted_read(graph, analysis, node, reached)
-        if reinterpreted is not None:
-            raise InvalidArgumentError(
-                f"{compiled.describe()}: argument {min(origins)} is a masked array whose masked elements reach "
-                f"{graph.node_label(node)}, which reads {graph.node_label(reinterpreted)}'s output through other "
-                "Sizes or Strides (a reshape, a transpose, a broadcast); a mask is carried through element-wise "
-                "nodes that read each value as it was written: pass np.ma.getdata(x), or x.filled(value)"
-            )
-        output = op.output_tensors()[0]
-        assert output is not None
-        combined = np.zeros(output.desc.sizes, np.bool_)
-        for mask, _ in read:
-            combined |= _spread(mask, output.desc.sizes)
-        for slot in range(len(op.output_fields())):
-            reached[Source("node", node, slot)] = (combined, origins)
-    carried = [reached.get(Source("node", node, slot)) for node, slot in analysis.outputs]
-    return [
-        np.zeros(desc.sizes, np.bool_) if mask is None else mask[0].copy()  # a node's outputs share one mask
-        for mask, desc in zip(carried, analysis.output_descs, strict=True)
-    ]
-
-
-def _reinterpreted_read(graph: GraphDesc, analysis: GraphAnalysis, node: int, reached: dict[Source, Any]) -> int | None:
-    """The producer whose masked output ``node`` reads through a view of its own, if any."""
-    op = node_operator(graph, node)
-    for slot, tensor in enumerate(op.input_tensors()):
-        source = analysis.sources.get((node, slot))
-        if tensor is None or source is None or source.kind != "node" or source not in reached:
-            continue
-        written = node_operator(graph, source.index).output_tensors()[source.output]
-        if written is not None and not same_view(tensor.desc, written.desc):
-            return source.index
-    return None
-
-
-def _spread(mask: MaskArray, sizes: tuple[int, ...]) -> MaskArray:
-    """A mask of a node input's Sizes over the node's output Sizes: each entry of a blocked quantization tensor
-    (a divisor of the output's size) over its block."""
-    for axis, (given, size) in enumerate(zip(mask.shape, sizes, strict=True)):
-        if given != size:
-            mask = np.repeat(mask, size // given, axis=axis)
-    return mask
-
-
-def _reduced(compiled: CompiledGraph, node: int, op: AxisReducingDesc, argument: int) -> str:
-    axes = ", ".join(str(axis) for axis in op.reduced_axes())
-    return (
-        f"{compiled.describe()}: argument {argument} is a masked array whose masked elements reach "
-        f"{compiled.graph.node_label(node)}, which is not element-wise: each output element reads a whole group "
-        f"along axes ({axes}), where NumPy's masked reductions leave masked elements out, which the graph cannot, "
-        "so no mask of its outputs would be right; a mask is carried through element-wise nodes only: pass "
-        "np.ma.getdata(x) to run on the data under the mask, or x.filled(value)"
-    )
