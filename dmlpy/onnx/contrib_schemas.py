@@ -94,18 +94,26 @@ def _inference(op_type: str, op: ContribOp, standard: defs.OpSchema) -> Callable
                 if proto is not None:
                     types[name] = _reordered(proto, op_type, index, last)
         inferred = shape_inference.infer_node_outputs(standard, standard_node(node), types)
+        given = context.get_input_type(0)
         for index, name in enumerate(node.output):
             if name in inferred:
-                context.set_output_type(index, _reordered(inferred[name], op_type, -1, last))
+                output = _reordered(inferred[name], op_type, -1, last)
+                if given is not None:  # each output is of X's type (T0), the standard node's of FLOAT
+                    output.tensor_type.elem_type = given.tensor_type.elem_type
+                context.set_output_type(index, output)
 
     return infer
 
 
 def _reordered(proto: onnx.TypeProto, op_type: str, index: int, channels_last: bool) -> onnx.TypeProto:
     """``proto`` as the standard op type reads it (``index`` -1: its output, as the contrib op type gives it)."""
+    reordered = onnx.TypeProto()
+    reordered.CopyFrom(proto)
+    if index >= 0:  # the standard node reads FLOAT (AveragePool takes no INT8 or UINT8; LSTM's W and R are X's type)
+        reordered.tensor_type.elem_type = onnx.TensorProto.FLOAT
     dims = proto.tensor_type.shape.dim
     if not proto.tensor_type.HasField("shape") or len(dims) < 3:
-        return proto
+        return reordered
     kept = [onnx.TensorShapeProto.Dimension() for _ in dims]
     for place, dim in zip(kept, dims, strict=True):
         place.CopyFrom(dim)
@@ -116,11 +124,7 @@ def _reordered(proto: onnx.TypeProto, op_type: str, index: int, channels_last: b
     elif channels_last and index == -1:
         order = [0, *range(2, len(dims)), 1]
     else:
-        return proto
-    reordered = onnx.TypeProto()
-    reordered.CopyFrom(proto)
+        return reordered
     del reordered.tensor_type.shape.dim[:]
     reordered.tensor_type.shape.dim.extend(kept[d] for d in order)
-    if op_type == "DynamicQuantizeLSTM" and index in _TRANSPOSED:
-        reordered.tensor_type.elem_type = onnx.TensorProto.FLOAT  # LSTM's W and R are of X's type
     return reordered

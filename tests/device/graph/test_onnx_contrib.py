@@ -3,8 +3,9 @@
 DynamicQuantizeLSTM: against onnx.reference's LSTM, the ONNX specification's own, on what dmlpy says it computes (W
 and R dequantized and transposed to ONNX's (D, 4H, K), X quantized to UINT8 by ONNX's DynamicQuantizeLinear rule and
 dequantized), within LSTM's stated 2e-6 (docs/operators/recurrent.md); and against onnxruntime, which quantizes the
-hidden state at each step besides, within the bound that quantization gives. QLinearAveragePool and
-QLinearGlobalAveragePool: against onnxruntime."""
+hidden state at each step besides, within the bound that quantization gives (measured: 4e-5 of bounds of 0.004 to
+0.01). QLinearAveragePool and QLinearGlobalAveragePool: against onnx.reference's AveragePool of the dequantized
+values in float64, rounded, but within the kernel's roundings of a half, and against onnxruntime."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 from dmlpy.onnx import DmlBackend, NodeRefused  # noqa: E402
+from tests.device.pooling.quantized_cases import ROUNDOFF  # noqa: E402
 from tests.helpers.onnx_recurrent import RECURRENT_BOUND  # noqa: E402
 
 STEPS, BATCH, WIDTH, HIDDEN = 4, 2, 5, 3
@@ -178,3 +180,131 @@ def test_a_dynamic_quantize_lstm_scale_of_another_shape_is_refused_saying_which_
     feeds = [arrays[value.name] for value in model.graph.input]
     with pytest.raises(NodeRefused, match=r"W's scale 'W_scale' has shape \[1, 1, 1\].*\[num_directions\] = \[1\]"):
         DmlBackend.prepare(model).run(feeds)
+
+
+# ------------------------------------------------------------------------------------- the quantized poolings
+def _pool_model(op_type: str, x: Any, parameters: dict[str, Any], **attributes: Any) -> Any:
+    """One QLinearAveragePool or QLinearGlobalAveragePool node: X a graph input, its scales and zero points
+    initializers (a zero point left out where ``parameters`` has none)."""
+    order = ("x_scale", "x_zero_point", "y_scale", "y_zero_point")
+    inputs = ["X", *(name if name in parameters else "" for name in order)]
+    while not inputs[-1]:
+        inputs.pop()
+    node = helper.make_node(op_type, inputs, ["Y"], domain="com.microsoft", **attributes)
+    element = _ELEMENT[x.dtype.type]
+    weights = [helper.make_tensor(n, _ELEMENT[a.dtype.type], [], a.reshape(-1).tolist()) for n, a in parameters.items()]
+    graph = helper.make_graph(
+        [node],
+        "pool",
+        [helper.make_tensor_value_info("X", element, x.shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.UNDEFINED, None)],
+        weights,
+    )
+    return onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=MICROSOFT))
+
+
+POOLS = [
+    ("QLinearAveragePool", np.uint8, (1, 3, 7, 6), {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 1, 1]}),
+    ("QLinearAveragePool", np.int8, (2, 4, 9), {"kernel_shape": [3], "ceil_mode": 1, "strides": [2]}),
+    (
+        "QLinearAveragePool",
+        np.uint8,
+        (1, 5, 6, 6),
+        {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": 1},
+    ),
+    (
+        "QLinearAveragePool",
+        np.int8,
+        (1, 6, 5, 3),
+        {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER", "channels_last": 1},
+    ),
+    ("QLinearGlobalAveragePool", np.uint8, (2, 3, 5, 4), {}),
+    ("QLinearGlobalAveragePool", np.int8, (1, 4, 3, 5), {"channels_last": 1}),
+]
+
+
+def _pool_reference(op_type: str, x: Any, parameters: dict[str, Any], attributes: dict[str, Any]) -> Any:
+    """The value each output element rounds, before its zero point: onnx.reference's AveragePool (or
+    GlobalAveragePool) of X dequantized in float64 (a padding element a dequantized 0, as count_include_pad counts
+    it), over y_scale; channels_last through transposes."""
+    last = attributes.get("channels_last", 0)
+    standard = {name: value for name, value in attributes.items() if name != "channels_last"}
+    scale, zero = (float(parameters[name]) for name in ("x_scale", "x_zero_point"))
+    values = (x.astype(np.float64) - zero) * scale
+    if last:
+        values = np.moveaxis(values, -1, 1)
+    node = helper.make_node(op_type.removeprefix("QLinear"), ["x"], ["y"], **standard)
+    graph = helper.make_graph(
+        [node],
+        "reference",
+        [helper.make_tensor_value_info("x", TensorProto.DOUBLE, values.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    (pooled,) = ReferenceEvaluator(model).run(None, {"x": values})
+    pooled = pooled / float(parameters["y_scale"])
+    return np.moveaxis(pooled, 1, -1) if last else pooled
+
+
+@pytest.mark.parametrize(("op_type", "kind", "shape", "attributes"), POOLS)
+def test_the_quantized_average_poolings_match_onnx_reference_and_onnxruntime(
+    op_type: str, kind: type, shape: tuple[int, ...], attributes: dict[str, Any]
+) -> None:
+    """QUANTIZED_LINEAR_AVERAGE_POOLING, one model per form (padding, ceil_mode, count_include_pad, auto_pad,
+    channels_last, both types; a zero point left out): the float64 average rounded half to even plus the zero point,
+    saturated, but where it lies within the kernel's 3 roundings of a half (docs/operators/pooling.md), either
+    neighbour; and onnxruntime's CPU provider agrees but there."""
+    rng = np.random.default_rng(len(shape) * 10 + len(attributes))
+    info = np.iinfo(kind)
+    x = rng.integers(info.min, info.max + 1, shape).astype(kind)
+    parameters = {
+        "x_scale": np.array(0.05, np.float32),
+        "x_zero_point": np.array(rng.integers(-10, 10) if kind is np.int8 else 128, kind),
+        "y_scale": np.array(0.037, np.float32),
+    }
+    if op_type == "QLinearGlobalAveragePool":  # onnxruntime's takes all five inputs
+        parameters["y_zero_point"] = np.array(3 if kind is np.int8 else 120, kind)
+    model = _pool_model(op_type, x, parameters, **attributes)
+    (want,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
+    (got,) = DmlBackend.prepare(model).run([x])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    exact = _pool_reference(op_type, x, parameters, attributes)
+    zero = float(parameters.get("y_zero_point", 0))
+
+    def rounded(widen: float) -> Any:
+        return np.clip(np.rint(exact + widen * np.abs(exact)) + zero, info.min, info.max)
+
+    near = rounded(-ROUNDOFF) != rounded(ROUNDOFF)
+    for result in (got, want):
+        fine = (result == rounded(0)) | (near & ((result == rounded(-ROUNDOFF)) | (result == rounded(ROUNDOFF))))
+        assert fine.all(), np.flatnonzero(~fine)
+    assert np.count_nonzero(near) <= 2  # a case rounds as it must, not by the allowance
+
+
+def test_a_quantized_pooling_between_computed_values_matches_onnxruntime() -> None:
+    """QuantizeLinear -> QLinearAveragePool (channels_last, reading the computed value through strides) ->
+    DequantizeLinear: onnxruntime's values, or one y_scale step away where the average lies near a half."""
+    x = np.random.default_rng(49).uniform(-3, 3, (1, 6, 5, 4)).astype(np.float32)
+    scales = {"s": np.array(0.05, np.float32), "z": np.array(128, np.uint8), "t": np.array(0.037, np.float32)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["X", "s", "z"], ["q"]),
+        helper.make_node(
+            "QLinearAveragePool", ["q", "s", "z", "t", "z"], ["p"], domain="com.microsoft", kernel_shape=[2, 2],
+            pads=[1, 0, 0, 1], channels_last=1,
+        ),
+        helper.make_node("DequantizeLinear", ["p", "t", "z"], ["Y"]),
+    ]  # fmt: skip
+    weights = [helper.make_tensor(n, _ELEMENT[a.dtype.type], [], [a.item()]) for n, a in scales.items()]
+    graph = helper.make_graph(
+        nodes,
+        "between",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+        weights,
+    )
+    model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=MICROSOFT))
+    (want,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})
+    (got,) = DmlBackend.prepare(model).run([x])
+    assert got.shape == want.shape == (1, 6, 5, 4)
+    steps = np.rint(np.abs(got - want) / scales["t"])
+    assert steps.max() <= 1 and np.count_nonzero(steps) <= 2, np.count_nonzero(steps)
