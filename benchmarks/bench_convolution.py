@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", help="indices from `dmlpy devices`, comma-separated (default: the default one)")
     parser.add_argument("--quick", action="store_true", help="two small layers and few repeats: a smoke run")
+    parser.add_argument("--only", help="run only the layers whose name holds this text (e.g. 'dw')")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/convolution-<time>.json)")
     args = parser.parse_args(argv)
     indices: list[int | None] = [None] if args.devices is None else [int(i) for i in args.devices.split(",")]
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     layers = {name: Layer(shape, False) for name, shape in (QUICK if args.quick else LAYERS).items()}
     if not args.quick:
         layers.update({f"{name} int8": Layer(LAYERS[name], True) for name in QUANTIZED})
+    if args.only:
+        layers = {name: layer for name, layer in layers.items() if args.only in name}
     labels = [runtime_label(dml_) for dml_ in runtimes]
     rows = []
     for name, layer in layers.items():

@@ -42,8 +42,15 @@ UNFOLD_RUN = 4096
 """Columns elements per work-item of the unfold under the "cpu" profile: runs long enough that mapping a run's outer
 coordinates (a division per dimension) costs little against its elements."""
 DEPTHWISE_RUN = 256
-"""Output elements per work-item of the direct depth-wise kernel under the "cpu" profile: each costs a window of
-multiply-adds, so shorter runs than the unfold's still amortise their coordinates, and leave work-items to share."""
+"""Output elements per work-item of the direct depth-wise kernel under the "cpu" profile, about (whole rows where a
+row is shorter, ``depthwise_run``): each costs a window of multiply-adds, so shorter runs than the unfold's still
+amortise their coordinates, and leave work-items to share."""
+
+
+def depthwise_run(width: int) -> int:
+    """The "cpu" profile's run: whole rows of ``width`` outputs, about ``DEPTHWISE_RUN``, so that each of the kernel's
+    row blocks starts at a row's start (a run cut mid-row costs a partial block on each side)."""
+    return width * max(1, DEPTHWISE_RUN // width)
 
 
 @dataclass(frozen=True)
@@ -302,5 +309,5 @@ def depthwise_plan(
         KernelParameter("int8", g.starts),
         KernelParameter("uint8", g.kernel),
     )
-    lowered = profile.lowered(spec, layout, DEPTHWISE_RUN, parameters=parameters)
+    lowered = profile.lowered(spec, layout, depthwise_run(g.output_spatial[-1]), parameters=parameters)
     return OperatorPlan((PlannedStep(lowered, tuple(ref for _, ref, _ in tensors)),), ())

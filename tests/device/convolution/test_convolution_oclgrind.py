@@ -2,9 +2,10 @@
 contraction (GEMM, MATRIX_MULTIPLY_INTEGER and QUANTIZED_LINEAR_CONVOLUTION's operator 4) and the staged output's
 copy, and the direct depth-wise kernel, over CONVOLUTION (FLOAT32 and FLOAT16, both modes and directions, 1-D, 2-D,
 3-D, depth-wise, two output channels a group, pointwise) and the integer convolutions (every INT8/UINT8 pair, zero
-points per channel, one value or none; 1-D, 2-D and depth-wise, the direct kernel's integer form), packed and strided at byte offsets, under Oclgrind with no report and every
-result right against cases.py's references, each buffer exactly as large as its binding
-(oclgrind_convolution_variants.py, in a subprocess whose only OpenCL platform is Oclgrind).
+points per channel, one value or none; 1-D, 2-D and depth-wise, the direct kernel's integer form), packed and
+strided at byte offsets, under Oclgrind with no report and every result right against cases.py's references, each
+buffer exactly as large as its binding (oclgrind_convolution_variants.py, in a subprocess whose only OpenCL platform
+is Oclgrind).
 
 Two passes (tests/helpers/oclgrind_passes.py): by default six variants under the memory pass with the "cpu" launch
 profile and the uninitialised pass with "gpu"; ``--run-slow`` runs every variant under all four combinations.

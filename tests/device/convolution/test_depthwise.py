@@ -39,8 +39,11 @@ def test_every_type_mode_and_direction(device: Any, data_type: Any, mode: str, b
               backward=True),
         Shape((1, 3, 7, 8), (3, 3), 3, strides=(2, 3), dilations=(2, 1), start=(1, 2), end=(2, 0),
               output_padding=(1, 2), groups=3),
+        Shape((1, 2, 3, 150), (3, 3), 2, start=(1, 1), end=(1, 1), groups=2),
+        Shape((1, 2, 3, 75), (3, 3), 2, strides=(1, 2), dilations=(1, 3), start=(0, 3), end=(1, 2), groups=2,
+              backward=True),
     ],
-    ids=["1-D", "3-D", "3-D backward", "output padding"],
+    ids=["1-D", "3-D", "3-D backward", "output padding", "long rows", "long rows backward"],
 )  # fmt: skip
 def test_windows_without_bias_and_with_an_activation(device: Any, shape: Shape) -> None:
     """OutputPadding's outputs are the bias (here none) through the activation, as im2col's are."""

@@ -1,8 +1,8 @@
 """A depth-wise CONVOLUTION_INTEGER or QUANTIZED_LINEAR_CONVOLUTION (GroupCount = InputChannelCount =
 OutputChannelCount) runs in one launch of convolution.cl's ``depthwise``, exactly (cases.integer_case's NumPy sums
 and gemm.cl's requantization order): every input, filter and output type pair of the support tables, zero points per
-output channel, one value or none, a bias or none, rows long enough for the kernel's 8-output blocks at strides 1
-(packed, the vector loads) and 2, 1-D, dilations, strided tensors at offsets."""
+output channel, one value or none, a bias or none, rows of one partial block and of several (the kernel's 64-output
+blocks) at strides 1 (packed, the vectorised loop) and 2, 1-D, dilations, strided tensors at offsets."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from tests.device.convolution.test_integer import BYTES, OPERATORS, OUTPUTS
 T = dml.TensorDataType
 ROWS = Shape((2, 3, 5, 21), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3)
 """21 outputs a row: two full 8-output blocks, the first and last touching the padding, and a partial one."""
+LONG_ROWS = Shape((1, 2, 3, 150), (3, 3), 2, start=(1, 1), end=(1, 1), groups=2)
+"""Rows of 150 outputs: the "cpu" profile's 64-output blocks, two whole and a partial one a row."""
 STRIDED = Shape((1, 4, 7, 37), (3, 2), 4, strides=(2, 2), dilations=(1, 2), start=(2, 0), end=(0, 1), groups=4)
 
 
@@ -41,6 +43,7 @@ def test_windows_and_zero_points(device: Any, operator: str) -> None:
     run_and_check(device, integer_case(operator, T.INT8, T.UINT8, STRIDED, zero_points=False, bias=False))
     one_d = Shape((2, 5, 19), (3,), 5, dilations=(2,), start=(2,), end=(1,), groups=5)
     run_and_check(device, integer_case(operator, T.UINT8, T.UINT8, one_d))
+    run_and_check(device, integer_case(operator, T.INT8, T.INT8, LONG_ROWS))
 
 
 @pytest.mark.parametrize("operator", OPERATORS)
