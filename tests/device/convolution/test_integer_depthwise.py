@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import dmlpy as dml
@@ -59,3 +60,15 @@ def test_the_plan_is_one_depthwise_launch_and_a_depth_multiplier_stays_im2col(op
     assert [step.lowered.kernel.kernel_name for step in plan.steps] == ["depthwise"] and not plan.temporaries
     doubled = integer_case(operator, T.UINT8, T.INT8, ROWS._replace(output_channels=6))
     assert "depthwise" not in kernels(doubled) and "contraction" in kernels(doubled)
+
+
+def test_a_depthwise_convolution_integer_as_a_graph_node(device: Any) -> None:
+    """CONVOLUTION_INTEGER's depth-wise launch between element-wise nodes: its INT32 sums added to themselves."""
+    case = integer_case("CONVOLUTION_INTEGER", T.UINT8, T.INT8, ROWS)
+    fields = case.desc.input_fields()
+    arrays = [case.inputs[field] for field in fields if field in case.inputs]
+    g = dml.Graph(device)
+    values = [g.input(array.shape, T.UINT8 if array.dtype == np.uint8 else T.INT8) for array in arrays]
+    convolved = g.add_operator(case.desc, values)
+    got = np.asarray(g.compile([convolved + convolved])(*arrays))
+    np.testing.assert_array_equal(got, 2 * case.expected.astype(np.int64))
