@@ -95,6 +95,29 @@ def onnxruntime_outputs(path: str, feeds: dict[str, np.ndarray[Any, Any]]) -> tu
     return outputs, time.perf_counter() - start
 
 
+def fused_reference_outputs(path: str, feeds: dict[str, np.ndarray[Any, Any]]) -> list[Any]:
+    """onnxruntime's CPU provider on the QDQ model as dmlpy runs it: its quantized Convs and MatMuls fused into
+    QLinearConv and QLinearMatMul where ``dmlpy.onnx.qdq.fuse_qdq`` fuses them (where onnxruntime's default run does
+    too), every other node as the graph says, onnxruntime's own optimizations off (its default run also fuses
+    QLinearConcat, QLinearSigmoid, QLinearMul, ..., contrib operators that requantize in their own arithmetic, which
+    dmlpy computes as the graph's float chain)."""
+    import onnx
+    import onnxruntime as ort
+
+    from dmlpy.onnx.initializers import initializer_types
+    from dmlpy.onnx.qdq import fuse_qdq
+
+    model = onnx.load(path)
+    fused = fuse_qdq(model.graph, initializer_types(model.graph))
+    del model.graph.node[:]
+    model.graph.node.extend(fused.node)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = len(os.sched_getaffinity(0))
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return list(session.run(None, feeds))
+
+
 def max_error(got: Any, want: list[Any], model: Model) -> tuple[float, bool]:
     """The largest absolute difference over all outputs, and whether every element is within the tolerance."""
     worst, within = 0.0, True
@@ -130,7 +153,9 @@ def run_model(model: Model, dml_device: Any = None, *, time_operators: bool = Fa
         return outcome
     feeds = model.inputs(np.random.default_rng(SEED))
     try:
-        want, outcome.onnxruntime_s = onnxruntime_outputs(path, feeds)
+        want, outcome.onnxruntime_s = onnxruntime_outputs(path, feeds)  # the default run: its time
+        if model.fused_reference:
+            want = fused_reference_outputs(path, feeds)
     except Exception as error:  # onnxruntime's own errors have no common base class
         outcome.stage, outcome.message = "onnxruntime fails", f"{type(error).__name__}: {error}"
         return outcome
