@@ -179,8 +179,8 @@ class GraphCalls:
             pending = [event for value in arguments if _is_device_array(value) for event in value.events]
             event = CommandRecorder(device).record_dispatch(device.queue, compiled, self._table, wait_for=pending)
             if not on_device:
-                if not all(facts.outputs_hosted):
-                    event.wait()  # a kept buffer's read waits for nothing but the queue (which may run out of order)
+                if not (output_descs and all(facts.outputs_hosted)):
+                    event.wait()  # a kept buffer's read waits only on the queue, which may run out of order
                 results = []
                 for kept, desc, dtype, host in zip(
                     self._outputs, output_descs, facts.output_types, hosted, strict=True
