@@ -109,10 +109,7 @@ def contrib_attributes(node: onnx.NodeProto, where: str) -> dict[str, int]:
     for attribute in own:
         if attribute.type != onnx.AttributeProto.INT:
             raise InvalidArgumentError(f"{where}: attribute {attribute.name!r} is not INT; {node.op_type} takes one")
-    shared = standard_node(node)
-    del shared.attribute[:]
-    shared.attribute.extend(attribute for attribute in node.attribute if attribute.name not in op.own)
-    integers = check_attributes(shared, op.attributes_opset, where)
+    integers = check_attributes(standard_node(node), op.attributes_opset, where)  # its messages name that op type
     return {**op.own, **integers, **{attribute.name: int(attribute.i) for attribute in own}}
 
 
