@@ -66,6 +66,14 @@ LAYERS = {
     "mobilenetv2 3x3 dw 144 @56": _layer(144, 56, 3, 144, 1, 144),
     "mobilenetv2 1x1 project 144->24 @56": _layer(144, 56, 1, 24),
 }
+CONTRACTIONS = {
+    "contraction alone of resnet18 3x3/1 64->64 @56 (1x1 576->64)": _layer(576, 56, 1, 64),
+    "contraction alone of resnet18 3x3/2 128->256 @28 (1x1 1152->256 @14)": _layer(1152, 14, 1, 256),
+    "contraction alone of resnet18 3x3/1 512->512 @7 (1x1 4608->512 @7)": _layer(4608, 7, 1, 512),
+    "contraction alone of resnet18 stem (1x1 147->64 @112)": _layer(147, 112, 1, 64),
+}
+"""``--contractions``: each im2col layer's product without its unfold, a pointwise convolution of the same M, K and N
+(the input read in place as the columns would be): the layer's time less this one is what the unfold costs."""
 QUANTIZED = ("resnet18 3x3/1 64->64 @56", "mobilenetv2 1x1 expand 24->144 @56", "mobilenetv2 3x3 dw 144 @56")
 QUICK = {"3x3/1 8->8 @12": _layer(8, 12, 3, 8), "3x3 dw 8 @12": _layer(8, 12, 3, 8, 1, 8)}
 
@@ -173,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", help="indices from `dmlpy devices`, comma-separated (default: the default one)")
     parser.add_argument("--quick", action="store_true", help="two small layers and few repeats: a smoke run")
+    parser.add_argument("--contractions", action="store_true", help="also the 3x3 layers' products alone")
     parser.add_argument("--only", help="run only the layers whose name holds this text (e.g. 'dw')")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/convolution-<time>.json)")
     args = parser.parse_args(argv)
@@ -181,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     layers = {name: Layer(shape, False) for name, shape in (QUICK if args.quick else LAYERS).items()}
     if not args.quick:
         layers.update({f"{name} int8": Layer(LAYERS[name], True) for name in QUANTIZED})
+    if args.contractions:
+        layers.update({name: Layer(shape, False) for name, shape in CONTRACTIONS.items()})
     if args.only:
         layers = {name: layer for name, layer in layers.items() if args.only in name}
     labels = [runtime_label(dml_) for dml_ in runtimes]
