@@ -7,6 +7,8 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_convolution.py --devices 0,1     # PoCL and Intel's CPU runtime
     .venv/bin/python benchmarks/bench_convolution.py --quick           # a smoke run: two small layers
+    .venv/bin/python benchmarks/bench_convolution.py --only dw         # the layers whose name holds "dw"
+    .venv/bin/python benchmarks/bench_convolution.py --contractions    # and each im2col layer's product alone
 
 Per case and device, through the object model on pre-bound device buffers (bench_engine.Bound), the device's
 default launch profile: the dispatch's own time on a profiling queue (median; GFLOP/s = 2 x outputs x K), and
