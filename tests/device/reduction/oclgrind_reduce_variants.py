@@ -2,8 +2,9 @@
 and ARGMAX operators with AxisDirection DECREASING, LAST_INDEX 1), each element type of the function's table among
 FLOAT32, FLOAT16, INT8, INT32 and INT64, three axis sets on a (2, 3, 4, 5) input (``all``: KEPT_RANK 0; ``inner``:
 KEPT_RANK 1, REDUCED_RANK 1; ``split``, axes 1 and 3: KEPT_RANK 2, REDUCED_RANK 2, the reduced dimensions apart) and
-two on inputs of their own for the float vector walks (``lanes``: LANES_WALK with a tail; ``bands``: BANDS_WALK with a
-short band),
+three on inputs of their own for the float vector walks (``lanes``: LANES_WALK with a tail; ``bands``: BANDS_WALK with
+a short band; ``chunks``: one group of 8192, which the floats reduce in two launches, reduce_split.py's partial over two
+chunks and reduce_combine),
 packed and strided (the input's rows padded and bound at a byte offset), through the object model
 (tests/helpers/structured_runs.py) with each buffer exactly as large as its binding (no slack: an access past a
 tensor is an access past its buffer). Results are compared with tests/device/reduction/cases.py's references
@@ -24,6 +25,7 @@ as an invalid read (of 4 bytes: one of the eight loads) in ``reduce``.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,15 +36,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository r
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, tensor
 from tests.device.reduction.cases import F, T, arg_reference, mismatch, values
-from tests.helpers.oclgrind_sweep import NegativeControl, Sweep, Variant, dispatch_short, kernel_defines, sweep_main
+from tests.helpers.oclgrind_driver import main
+from tests.helpers.oclgrind_sweep import Sweep, Variant, dispatch_short, kernel_defines, run_sweep, without_zero_fill
+
+SPLIT = "reduce+reduce_combine"
+"""What ``plan_defines`` names a split reduction's two kernels."""
 
 SHAPE = (2, 3, 4, 5)
-AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3), "lanes": (1,), "bands": (0,)}
+AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3), "lanes": (1,), "bands": (0,), "chunks": (1,)}
 """KEPT_RANK 0 (REDUCED_RANK 1 packed: the floats' LANES_WALK over 120 elements); KEPT_RANK 1 and REDUCED_RANK 1;
 KEPT_RANK 2 and REDUCED_RANK 2 (axes 1 and 3 are not adjacent, so neither part coalesces); on SHAPES' own inputs,
 the floats' LANES_WALK along a contiguous axis of 19 (two vectors and a tail of 3) and BANDS_WALK down the rows of 11
-x 35 (two bands of 16 and a short band of 3). Strided, the padded rows keep more dimensions apart."""
-SHAPES = {"lanes": (3, 19), "bands": (11, 35)}
+x 35 (two bands of 16 and a short band of 3), and the floats' split reduction (dmlpy/kernels/reduce_split.py) of one
+group of 8192 in two chunks of 4096, the integers' SCALAR_WALK over it. Strided, the padded rows keep more dimensions
+apart."""
+SHAPES = {"lanes": (3, 19), "bands": (11, 35), "chunks": (1, 8192)}
 """The axis sets with an input of their own (SHAPE otherwise)."""
 LAYOUTS = ("packed", "strided")
 OFFSET = 32
@@ -126,6 +134,15 @@ def variant_of(label: str) -> Variant:
     return Variant(desc, {"input_tensor": x}, problem, offsets)
 
 
+def plan_defines(device: Any, desc: Any) -> dict[str, str]:
+    """The kernel ``desc``'s plan runs and its -D defines; a split reduction's partial launch's, named SPLIT."""
+    plan = desc.plan(device.launch_profile)
+    if len(plan.steps) == 1:
+        return kernel_defines(device, desc)
+    kernels = "+".join(step.lowered.kernel.kernel_name for step in plan.steps)
+    return {"kernel": kernels, **dict(plan.steps[0].lowered.kernel.defines)}
+
+
 def short_input(device: Any) -> None:
     """The negative control: SUM over every axis reading an input buffer one element shorter than its binding
     claims."""
@@ -133,13 +150,25 @@ def short_input(device: Any) -> None:
     dispatch_short(device, desc, {"input_tensor": x}, "input_tensor")
 
 
+def run_all(device: Any, args: Any) -> dict[str, Any]:
+    """The sweep (or the negative control); under the uninitialised pass on buffers without create_buffer's zero
+    fill, each kept to the end (``without_zero_fill``): a split reduction's records are written by its partial
+    launch and read by its combine."""
+    if args.short_input:
+        short_input(device)
+        return {"short_input": True}
+    if os.environ.get("OCLGRIND_UNINITIALIZED") == "1":
+        without_zero_fill(device, keep=True)
+    return run_sweep(device, Sweep(every_variant, sampled_variants, variant_of, plan_defines), args.sample)
+
+
 if __name__ == "__main__":
     sys.exit(
-        sweep_main(
-            Sweep(every_variant, sampled_variants, variant_of, kernel_defines),
-            "one variant per function (the default test's share), not every one",
-            NegativeControl(
-                "--short-input", "the reduce.cl negative control: an input buffer one element short", short_input
-            ),
+        main(
+            run_all,
+            flags=[
+                ("--sample", "one variant per function (the default test's share), not every one"),
+                ("--short-input", "the reduce.cl negative control: an input buffer one element short"),
+            ],
         )
     )

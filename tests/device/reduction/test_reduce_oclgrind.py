@@ -1,7 +1,7 @@
 """Memory safety of opencl/reduce.cl: every FUNCTION it compiles (REDUCE's twelve, ARGMIN and ARGMAX with
 LAST_INDEX), each element type of the function's table among FLOAT32, FLOAT16, INT8, INT32 and INT64, KEPT_RANK 0
 and above, REDUCED_RANK 1 and 2 (axes apart), each of its walks (the floats' lanes with a tail, bands with a short
-one), packed and strided at a byte offset, runs under Oclgrind with no report
+one; a split reduction's two launches), packed and strided at a byte offset, runs under Oclgrind with no report
 and every result right by tests/device/reduction/cases.py's references, each buffer exactly as large as its binding
 (oclgrind_reduce_variants.py, in a subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's
 ``run_oclgrind_script``).
@@ -22,20 +22,22 @@ from typing import Any
 
 from tests.helpers.oclgrind_suite import OclgrindSuite
 
-from .oclgrind_reduce_variants import AXES, FUNCTIONS, LAYOUTS, WIDTHS, every_variant, sampled_variants
+from .oclgrind_reduce_variants import AXES, FUNCTIONS, LAYOUTS, SPLIT, WIDTHS, every_variant, sampled_variants
 
 
 def runs_its_function(label: str, defines: dict[str, str]) -> bool:
-    """reduce.cl, with LAST_INDEX for the operators' DECREASING."""
+    """reduce.cl, with LAST_INDEX for the operators' DECREASING; the float functions' ``chunks`` in two launches."""
     last = "1" if label.split()[0].endswith("_LAST") else "0"
-    return defines["kernel"] == "reduce" and defines["LAST_INDEX"] == last
+    split = label.split()[2] == "chunks" and label.split()[1].startswith("FLOAT") and "LOG_SUM_EXP" not in label
+    return defines["kernel"] == (SPLIT if split else "reduce") and defines["LAST_INDEX"] == last
 
 
 def takes_every_rank(summary: dict[str, Any]) -> None:
-    """Every rank, and each of reduce.cl's walks (SCALAR_WALK 0, LANES_WALK 1, BANDS_WALK 2)."""
+    """Every rank, and each of reduce.cl's walks (SCALAR_WALK 0, LANES_WALK 1, BANDS_WALK 2) and the split."""
     ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in summary["kernels"].values()}
     assert {kept == "0" for kept, _ in ranks} == {True, False} and {reduced for _, reduced in ranks} == {"1", "2"}
     assert {defines["WALK"] for defines in summary["kernels"].values()} == {"0", "1", "2"}
+    assert SPLIT in {defines["kernel"] for defines in summary["kernels"].values()}
 
 
 SUITE = OclgrindSuite(
