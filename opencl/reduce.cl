@@ -332,16 +332,22 @@ static inline float8 lanes_at(const Tensors *t, const ulong *at, ulong i)
 }
 
 #if SUMMED
-// x^2 - square, square = x * x rounded: Dekker's exact product, x split (Veltkamp, by 2^12 + 1) into halves of 12
-// bits whose products round nowhere, not fma(x, x, -square), which PoCL ran one lane at a time. Exact wherever
-// x^2 is a normal float; where it underflows, both lose below 2^-149 a term, and where |x| passes 2^115 (x^2 is
-// infinite already) the error is NaN and compensated_total returns the plain, infinite, sum.
+// x^2 - square, square = x * x rounded, exactly. On PoCL (DML_ELEMENTWISE_BUILTINS, as float_math.h's FMA) fma on a
+// float8 is a library call run one lane at a time, so there Dekker's exact product: x split (Veltkamp, by 2^12 + 1)
+// into halves of 12 bits whose products round nowhere; exact wherever x^2 is a normal float (where it underflows
+// both lose below 2^-149 a term; past |x| = 2^115, x^2 is infinite already, the error NaN, and compensated_total
+// returns the plain, infinite, sum). Elsewhere fma, one vfmadd. L2 of 16M in one group: PoCL 9.6-9.8 ms with fma,
+// 5.1-5.8 with Dekker; Intel's runtime 4.1-4.6 with fma, 5.1-5.2 with Dekker.
 static inline float8 square_error(float8 x, float8 square)
 {
+#ifdef DML_ELEMENTWISE_BUILTINS
     const float8 scaled = x * 4097.0f;
     const float8 high = scaled - (scaled - x);
     const float8 low = x - high;
     return ((high * high - square) + 2.0f * high * low) + low * low;
+#else
+    return fma(x, x, -square);
+#endif
 }
 
 typedef BlockedLanes lanes_t;
@@ -353,7 +359,7 @@ static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
     blocked_lanes_add(lanes, fabs(x));
 #elif FUNCTION == SUM_SQUARE || FUNCTION == L2
     const float8 square = x * x;
-    lanes->block.compensation += square_error(x, square);
+    lanes->block.compensation += square_error(x, square);  // exact: the squares' rounding errors
     blocked_lanes_add(lanes, square);
 #else
     blocked_lanes_add(lanes, x);
