@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
+from dmlpy.ops._attention import AttentionDesc
 from tests.device.attention.cases import FORMS, T, attention_case
 from tests.device.normalization.cases import past_bound
 from tests.helpers.oclgrind_driver import main
@@ -44,22 +45,7 @@ SEPARATE_ONLY = ("grouped", "packed")
 """Grouped heads need the separate form (a stacked tensor gives its roles one head count)."""
 LAYOUTS = ("packed", "strided")
 TYPES = (T.FLOAT32, T.FLOAT16)
-SLOTS = (
-    "query_tensor",
-    "key_tensor",
-    "value_tensor",
-    "stacked_query_key_tensor",
-    "stacked_key_value_tensor",
-    "stacked_query_key_value_tensor",
-    "bias_tensor",
-    "mask_tensor",
-    "relative_position_bias_tensor",
-    "past_key_tensor",
-    "past_value_tensor",
-    "output_tensor",
-    "output_present_key_tensor",
-    "output_present_value_tensor",
-)
+SLOTS = (*AttentionDesc.INPUTS, *AttentionDesc.OUTPUTS)
 GAPS = {slot: 1 + k % 3 for k, slot in enumerate(SLOTS)}
 OFFSETS = {slot: 16 * (1 + k % 4) for k, slot in enumerate(SLOTS)}
 SIZES = {"batch": 2, "sequence": 2, "kv_sequence": 3, "head_size": 3, "value_head_size": 4}
