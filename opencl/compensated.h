@@ -3,6 +3,8 @@
 #ifndef COMPENSATED_H
 #define COMPENSATED_H
 
+#include "float_math.h"
+
 // A running sum with Neumaier's compensation (Kahan-Babuska): each addition's rounding error, recovered exactly
 // by the TwoSum of the larger and the smaller operand, is accumulated apart and added once at the end. The
 // result's error is at most 2u|S| + O(n u^2) sum|x| (Higham, Accuracy and Stability of Numerical Algorithms,
@@ -133,10 +135,11 @@ static inline float2 exact_difference(float x, float maximum)
     return (float2)(hi, isfinite(hi) ? lo : 0.0f);
 }
 
-// exp(hi + lo) = exp(hi) * exp(lo), and exp(lo) = 1 + lo within lo^2 / 2 (|lo| <= 2^-18 wherever exp(hi) is not 0).
+// exp(hi + lo) = exp(hi) * exp(lo), and exp(lo) = 1 + lo within lo^2 / 2 (|lo| <= 2^-18 wherever exp(hi) is not 0);
+// exp is float_math.h's, the same bits on every device.
 static inline float exp_of(float2 difference)
 {
-    const float e = exp(difference.x);
+    const float e = exp_float(difference.x);
     return fma(e, difference.y, e);
 }
 

@@ -176,7 +176,7 @@ static inline float sum_result(BlockedSum sum, ulong length)
 #elif FUNCTION == L2
     return sqrt(total);
 #elif FUNCTION == LOG_SUM
-    return log(total);
+    return log_float(total);
 #else
     return total;
 #endif
@@ -189,14 +189,8 @@ static inline float sum_result(BlockedSum sum, ulong length)
 // exp(reference - x). Terms stay below e^RESCALE_GAP (no overflow below 2^70 elements); each move multiplies the
 // earlier sum by less than e^-RESCALE_GAP, so the rounding of the moves (a few u each) adds up to a few u of the
 // sum, not one per new maximum as a running maximum's rescaling would. x - reference is carried exactly
-// (exact_difference); exp is elementwise_ops.h's EXP.
+// (exact_difference); exp_of is compensated.h's, float_math.h's exp.
 #define RESCALE_GAP 32.0f
-
-static inline float exp_difference(float2 difference)
-{
-    const float e = EXP(difference.x);
-    return fma(e, difference.y, e);  // exp(hi + lo) = exp(hi) (1 + lo) within lo^2 / 2, as compensated.h's exp_of
-}
 
 static inline void scale_sum(BlockedSum *sum, float factor)
 {
@@ -220,17 +214,17 @@ static inline float log_sum_exp(const Tensors *t, Cursor cursor, const Groups *g
             maximum = x;
         }
         if (x - reference > RESCALE_GAP) {  // false for NaN; from a -inf reference, any finite x
-            scale_sum(&sum, exp_difference(exact_difference(reference, x)));
+            scale_sum(&sum, exp_of(exact_difference(reference, x)));
             reference = x;
         }
         if (x > -INFINITY) {  // a -inf term is 0, also against a -inf reference (where x - reference is NaN)
-            blocked_add(&sum, exp_difference(exact_difference(x, reference)));
+            blocked_add(&sum, exp_of(exact_difference(x, reference)));
         }
     }
     if (!isfinite(maximum)) {
         return maximum;
     }
-    return maximum + log(blocked_total(sum) * exp_difference(exact_difference(reference, maximum)));
+    return maximum + log_float(blocked_total(sum) * exp_of(exact_difference(reference, maximum)));
 }
 #endif
 

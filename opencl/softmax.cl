@@ -28,7 +28,6 @@
 //     (and so onnx.reference's Hardmax) decides. Exact.
 
 #include "compensated.h"
-#include "float_math.h"
 #include "float_tensors.h"
 #include "reduction_walk.h"
 
