@@ -85,6 +85,7 @@ from dmlpy.ops import (
     NonzeroCoordinatesOperatorDesc,
     OneHotOperatorDesc,
     Padding1OperatorDesc,
+    QuantizedLinearAveragePoolingOperatorDesc,
     QuantizedLinearConvolutionOperatorDesc,
     QuantizedLinearMatrixMultiplyOperatorDesc,
     QuantizeOperatorDesc,
@@ -357,6 +358,7 @@ _WRITTEN: dict[type[OperatorDescBase], Builder] = {
     Upsample2DOperatorDesc: resampling.upsample_2d,
     ValueScale2DOperatorDesc: resampling.value_scale_2d,
     RoiPoolingOperatorDesc: regions.roi_pooling,
+    QuantizedLinearAveragePoolingOperatorDesc: pooling.quantized_linear_average_pooling,
     RoiAlign1OperatorDesc: regions.roi_align,
     MultiheadAttentionOperatorDesc: attention.multihead_attention,  # type: ignore[dict-item]  # or [out, keys, values]
 }

@@ -1,10 +1,12 @@
 """The builder functions of the poolings: DirectMLX's ``dml::AveragePooling`` (DML_OPERATOR_AVERAGE_POOLING1, as
-DirectMLX builds it from DML_TARGET_VERSION 0x6200) and ``dml::MaxPooling`` (DML_OPERATOR_MAX_POOLING2, its values
-and, with ``output_indices``, its indices, as ``dml::MaxPooling``'s MaxPoolingOutputs), in snake_case with their
-arguments in DirectMLX's order; ``lp_pooling`` (DML_OPERATOR_LP_POOLING1) and ``max_unpooling``
-(DML_OPERATOR_MAX_UNPOOLING), which DirectMLX lists as TODOs: their arguments follow ``dml::AveragePooling``'s and
-the descriptors' fields. Outputs are packed with the Sizes the operator's window rule gives (``operator_node``);
-the indices are UINT32, as ``dml::MaxPooling`` makes them, unless ``dtype`` says UINT64."""
+DirectMLX builds it from DML_TARGET_VERSION 0x6200) and ``dml::MaxPooling`` (DML_OPERATOR_MAX_POOLING2, its values and,
+with ``output_indices``, its indices, as ``dml::MaxPooling``'s MaxPoolingOutputs), in snake_case with their arguments in
+DirectMLX's order; ``lp_pooling`` (DML_OPERATOR_LP_POOLING1) and ``max_unpooling`` (DML_OPERATOR_MAX_UNPOOLING), which
+DirectMLX lists as TODOs: their arguments follow ``dml::AveragePooling``'s and the descriptors' fields;
+``quantized_linear_average_pooling`` (DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING, not in DirectMLX) takes
+``dml::AveragePooling``'s window after ONNX QLinearAveragePool's scales and zero points. Outputs are packed with the
+Sizes the operator's window rule gives (``operator_node``); the indices are UINT32, as ``dml::MaxPooling`` makes them,
+unless ``dtype`` says UINT64."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import argument_error
-from dmlpy.graph.arguments import spatial_argument
+from dmlpy.graph.arguments import optional_operand, spatial_argument
 from dmlpy.graph.builder import Expression, operand
 from dmlpy.graph.operator_node import add_node, operator_node
 from dmlpy.graph.values import data_type_argument
@@ -22,6 +24,7 @@ from dmlpy.ops import (
     LpPooling1OperatorDesc,
     MaxPooling2OperatorDesc,
     MaxUnpoolingOperatorDesc,
+    QuantizedLinearAveragePoolingOperatorDesc,
 )
 from dmlpy.tensor import BufferTensorDesc
 
@@ -63,6 +66,40 @@ def average_pooling(
     x = operand(x, where, "x")
     fields = _window(x, where, strides, window_sizes, start_padding, end_padding, dilations)
     return operator_node(AveragePooling1OperatorDesc, {"input_tensor": x}, include_padding=include_padding, **fields)
+
+
+def quantized_linear_average_pooling(
+    x: Expression,
+    x_scale: Expression,
+    x_zero_point: Expression | None,
+    output_scale: Expression,
+    output_zero_point: Expression | None,
+    strides: Sequence[int] | None,
+    window_sizes: Sequence[int],
+    start_padding: Sequence[int] | None = None,
+    end_padding: Sequence[int] | None = None,
+    dilations: Sequence[int] | None = None,
+    include_padding: bool = False,
+    dtype: TensorDataType | str | int = TensorDataType.UINT8,
+) -> Expression:
+    """DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING (ONNX's QLinearAveragePool): INT8 or UINT8 ``x`` dequantized,
+    averaged as ``average_pooling`` averages, and quantized by ``output_scale`` and ``output_zero_point``, of the
+    output zero point's type; a zero point None is 0, and without ``output_zero_point`` the output is of type
+    ``dtype`` (INT8 or UINT8). Scales and zero points hold one value or one per channel."""
+    where = "dml.graph.quantized_linear_average_pooling"
+    x = operand(x, where, "x")
+    inputs = {
+        "input_tensor": x,
+        "input_scale_tensor": operand(x_scale, where, "x_scale"),
+        "input_zero_point_tensor": optional_operand(x_zero_point, where, "x_zero_point"),
+        "output_scale_tensor": operand(output_scale, where, "output_scale"),
+        "output_zero_point_tensor": optional_operand(output_zero_point, where, "output_zero_point"),
+    }
+    chosen = None if output_zero_point is not None else data_type_argument(dtype, where)
+    fields = _window(x, where, strides, window_sizes, start_padding, end_padding, dilations)
+    return operator_node(
+        QuantizedLinearAveragePoolingOperatorDesc, inputs, chosen, include_padding=include_padding, **fields
+    )
 
 
 def lp_pooling(

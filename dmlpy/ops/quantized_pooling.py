@@ -39,6 +39,7 @@ class QuantizedLinearAveragePoolingOperatorDesc(DilatedPoolingDesc):
     OutputZeroPoint into INT8 or UINT8."""
 
     OPERATOR_TYPE = OperatorType.QUANTIZED_LINEAR_AVERAGE_POOLING
+    BUILDER_NAME = "quantized_linear_average_pooling"  # dmlpy/graph/pooling.py
     SUPPORT = SupportTable.per_tensor(
         OPERATOR_TYPE,
         frozenset({"InputZeroPointTensor", "OutputZeroPointTensor"}),

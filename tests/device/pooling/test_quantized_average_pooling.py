@@ -114,6 +114,33 @@ def test_a_graph_node_between_element_wise_nodes(device: Any) -> None:
     assert case.mismatch({"output_tensor": got / 2}) is None
 
 
+@pytest.mark.parametrize("zero_points", [True, False], ids=["zero-points", "none"])
+def test_the_builder_function_builds_the_operator(device: Any, zero_points: bool) -> None:
+    """dml.graph.quantized_linear_average_pooling: the node the descriptor makes, the same result as the case's
+    reference; without an output zero point its output type is ``dtype``'s."""
+    case = quantized_case((T.UINT8, T.UINT8), (1, 2, 6, 6), ASYMMETRIC, include_padding=True, zero_points=zero_points)
+    given = ("input_tensor", *(slot for slot in PARAMETERS if zero_points or "zero" not in slot))
+    g = dml.Graph(device)
+    node = {slot: g.input(case.inputs[slot].shape, getattr(case.desc, slot).desc.data_type) for slot in given}
+    pooled = dml.graph.quantized_linear_average_pooling(
+        node["input_tensor"],
+        node["input_scale_tensor"],
+        node.get("input_zero_point_tensor"),
+        node["output_scale_tensor"],
+        node.get("output_zero_point_tensor"),
+        ASYMMETRIC.strides,
+        ASYMMETRIC.window_size,
+        ASYMMETRIC.start_padding,
+        ASYMMETRIC.end_padding,
+        include_padding=True,
+        dtype="UINT8",
+    )
+    assert pooled.desc.data_type == T.UINT8
+    compiled = g.compile([pooled])
+    got = np.asarray(compiled(*(case.inputs[slot] for slot in given)))
+    assert case.mismatch({"output_tensor": got}) is None
+
+
 def _onnxruntime_pool(case: QuantizedCase, window: Window, include_padding: bool) -> Any:
     """com.microsoft's QLinearAveragePool in onnxruntime on the case's input (one scale and zero point each)."""
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime is a test dependency (pip install -e .[dev])")
