@@ -6,11 +6,16 @@ from collections.abc import Sequence
 
 import pyopencl as cl
 
+from dmlpy.binding import BoundTensor, BufferBinding
 from dmlpy.errors import InvalidArgumentError, argument_error
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.dispatchables import CompiledGraph, CompiledOperator, Dispatchable, OperatorInitializer
 from dmlpy.runtime.fork import check_process
+
+CheckedDispatch = tuple[list[tuple[BoundTensor | None, cl.Buffer | None]], tuple[BufferBinding, cl.Buffer] | None]
+"""What a checked dispatch launches: each tensor's binding and OpenCL memory in binding order, and the temporary
+resource's (``BindingTable.check_snapshot`` and ``check_temporary``)."""
 
 
 class CommandRecorder:
@@ -36,6 +41,20 @@ class CommandRecorder:
         before reading. ``wait_for``: OpenCL events the dispatch must follow (its event wait list), for work on
         other queues or out-of-order ones; an in-order queue already orders what was enqueued on it.
         """
+        checked = self.checked_dispatch(queue, dispatchable, table)
+        if checked is None:
+            return cl.enqueue_marker(queue, wait_for=wait_for)
+        assert not isinstance(dispatchable, OperatorInitializer), "an initializer has no bindings to launch"
+        # An absent optional tensor stays in its argument slot as a NULL buffer, so every kernel of an operator
+        # keeps one positional signature. ``checked`` holds the memory objects until the launch has enqueued.
+        return dispatchable.launch(queue, *checked, wait_for)
+
+    def checked_dispatch(
+        self, queue: cl.CommandQueue, dispatchable: Dispatchable, table: BindingTable
+    ) -> CheckedDispatch | None:
+        """``record_dispatch``'s checks, and what it launches: each tensor's binding and memory and the temporary
+        resource's, checked (``BindingTable.check_snapshot``); None for an initializer, which it initializes.
+        A caller that launches the same bindings again (a graph call's own buffers) launches these directly."""
         check_process()
         where = "record_dispatch"
         if not isinstance(queue, cl.CommandQueue):
@@ -58,15 +77,11 @@ class CommandRecorder:
         snapshot.check_made_for(dispatchable)  # before an initializer's dispatch too
         if isinstance(dispatchable, OperatorInitializer):
             dispatchable.initialize()
-            return cl.enqueue_marker(queue, wait_for=wait_for)
+            return None
         if not dispatchable.initialized:
             raise InvalidArgumentError(
                 f"{dispatchable.name} has not been initialized. DirectML requires every compiled operator to "
                 "be initialized once before its first dispatch: record a dispatch of "
                 "device.create_operator_initializer([compiled]) first"
             )
-        checked = table.check_snapshot(snapshot, dispatchable)
-        temporary = table.check_temporary(snapshot, dispatchable)
-        # An absent optional tensor stays in its argument slot as a NULL buffer, so every kernel of an operator
-        # keeps one positional signature. ``checked`` holds the memory objects until the launch has enqueued.
-        return dispatchable.launch(queue, checked, temporary, wait_for)
+        return table.check_snapshot(snapshot, dispatchable), table.check_temporary(snapshot, dispatchable)
