@@ -36,19 +36,7 @@
 #define FILL_TENSOR 0
 #endif
 
-// The input coordinate that filter index k meets at output coordinate o along one dimension, or -1 where none does.
-static inline long source_of(long o, long k, long stride, long dilation, long start, long extent, long valid)
-{
-#if BACKWARD
-    const long t = o + start - k * dilation;
-    // t % stride of a negative t is never taken: t >= 0 is tested first
-    const bool meets = t >= 0 && t % stride == 0 && t / stride < extent && o < valid;
-    return meets ? t / stride : -1;
-#else
-    const long i = o * stride - start + k * dilation;
-    return o < valid && i >= 0 && i < extent ? i : -1;
-#endif
-}
+#include "convolution_window.h"
 
 // The kernel's arguments, unpacked.
 typedef struct {
@@ -57,16 +45,10 @@ typedef struct {
     ulong input_stride[5], column_stride[8];
 } unfold_t;
 
-// `count` columns elements from element e, all in one run of the innermost dimension (ow).
+// `count` columns elements from the one at coordinates c, all in one run of the innermost dimension (ow).
 static inline void unfold_run(__global const ELEMENT_T *input, ulong input_offset, __global ELEMENT_T *columns,
-                              ulong columns_offset, const unfold_t *u, ulong e, ulong count, ELEMENT_T fill)
+                              ulong columns_offset, const unfold_t *u, const long *c, ulong count, ELEMENT_T fill)
 {
-    long c[8];  // e's coordinates in the columns' shape
-    ulong rest = e;
-    for (int d = 7; d >= 0; --d) {
-        c[d] = (long)(rest % (ulong)u->shape[d]);
-        rest /= (ulong)u->shape[d];
-    }
     ulong out = columns_offset;
     for (int d = 0; d < 8; ++d)
         out += (ulong)c[d] * u->column_stride[d];
@@ -81,11 +63,33 @@ static inline void unfold_run(__global const ELEMENT_T *input, ulong input_offse
     }
     const ulong at = input_offset + (ulong)c[0] * u->input_stride[0] + (ulong)c[1] * u->input_stride[1] +
                      (ulong)id * u->input_stride[2] + (ulong)ih * u->input_stride[3];
+#if BACKWARD
     for (ulong j = 0; j < count; ++j) {
         const long iw =
             source_of(c[7] + (long)j, c[4], u->stride[2], u->dilation[2], u->start[2], u->extent[2], u->valid[2]);
         columns[out + j * step] = iw >= 0 ? input[at + (ulong)iw * u->input_stride[4]] : fill;
     }
+#else
+    // The run's inside, the outputs whose input is there, is one plain copy (at stride 1 from a packed row to the
+    // packed columns, consecutive elements, which the compiler vectorises); only the padding at its ends fills.
+    const long base = c[7] * u->stride[2] - u->start[2] + c[4] * u->dilation[2];
+    const long valid = u->valid[2] - c[7];
+    long lo, hi;
+    forward_range(base, u->stride[2], u->extent[2], (long)count < valid ? (long)count : valid, &lo, &hi);
+    const ulong from = at + (ulong)(base + lo * u->stride[2]) * u->input_stride[4];
+    const ulong input_step = (ulong)u->stride[2] * u->input_stride[4];
+    for (long j = 0; j < lo; ++j)
+        columns[out + (ulong)j * step] = fill;
+    if (step == 1 && input_step == 1) {
+        for (long j = lo; j < hi; ++j)
+            columns[out + (ulong)j] = input[from + (ulong)(j - lo)];
+    } else {
+        for (long j = lo; j < hi; ++j)
+            columns[out + (ulong)j * step] = input[from + (ulong)(j - lo) * input_step];
+    }
+    for (ulong j = (ulong)hi; j < count; ++j)
+        columns[out + j * step] = fill;
+#endif
 }
 
 __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input_offset,
@@ -122,15 +126,21 @@ __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input
         u.start[d] = p[d];
     }
 #if GRID_STRIDE
-    for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0))
-        unfold_run(input, input_offset, columns, columns_offset, &u, e, 1, fill);
+    long c[8];  // an element's coordinates in the columns' shape
+    for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0)) {
+        first_run(e, u.shape, 8, c);
+        unfold_run(input, input_offset, columns, columns_offset, &u, c, 1, fill);
+    }
 #else
     const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
-    const ulong width = (ulong)u.shape[7];
+    long c[8];  // the run's first element's coordinates in the columns' shape
+    if (first < end)
+        first_run(first, u.shape, 8, c);
     for (ulong e = first; e < end;) {
-        const ulong count = min(width - e % width, end - e);
-        unfold_run(input, input_offset, columns, columns_offset, &u, e, count, fill);
+        const ulong count = min((ulong)(u.shape[7] - c[7]), end - e);
+        unfold_run(input, input_offset, columns, columns_offset, &u, c, count, fill);
+        next_run(count, u.shape, 8, c);
         e += count;
     }
 #endif
@@ -159,95 +169,7 @@ __kernel void unfold(__global const ELEMENT_T *restrict input, const ulong input
 // sizes (KD, KH, KW). Launch shapes as the unfold's: "cpu" a run of ELEMENTS_PER_ITEM outputs per work-item, a row
 // (ow) at a time; "gpu" a grid-stride loop.
 
-#include "elementwise_ops.h"
-#include "float_tensors.h"
-#include "requantize.h"
-
-#ifndef ACTIVATION
-#define ACTIVATION(v) (v)
-#endif
-#ifndef HAS_BIAS
-#define HAS_BIAS 0
-#endif
-#ifndef FLIPPED
-#define FLIPPED 0
-#endif
-#ifndef INTEGER_SUM
-#define INTEGER_SUM 0
-#endif
-#ifndef QUANTIZED
-#define QUANTIZED 0
-#endif
-
-// The tensors as parameters: `q` is restrict for the kernel's, nothing for depthwise_run's (restrict on an inlined
-// function's parameters leaves llvm.experimental.noalias.scope.decl calls, which Oclgrind cannot run).
-#define VALUE(name, q) __global const name##_T *q name, const ulong name##_offset
-#if !INTEGER_SUM
-typedef float acc_t;
-typedef storage_t INPUT_T, FILTER_T, BIAS_T, OUTPUT_T;
-#define DEPTHWISE_TENSORS(q)                                                                                          \
-    VALUE(INPUT, q), VALUE(FILTER, q), VALUE(BIAS, q), __global OUTPUT_T *q OUTPUT, const ulong OUTPUT_offset
-#define DEPTHWISE_STRIDES const uint8 input_strides, const uint8 filter_strides, const uint8 bias_strides
-#define DEPTHWISE_ARGUMENTS INPUT, INPUT_offset, FILTER, FILTER_offset, BIAS, BIAS_offset, OUTPUT, OUTPUT_offset
-#define CHANNEL_STRIDES(w) (w).channel_stride[0] = bias_strides.s1
-#define CHANNEL_VALUES(w, c)                                                                                          \
-    const float bias_ = HAS_BIAS ? LOAD(BIAS, BIAS_offset + (c) * (w)->channel_stride[0]) : 0.0f
-#define INPUT_VALUE(at) LOAD(INPUT, at)
-#define FILTER_VALUE(at) LOAD(FILTER, at)
-#define FINISH(acc, at) STORE(ACTIVATION((acc) + bias_), OUTPUT, at)
-#else
-typedef uint acc_t;
-typedef INPUT_T INPUT_ZERO_T;
-typedef FILTER_T FILTER_ZERO_T;
-typedef int BIAS_T;
-typedef float INPUT_SCALE_T, FILTER_SCALE_T, OUTPUT_SCALE_T;
-typedef OUTPUT_T OUTPUT_ZERO_T;
-#define ZERO_POINT(name, at) (HAS_##name ? (int)name[at] : 0)
-#define INPUT_VALUE(at) ((acc_t)((int)INPUT[at] - input_zero_))
-#define FILTER_VALUE(at) ((acc_t)((int)FILTER[at] - filter_zero_))
-#if !QUANTIZED
-#define DEPTHWISE_TENSORS(q)                                                                                          \
-    VALUE(INPUT, q), VALUE(INPUT_ZERO, q), VALUE(FILTER, q), VALUE(FILTER_ZERO, q), __global int *q OUTPUT,           \
-    const ulong OUTPUT_offset
-#define DEPTHWISE_STRIDES                                                                                             \
-    const uint8 input_strides, const uint8 input_zero_strides, const uint8 filter_strides,                            \
-    const uint8 filter_zero_strides
-#define DEPTHWISE_ARGUMENTS                                                                                           \
-    INPUT, INPUT_offset, INPUT_ZERO, INPUT_ZERO_offset, FILTER, FILTER_offset, FILTER_ZERO, FILTER_ZERO_offset,       \
-    OUTPUT, OUTPUT_offset
-#define CHANNEL_STRIDES(w) (w).channel_stride[0] = filter_zero_strides.s1
-#define CHANNEL_VALUES(w, c)                                                                                        \
-    const int input_zero_ = ZERO_POINT(INPUT_ZERO, INPUT_ZERO_offset);                                             \
-    const int filter_zero_ = ZERO_POINT(FILTER_ZERO, FILTER_ZERO_offset + (c) * (w)->channel_stride[0])
-#define FINISH(acc, at) (OUTPUT[at] = as_int(acc))
-#else
-#define DEPTHWISE_TENSORS(q)                                                                                          \
-    VALUE(INPUT, q), VALUE(INPUT_SCALE, q), VALUE(INPUT_ZERO, q), VALUE(FILTER, q), VALUE(FILTER_SCALE, q),           \
-    VALUE(FILTER_ZERO, q), VALUE(BIAS, q), VALUE(OUTPUT_SCALE, q), VALUE(OUTPUT_ZERO, q),                             \
-    __global OUTPUT_T *q OUTPUT, const ulong OUTPUT_offset
-#define DEPTHWISE_STRIDES                                                                                             \
-    const uint8 input_strides, const uint8 input_scale_strides, const uint8 input_zero_strides,                       \
-    const uint8 filter_strides, const uint8 filter_scale_strides, const uint8 filter_zero_strides,                    \
-    const uint8 bias_strides, const uint8 output_scale_strides, const uint8 output_zero_strides
-#define DEPTHWISE_ARGUMENTS                                                                                           \
-    INPUT, INPUT_offset, INPUT_SCALE, INPUT_SCALE_offset, INPUT_ZERO, INPUT_ZERO_offset, FILTER, FILTER_offset,       \
-    FILTER_SCALE, FILTER_SCALE_offset, FILTER_ZERO, FILTER_ZERO_offset, BIAS, BIAS_offset, OUTPUT_SCALE,              \
-    OUTPUT_SCALE_offset, OUTPUT_ZERO, OUTPUT_ZERO_offset, OUTPUT, OUTPUT_offset
-#define CHANNEL_STRIDES(w)                                                                                          \
-    ((w).channel_stride[0] = filter_zero_strides.s1, (w).channel_stride[1] = filter_scale_strides.s1,               \
-     (w).channel_stride[2] = bias_strides.s1)
-#define CHANNEL_VALUES(w, c)                                                                                        \
-    const int input_zero_ = ZERO_POINT(INPUT_ZERO, INPUT_ZERO_offset);                                             \
-    const int filter_zero_ = ZERO_POINT(FILTER_ZERO, FILTER_ZERO_offset + (c) * (w)->channel_stride[0]);           \
-    const float filter_scale_ = FILTER_SCALE[FILTER_SCALE_offset + (c) * (w)->channel_stride[1]];                  \
-    const uint bias_ = HAS_BIAS ? (uint)BIAS[BIAS_offset + (c) * (w)->channel_stride[2]] : 0u;                      \
-    const float input_scale_ = INPUT_SCALE[INPUT_SCALE_offset], output_scale_ = OUTPUT_SCALE[OUTPUT_SCALE_offset]; \
-    const float output_zero_ = (float)ZERO_POINT(OUTPUT_ZERO, OUTPUT_ZERO_offset)
-#define FINISH(acc, at)                                                                                             \
-    (OUTPUT[at] = CONCAT(saturate_, OUTPUT_T)(                                                                      \
-         requantize(as_int((acc) + bias_), filter_scale_, input_scale_, output_scale_, output_zero_)))
-#endif
-#endif
+#include "depthwise_operands.h"
 
 typedef struct {
     long shape[5];  // the output's (batch, channel, od, oh, ow)
@@ -271,18 +193,13 @@ static inline ulong tap(const depthwise_t *w, int d, long k)
 #define DEPTHWISE_BLOCK 64
 #endif
 
-// `count` output elements from element e, all in one run of the innermost dimension (ow). Float products and sums
+// `count` output elements from the one at coordinates c, all in one run of the innermost dimension (ow). Float
+// products and sums
 // are written apart and contracted into fma where the compiler chooses (FP_CONTRACT ON): PoCL calls fma() out of
 // line, a call per step (gemm.cl's MAD says the same). Fused or not, the bound is the same.
 #pragma OPENCL FP_CONTRACT ON
-static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, ulong e, ulong count)
+static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, const long *c, ulong count)
 {
-    long c[5];  // e's coordinates in the output's shape
-    ulong rest = e;
-    for (int d = 4; d >= 0; --d) {
-        c[d] = (long)(rest % (ulong)w->shape[d]);
-        rest /= (ulong)w->shape[d];
-    }
     ulong out = OUTPUT_offset;
     for (int d = 0; d < 5; ++d)
         out += (ulong)c[d] * w->output_stride[d];
@@ -321,11 +238,9 @@ static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, ulon
                     // Output ow + j meets input base + j * stride: in [0, extent) for j in [lo, hi), and only the
                     // window's own outputs (ow + j < valid) take it.
                     const long base = ow * stride - w->start[2] + kw * w->dilation[2];
-                    const long lo = base >= 0 ? 0 : (stride - 1 - base) / stride;
-                    const long last = w->extent[2] - 1 - base;  // the last j's offset: j * stride <= last
-                    long hi = last < 0 ? 0 : last / stride + 1;
-                    hi = hi < n ? hi : n;
-                    hi = hi < w->valid[2] - ow ? hi : w->valid[2] - ow;
+                    const long valid = w->valid[2] - ow;
+                    long lo, hi;
+                    forward_range(base, stride, w->extent[2], n < valid ? n : valid, &lo, &hi);
                     if (lo >= hi)
                         continue;
                     const ulong at = row + (ulong)(base + lo * stride) * w->input_stride[4];
@@ -379,15 +294,21 @@ __kernel void depthwise(DEPTHWISE_TENSORS(restrict), const ulong element_count, 
     }
     CHANNEL_STRIDES(w);
 #if GRID_STRIDE
-    for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0))
-        depthwise_run(DEPTHWISE_ARGUMENTS, &w, e, 1);
+    long c[5];  // an output element's coordinates
+    for (ulong e = get_global_id(0); e < element_count; e += get_global_size(0)) {
+        first_run(e, w.shape, 5, c);
+        depthwise_run(DEPTHWISE_ARGUMENTS, &w, c, 1);
+    }
 #else
     const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
-    const ulong width = (ulong)w.shape[4];
+    long c[5];  // the run's first output's coordinates
+    if (first < end)
+        first_run(first, w.shape, 5, c);
     for (ulong e = first; e < end;) {
-        const ulong count = min(width - e % width, end - e);
-        depthwise_run(DEPTHWISE_ARGUMENTS, &w, e, count);
+        const ulong count = min((ulong)(w.shape[4] - c[4]), end - e);
+        depthwise_run(DEPTHWISE_ARGUMENTS, &w, c, count);
+        next_run(count, w.shape, 5, c);
         e += count;
     }
 #endif
