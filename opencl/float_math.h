@@ -326,4 +326,7 @@ static inline float atanh_float(float x)
     return a > 1.0f ? NAN : x != x ? x + x : with_sign_of(y, x);
 }
 
+// pow(x, y), on the functions above: float_pow.h.
+#include "float_pow.h"
+
 #endif
