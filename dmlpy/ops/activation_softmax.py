@@ -5,8 +5,10 @@ rank at most 2), FLOAT32 and FLOAT16.
 
 They are not element-wise: each output element reads its whole group (the elements that share its coordinates
 along the other axes), so they never join a fused kernel; each runs its own kernel, ``opencl/softmax.cl``
-(dmlpy/kernels/reduction.py), alone and as a node of a graph. Their arithmetic, accuracy and special values are
-that file's header comment.
+(dmlpy/kernels/reduction.py), alone and as a node of a graph: its ROWS path (eight lanes along a row,
+``opencl/softmax_lanes.h``) where every group is one run of consecutive elements in both tensors (``rows_layout``),
+its walk through the strides otherwise. Their arithmetic, accuracy and special values are that file's header
+comment.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import Field, model_validator
 from dmlpy.enums import FeatureLevel, OperatorType, TensorDataType
 from dmlpy.errors import InvalidArgumentError
 from dmlpy.kernels import CPU_PROFILE, LaunchProfile, LoweredOperator
+from dmlpy.kernels.coalescing import ElementwiseLayout
 from dmlpy.kernels.reduction import reduction_kernel, reduction_layout
 from dmlpy.model import UInt32
 from dmlpy.ops._types import FLOATS
@@ -33,6 +36,17 @@ division's 1, 18 u in all, which is 18 ULPs at most. Measured: 3.74 ULPs at most
 LOG_SOFTMAX_ULPS = 15
 """LOG_SOFTMAX's, derived as SOFTMAX's (log1p 2 ULPs): the sum's error through log1p, 9 ULPs at most, log1p's own
 4 and the two roundings' 2. Measured: 5.58 ULPs at most on PoCL, 4.58 on Intel's and on the H100."""
+
+
+_ROW_LIMIT = 2**32
+"""softmax.cl's ROWS path counts a row's elements in uint: rows shorter than this only."""
+
+
+def rows_layout(layout: ElementwiseLayout, kept_rank: int) -> bool:
+    """Whether softmax.cl's ROWS path serves ``layout`` (``reduction_layout``'s): the reduced dimensions coalesced
+    into one of stride 1 in the input and the output, shorter than 2^32."""
+    reduced = layout.sizes[kept_rank:]
+    return len(reduced) == 1 and reduced[0] < _ROW_LIMIT and all(strides[kept_rank] == 1 for strides in layout.strides)
 
 
 class AxisReducingDesc(UnaryElementWiseDesc):
@@ -60,6 +74,7 @@ class AxisReducingDesc(UnaryElementWiseDesc):
         defines = (
             ("OPERATION", self.OPERATION),
             ("DML_FLOAT16", "1" if data_type == TensorDataType.FLOAT16 else "0"),
+            ("ROWS", "1" if rows_layout(layout, kept_rank) else "0"),
         )
         return reduction_kernel("softmax.cl", "softmax", defines, layout, kept_rank, profile)
 
@@ -69,9 +84,11 @@ class AxisReducingDesc(UnaryElementWiseDesc):
             passes = "two passes (the first maximum, outputs)"
         else:
             passes = "three passes (maximum, sum of exp(x - maximum), outputs)"
+        rows = dict(self.lower().kernel.defines).get("ROWS") == "1"
+        walk = "eight lanes along each contiguous row (ROWS)" if rows else "through the strides"
         return [
-            f"{self.OPERATION} over axes ({axes}): one work-item per group of the kept dimensions, {passes} "
-            "(opencl/softmax.cl); never fused"
+            f"{self.OPERATION} over axes ({axes}): one work-item per group of the kept dimensions, {passes}, "
+            f"{walk} (opencl/softmax.cl); never fused"
         ]
 
 

@@ -5,6 +5,9 @@ and FLOAT16, through the "1" forms along the last axis (the older forms run the 
   -inf entries, a group of -inf only, a +inf, NaNs (one, two, after the maximum), ties (of every element, of two,
   -0 against +0) and subnormals, in one launch per operator and type, against the rows' float64 references
   (tests/helpers/rows_softmax.py) within the operator's bound; the rules asserted as written beside them;
+* the same groups inside rows of 19 (two whole lanes of softmax.cl's ROWS path and a tail of three), each at its
+  own place (so the maximum lands in every lane and in the tail), the row's other elements -inf (a term of 0, never
+  the maximum of a group that has a larger element): the rows' references, and the same rules;
 * groups of one element, one more launch of the same program: 1 (SOFTMAX), 0 (LOG_SOFTMAX) for a finite value,
   NaN for a NaN or an infinity, and 1 from HARDMAX for every value."""
 
@@ -92,6 +95,43 @@ def test_edge_groups_follow_the_rules(device: Any, desc_class: Any, dtype: np.dt
     else:
         assert (got[finite] <= 0).all()
         assert got[3][0] == -INF and got[3][3] == -INF, "-inf entries give -inf"
+
+
+ROW = 19
+"""Elements of a row that holds one edge group: two whole lanes of eight and a tail of three."""
+PLACES = tuple(5 * k % (ROW - GROUPS.shape[1] + 1) for k in range(len(GROUPS)))
+"""Where each group starts in its row: 0, 5, 10, 15, 4, ..., so its elements fall in every lane and in the tail."""
+
+
+def in_rows(groups: Array) -> Array:
+    """Each group at its PLACE in a row of ROW elements, -inf elsewhere."""
+    rows = np.full((len(groups), ROW), -INF)
+    for row, place, group in zip(rows, PLACES, groups, strict=True):
+        row[place : place + len(group)] = group
+    return rows
+
+
+@pytest.mark.parametrize("dtype", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("desc_class", OPERATORS, ids=lambda desc: desc.OPERATOR_TYPE.name)
+def test_edge_groups_in_rows_of_lanes_follow_the_rules(desc_class: Any, dtype: np.dtype[Any], device: Any) -> None:
+    row = row_of(desc_class)
+    case = Case({"input_tensor": dtype, "output_tensor": dtype}, {"axes": LAST})
+    got, read = run_groups(device, desc_class, dtype, in_rows(GROUPS))
+    assert_same(row, got, row.reference_in_shape({"input_tensor": read}, case), read, case)
+    finite = np.isfinite(read.max(axis=1))
+    if desc_class is dml.ActivationHardmax1OperatorDesc:
+        if dtype == F32:
+            first = [0 if k == 4 else place + m for k, (place, m) in enumerate(zip(PLACES, FIRST_MAXIMUM, strict=True))]
+            assert got.argmax(axis=1).tolist() == first, "the group's first maximum; a row of -inf: its first"
+        assert (got.sum(axis=1) == 1).all(), "one 1 per row, exactly"
+        return
+    assert np.isnan(got[~finite]).all() and not np.isnan(got[finite]).any()
+    outside = np.isneginf(in_rows(np.zeros_like(GROUPS)))
+    if desc_class is dml.ActivationSoftmax1OperatorDesc:
+        assert (got[outside & finite[:, None]] == 0).all(), "-inf gives 0"
+        assert got[8][PLACES[8] : PLACES[8] + 4].tolist() == [0.25] * 4, "four ties: a quarter each, exactly"
+    else:
+        assert (got[outside & finite[:, None]] == -INF).all(), "-inf gives -inf"
 
 
 @pytest.mark.parametrize("dtype", [F32, F16], ids=["FLOAT32", "FLOAT16"])

@@ -1,0 +1,85 @@
+// softmax_lanes.h: softmax.cl's terms exp(x - maximum) eight at a time, for its ROWS path: float8 twins of
+// compensated.h's exact_difference and exp_of and of float_math.h's exp_float, lane by lane the same IEEE operations
+// in the same order (so the same bits as the scalar ones on every device: tests/device/activations/
+// test_softmax_lanes.py compares them on every float of a sweep and the special values).
+//
+// Why a twin: a work-item per row computing one element at a time leaves SIMD to the compiler, and neither runtime
+// vectorised the scalar exp inside a work-item (Intel's not at all; PoCL's loop vectoriser only once exp_of's fma and
+// exact_difference's isfinite are spelled as FMA and a comparison, its library calls otherwise). Written with
+// vector operators, the eight lanes are one AVX register on both: SOFTMAX over (16384, 1024) float32 4.0x faster on
+// Intel's runtime than the same kernel with the scalar helpers per lane (docs/performance.md, "Softmax rows").
+#ifndef SOFTMAX_LANES_H
+#define SOFTMAX_LANES_H
+
+#include "compensated.h"
+
+// fma on float8: OpenCL's everywhere but PoCL, whose library runs a float8 fma one lane at a time through a call
+// (reduce.cl's square_error says so too); there eight calls of clang's builtin (llvm.fma, the same correctly rounded
+// result), which LLVM's SLP vectoriser merges into one vfmadd.
+#if defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#if __has_builtin(__builtin_fmaf)
+static inline float8 fma_lanes(float8 a, float8 b, float8 c)
+{
+    return (float8)(__builtin_fmaf(a.s0, b.s0, c.s0), __builtin_fmaf(a.s1, b.s1, c.s1),
+                    __builtin_fmaf(a.s2, b.s2, c.s2), __builtin_fmaf(a.s3, b.s3, c.s3),
+                    __builtin_fmaf(a.s4, b.s4, c.s4), __builtin_fmaf(a.s5, b.s5, c.s5),
+                    __builtin_fmaf(a.s6, b.s6, c.s6), __builtin_fmaf(a.s7, b.s7, c.s7));
+}
+#define FMA_LANES(a, b, c) fma_lanes((float8)(a), (float8)(b), (float8)(c))
+#endif
+#endif
+#ifndef FMA_LANES
+#define FMA_LANES(a, b, c) fma((float8)(a), (float8)(b), (float8)(c))
+#endif
+
+// exp_float lane by lane (float_math.h's exp_reduce and exp_of_reduced: the clamp, k by the 1.5 * 2^23 shifter, r by
+// Cody and Waite's two fmas, the degree-5 polynomial, 2^k in two exact products, a NaN as x + x). Vector operators
+// and ?:, never the built-ins that mean the same (PoCL ran those lane by lane); k is integral and within
+// [-150, 128], so the conversion is exact.
+static inline float8 exp_lanes(float8 x)
+{
+    const float8 clamped = x > EXP_LOWEST ? (x < EXP_HIGHEST ? x : EXP_HIGHEST) : EXP_LOWEST;
+    const float shifter = 0x1.8p23f;
+    const float8 kf = (clamped * 0x1.715476p+0f + shifter) - shifter;
+    float8 r = FMA_LANES(kf, -0x1.62e43p-1f, clamped);
+    r = FMA_LANES(kf, 0x1.05c610p-29f, r);
+    float8 p = 0x1.a07482p-13f;
+    p = FMA_LANES(p, r, 0x1.6d48d4p-10f);
+    p = FMA_LANES(p, r, 0x1.11114ep-7f);
+    p = FMA_LANES(p, r, 0x1.5554e4p-5f);
+    p = FMA_LANES(p, r, 0x1.555556p-3f);
+    p = FMA_LANES(p, r, 0.5f);
+    const float8 expm1r = FMA_LANES(r, r * p, r);
+    const int8 k = convert_int8(kf);
+    const int8 half_k = k >> 1;
+    const float8 y = ((1.0f + expm1r) * as_float8((half_k + 127) << 23)) * as_float8((k - half_k + 127) << 23);
+    return x != x ? x + x : y;
+}
+
+// x - maximum as hi + lo exactly, lane by lane: exact_difference's TwoSum, lo 0 where hi is not finite (|hi| < inf
+// as a comparison of its bits with the sign cleared: isfinite is a library call on PoCL).
+typedef struct {
+    float8 hi, lo;
+} DifferenceLanes;
+
+static inline DifferenceLanes difference_lanes(float8 x, float maximum)
+{
+    const float negated = -maximum;
+    const float8 hi = x + negated;
+    const float8 x_part = hi - negated;
+    const float8 negated_part = hi - x_part;
+    const float8 lo = (x - x_part) + (negated - negated_part);
+    const int8 finite = as_float8(as_uint8(hi) & 0x7fffffffu) < INFINITY;
+    const DifferenceLanes difference = {hi, finite ? lo : 0.0f};
+    return difference;
+}
+
+// exp(x - maximum) lane by lane: exp_of's exp(hi) * (1 + lo) as one fma.
+static inline float8 terms_lanes(float8 x, float maximum)
+{
+    const DifferenceLanes difference = difference_lanes(x, maximum);
+    const float8 e = exp_lanes(difference.hi);
+    return FMA_LANES(e, difference.lo, e);
+}
+
+#endif

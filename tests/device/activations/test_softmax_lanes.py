@@ -1,0 +1,102 @@
+"""softmax.cl's ROWS path (a group of consecutive elements in both tensors) gives the same bits everywhere:
+
+* opencl/softmax_lanes.h's float8 twins against the scalar helpers they mirror (float_math.h's exp_float,
+  compensated.h's exact_difference and exp_of), bit for bit, on each device with the options dmlpy builds with
+  (PoCL's clang builtins included), over the EXP sweep's floats (random patterns: every exponent, subnormals,
+  infinities, NaNs; and -100 to 100) each against a maximum from the same sweep;
+* SOFTMAX1, LOG_SOFTMAX1 and HARDMAX1 along rows of 1000 (125 whole lanes) and of 21 (two lanes and a tail), FLOAT32
+  and FLOAT16, on every device under test in its default launch profile and on the first one under the other
+  profile too (test_bit_identity.py's devices), the same bits (a NaN as any NaN)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from dmlpy.kernels import opencl_source_dir
+from dmlpy.runtime.programs import device_options
+from tests.device.unary_math.sweeps import float32_sweep
+from tests.device.unary_math.test_bit_identity import devices
+from tests.helpers.dtypes import DATA_TYPE
+from tests.helpers.ext_oracle import describe, mismatches
+from tests.helpers.object_model import run_operator
+from tests.helpers.row_model import F16, F32
+from tests.helpers.rows_softmax import softmax_values
+
+_KERNEL = """
+#include "softmax_lanes.h"
+__kernel void twins(__global const float *x, __global const float *maximum, __global float *scalar,
+                    __global float *lanes)
+{
+    const size_t i = 8 * get_global_id(0);
+    const float8 x8 = vload8(0, x + i);
+    const float m = maximum[i];
+    const DifferenceLanes d = difference_lanes(x8, m);
+    vstore8(exp_lanes(x8), 0, lanes + 4 * i);
+    vstore8(terms_lanes(x8, m), 0, lanes + 4 * i + 8);
+    vstore8(d.hi, 0, lanes + 4 * i + 16);
+    vstore8(d.lo, 0, lanes + 4 * i + 24);
+    for (int j = 0; j < 8; ++j) {
+        const float2 e = exact_difference(x[i + j], m);
+        scalar[4 * i + j] = exp_float(x[i + j]);
+        scalar[4 * i + 8 + j] = exp_of(e);
+        scalar[4 * i + 16 + j] = e.x;
+        scalar[4 * i + 24 + j] = e.y;
+    }
+}
+"""
+
+
+@pytest.mark.one_profile
+def test_the_float8_twins_give_the_scalar_helpers_bits(device: Any) -> None:
+    import pyopencl as cl
+
+    x = float32_sweep(dml.ElementWiseExpOperatorDesc, 1 << 15)
+    maximum = np.random.default_rng(5).permutation(x)
+    options = ["-cl-std=CL1.2", f"-I{opencl_source_dir()}", *device_options(device.cl_device)]
+    program = cl.Program(device.context, _KERNEL).build(options=options)
+    flags = cl.mem_flags
+    inputs = [cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a) for a in (x, maximum)]
+    outputs = [cl.Buffer(device.context, flags.WRITE_ONLY, size=16 * x.size) for _ in range(2)]
+    program.twins(device.queue, (x.size // 8,), None, *inputs, *outputs)
+    scalar, lanes = (np.empty(4 * x.size, np.float32) for _ in range(2))
+    for host, buffer in zip((scalar, lanes), outputs, strict=True):
+        cl.enqueue_copy(device.queue, host, buffer)
+    device.queue.finish()
+    # Per block of eight inputs: exp, the term, hi, lo; the maximum is the block's first one's.
+    blocks = x.size // 8
+    for k, name in enumerate(("exp_lanes", "terms_lanes", "hi", "lo")):
+        got = lanes.reshape(blocks, 4, 8)[:, k].reshape(-1)
+        want = scalar.reshape(blocks, 4, 8)[:, k].reshape(-1)
+        wrong = mismatches(got, want, nan="any")
+        assert wrong.size == 0, f"{name}: " + describe(wrong, x, got, want)
+
+
+OPERATORS = (
+    dml.ActivationSoftmax1OperatorDesc,
+    dml.ActivationLogSoftmax1OperatorDesc,
+    dml.ActivationHardmax1OperatorDesc,
+)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("desc_class", OPERATORS, ids=lambda desc: desc.OPERATOR_TYPE.name)
+def test_every_device_gives_the_same_bits(desc_class: Any, dtype: np.dtype[Any]) -> None:
+    rng = np.random.default_rng(47)
+    results = []
+    for shape in ((12, 1000), (40, 21)):
+        values = softmax_values(dtype, int(np.prod(shape)), rng)
+        values[3] = -np.inf  # an element whose term is 0 in some lane
+        tensor = dml.BufferTensorDesc(data_type=DATA_TYPE[dtype], sizes=shape)
+        desc = desc_class(input_tensor=tensor, output_tensor=tensor, axes=(1,))
+        results.append(
+            [run_operator(device, desc, {"input_tensor": lambda n, v=values: v[:n]}) for device in devices()]
+        )
+    for runs in results:
+        first, *others = runs
+        for run in others:
+            wrong = mismatches(run.got, first.got, nan="any")
+            assert wrong.size == 0, describe(wrong, first.inputs["input_tensor"], run.got, first.got)
