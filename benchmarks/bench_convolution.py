@@ -9,6 +9,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_convolution.py --quick           # a smoke run: two small layers
     .venv/bin/python benchmarks/bench_convolution.py --only dw         # the layers whose name holds "dw"
     .venv/bin/python benchmarks/bench_convolution.py --contractions    # and each im2col layer's product alone
+    .venv/bin/python benchmarks/bench_convolution.py --launches        # each launch's own time, no onnxruntime
 
 Per case and device, through the object model on pre-bound device buffers (bench_engine.Bound), the device's
 default launch profile: the dispatch's own time on a profiling queue (median; GFLOP/s = 2 x outputs x K), and
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -179,12 +181,66 @@ def case_rows(runtimes: list[Dml], name: str, layer: Layer, quick: bool) -> list
     return rows
 
 
+class _Recording:
+    """A launchable whose launches append (kernel name, event) to ``sink``: a plan's launches timed one by one."""
+
+    def __init__(self, inner: Any, sink: list[tuple[str, Any]]) -> None:
+        self.inner, self.sink = inner, sink
+
+    def launch(self, queue: Any, tensors: Any, wait_for: Any = None) -> Any:
+        event = self.inner.launch(queue, tensors, wait_for)
+        self.sink.append((self.inner.lowered.kernel.kernel_name, event))
+        return event
+
+
+def launch_rows(runtimes: list[Dml], name: str, layer: Layer, quick: bool) -> list[dict[str, Any]]:
+    """``--launches``: the median of each of the layer's launches' own times (profiling events; the unfold, the
+    contraction, a copy), per device, the devices taking turns: where a layer's time goes; and, taking turns with
+    them, a copy kernel of the float32 input's bytes (the layer's bytes read once and written once, the memory's
+    bound on a layer that only reads its input and writes as much: the depth-wise one at stride 1)."""
+    if layer.quantized:
+        case = integer_case("QUANTIZED_LINEAR_CONVOLUTION", T.UINT8, T.INT8, layer.shape, output_type=T.UINT8)
+    else:
+        case = convolution_case(T.FLOAT32, layer.shape)
+    inputs = [case.inputs.get(field) for field in case.desc.input_fields()]
+    calls, sinks, copies = [], [], []
+    for dml_ in runtimes:
+        copies.append(dml_.copy_kernel(int(np.prod(layer.shape.input_sizes)), 4)[1])
+        queue, compiled, table, recorder = Bound(dml_, case.desc, inputs).calls[1]
+        sink: list[tuple[str, Any]] = []
+        compiled.launchables = [_Recording(launchable, sink) for launchable in compiled.launchables]
+        compiled._one_plain_launch = False  # through the plan's loop, which calls the recording launchables
+        calls.append((queue, compiled, table, recorder))
+        sinks.append(sink)
+    samples: list[dict[str, list[float]]] = [{} for _ in runtimes]
+    for repeat in range(4 if quick else 16):
+        for (queue, compiled, table, recorder), sink, times, copy in zip(calls, sinks, samples, copies, strict=True):
+            sink.clear()
+            recorder.record_dispatch(queue, compiled, table).wait()
+            copy_event = copy()
+            copy_event.wait()
+            for i, (kernel, event) in enumerate([*sink, ("copy of the input", copy_event)]):
+                event.wait()
+                if repeat:  # the first dispatch warms the caches and builds nothing
+                    times.setdefault(f"{i}:{kernel}", []).append((event.profile.end - event.profile.start) * 1e-9)
+    return [
+        {
+            "case": name,
+            "type": "int8" if layer.quantized else "float32",
+            "device": dml_.device.name,
+            "launches_s": {kernel: statistics.median(seconds) for kernel, seconds in times.items()},
+        }
+        for dml_, times in zip(runtimes, samples, strict=True)
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", help="indices from `dmlpy devices`, comma-separated (default: the default one)")
     parser.add_argument("--quick", action="store_true", help="two small layers and few repeats: a smoke run")
     parser.add_argument("--contractions", action="store_true", help="also the 3x3 layers' products alone")
     parser.add_argument("--only", help="run only the layers whose name holds this text (e.g. 'dw')")
+    parser.add_argument("--launches", action="store_true", help="each launch's own time only (no onnxruntime)")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/convolution-<time>.json)")
     args = parser.parse_args(argv)
     indices: list[int | None] = [None] if args.devices is None else [int(i) for i in args.devices.split(",")]
@@ -199,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     labels = [runtime_label(dml_) for dml_ in runtimes]
     rows = []
     for name, layer in layers.items():
+        if args.launches:
+            for row, label in zip(launch_rows(runtimes, name, layer, args.quick), labels, strict=True):
+                rows.append(row)
+                times = "  ".join(f"{kernel} {s * 1e3:7.3f} ms" for kernel, s in row["launches_s"].items())
+                print(f"{name:42} {label:6} {times}", flush=True)
+            continue
         for row, label in zip(case_rows(runtimes, name, layer, args.quick), labels, strict=True):
             rows.append(row)
             ort = row["onnxruntime_over_dispatch"]
@@ -211,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"onnxruntime/dispatch {'-' if ort is None else f'{ort:.2f}x'}{mark}  error {row['error']:.3g}",
                 flush=True,
             )
+    if args.launches:
+        print(f"\nresults: {write_results(args.json, 'convolution-launches', {'rows': rows}, indent=1)}")
+        return 0
     met = sum(
         row["onnxruntime_over_dispatch"] is not None and row["onnxruntime_over_dispatch"] >= TARGET for row in rows
     )

@@ -22,11 +22,19 @@ static inline long source_of(long o, long k, long stride, long dilation, long st
 // FORWARD along the innermost axis: the outputs j = 0, 1, ... of a run (or block) whose first output meets input
 // index base + j * stride. The j that meet an input element are one range [*lo, *hi): base + j * stride in
 // [0, extent), j < limit (the run's length, and the window's own outputs); *lo = *hi where none does.
+// Stride 1 (most layers) takes no division: one per call measured a quarter of the depth-wise kernel's time, where
+// it runs per filter element and block.
 static inline void forward_range(long base, long stride, long extent, long limit, long *lo, long *hi)
 {
-    const long first = base >= 0 ? 0 : (stride - 1 - base) / stride;
     const long last = extent - 1 - base;  // the last j's offset: j * stride <= last
-    long end = last < 0 ? 0 : last / stride + 1;
+    long first, end;
+    if (stride == 1) {
+        first = base >= 0 ? 0 : -base;
+        end = last < 0 ? 0 : last + 1;
+    } else {
+        first = base >= 0 ? 0 : (stride - 1 - base) / stride;
+        end = last < 0 ? 0 : last / stride + 1;
+    }
     end = end < limit ? end : limit;
     *lo = first < end ? first : (end > 0 ? end : 0);
     *hi = end > *lo ? end : *lo;

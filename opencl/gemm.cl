@@ -184,23 +184,24 @@ typedef long zero_t;
 // The integer products (MATRIX_MULTIPLY_INTEGER and the quantized ones, 8-bit operands) keep B's zero point out of
 // the panel: B enters it lifted to 0..255 (b + LIFT_B, LIFT_B 128 for a signed B), and per output
 //   sum_k (a_k - za)(b_k - zb) = sum_k (a_k - za)(b_k + LIFT_B) - (zb + LIFT_B) sum_k (a_k - za),
-// the second term subtracted once in the epilogue from each row's sum of its A operands (ROW_SUM). Both sides are
-// the same integer, so they agree modulo 2^32 too, where the uint arithmetic computes them. So a contiguous row of B
-// is a plain widening copy, and each multiply is an 8-bit unsigned panel value (masked to 0xFF: the compiler then
-// knows its upper 17 bits are 0) by a 9-bit signed A operand: LLVM's x86 backend turns such 32-bit multiplies into
-// vpmaddwd, one fast instruction, where a general one is vpmulld. The float products read B as it is.
+// the second term subtracted once in the epilogue from each row's sum of its A operands (ROW_SUM) times the tile's
+// column_zeros (zb + LIFT_B per column, read once a tile). Both sides are the same integer, so they agree modulo
+// 2^32 too, where the uint arithmetic computes them. So a contiguous row of B is a plain widening copy, and each
+// multiply is an 8-bit unsigned panel value (masked to 0xFF: the compiler then knows its upper 17 bits are 0) by a
+// 9-bit signed A operand: LLVM's x86 backend turns such 32-bit multiplies into vpmaddwd, one fast instruction, where
+// a general one is vpmulld. The float products read B as it is.
 #define INTEGER_PANEL (OPERATOR == MATRIX_MULTIPLY_INTEGER || QUANTIZED)
 #if INTEGER_PANEL
 #define LIFT_B ((B_T)0x80 < 0 ? 128 : 0)
 #define PANEL_VALUE(x, b0, b1, n) ((acc_t)((int)(x) + LIFT_B))
 #define PANEL_LANES(p) ((p) & (acc8_t)0xFF)
 #define ROW_SUM(sum, a) ((sum) += (a))
-#define FOLDED(acc, row_sum, b0, b1, n) ((acc) - (acc_t)((int)B_ZERO(b0, b1, n) + LIFT_B) * (row_sum))
+#define FOLDED(acc, row_sum, j) ((acc) - column_zeros[j] * (row_sum))
 #else
 #define PANEL_VALUE(x, b0, b1, n) OPERAND(x, B_ZERO(b0, b1, n))
 #define PANEL_LANES(p) (p)
 #define ROW_SUM(sum, a) ((void)0)
-#define FOLDED(acc, row_sum, b0, b1, n) (acc)
+#define FOLDED(acc, row_sum, j) (acc)
 #endif
 
 // ------------------------------------------------------------------------------------- the kernel
@@ -231,6 +232,11 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
         const ulong b0 = rest / row_tiles / batch1, b1 = rest / row_tiles % batch1;
         const ulong m0 = rest % row_tiles * CPU_ROWS, n0 = column_tile * CPU_COLUMNS;
         const ulong tile_rows = MIN_OF((ulong)CPU_ROWS, rows - m0), tile_columns = MIN_OF((ulong)CPU_COLUMNS, columns - n0);
+#if INTEGER_PANEL
+        acc_t column_zeros[CPU_COLUMNS];
+        for (int j = 0; j < CPU_COLUMNS; ++j)
+            column_zeros[j] = (acc_t)((int)B_ZERO(b0, b1, n0 + MIN_OF((ulong)j, tile_columns - 1)) + LIFT_B);
+#endif
         for (int r = 0; r < CPU_ROWS; ++r) {
             row_sums[r] = 0;
             for (int v = 0; v < CPU_VECTORS; ++v)
@@ -299,7 +305,7 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
         for (ulong r = 0; r < tile_rows; ++r) {
             const acc_t *row = (const acc_t *)sums[r];
             for (ulong j = 0; j < tile_columns; ++j)
-                EPILOGUE(FOLDED(row[j], row_sums[r], b0, b1, n0 + j), b0, b1, m0 + r, n0 + j);
+                EPILOGUE(FOLDED(row[j], row_sums[r], j), b0, b1, m0 + r, n0 + j);
         }
     }
 #else
