@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python benchmarks/bench_onnx_ops.py --devices 0,1     # 16M float32 on PoCL and Intel, minutes
     .venv/bin/python benchmarks/bench_onnx_ops.py --quick           # 64K elements, few repeats: a smoke run
+    .venv/bin/python benchmarks/bench_onnx_ops.py --devices 0,1 --before /tmp/base --models Relu,"Round 1K"
 
 Each model is one node on a (rows, 1024) float32 input (Softmax normalises each row of 1024), but for the chain
 (GELU written as Div-Erf-Add-Mul-Mul, which dmlpy fuses into one kernel and onnxruntime runs as five) and the
@@ -12,11 +13,17 @@ onnxruntime's ``session.run(None, {"x": x})`` (its CPU provider, 2 intra-op thre
 cores), taking turns sample by sample (bench_round.measure_together), medians. The ratio is onnxruntime's time
 over dmlpy's (above 1: dmlpy faster). Each model's results are compared first: exact operators must agree to
 the bit, the others are reported as their largest difference relative to the largest result.
+
+``--before ROOT`` adds a column: the same model run through the graph calls of another checkout (``git worktree add
+/tmp/base REV``): its ``dmlpy/runtime/graph_calls.py`` is loaded and given to a second prepared model, which takes
+turns with the other two. The kernels, the ONNX layer and everything under the graph call are this checkout's, so
+the column isolates what a change to the graph calls (dmlpy/runtime/graph_*.py) did.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -127,7 +134,21 @@ def difference(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> float:
     return float(np.max(np.abs(wide_got - wide_want)) / max(float(np.max(np.abs(wide_want))), 1e-30))
 
 
-def measured(runtime: Dml, model: Model, n: int, quick: bool, session_options: Any) -> dict[str, Any]:
+def graph_calls_of(root: Path) -> Any:
+    """The GraphCalls class of the checkout at ``root`` (its dmlpy/runtime/graph_calls.py over this checkout's
+    dmlpy), for the ``--before`` column."""
+    spec = importlib.util.spec_from_file_location("before_graph_calls", root / "dmlpy" / "runtime" / "graph_calls.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"--before: no dmlpy/runtime/graph_calls.py under {root}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.GraphCalls
+
+
+def measured(
+    runtime: Dml, model: Model, n: int, quick: bool, session_options: Any, before: Any = None
+) -> dict[str, Any]:
     import onnxruntime as ort
 
     from dmlpy.onnx import backend
@@ -144,14 +165,20 @@ def measured(runtime: Dml, model: Model, n: int, quick: bool, session_options: A
     error = difference(got, want)
     if model.exact and error:
         raise SystemExit(f"{model.name}: dmlpy and onnxruntime differ by {error:.3g} on an exact operator")
+    del got, want  # not held: a repeated run may compute into its pooled output again
     calls: dict[str, Callable[[], object]] = {
         "onnxruntime": lambda: session.run(None, feeds),
         "dmlpy": lambda: rep.run(arrays),
     }
+    if before is not None:
+        earlier = backend.DmlBackend.prepare(serialized, dml_device=runtime.device)
+        earlier.run(arrays)  # compiled, then run through the other checkout's graph calls
+        earlier.compiled_graphs[0]._calls = before()
+        calls["before"] = lambda: earlier.run(arrays)
     quick_budget = Budget(min_samples=3, max_samples=5, seconds=0.05, sample_seconds=2e-4)
     timings = measure_together(calls, quick_budget if quick else budget_for(4 * elements * 2, quick))
     ort_s, dml_s = timings["onnxruntime"].seconds, timings["dmlpy"].seconds
-    return {
+    row = {
         "model": model.name,
         "elements": elements,
         "kernels": rep.compiled_graphs[0].kernel_count,
@@ -160,15 +187,19 @@ def measured(runtime: Dml, model: Model, n: int, quick: bool, session_options: A
         "ratio": ort_s / dml_s,
         "relative_difference": error,
     }
+    if before is not None:
+        row |= {"before_s": timings["before"].seconds, "ratio_before": ort_s / timings["before"].seconds}
+    return row
 
 
 def print_row(row: dict[str, Any], label: str) -> None:
     def ms(seconds: float) -> str:
         return f"{seconds * 1e3:9.3f}" if seconds >= 1e-3 else f"{seconds * 1e6:7.1f}us"
 
+    before = f" {ms(row['before_s'])} {row['ratio_before']:6.2f}" if "before_s" in row else ""
     print(
         f"{label:8} {row['model']:15} {row['elements']:>9} {row['kernels']:>3} {ms(row['onnxruntime_s'])} "
-        f"{ms(row['dmlpy_s'])} {row['ratio']:6.2f} {row['relative_difference']:9.2g}",
+        f"{ms(row['dmlpy_s'])} {row['ratio']:6.2f} {row['relative_difference']:9.2g}{before}",
         flush=True,
     )
 
@@ -179,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devices", help="indices from `dmlpy devices`, comma-separated (default: the default one)")
     parser.add_argument("--quick", action="store_true", help="64K elements and few repeats: a smoke run")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/onnx-ops-<time>.json)")
+    parser.add_argument("--models", help="the models to run, comma-separated names (default: every one)")
+    parser.add_argument("--before", type=Path, help="a checkout whose graph calls run as a column beside (see above)")
     args = parser.parse_args(argv)
     import onnxruntime as ort
 
@@ -190,15 +223,18 @@ def main(argv: list[str] | None = None) -> int:
     # Its worker threads otherwise spin after each run, taking the cores from the dmlpy call measured next.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     indices: list[int | None] = [None] if args.devices is None else [int(i) for i in args.devices.split(",")]
+    chosen = models(n) if args.models is None else [m for m in models(n) if m.name in args.models.split(",")]
+    before = None if args.before is None else graph_calls_of(args.before)
     rows, metas = [], []
     print(
         f"{'device':8} {'model':15} {'elements':>9} {'k':>3} {'ort ms':>9} {'dmlpy ms':>9} {'ort/dml':>6} {'diff':>9}"
+        + (f" {'before ms':>9} {'ort/bef':>6}" if before is not None else "")
     )
     for index in indices:
         runtime = Dml(index)
         metas.append(run_meta(runtime, n))
-        for model in models(n):
-            row = measured(runtime, model, n, args.quick, options) | {"device": runtime_label(runtime)}
+        for model in chosen:
+            row = measured(runtime, model, n, args.quick, options, before) | {"device": runtime_label(runtime)}
             rows.append(row)
             print_row(row, row["device"])
     path = write_results(args.json, "onnx-ops", {"meta": metas, "rows": rows}, indent=1)

@@ -230,13 +230,12 @@ def _as_read(array: np.ndarray[Any, Any], desc: BufferTensorDesc) -> np.ndarray[
     A masked array's mask is read the same way."""
     if isinstance(array, np.ma.MaskedArray):
         return np.ma.MaskedArray(_as_read(np.ma.getdata(array), desc), _as_read(np.ma.getmaskarray(array), desc))
+    if desc.strides is None and array.flags.c_contiguous and array.size == math.prod(desc.sizes):
+        return array.reshape(desc.sizes)  # packed: one view, for a tenth of the strided view's cost below
     flat = np.ascontiguousarray(array).reshape(-1)
-    if desc.strides is None and flat.size == math.prod(desc.sizes):
-        return flat.reshape(desc.sizes)  # packed: the strided view below, for a tenth of its cost
     strides = desc.effective_strides
     assert sum((n - 1) * s for n, s in zip(desc.sizes, strides, strict=True)) < max(flat.size, 1)
-    # As writeable as the array: the call only reads it, and binds a writeable array in place (a read-only one is
-    # refused there by pyopencl's host buffer).
+    # As writeable as the array: the call only reads it.
     byte_strides = [s * flat.itemsize for s in strides]
     read = np.lib.stride_tricks.as_strided(flat, desc.sizes, byte_strides, writeable=flat.flags.writeable)
     return read[tuple(slice(None) if stride else slice(0, 1) for stride in strides)]

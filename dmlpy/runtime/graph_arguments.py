@@ -94,28 +94,31 @@ def _described(desc: BufferTensorDesc) -> str:
     return f"{desc.data_type.name} of Sizes {list(desc.sizes)}{strides}"
 
 
+def _wanted(desc: BufferTensorDesc) -> str:
+    return f"the input is {_described(desc)}"  # written only for a refusal: a call that fits spends nothing on it
+
+
 def _misfit(value: object, desc: BufferTensorDesc, compiled: CompiledGraph) -> str | None:
     """Why ``value`` cannot be bound as a graph input of ``desc``; None when it can."""
-    wanted = f"the input is {_described(desc)}"
     if isinstance(value, Buffer):
         return "it was released" if value.released else None  # the binding table checks its size and device
     if is_device_array(value):
         if is_nibble(desc.data_type):
             return (
-                f"{wanted}; a pyopencl array holds one element a byte, and the input two: give a NumPy array of "
+                f"{_wanted(desc)}; a pyopencl array holds one element a byte, and the input two: give a NumPy array of "
                 "ml_dtypes' 4-bit type"
             )
         if value.context != compiled.device.context:  # type: ignore[attr-defined]
             return "it lives in another OpenCL context than the graph's device; make it on device.queue"
         if not packed(desc) or not value.flags.c_contiguous:  # type: ignore[attr-defined]
             return (
-                f"{wanted}; a pyopencl array is bound where it lies, so it must be C-contiguous and the input "
+                f"{_wanted(desc)}; a pyopencl array is bound where it lies, so it must be C-contiguous and the input "
                 "packed (no Strides): give a NumPy array instead"
             )
     elif not isinstance(value, np.ndarray | np.generic):
-        return f"{wanted}; give an array"
+        return f"{_wanted(desc)}; give an array"
     if value.dtype != numpy_type(desc):  # type: ignore[attr-defined]
-        return f"{wanted}, whose NumPy dtype is {numpy_type(desc)}; convert it (x.astype(np.{numpy_type(desc)}))"
+        return f"{_wanted(desc)}, whose NumPy dtype is {numpy_type(desc)}; convert it (x.astype(np.{numpy_type(desc)}))"
     if not _fits(tuple(value.shape), desc):  # type: ignore[attr-defined]
-        return f"{wanted}; give an array of that shape"
+        return f"{_wanted(desc)}; give an array of that shape"
     return None

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dmlpy.binding import BufferBinding
+from dmlpy.enums import DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from dmlpy.runtime.binding_table import BindingTable
 from dmlpy.runtime.buffer import Buffer, allocate, wrappable_memory
 from dmlpy.runtime.device_base import DeviceBase
@@ -50,7 +51,16 @@ from dmlpy.runtime.graph_arguments import (
     packed,
     refuse_4_bit_device_outputs,
 )
-from dmlpy.runtime.graph_host import HostInputs, bound_as_is, coherent, host_buffer, hosted, input_alignment, write
+from dmlpy.runtime.graph_host import (
+    HostInputs,
+    bound_as_is,
+    coherent,
+    host_buffer,
+    hosted,
+    input_alignment,
+    own_binding,
+    write,
+)
 from dmlpy.runtime.graph_masks import masks_of_outputs, unmasked
 from dmlpy.runtime.graph_outputs import OutputPool, Pooled
 from dmlpy.runtime.recorder import CheckedDispatch, CommandRecorder
@@ -152,7 +162,7 @@ class GraphCalls:
                     )
                 ]
                 outputs = [
-                    _made(entry.buffer if entry is not None else kept)  # type: ignore[arg-type]  # kept: not None
+                    entry.binding if entry is not None else own_binding(kept)  # type: ignore[arg-type]  # kept: not None
                     for kept, entry in zip(self._outputs, pooled, strict=True)
                 ]
             checked = self._checked(compiled, inputs, outputs, own=not on_device and _numpy_only(arguments))
@@ -174,7 +184,7 @@ class GraphCalls:
                         assert kept is not None, "an output not hosted has its kept buffer"
                         results.append(kept.read(dtype, desc.sizes))
                     else:
-                        coherent(device, entry.buffer, event)
+                        coherent(device, entry.binding.buffer, event)  # type: ignore[arg-type]  # a Buffer
                         results.append(entry.array)
         if on_device:
             for array in results:
@@ -215,7 +225,7 @@ class GraphCalls:
             for desc, is_hosted in zip(facts.outputs, facts.outputs_hosted, strict=True)
         ]
         size = compiled.get_binding_properties().temporary_resource_size
-        self._temporary = _made(allocate(device, size)) if size else None
+        self._temporary = own_binding(allocate(device, size)) if size else None
         return BindingTable(device, compiled)
 
     def _binding(
@@ -233,30 +243,24 @@ class GraphCalls:
         ``bound_as_is``), else through the buffer kept for the input (made at its first NumPy argument). A call
         ``on_device`` returns before its kernels have read a NumPy input, so its host buffer holds the array
         alive; otherwise the call waits for them, and the host buffer kept for the array (``HostInputs``) holds
-        only a weak reference."""
+        only a weak reference and starts at ``alignment``'s multiple below the array, so that any array from a
+        bindable start is read where it lies."""
         if isinstance(value, Buffer):
             return BufferBinding(value)
         if is_device_array(value):
             return _wrapped(device, value)
-        if packed and bound_as_is(device, value, desc, alignment):
-            if on_device:
-                return _made(host_buffer(device, value, written=False))
-            return _made(self._host_inputs.buffer(device, index, value))  # read where it lies: no copy
+        if packed and on_device and bound_as_is(device, value, desc, alignment):
+            return own_binding(host_buffer(device, value, written=False))
+        if packed and not on_device and bound_as_is(device, value, desc, DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT):
+            return self._host_inputs.binding(device, index, value, alignment)  # read where it lies: no copy
         buffer = self._inputs.get(index)
         if buffer is None:
             buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
-        return _made(buffer)
+        return own_binding(buffer)
 
 
 def _numpy_only(arguments: Sequence[Any]) -> bool:
     return all(isinstance(value, np.ndarray | np.generic) for value in arguments)
-
-
-def _made(buffer: Buffer) -> BufferBinding:
-    """A binding of the whole of a buffer the call made itself (so live and of this device): pydantic's checks of
-    a caller's binding, which cost more than the rest of the binding, have nothing to find in it. The binding
-    table still checks its size against the tensor's."""
-    return BufferBinding.model_construct(buffer=buffer, offset=0, size_in_bytes=None)
 
 
 def _new_device_array(device: DeviceBase, desc: BufferTensorDesc) -> cl_array.Array:

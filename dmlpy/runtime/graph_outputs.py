@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dmlpy.binding import BufferBinding
 from dmlpy.runtime.buffer import Buffer
 from dmlpy.runtime.device_base import DeviceBase
-from dmlpy.runtime.graph_host import HOST_ALIGNMENT, host_buffer
+from dmlpy.runtime.graph_host import HOST_ALIGNMENT, host_buffer, own_binding
 from dmlpy.tensor import BufferTensorDesc
 
 POOLED_PER_OUTPUT = 3
@@ -37,10 +38,10 @@ def _references(array: npt.NDArray[Any]) -> tuple[int, int]:
 
 @dataclass
 class Pooled:
-    """A hosted output's array and the host buffer over its memory."""
+    """A hosted output's array and the binding of the host buffer over its memory."""
 
     array: npt.NDArray[Any]
-    buffer: Buffer
+    binding: BufferBinding
     unheld: tuple[int, int] = field(default=(0, 0))
     """``_references`` while only the pool holds the array (measured when it is made)."""
 
@@ -68,7 +69,9 @@ class OutputPool:
 
 
 def _made(device: DeviceBase, desc: BufferTensorDesc, dtype: np.dtype[Any]) -> Pooled:
-    entry = Pooled(*_host_array(device, desc, dtype))
+    array, buffer = _host_array(device, desc, dtype)
+    entry = Pooled(array, own_binding(buffer))
+    del array
     entry.unheld = _references(entry.array)  # the entry alone holds it now: the maker's names are gone
     return entry
 
