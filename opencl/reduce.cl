@@ -1,6 +1,6 @@
 // reduce.cl: DirectML's REDUCE (its twelve functions), ARGMIN and ARGMAX (dmlpy/ops/reduction.py; laid out by
 // dmlpy/kernels/reduction.py): each group of input elements that share their coordinates outside Axes gives one
-// output element, one work-item per group (reduction_walk.h).
+// output element, one work-item per group (reduction_walk.h) or per band of adjacent groups.
 //
 // FUNCTION is DML_REDUCE_FUNCTION's value (ARGMIN and ARGMAX operators: 1 and 0, with LAST_INDEX for
 // AxisDirection DECREASING). INPUT_T and OUTPUT_T are the tensors' storage types (a FLOAT16 tensor as its bits,
@@ -12,8 +12,7 @@
 //   SUM, AVERAGE, L1, SUM_SQUARE, L2, LOG_SUM   floats: a blocked compensated sum (compensated.h) of x, |x| or x^2 (x^2's
 //                    rounding error, fma(x, x, -x^2), joins the compensation), then / N, sqrt or log. Integers
 //                    (SUM, L1, SUM_SQUARE): modulo 2^width, as ELEMENT_WISE_ADD wraps.
-//   LOG_SUM_EXP      maximum + log of the compensated sum of exp(x - maximum), in one pass (log_sum_exp: the terms
-//                    against a reference moved up by at least RESCALE_GAP at a time).
+//   LOG_SUM_EXP      maximum + log of the compensated sum of exp(x - maximum), in two passes (reduce_log_sum_exp.h).
 //   MULTIPLY         a serial product (floats: relative error at most (N - 1) u; integers: modulo 2^width).
 //   MIN, MAX         exact; a NaN in the group gives NaN (np.min, np.max).
 //   ARGMIN, ARGMAX   the index within the group, in row-major order of the reduced axes, of the first extreme
@@ -24,14 +23,16 @@
 //   LANES_WALK   one group whose one reduced dimension is contiguous in the input, at least 8 long: eight
 //                consecutive elements a load, element i in lane i % 8 (eight independent chains, which a CPU runs
 //                side by side where one chain of dependent additions bounds a serial walk), the lanes combined and
-//                the tail after the last whole eight taken serially.
-//   BANDS_WALK   BAND (16) adjacent groups along the innermost kept dimension, contiguous in the input: two vectors of
-//                eight a step read one element of each, walking down the reduced dimensions, so memory is read in
-//                rows where a work-item per group would stride through it; a band cut short by the row's end is
-//                walked one group at a time (SCALAR_WALK).
-// Both vector walks serve the float functions but LOG_SUM_EXP; they change the order of a sum or a product, never
-// its bound (compensated.h's lanes keep every rounding error), nor which index ARGMIN and ARGMAX return (lanes are
-// combined by value, then by index).
+//                the tail after the last whole eight taken serially. LOG_SUM_EXP: its terms EXP_RUN at a time.
+//   BANDS_WALK   up to BAND adjacent groups along the innermost kept dimension, contiguous in the input: a row of
+//                the band, one vector of eight per eight groups, is read a step, walking down the reduced
+//                dimensions, so each step reads BAND floats in a run where a work-item per group would read one
+//                (docs/performance.md, Reductions, says what the width gained); each lane is one group, its
+//                elements in the group's order. The groups after the band's last whole eight are walked one at a
+//                time (SCALAR_WALK).
+// The vector walks serve the float functions (LOG_SUM_EXP LANES_WALK only); they change the order of a sum or a
+// product, never its bound (compensated.h's lanes keep every rounding error), nor which index ARGMIN and ARGMAX
+// return (lanes are combined by value, then by index).
 //
 // Every element is read through element_at (lanes_at: eight of them) and every result stored through
 // store_result: the input and the output, or under FUSED 1 a graph's group anchored by the reduction (anchored.h),
@@ -71,7 +72,7 @@
 #define COMBINE 0  // 1: its second launch, reduce_combine
 #endif
 #ifndef BAND
-#define BAND 16u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
+#define BAND 64u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
 #endif
 #define SCALAR_WALK 0
 #define LANES_WALK 1
@@ -82,30 +83,6 @@
 #define EXTREME (FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN)
 #define SUMMED (FUNCTION == SUM || FUNCTION == AVERAGE || FUNCTION == L1 || FUNCTION == SUM_SQUARE || \
                 FUNCTION == L2 || FUNCTION == LOG_SUM)
-
-
-#if EXTREME || FUNCTION == LOG_SUM_EXP
-// Whether x replaces the extreme so far (best): a NaN is the extreme, the first one (or, LAST_INDEX, the last).
-// MAX, MIN and LOG_SUM_EXP's maximum take the first (LAST_INDEX 0).
-#if FUNCTION == ARGMIN || FUNCTION == MIN
-#define BEYOND(x, best) ((x) < (best))
-#else
-#define BEYOND(x, best) ((x) > (best))
-#endif
-#if FLOAT_VALUES
-#if LAST_INDEX
-#define REPLACES(x, best) (isnan(x) || (!isnan(best) && ((x) == (best) || BEYOND(x, best))))
-#else
-#define REPLACES(x, best) (!isnan(best) && (isnan(x) || BEYOND(x, best)))
-#endif
-#else
-#if LAST_INDEX
-#define REPLACES(x, best) ((x) == (best) || BEYOND(x, best))
-#else
-#define REPLACES(x, best) BEYOND(x, best)
-#endif
-#endif
-#endif
 
 #if FLOAT_VALUES
 typedef float value_t;
@@ -152,410 +129,17 @@ static inline void store_result(const Tensors *t, result_t result, const ulong *
 }
 #endif
 
-#if FLOAT_VALUES && SUMMED
-// Takes x's term (x, |x| or x^2) into the sum.
-static inline void sum_take(BlockedSum *sum, float x)
-{
-#if FUNCTION == L1
-    blocked_add(sum, fabs(x));
-#elif FUNCTION == SUM_SQUARE || FUNCTION == L2
-    const float square = x * x;
-    sum->block.compensation += fma(x, x, -square);  // exact: the square's rounding error
-    blocked_add(sum, square);
-#else
-    blocked_add(sum, x);
-#endif
-}
-
-// The function's result from the sum of a group of `length` terms.
-static inline float sum_result(BlockedSum sum, ulong length)
-{
-    const float total = blocked_total(sum);
-#if FUNCTION == AVERAGE
-    return total / (float)length;
-#elif FUNCTION == L2
-    return sqrt(total);
-#elif FUNCTION == LOG_SUM
-    return log_float(total);
-#else
-    return total;
-#endif
-}
-#endif
-
-#if FUNCTION == LOG_SUM_EXP
-// LOG_SUM_EXP in one pass: the terms exp(x - reference) summed compensated (compensated.h), the reference the
-// group's first element, moved up to x only where x passes it by more than RESCALE_GAP, the sum then scaled by
-// exp(reference - x). Terms stay below e^RESCALE_GAP (no overflow below 2^70 elements); each move multiplies the
-// earlier sum by less than e^-RESCALE_GAP, so the rounding of the moves (a few u each) adds up to a few u of the
-// sum, not one per new maximum as a running maximum's rescaling would. x - reference is carried exactly
-// (exact_difference); exp_of is compensated.h's, float_math.h's exp.
-#define RESCALE_GAP 32.0f
-
-static inline void scale_sum(BlockedSum *sum, float factor)
-{
-    sum->total.sum *= factor;
-    sum->total.compensation *= factor;
-    sum->block.sum *= factor;
-    sum->block.compensation *= factor;
-}
-
-// maximum + log(sum of exp(x - maximum)), the sum the reference's times exp(reference - maximum), which lies in
-// [e^-RESCALE_GAP, 1]: NaN, +inf, or every element -inf give the maximum itself.
-static inline float log_sum_exp(const Tensors *t, Cursor cursor, const Groups *g)
-{
-    float reference = element_at(t, cursor.at, 0), maximum = reference;
-    BlockedSum sum = blocked_sum();
-    blocked_add(&sum, reference > -INFINITY ? 1.0f : 0.0f);  // the first element's own term, exp(0)
-    for (ulong i = 1; i < g->length; ++i) {
-        cursor_next(&cursor, g);
-        const float x = element_at(t, cursor.at, 0);
-        if (REPLACES(x, maximum)) {
-            maximum = x;
-        }
-        if (x - reference > RESCALE_GAP) {  // false for NaN; from a -inf reference, any finite x
-            scale_sum(&sum, exp_of(exact_difference(reference, x)));
-            reference = x;
-        }
-        if (x > -INFINITY) {  // a -inf term is 0, also against a -inf reference (where x - reference is NaN)
-            blocked_add(&sum, exp_of(exact_difference(x, reference)));
-        }
-    }
-    if (!isfinite(maximum)) {
-        return maximum;
-    }
-    return maximum + log_float(blocked_total(sum) * exp_of(exact_difference(reference, maximum)));
-}
-#endif
-
-// The group's result, from a cursor on its first element; `index` is the extreme's (ARGMIN, ARGMAX).
-static inline value_t reduce_group(const Tensors *t, Cursor cursor, const Groups *g, ulong *index)
-{
-    *index = 0;
-#if FUNCTION == LOG_SUM_EXP
-    return log_sum_exp(t, cursor, g);
-#else
-    const value_t first = element_at(t, cursor.at, 0);
-#endif
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FUNCTION == MAX || FUNCTION == MIN
-    value_t best = first;
-    for (ulong i = 1; i < g->length; ++i) {
-        cursor_next(&cursor, g);
-        const value_t x = element_at(t, cursor.at, 0);
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN || FLOAT_VALUES
-        // MAX and MIN too: a NaN stays.
-        if (REPLACES(x, best)) {
-            best = x;
-            *index = i;
-        }
-#else
-        best = FUNCTION == MIN ? min(best, x) : max(best, x);
-#endif
-    }
-    return best;
-#elif FUNCTION == LOG_SUM_EXP
-#elif FLOAT_VALUES && FUNCTION == MULTIPLY
-    float product = first;
-    for (ulong i = 1; i < g->length; ++i) {
-        cursor_next(&cursor, g);
-        product *= element_at(t, cursor.at, 0);
-    }
-    return product;
-#elif FLOAT_VALUES
-    BlockedSum sum = blocked_sum();
-    for (ulong i = 0; i < g->length; ++i) {
-        sum_take(&sum, i == 0 ? first : (cursor_next(&cursor, g), element_at(t, cursor.at, 0)));
-    }
-    return sum_result(sum, g->length);
-#else
-    // Integers: SUM, L1, SUM_SQUARE, MULTIPLY modulo 2^width, in the unsigned type of the width.
-    UVALUE_T total = (UVALUE_T)0;
-    for (ulong i = 0; i < g->length; ++i) {
-        const value_t x = i == 0 ? first : (cursor_next(&cursor, g), element_at(t, cursor.at, 0));
-        const UVALUE_T bits = (UVALUE_T)x;
-#if FUNCTION == MULTIPLY
-        total = i == 0 ? bits : (UVALUE_T)(total * bits);
-#elif FUNCTION == SUM_SQUARE
-        total += (UVALUE_T)(bits * bits);
-#elif FUNCTION == L1 && VALUE_SIGNED
-        // elementwise_ops.h's integer ABS (|MIN| is MIN's bits, 2^(width-1): the right sum modulo 2^width), not the
-        // select x < 0 ? -x : x, which clang makes llvm.abs, an intrinsic Oclgrind cannot run.
-        total += (UVALUE_T)ABS_OF(VALUE_T, x);
-#else
-        total += bits;
-#endif
-    }
-    return (value_t)total;
-#endif
-}
-
+#include "reduce_serial.h"
 #if WALK != SCALAR_WALK
-// Eight consecutive elements from `at`, the list of a vector literal ((float8)LOAD8(at)): LLVM merges the eight
-// loads into one unaligned load.
-#define LOAD8(at) ((at)[0], (at)[1], (at)[2], (at)[3], (at)[4], (at)[5], (at)[6], (at)[7])
-
-// The vector walks' arithmetic: a state of eight lanes (lanes_*: lanes_first starts it with eight elements, their
-// indices within their groups, lanes_take takes eight more) and the scalar state of one group's result (state_*:
-// from one lane, taking another lane's, taking one more element, the result). Floats but LOG_SUM_EXP only.
-//
-// Written with vector operators, not the built-ins that mean the same (vload8, fabs, isnan, isless, select): PoCL
-// (5.0, its kernel library) ran those one lane at a time, LLVM the operators as AVX2 instructions. A SUM over the
-// innermost axis of (4096, 4096) FLOAT32 took 25.7 ms with the built-ins, 15.4 with fabs and the select written as
-// operators (compensated.h), 3.5 with the eight loads too (a read of the input: 3.0-3.3 ms); Intel's runtime ran
-// both alike (3.0 ms).
-#if DML_FLOAT16
-static inline float8 load_lanes(__global const INPUT_T *at)
-{
-    return half_bits_to_float8((ushort8)LOAD8(at));
-}
-#else
-static inline float8 load_lanes(__global const INPUT_T *at)
-{
-    return (float8)LOAD8(at);
-}
+#include "reduce_lanes.h"
+#endif
+#if FUNCTION == LOG_SUM_EXP
+#include "reduce_log_sum_exp.h"
+#elif WALK != SCALAR_WALK
+#include "reduce_records.h"
 #endif
 
-// The eight elements from at[k] + i of each tensor read.
-static inline float8 lanes_at(const Tensors *t, const ulong *at, ulong i)
-{
-#if FUSED
-    FUSED_LANES(t, at, i)
-#else
-    return load_lanes(t->input + at[0] + i);
-#endif
-}
-
-#if SUMMED
-// x^2 - square, square = x * x rounded, exactly. On PoCL (DML_ELEMENTWISE_BUILTINS, as float_math.h's FMA) fma on a
-// float8 is a library call run one lane at a time, so there Dekker's exact product: x split (Veltkamp, by 2^12 + 1)
-// into halves of 12 bits whose products round nowhere; exact wherever x^2 is a normal float (where it underflows
-// both lose below 2^-149 a term; past |x| = 2^115, x^2 is infinite already, the error NaN, and compensated_total
-// returns the plain, infinite, sum). Elsewhere fma, one vfmadd. L2 of 16M in one group: PoCL 9.6-9.8 ms with fma,
-// 5.1-5.8 with Dekker; Intel's runtime 4.1-4.6 with fma, 5.1-5.2 with Dekker.
-static inline float8 square_error(float8 x, float8 square)
-{
-#ifdef DML_ELEMENTWISE_BUILTINS
-    const float8 scaled = x * 4097.0f;
-    const float8 high = scaled - (scaled - x);
-    const float8 low = x - high;
-    return ((high * high - square) + 2.0f * high * low) + low * low;
-#else
-    return fma(x, x, -square);
-#endif
-}
-
-typedef BlockedLanes lanes_t;
-typedef BlockedSum state_t;
-
-static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
-{
-#if FUNCTION == L1
-    blocked_lanes_add(lanes, fabs(x));
-#elif FUNCTION == SUM_SQUARE || FUNCTION == L2
-    const float8 square = x * x;
-    lanes->block.compensation += square_error(x, square);  // exact: the squares' rounding errors
-    blocked_lanes_add(lanes, square);
-#else
-    blocked_lanes_add(lanes, x);
-#endif
-}
-
-static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
-{
-    blocked_lanes(lanes);
-    lanes_take(lanes, x, index);
-}
-
-static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    blocked_take_lane(s, lanes, lane);
-}
-
-static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    *s = blocked_sum();
-    blocked_take_lane(s, lanes, lane);
-}
-
-static inline void state_take(state_t *s, float x, ulong index)
-{
-    sum_take(s, x);
-}
-
-static inline float state_result(state_t s, ulong length)
-{
-    return sum_result(s, length);
-}
-#elif EXTREME
-typedef struct {
-    float8 best;
-    uint8 index;  // within the group: the walks run only where a group has fewer than 2^32 elements
-} lanes_t;
-typedef struct {
-    float best;
-    ulong index;
-} state_t;
-
-static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
-{
-    lanes->best = x;
-    lanes->index = index;
-}
-
-// REPLACES, lane by lane (a comparison's true is -1 in every bit, so masks combine bitwise).
-static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
-{
-    const int8 nan_x = x != x, nan_best = lanes->best != lanes->best;
-#if FUNCTION == ARGMIN || FUNCTION == MIN
-    const int8 beyond = x < lanes->best;
-#else
-    const int8 beyond = x > lanes->best;
-#endif
-#if LAST_INDEX
-    const int8 replaces = nan_x | (~nan_best & ((x == lanes->best) | beyond));
-#else
-    const int8 replaces = ~nan_best & (nan_x | beyond);
-#endif
-    lanes->best = replaces ? x : lanes->best;
-    lanes->index = replaces ? index : lanes->index;
-}
-
-static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    float best[8];
-    uint index[8];
-    vstore8(lanes->best, 0, best);
-    vstore8(lanes->index, 0, index);
-    s->best = best[lane];
-    s->index = index[lane];
-}
-
-// Lanes hold elements out of their order in the group: another lane's extreme wins by value, and where the values
-// tie (or both are NaN) by index, the smaller (LAST_INDEX: the larger).
-static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    state_t other;
-    state_from_lane(&other, lanes, lane);
-    const bool tie = other.best == s->best || (isnan(other.best) && isnan(s->best));
-    const bool later = other.index > s->index;
-    if (tie ? later == (bool)LAST_INDEX : (isnan(other.best) || (!isnan(s->best) && BEYOND(other.best, s->best)))) {
-        *s = other;
-    }
-}
-
-// An element after every one the state has seen.
-static inline void state_take(state_t *s, float x, ulong index)
-{
-    if (REPLACES(x, s->best)) {
-        s->best = x;
-        s->index = index;
-    }
-}
-
-static inline float state_result(state_t s, ulong length)
-{
-    return s.best;
-}
-#elif FUNCTION == MULTIPLY
-typedef float8 lanes_t;
-typedef float state_t;
-
-static inline void lanes_first(lanes_t *lanes, float8 x, uint8 index)
-{
-    *lanes = x;
-}
-
-static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
-{
-    *lanes *= x;
-}
-
-static inline void state_from_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    float product[8];
-    vstore8(*lanes, 0, product);
-    *s = product[lane];
-}
-
-static inline void state_take_lane(state_t *s, const lanes_t *lanes, int lane)
-{
-    state_t other;
-    state_from_lane(&other, lanes, lane);
-    *s *= other;
-}
-
-static inline void state_take(state_t *s, float x, ulong index)
-{
-    *s *= x;
-}
-
-static inline float state_result(state_t s, ulong length)
-{
-    return s;
-}
-#endif
-
-#if PARTIAL
-// A split reduction's first launch (dmlpy/kernels/reduce_split.py): a chunk's state as a record of two words in
-// the temporary (OUTPUT_T uint), the sum and compensation unrounded, the extreme with its index within the chunk,
-// or the product, so that the combine keeps the one walk's bound and first index.
-#if WALK != LANES_WALK
-#error "PARTIAL: a chunk is walked by LANES_WALK only"
-#endif
-static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
-{
-#if SUMMED
-    BlockedSum folded = *s;
-    blocked_fold(&folded);
-    t->output[at[1]] = as_uint(folded.total.sum);
-    t->output[at[1] + 1] = as_uint(folded.total.compensation);
-#elif EXTREME
-    t->output[at[1]] = as_uint(s->best);
-    t->output[at[1] + 1] = (uint)s->index;
-#else
-    t->output[at[1]] = as_uint(*s);
-    t->output[at[1] + 1] = 0u;
-#endif
-}
-#else
-static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
-{
-#if FUNCTION == ARGMAX || FUNCTION == ARGMIN
-    store_result(t, s->index, at);
-#else
-    store_result(t, state_result(*s, length), at);
-#endif
-}
-#endif
-
-#if COMBINE
-// A split reduction's second launch: chunk c's record (PARTIAL's) into the state of chunks 0 .. c - 1. Sums fold as
-// blocked_take_lane folds a lane (every rounding error kept); extremes take chunks in order as state_take takes
-// elements, so ties and NaN keep the first index (LAST_INDEX: the last), chunk c's indices starting at c times
-// chunk_length.
-static inline void combine_take(state_t *s, uint first, uint second, ulong c, ulong chunk_length)
-{
-#if SUMMED
-    if (c == 0) {
-        *s = blocked_sum();
-    }
-    compensated_add(&s->total, as_float(first));
-    s->total.compensation += as_float(second);
-#elif EXTREME
-    if (c == 0) {
-        s->best = as_float(first);
-        s->index = second;
-    } else {
-        state_take(s, as_float(first), c * chunk_length + second);
-    }
-#else
-    *s = c == 0 ? as_float(first) : *s * as_float(first);
-#endif
-}
-#endif
-#endif
-
-#if WALK == LANES_WALK
+#if WALK == LANES_WALK && FUNCTION != LOG_SUM_EXP
 // A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially.
 static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ulong length)
 {
@@ -576,12 +160,16 @@ static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ul
 }
 #endif
 
-// One group on its own (SCALAR_WALK, and BANDS_WALK's groups of a short band), stored.
+// One group on its own (SCALAR_WALK and LANES_WALK, and BANDS_WALK's groups after a band's whole eights), stored.
 static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 {
     Cursor start;
     group_start(&start, g, group);
-#if WALK == LANES_WALK
+#if FUNCTION == LOG_SUM_EXP && WALK == LANES_WALK
+    store_result(t, log_sum_exp_lanes(t, start.at, g->length), start.at);
+#elif FUNCTION == LOG_SUM_EXP
+    store_result(t, log_sum_exp_group(t, start, g), start.at);
+#elif WALK == LANES_WALK
     state_t s;
     lanes_group(&s, t, start.at, g->length);
     store_state(t, &s, start.at, g->length);
@@ -595,6 +183,59 @@ static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 #endif
 #endif
 }
+
+#if WALK == BANDS_WALK
+// `width` (at most BAND) adjacent groups from group `first` along the innermost kept dimension: lanes[v] holds
+// groups first + 8v .. first + 8v + 7, one vector a row down the reduced dimensions. A sum's rows are counted once
+// for every lane (lanes_term, then every lane's block folded together, as lanes_take would fold each: the same
+// bits); the groups after the last whole eight one at a time.
+static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, uint width)
+{
+    const uint vectors = width / 8;
+    Cursor cursor;
+    group_start(&cursor, g, first);
+    const Cursor start = cursor;
+    lanes_t lanes[BAND / 8];
+    for (uint v = 0; v < vectors; ++v) {
+        lanes_first(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)(0u));
+    }
+#if SUMMED
+    uint in_block = 1u;  // lanes_first's row
+#endif
+    for (ulong i = 1; i < g->length; ++i) {
+        cursor_next(&cursor, g);
+        for (uint v = 0; v < vectors; ++v) {
+#if SUMMED
+            lanes_term(&lanes[v], lanes_at(t, cursor.at, 8 * v));
+#else
+            lanes_take(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)((uint)i));
+#endif
+        }
+#if SUMMED
+        if (++in_block == COMPENSATED_BLOCK) {
+            for (uint v = 0; v < vectors; ++v) {
+                lanes_fold(&lanes[v]);
+            }
+            in_block = 0u;
+        }
+#endif
+    }
+    for (uint v = 0; v < vectors; ++v) {
+        result_t results[8];
+        lanes_results(&lanes[v], g->length, results);
+        for (int lane = 0; lane < 8; ++lane) {
+            ulong at[REDUCTION_TENSORS];  // group first + 8v + lane: its results' places
+            for (int k = 0; k < REDUCTION_TENSORS; ++k) {
+                at[k] = start.at[k] + (ulong)(8 * v + lane) * g->stride[k][KEPT_RANK - 1];
+            }
+            store_result(t, results[lane], at);
+        }
+    }
+    for (ulong group = first + vectors * 8; group < first + width; ++group) {
+        reduce_one(t, g, group);
+    }
+}
+#endif
 
 #if COMBINE
 // Each group's records, one per chunk (the reduced dimension: g.length chunks of chunk_length elements), folded into
@@ -634,40 +275,18 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
 #endif
 #if WALK == BANDS_WALK
-    // Bands of BAND groups along the innermost kept dimension (stride 1 in the input), ceil(row / BAND) a row of it.
+    // Bands of BAND groups along the innermost kept dimension (stride 1 in the input), ceil(row / BAND) a row of
+    // it, the last one cut short by the row's end.
     const uint row = g.size[KEPT_RANK - 1];
     const ulong bands_per_row = (row + (BAND - 1u)) / BAND;
     const ulong bands = g.groups / row * bands_per_row;
     for (ulong band = get_global_id(0); band < bands; band += get_global_size(0)) {
         const uint along = (uint)(band % bands_per_row) * BAND;
         const ulong first = band / bands_per_row * row + along;
-        if (row - along < BAND) {
-            for (ulong group = first; group < first + (row - along); ++group) {
-                reduce_one(&tensors, &g, group);
-            }
-            continue;
-        }
-        Cursor cursor;
-        group_start(&cursor, &g, first);
-        const Cursor start = cursor;
-        lanes_t lanes[BAND / 8];  // lanes[v] holds groups first + 8v .. first + 8v + 7
-        for (uint v = 0; v < BAND / 8; ++v) {
-            lanes_first(&lanes[v], lanes_at(&tensors, cursor.at, 8 * v), (uint8)(0u));
-        }
-        for (ulong i = 1; i < g.length; ++i) {
-            cursor_next(&cursor, &g);
-            for (uint v = 0; v < BAND / 8; ++v) {
-                lanes_take(&lanes[v], lanes_at(&tensors, cursor.at, 8 * v), (uint8)((uint)i));
-            }
-        }
-        for (uint j = 0; j < BAND; ++j) {
-            state_t s;
-            state_from_lane(&s, &lanes[j / 8], j % 8);
-            ulong at[REDUCTION_TENSORS];  // group first + j: its results' places
-            for (int k = 0; k < REDUCTION_TENSORS; ++k) {
-                at[k] = start.at[k] + (ulong)j * g.stride[k][KEPT_RANK - 1];
-            }
-            store_state(&tensors, &s, at, g.length);
+        if (row - along >= BAND) {
+            reduce_band(&tensors, &g, first, BAND);  // a constant width: its loops over the lanes unroll
+        } else {
+            reduce_band(&tensors, &g, first, row - along);
         }
     }
 #else

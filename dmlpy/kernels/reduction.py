@@ -77,25 +77,33 @@ _VECTOR_LIMIT = 2**32
 
 
 def vector_walks(function: int, input_type: AnyDataType) -> bool:
-    """Whether reduce.cl's vector walks serve DML_REDUCE_FUNCTION ``function`` on ``input_type``: the float
-    functions but LOG_SUM_EXP."""
+    """Whether reduce.cl's vector walks serve DML_REDUCE_FUNCTION ``function`` on ``input_type`` (and a split
+    reduction, reduce_split.py): the float functions but LOG_SUM_EXP, whose terms reduce_walk's ``bands`` leave to
+    LANES_WALK alone."""
     return input_type in FLOATS and function != ReduceFunction.LOG_SUM_EXP
 
 
-BAND = 2 * LANES
-"""Adjacent groups a work-item of BANDS_WALK takes: two vectors a row. A SUM over the outer axis of (4096, 4096)
-FLOAT32, least of 11 on the loaded machine: 8 groups 15.7 ms on PoCL, 21.5 on Intel; 16 groups 13.3 and 14.2; 32
-groups 30.4 and 11.3 (PoCL spills the sixteen float8 of four compensated states)."""
+BAND = 8 * LANES
+"""Adjacent groups a work-item of BANDS_WALK takes at most: eight vectors a row, 256 bytes of FLOAT32 in a run. A SUM
+over the outer axis of (4096, 4096) FLOAT32 as a micro-kernel (least of 15, the loaded 2-core machine): 16 groups
+6.0-7.0 ms on PoCL, 6.2-15 on Intel; 64 groups 3.4-5.5 and 3.0-3.3; 256 groups 3.4-7.1 and 7.3-17 (a read of the
+input 1.5-1.8); and the first 64 rows measured alike on (16, 1M). Wider bands leave fewer work-items (4096 columns:
+16) and their state no longer fits the first-level cache with the input's lines."""
 
 
 def reduce_walk(
-    layout: ElementwiseLayout, kept_rank: int, vectorised: bool, walked: Sequence[int] = (0,)
+    layout: ElementwiseLayout,
+    kept_rank: int,
+    vectorised: bool,
+    walked: Sequence[int] = (0,),
+    *,
+    bands: bool = True,
 ) -> tuple[tuple[tuple[str, str], ...], int]:
     """reduce.cl's walk for ``layout`` (``reduction_layout``'s), as -D options, and the groups a work-item takes:
     LANES_WALK where the one reduced dimension is contiguous in every ``walked`` tensor (those the elements are
-    read from: the input, or a fused prologue's) and at least LANES long, BANDS_WALK (BAND adjacent groups a
-    work-item) where the innermost kept dimension is contiguous in them and at least BAND long, else SCALAR_WALK;
-    only SCALAR_WALK unless ``vectorised`` (``vector_walks``)."""
+    read from: the input, or a fused prologue's) and at least LANES long, BANDS_WALK (up to BAND adjacent groups a
+    work-item, where ``bands``) where the innermost kept dimension is contiguous in them and at least LANES long,
+    else SCALAR_WALK; only SCALAR_WALK unless ``vectorised`` (``vector_walks``, or LOG_SUM_EXP's floats)."""
     length = math.prod(layout.sizes[kept_rank:])
 
     def contiguous(dimension: int) -> bool:
@@ -104,7 +112,7 @@ def reduce_walk(
     if vectorised and length < _VECTOR_LIMIT:
         if layout.rank - kept_rank == 1 and contiguous(kept_rank) and length >= LANES:
             return (("WALK", "1"),), 1
-        if kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= BAND:
+        if bands and kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= LANES:
             return (("WALK", "2"), ("BAND", f"{BAND}u")), BAND
     return (("WALK", "0"),), 1
 
@@ -146,7 +154,9 @@ def reduce_kernel(
     0 along the axes, where it has one element)."""
     layout, kept_rank = reduction_layout(sizes, strides, axes)
     defines = reduce_defines(function, last_index, input_type, output_type)
-    walk, groups_per_work_item = reduce_walk(layout, kept_rank, vector_walks(function, input_type))
+    log_sum_exp = input_type in FLOATS and function == ReduceFunction.LOG_SUM_EXP
+    vectorised = vector_walks(function, input_type) or log_sum_exp
+    walk, groups_per_work_item = reduce_walk(layout, kept_rank, vectorised, bands=not log_sum_exp)
     defines += walk
     return reduction_kernel(
         "reduce.cl", "reduce", tuple(defines), layout, kept_rank, profile, groups_per_work_item=groups_per_work_item
