@@ -4,6 +4,8 @@
 // Specialised with -D options (defaults below let the file compile on its own):
 //   DML_FLOAT16=1        tensors hold half; read with vload_half, computed in float, written with vstore_half.
 //                        Exact (every half is a float, every rounded result a half) and needs no cl_khr_fp16.
+//   DML_HALF_BITS=1      set by dmlpy's runtime on PoCL: halves moved as their bits and converted by F16C or
+//                        half_bits.h instead (see LOAD_VECTOR below).
 //   ROUNDING_MODE        DML_ROUNDING_MODE's value: 0 HALVES_TO_NEAREST_EVEN (rint), 1 TOWARD_ZERO (trunc),
 //                        2 TOWARD_INFINITY (halves away from zero, OpenCL's round(); not ceil). elementwise_ops.h's
 //                        ROUNDING_MODE_<n> says which exact function each is.
@@ -32,6 +34,9 @@
 
 #ifndef DML_FLOAT16
 #define DML_FLOAT16 0
+#endif
+#ifndef DML_HALF_BITS
+#define DML_HALF_BITS 0
 #endif
 #ifndef ROUNDING_MODE
 #define ROUNDING_MODE 0
@@ -62,6 +67,47 @@ typedef half storage_t;
 typedef ushort raw_t;
 #define QUIET_BIT 0x0200u
 
+#if DML_HALF_BITS
+// PoCL (programs.device_options): the halves converted through their bits (half_bits.h), which its vectoriser
+// turns into a few SIMD instructions per vector, where vload_half8 and vstore_half8 ran lane by lane (16M
+// elements: 0.39-0.42x the copy kernel). Every rounded half is a half, so its bits need no rounding; a NaN keeps
+// its sign and payload, quieted.
+#include "half_bits.h"
+#define HALF_BITS(p) ((__global ushort *)(p))
+#define LOAD(index, p) half_bits_to_float(HALF_BITS(p)[index])
+#define STORE(value, index, p) (HALF_BITS(p)[index] = half_value_bits(value))
+// The bits move lane by lane, which clang combines into one vector load or store: PoCL's vload8 and vstore8 of
+// ushort are calls into its library (two calls and two vzeroupper per eight elements).
+static inline ushort4 half_bits_load4(__global const ushort *p) { return (ushort4)(p[0], p[1], p[2], p[3]); }
+static inline ushort8 half_bits_load8(__global const ushort *p)
+{
+    return (ushort8)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+}
+static inline void half_bits_store4(ushort4 v, __global ushort *p)
+{
+    p[0] = v.s0, p[1] = v.s1, p[2] = v.s2, p[3] = v.s3;
+}
+static inline void half_bits_store8(ushort8 v, __global ushort *p)
+{
+    p[0] = v.s0, p[1] = v.s1, p[2] = v.s2, p[3] = v.s3, p[4] = v.s4, p[5] = v.s5, p[6] = v.s6, p[7] = v.s7;
+}
+#if VECTOR_WIDTH == 8 && defined(__has_builtin) && __has_builtin(__builtin_ia32_vcvtph2ps256)
+// x86's F16C instructions, which PoCL's clang offers as builtins where the CPU has them: one instruction converts
+// eight halves each way (16M elements, halves away from zero: 0.24-0.26x the copy kernel with half_bits.h's
+// vector conversions, about 40 instructions per eight elements). Both exact here: vcvtph2ps is exact, and
+// vcvtps2ph in mode 0 rounds to nearest even, which leaves a rounded half as it is. A NaN comes back quieted, sign
+// and payload kept, as rounding it must give.
+#define HALF_CONVERSION_TO_NEAREST 0
+#define LOAD_VECTOR(index, p) __builtin_ia32_vcvtph2ps256(as_short8(half_bits_load8(HALF_BITS(p) + (index) * 8)))
+#define STORE_VECTOR(value, index, p) \
+    half_bits_store8(as_ushort8(__builtin_ia32_vcvtps2ph256((value), HALF_CONVERSION_TO_NEAREST)), HALF_BITS(p) + (index) * 8)
+#else
+#define LOAD_VECTOR(index, p) \
+    CONCAT(half_bits_to_float, VECTOR_WIDTH)(CONCAT(half_bits_load, VECTOR_WIDTH)(HALF_BITS(p) + (index) * VECTOR_WIDTH))
+#define STORE_VECTOR(value, index, p) \
+    CONCAT(half_bits_store, VECTOR_WIDTH)(CONCAT(half_value_bits, VECTOR_WIDTH)(value), HALF_BITS(p) + (index) * VECTOR_WIDTH)
+#endif
+#else
 // Scalar half stores (packed tails, strided scatters) go through store_half: PoCL 3.0's scalar vstore_half
 // drops NaN payloads.
 #include "half_store.h"
@@ -70,6 +116,7 @@ typedef ushort raw_t;
 #define STORE(value, index, p) store_half((value), (index), (p))
 #define LOAD_VECTOR(index, p) CONCAT(vload_half, VECTOR_WIDTH)((index), (p))
 #define STORE_VECTOR(value, index, p) CONCAT(vstore_half, VECTOR_WIDTH)((value), (index), (p))
+#endif
 #else
 typedef float storage_t;
 typedef uint raw_t;
@@ -82,26 +129,42 @@ typedef uint raw_t;
 typedef CONCAT(float, VECTOR_WIDTH) compute_vector_t;
 
 // The rounding itself: elementwise_ops.h's function for the mode, instantiated for this kernel's vector type
-// where it is a user function (DEFINE_ROUNDING_MODES; the built-ins are overloaded already). With
-// DML_ELEMENTWISE_BUILTINS (PoCL), float16 halves to even and toward zero use round_half_even_small and
-// round_toward_zero_small instead: clang narrows vload_half -> roundeven/trunc -> vstore_half to half-precision
-// rounding, which x86 without AVX512-FP16 runs element by element (5-9 GB/s at 16M elements, against 36-46 for
-// the conversions alone; the replacements run at 28-51 GB/s and 0.95-1.0x the copy kernel). They equal rint and
-// trunc on every half, the only values a float16 tensor holds.
+// where it is a user function (DEFINE_ROUNDING_MODES; the built-ins are overloaded already). ROUND_VECTOR rounds
+// a loaded vector: the same, but where F16C loads and stores it (above).
 #define ROUND(x) CONCAT(ROUNDING_MODE_, ROUNDING_MODE)(x)
 DEFINE_ROUNDING_MODES(compute_vector_t)
-#if DML_FLOAT16 && defined(DML_ELEMENTWISE_BUILTINS) && defined(__has_builtin)
+#ifdef HALF_CONVERSION_TO_NEAREST
+// Clang sees vcvtph2ps -> roundeven (or trunc) -> vcvtps2ph as a half rounded in half precision and narrows it so,
+// which x86 without AVX512-FP16 runs element by element (0.06-0.07x the copy kernel). Halves to even and toward zero
+// are therefore written in float operations it cannot narrow, exact for |x| < 2^23, which every half is; halves
+// away from zero (round_half_away's selects) is not narrowed.
+#define SIGN_BITS(x) (as_uint8(x) & 0x80000000u)
+// Halves to even: c = 2^23 with x's sign makes x + c a float whose last place is 1, so the addition rounds x to an
+// integer, halves to even, and subtracting c again is exact (clang does not reassociate without
+// -cl-fast-relaxed-math). The result is 0 or has x's sign, so putting x's sign bit on it changes only a zero
+// (-0.3 gives -0). NaN and infinities pass through both additions.
+static inline float8 round_half_even_small(float8 x)
+{
+    const float8 c = as_float8(as_uint8((float8)(0x1p23f)) | SIGN_BITS(x));
+    return as_float8(as_uint8((x + c) - c) | SIGN_BITS(x));
+}
+// Toward zero: the conversion to int truncates, exactly for |x| < 2^31, which every finite half is; infinities and
+// NaN (magnitude bits from 65536 up) come back as they are, and are never converted (undefined in C: the select's
+// other side gets 0). x's sign bit put back gives -0.7 its -0.
+static inline float8 round_toward_zero_small(float8 x)
+{
+    const int8 finite = (as_uint8(x) & 0x7fffffffu) < 0x47800000u;
+    const float8 converted = convert_float8(convert_int8(finite ? x : (float8)(0.0f)));
+    return finite ? as_float8(as_uint8(converted) | SIGN_BITS(x)) : x;
+}
 #if ROUNDING_MODE == 0
-DEFINE_ROUND_HALF_EVEN_SMALL(float)
-DEFINE_ROUND_HALF_EVEN_SMALL(compute_vector_t)
-#undef ROUND
-#define ROUND(x) round_half_even_small(x)
+#define ROUND_VECTOR(x) round_half_even_small(x)
 #elif ROUNDING_MODE == 1
-DEFINE_ROUND_TOWARD_ZERO_SMALL(float, convert_int, convert_float)
-DEFINE_ROUND_TOWARD_ZERO_SMALL(compute_vector_t, CONCAT(convert_int, VECTOR_WIDTH), CONCAT(convert_float, VECTOR_WIDTH))
-#undef ROUND
-#define ROUND(x) round_toward_zero_small(x)
+#define ROUND_VECTOR(x) round_toward_zero_small(x)
 #endif
+#endif
+#ifndef ROUND_VECTOR
+#define ROUND_VECTOR(x) ROUND(x)
 #endif
 
 #if GRID_STRIDE && RANK > 0
@@ -131,7 +194,7 @@ static inline void round_vector(__global const storage_t *input, ulong from, __g
         for (int k = 0; k < VECTOR_WIDTH; ++k)
             round_element(input, from + k, output, to + k);
     } else {
-        STORE_VECTOR(ROUND(x), 0, output + to);
+        STORE_VECTOR(ROUND_VECTOR(x), 0, output + to);
     }
 }
 
@@ -161,7 +224,7 @@ static inline void round_tile(__global const storage_t *input, ulong from, ulong
     }
 #pragma unroll
     for (int j = 0; j < 8; ++j)
-        rows[j] = ROUND(rows[j]);
+        rows[j] = ROUND_VECTOR(rows[j]);
     STORE_VECTOR(TILE_COLUMN(0), 0, output + to);
     STORE_VECTOR(TILE_COLUMN(1), 0, output + to + to_row);
     STORE_VECTOR(TILE_COLUMN(2), 0, output + to + 2 * to_row);
@@ -300,7 +363,7 @@ __kernel void element_wise_round(__global const storage_t *input, ulong input_of
                     round_element(input, in_at + (j + k) * in_step, output, out_at + (j + k) * out_step);
                 continue;
             }
-            v = ROUND(v);
+            v = ROUND_VECTOR(v);
             if (out_step == 1) {
                 STORE_VECTOR(v, 0, output + out_at + j);
             } else {

@@ -25,20 +25,6 @@ static inline float half_bits_to_float(ushort bits)
     return as_float(value | ((uint)(bits & 0x8000u) << 16));
 }
 
-// Eight halves' bits as floats: half_bits_to_float lane by lane, written with vector operators only (a vector ?:
-// for the select) so that a reduction's vector walk converts eight halves in a few AVX2 instructions; PoCL ran
-// eight scalar conversions one lane at a time (reduce.cl's FLOAT16 SUM at 0.05-0.11x a read of its input).
-// Checked against NumPy's float16 on all 65,536 halves (tests/device/reduction/test_half_lanes.py).
-static inline float8 half_bits_to_float8(ushort8 bits)
-{
-    const uint8 wide = convert_uint8(bits);
-    const uint8 magnitude = wide & 0x7fffu;
-    const float8 finite = as_float8(magnitude << 13) * 0x1p112f;
-    const uint8 special = (magnitude << 13) | 0x7f800000u;
-    const uint8 value = magnitude >= 0x7c00u ? special : as_uint8(finite);
-    return as_float8(value | ((wide & 0x8000u) << 16));
-}
-
 // The half nearest to a float (ties to even), as a float: what storing it with vstore_half and loading it back
 // gives. NaN stays NaN; from 65520 up the half is infinite. Below 2^-14 (half subnormals and zero) adding 0.5
 // puts the half's last place at the sum's last bit, so the float addition itself rounds, ties to even, and
@@ -68,5 +54,33 @@ static inline ushort half_value_bits(float value)
     const uint special = 0x7c00u | (magnitude > 0x7f800000u ? 0x0200u : 0u) | ((magnitude >> 13) & 0x03ffu);
     return (ushort)(((bits >> 16) & 0x8000u) | (magnitude >= 0x7f800000u ? special : finite));
 }
+
+// N halves' bits as floats, and N floats holding halves as their bits (N = 4, 8): half_bits_to_float and
+// half_value_bits lane by lane, written with vector operators only (a vector ?: for the select) so that a vector
+// walk converts N halves in a few AVX2 instructions. PoCL ran N scalar conversions one lane at a time: reduce.cl's
+// FLOAT16 SUM at 0.05-0.11x a read of its input, and vload_half8/vstore_half8 held element_wise_round.cl's float16
+// Round at 0.39-0.42x the copy kernel. Checked against NumPy's float16 on all 65,536 halves
+// (tests/device/reduction/test_half_lanes.py; element_wise_round.cl's exhaustive float16 tests).
+#define DEFINE_HALF_BITS_VECTORS(N)                                                                         \
+    static inline float##N half_bits_to_float##N(ushort##N bits)                                            \
+    {                                                                                                       \
+        const uint##N wide = convert_uint##N(bits);                                                         \
+        const uint##N magnitude = wide & 0x7fffu;                                                           \
+        const float##N finite = as_float##N(magnitude << 13) * 0x1p112f;                                    \
+        const uint##N special = (magnitude << 13) | 0x7f800000u;                                            \
+        const uint##N value = magnitude >= 0x7c00u ? special : as_uint##N(finite);                          \
+        return as_float##N(value | ((wide & 0x8000u) << 16));                                               \
+    }                                                                                                       \
+    static inline ushort##N half_value_bits##N(float##N value)                                              \
+    {                                                                                                       \
+        const uint##N bits = as_uint##N(value);                                                             \
+        const uint##N magnitude = bits & 0x7fffffffu;                                                       \
+        const uint##N finite = as_uint##N(as_float##N(magnitude) * 0x1p-112f) >> 13;                        \
+        const uint##N quiet = magnitude > 0x7f800000u ? (uint##N)(0x0200u) : (uint##N)(0u);                 \
+        const uint##N special = 0x7c00u | quiet | ((magnitude >> 13) & 0x03ffu);                            \
+        return convert_ushort##N(((bits >> 16) & 0x8000u) | (magnitude >= 0x7f800000u ? special : finite)); \
+    }
+DEFINE_HALF_BITS_VECTORS(4)
+DEFINE_HALF_BITS_VECTORS(8)
 
 #endif

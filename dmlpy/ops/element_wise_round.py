@@ -46,8 +46,6 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
 
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
         layout = self.element_layout()
-        if self._template_is_faster(layout.packed, profile):
-            return super().lower(profile)
         # Transposes go tile by tile on CPUs (element_wise_round.cl, TILED); GPUs' grid-stride walk coalesces the
         # output's side already.
         tiled = None if profile.grid_stride else tile_order(layout)
@@ -65,18 +63,6 @@ class ElementWiseRoundOperatorDesc(UnaryElementWiseDesc):
         step = profile.vector_width if layout.packed else 1
         kernel = KernelSpec("element_wise_round.cl", "element_wise_round", defines)
         return profile.lowered(kernel, layout, ELEMENTS_PER_ITEM, vector_width=step)
-
-    def _template_is_faster(self, packed: bool, profile: LaunchProfile) -> bool:
-        """Where the element-wise template measured faster than this operator's own kernel (docs/performance.md:
-        packed FLOAT16 TOWARD_ZERO on PoCL, 0.81-0.85x at 16M and 64M). Elsewhere the kernel stays: the template
-        measured 1.00-1.09x on packed FLOAT32, mixed on FLOAT16 halves to even, 2.4-4.8x slower on transposes and
-        10-20x on halves away from zero; the "gpu" profile was not measured against it."""
-        return (
-            packed
-            and not profile.grid_stride
-            and self.input_tensor.desc.data_type == TensorDataType.FLOAT16
-            and self.rounding_mode == RoundingMode.TOWARD_ZERO
-        )
 
     def expression(self, inputs: Sequence[str | None]) -> str | None:
         return f"ROUND_{self.rounding_mode.name}({inputs[0]})"

@@ -7,6 +7,7 @@ a tensor is an access past its buffer, which Oclgrind reports (tests/helpers/ocl
 JSON line: ``OCLGRIND_SUMMARY {...}`` with the variants run, the kernel specs covered and any wrong results.
 
     python oclgrind_round_variants.py [--dml-round]   # --dml-round: also dml.round on NumPy views (host pointers)
+    python oclgrind_round_variants.py --half-bits     # FLOAT16 only, converted through its bits as on PoCL
     python oclgrind_round_variants.py --negative-control
 """
 
@@ -113,7 +114,8 @@ def run_dml_round(device: Any, rng: np.random.Generator) -> int:
 def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     tally = Tally()
-    for data_type in DTYPES:
+    # --half-bits builds the FLOAT16 kernels as on PoCL (half_bits.h's conversions); FLOAT32 has nothing to convert.
+    for data_type in [dml.TensorDataType.FLOAT16] if args.half_bits else DTYPES:
         for mode in DML_ROUNDING_MODES:
             for case in variants(device.launch_profile.vector_width):
                 spec, bad = run_variant(device, data_type, mode, case, rng)

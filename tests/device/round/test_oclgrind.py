@@ -33,12 +33,17 @@ from tests.helpers.tools import OCLGRIND_FROM_PIP
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_round_variants.py"
+HALF_BITS_SLOW_PASSES = (
+    (("gpu", True), "gpu-uninitialized"),
+    (("cpu", True), "cpu-uninitialized"),
+    (("gpu", False), "gpu-memory"),
+)
 
 
-def _check(summary: dict[str, Any], errors: list[str], profile: str) -> None:
+def _check(summary: dict[str, Any], errors: list[str], profile: str, data_types: int = 2) -> None:
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
     # {float32, float16} x 3 modes x RANK 0..8, and under "cpu" the tiled transposes of RANK 2 and 3.
-    specs = 54 + (12 if profile == "cpu" else 0)
+    specs = data_types * (27 + (6 if profile == "cpu" else 0))
     assert summary["kernel_specs"] == specs, summary["specs"]
     assert summary["wrong_bytes"] == 0 and summary["dml_round_wrong"] == 0, summary["failures"]
 
@@ -56,6 +61,24 @@ def test_every_kernel_variant_is_clean(
     tally[f"oclgrind kernel variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"
     ]
+
+
+@pytest.mark.parametrize(
+    ("profile", "uninitialized"),
+    [
+        pytest.param("cpu", False, id="cpu-memory"),
+        *(pytest.param(*p, id=i, marks=pytest.mark.slow) for p, i in HALF_BITS_SLOW_PASSES),
+    ],
+)
+def test_the_float16_variants_built_as_on_pocl_are_clean(
+    run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool
+) -> None:
+    # -DDML_HALF_BITS=1, the conversions through half_bits.h that dmlpy builds on PoCL only; the memory pass under
+    # "cpu" by default (the vector loads and stores it changes are the packed, strided and tiled kernels').
+    summary, errors = run_oclgrind_script(
+        SCRIPT, "--half-bits", "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
+    )
+    _check(summary, errors, profile, data_types=1)
 
 
 @pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])

@@ -189,13 +189,7 @@ def test_round_explain_names_the_function_from_the_mode(mode: dml.RoundingMode) 
 
 @pytest.mark.parametrize(
     ("data_type", "mode"),
-    # Packed FLOAT16 TOWARD_ZERO runs the element-wise template: test_packed_float16_toward_zero_runs_the_template.
-    [
-        (t, m)
-        for t in (T.FLOAT32, T.FLOAT16)
-        for m in ROUND_FUNCTIONS
-        if (t, m) != (T.FLOAT16, dml.RoundingMode.TOWARD_ZERO)
-    ],
+    [(t, m) for t in (T.FLOAT32, T.FLOAT16) for m in ROUND_FUNCTIONS],
     ids=lambda value: value.name,
 )
 def test_round_packed_kernel_spec(data_type: T, mode: dml.RoundingMode) -> None:
@@ -208,19 +202,6 @@ def test_round_packed_kernel_spec(data_type: T, mode: dml.RoundingMode) -> None:
     )
     assert lowered.kernel.options == ()
     assert lowered.global_size == 1  # 120 elements, 2048 per work-item
-
-
-def test_packed_float16_toward_zero_runs_the_template() -> None:
-    # The one case where the element-wise template measured faster than Round's own kernel on PoCL
-    # (docs/performance.md): packed, "cpu" profile. The "gpu" profile and any other layout keep the kernel.
-    desc = round_desc(T.FLOAT16, dml.RoundingMode.TOWARD_ZERO)
-    lowered = desc.lower()
-    assert lowered.kernel.source_name == "elementwise.cl"
-    assert dict(lowered.kernel.defines)["PACKED"] == "1" and dict(lowered.kernel.defines)["MAY_ALIAS"] == "1"
-    assert "const float v0 = TO_HALF(ROUND_TOWARD_ZERO(in0));" in lowered.kernel.prelude
-    assert desc.lower(GPU).kernel.source_name == "element_wise_round.cl"
-    strided = round_desc(T.FLOAT16, dml.RoundingMode.TOWARD_ZERO, input_strides=(60, 1, 15, 3))
-    assert strided.lower().kernel.source_name == "element_wise_round.cl"
 
 
 @pytest.mark.parametrize("mode", list(ROUND_FUNCTIONS), ids=lambda m: m.name)
