@@ -136,7 +136,8 @@ class GraphCalls:
             facts = self._facts = _Facts.of(compiled)  # the same whichever thread computes it first
         descs, output_descs = facts.inputs, facts.outputs
         check_arguments(compiled, descs, arguments)
-        on_device = any(is_device_array(value) for value in arguments)
+        numpy_only = all(isinstance(value, np.ndarray | np.generic) for value in arguments)
+        on_device = not numpy_only and any(is_device_array(value) for value in arguments)
         if on_device:
             refuse_4_bit_device_outputs(compiled, output_descs)
         output_masks = None if masks is None else masks_of_outputs(compiled, descs, masks, on_device=on_device)
@@ -165,13 +166,14 @@ class GraphCalls:
                     entry.binding if entry is not None else own_binding(kept)  # type: ignore[arg-type]  # kept: not None
                     for kept, entry in zip(self._outputs, pooled, strict=True)
                 ]
-            checked = self._checked(compiled, inputs, outputs, own=not on_device and _numpy_only(arguments))
-            for index, (value, desc) in enumerate(zip(arguments, descs, strict=True)):
-                kept = self._inputs.get(index)
-                if kept is not None and inputs[index].buffer is kept:  # not bound where it lies (_binding)
-                    write(kept, value, desc)
+            checked = self._checked(compiled, inputs, outputs, own=numpy_only)
+            for index, buffer in self._inputs.items():
+                if inputs[index].buffer is buffer:  # not bound where it lies (_binding)
+                    write(buffer, arguments[index], descs[index])
             # A pyopencl argument may still be computed on another queue of the context.
-            pending = [event for value in arguments if is_device_array(value) for event in value.events]
+            pending = (
+                [event for value in arguments if is_device_array(value) for event in value.events] if on_device else []
+            )
             event = compiled.launch(device.queue, *checked, pending)
             if not on_device:
                 if not (output_descs and all(facts.outputs_hosted)):
@@ -249,18 +251,15 @@ class GraphCalls:
             return BufferBinding(value)
         if is_device_array(value):
             return _wrapped(device, value)
-        if packed and on_device and bound_as_is(device, value, desc, alignment):
+        address = value.ctypes.data if packed and isinstance(value, np.ndarray) else 0
+        if packed and on_device and bound_as_is(device, value, desc, alignment, address):
             return own_binding(host_buffer(device, value, written=False))
-        if packed and not on_device and bound_as_is(device, value, desc, DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT):
-            return self._host_inputs.binding(device, index, value, alignment)  # read where it lies: no copy
+        if packed and not on_device and bound_as_is(device, value, desc, DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, address):
+            return self._host_inputs.binding(device, index, value, address, alignment)  # read where it lies: no copy
         buffer = self._inputs.get(index)
         if buffer is None:
             buffer = self._inputs[index] = allocate(device, max(4, desc.total_tensor_size_in_bytes))
         return own_binding(buffer)
-
-
-def _numpy_only(arguments: Sequence[Any]) -> bool:
-    return all(isinstance(value, np.ndarray | np.generic) for value in arguments)
 
 
 def _new_device_array(device: DeviceBase, desc: BufferTensorDesc) -> cl_array.Array:

@@ -45,19 +45,16 @@ def input_alignment(device: DeviceBase) -> int:
     return HOST_ALIGNMENT if device.cl_device.platform.name == INTEL_PLATFORM else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 
 
-def bound_as_is(device: DeviceBase, value: Any, desc: BufferTensorDesc, alignment: int) -> bool:
+def bound_as_is(device: DeviceBase, value: Any, desc: BufferTensorDesc, alignment: int, address: int) -> bool:
     """Whether a NumPy argument of a packed tensor is bound as its own memory: on a CPU device, a tensor of whole
     bytes (4-bit ones are packed two a byte first) whose array lies as it reads, from a bindable start (from
     ``alignment``'s multiple at ALIGNED_FROM_BYTES or more), holding its TotalTensorSizeInBytes (a tensor's bytes
-    are rounded up to 4)."""
+    are rounded up to 4). ``address``: where its memory starts (``value.ctypes.data``, read once per call: a
+    microsecond or two each time)."""
     if not (device.is_cpu and isinstance(value, np.ndarray)) or is_nibble(desc.data_type):
         return False
     start = alignment if value.nbytes >= ALIGNED_FROM_BYTES else DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
-    return (
-        bool(value.flags.c_contiguous)
-        and value.ctypes.data % start == 0
-        and value.nbytes >= desc.total_tensor_size_in_bytes
-    )
+    return bool(value.flags.c_contiguous) and address % start == 0 and value.nbytes >= desc.total_tensor_size_in_bytes
 
 
 def hosted(device: DeviceBase, desc: BufferTensorDesc) -> bool:
@@ -106,17 +103,21 @@ class HostInputs:
     def __init__(self) -> None:
         self._held: dict[int, _Held] = {}
 
-    def binding(self, device: DeviceBase, index: int, value: npt.NDArray[Any], alignment: int) -> BufferBinding:
+    def binding(
+        self, device: DeviceBase, index: int, value: npt.NDArray[Any], address: int, alignment: int
+    ) -> BufferBinding:
         """The binding of the host buffer graph input ``index`` reads ``value`` (C-contiguous, bound as it is, from
-        a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) through."""
+        ``address``, a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) through."""
         owner = value.base if isinstance(value.base, np.ndarray) else value
-        layout = (value.ctypes.data, value.shape, value.strides, value.dtype, owner.ctypes.data, owner.nbytes)
+        # While the owner lives its memory does: these bytes are still its (a resize that moved them moves the
+        # address; one that shrank them in place refuses a view of the old extent).
+        layout = (address, value.shape, value.strides, value.dtype)
         held = self._held.get(index)
         if held is not None and held.owner() is owner and held.layout == layout:
             return held.binding
-        before = value.ctypes.data % alignment
+        before = address % alignment
         size = before + value.nbytes
-        memory = (ctypes.c_byte * size).from_address(value.ctypes.data - before)  # references nothing
+        memory = (ctypes.c_byte * size).from_address(address - before)  # references nothing
         flags = cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR
         buffer = Buffer(device, cl.Buffer(device.context, flags, hostbuf=memory), size)
         binding = BufferBinding.model_construct(buffer=buffer, offset=before, size_in_bytes=None)  # as own_binding
