@@ -9,10 +9,10 @@ and every result right by tests/device/reduction/cases.py's references, each buf
 Two passes, as the other Oclgrind suites run them (tests/helpers/oclgrind_passes.py): memory (kernels built as dmlpy
 builds them, data races and API calls checked too) and uninitialised (``OCLGRIND_UNINITIALIZED=1``, built with
 ``-cl-opt-disable``, the output buffer left unwritten). By default one variant per function (every type, axis set
-and layout among them) under the memory pass with the "cpu" launch profile and the uninitialised pass with "gpu";
-``--run-slow`` runs every variant under all four combinations. Two negative controls prove the reports are seen:
-the driver's broken kernel, and reduce.cl reading an input buffer one element shorter than its binding. Without
-Oclgrind the tests skip, except under CI=true.
+and layout among them) and two vector walks more (SAMPLED_WALKS) under the memory pass with the "cpu" launch
+profile and the uninitialised pass with "gpu"; ``--run-slow`` runs every variant under all four combinations. Two
+negative controls prove the reports are seen: the driver's broken kernel, and reduce.cl reading an input buffer one
+element shorter than its binding. Without Oclgrind the tests skip, except under CI=true.
 """
 
 from __future__ import annotations
@@ -20,9 +20,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dmlpy.kernels.reduction import BAND
 from tests.helpers.oclgrind_suite import OclgrindSuite
 
-from .oclgrind_reduce_variants import AXES, FUNCTIONS, LAYOUTS, SPLIT, WIDTHS, every_variant, sampled_variants
+from .oclgrind_reduce_variants import (
+    AXES,
+    FUNCTIONS,
+    LAYOUTS,
+    SAMPLED_WALKS,
+    SPLIT,
+    WIDTHS,
+    every_variant,
+    sampled_variants,
+)
 
 
 def runs_its_function(label: str, defines: dict[str, str]) -> bool:
@@ -33,11 +43,15 @@ def runs_its_function(label: str, defines: dict[str, str]) -> bool:
 
 
 def takes_every_rank(summary: dict[str, Any]) -> None:
-    """Every rank, and each of reduce.cl's walks (SCALAR_WALK 0, LANES_WALK 1, BANDS_WALK 2) and the split."""
-    ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in summary["kernels"].values()}
+    """Every rank, and each of reduce.cl's walks (SCALAR_WALK 0, LANES_WALK 1, BANDS_WALK 2 of BAND groups) and the
+    split; LOG_SUM_EXP on LANES_WALK too."""
+    kernels = summary["kernels"]
+    ranks = {(defines["KEPT_RANK"], defines["REDUCED_RANK"]) for defines in kernels.values()}
     assert {kept == "0" for kept, _ in ranks} == {True, False} and {reduced for _, reduced in ranks} == {"1", "2"}
-    assert {defines["WALK"] for defines in summary["kernels"].values()} == {"0", "1", "2"}
-    assert SPLIT in {defines["kernel"] for defines in summary["kernels"].values()}
+    assert {defines["WALK"] for defines in kernels.values()} == {"0", "1", "2"}
+    assert {defines["BAND"] for defines in kernels.values() if defines["WALK"] == "2"} == {f"{BAND}u"}
+    assert SPLIT in {defines["kernel"] for defines in kernels.values()}
+    assert kernels["LOG_SUM_EXP FLOAT32 lanes packed"]["WALK"] == "1"
 
 
 SUITE = OclgrindSuite(
@@ -52,11 +66,12 @@ SUITE = OclgrindSuite(
 def test_the_sweep_covers_every_function_width_and_rank() -> None:
     """Every function, each swept type, KEPT_RANK 0 and above and REDUCED_RANK 1 and 2 (as the labels' axis sets
     lower them: test_reduce.py runs the same layouts), and a sample with one variant per function that still takes
-    every type, axis set and layout."""
+    every type, axis set and layout, then the vector walks it would leave out."""
     every, sample = every_variant(), sampled_variants()
     assert len(every) == len(set(every)) == 54 * len(AXES) * len(LAYOUTS)
     assert {label.split()[0] for label in every} == set(FUNCTIONS) and len(FUNCTIONS) == 14
-    assert set(sample) <= set(every) and [label.split()[0] for label in sample] == FUNCTIONS
+    assert set(sample) <= set(every) and [label.split()[0] for label in sample] == [*FUNCTIONS, "LOG_SUM_EXP", "MAX"]
+    assert sample[len(FUNCTIONS) :] == list(SAMPLED_WALKS)
     assert {label.split()[1] for label in sample} == {data_type.name for data_type in WIDTHS}
     assert {label.split()[2] for label in sample} == set(AXES)
     assert {label.split()[3] for label in sample} == set(LAYOUTS)

@@ -1,9 +1,10 @@
 """reduce.cl's vector walks (docs/operators/reduction.md, "How the kernel walks a group") against the same float64 and
 index references as test_reduce.py: LANES_WALK (a contiguous reduced axis, eight elements a load, a tail after the
-last whole eight) and BANDS_WALK (sixteen adjacent groups a work-item down the rows, a short band at the row's end),
-every function they serve in FLOAT32 and FLOAT16, strided and packed, ARGMIN and ARGMAX ties and NaN falling in
-different lanes under both AxisDirections; and a sum of 2^24 positive terms in one group, which Neumaier's
-compensation alone (before COMPENSATED_BLOCK) missed by 400 times the bound (L2 4.7e-5 relative)."""
+last whole eight) and BANDS_WALK (up to 64 adjacent groups a work-item down the rows, a short band at the row's end
+with a whole vector and groups one by one), every function they serve in FLOAT32 and FLOAT16, strided and packed,
+ARGMIN and ARGMAX ties and NaN falling in different lanes under both AxisDirections; a band's sums over more rows than
+a compensated block; and a sum of 2^24 positive terms in one group, which Neumaier's compensation alone (before
+COMPENSATED_BLOCK) missed by 400 times the bound (L2 4.7e-5 relative)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from tests.device.movement.cases import padded_strides, tensor
 from tests.device.reduction.cases import ARG, F, T, arg_reference, mismatch, values
 from tests.helpers.structured_runs import run_structured
 
-WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 35), (0,), "2")}
-"""Each walk's input, axes and WALK define: 37 = four vectors and a tail of 5; 35 = two bands of 16 and a short one
-of 3."""
+WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 75), (0,), "2")}
+"""Each walk's input, axes and WALK define: 37 = four vectors and a tail of 5; 75 = a band of 64 and a short one of 11
+(a vector, then 3 groups one at a time)."""
 
 
 def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
@@ -72,6 +73,18 @@ def test_ties_and_nan_across_lanes(device: Any, operator: Any, direction: str, w
     )
     expected = arg_reference(x, axes, operator is dml.ArgMaxOperatorDesc, last=direction == "DECREASING")
     np.testing.assert_array_equal(_run(device, desc, x), expected)
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize("function", [F.SUM, F.L2], ids=lambda f: f.name)
+def test_a_band_folds_its_blocks_down_long_columns(device: Any, function: Any) -> None:
+    """BANDS_WALK down 2.5 compensated blocks of rows (COMPENSATED_BLOCK, 4096), the band's lanes folded together
+    every 4096 rows: every column within the bound, which a fold losing or repeating a block's terms misses."""
+    x = np.random.default_rng(5).uniform(0.5, 1.5, (10240, 24)).astype(np.float32)
+    desc = _desc(function, T.FLOAT32, x.shape, (0,), strided=False)
+    assert dict(desc.lower().kernel.defines)["WALK"] == "2"
+    problem = mismatch(function, x, (0,), _run(device, desc, x))
+    assert problem is None, problem
 
 
 @pytest.mark.one_profile
