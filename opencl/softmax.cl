@@ -64,17 +64,23 @@
 #define LOAD8(at) ((float8)LIST8(at))
 #endif
 
-// Eight results to eight consecutive elements from `at`, one STORE each (LLVM merges the float32 ones).
+// Eight results to eight consecutive elements from `at` (a FLOAT16 tensor's through half_lanes), one store each:
+// LLVM merges them into one.
 static inline void store_lanes(float8 y, __global storage_t *at)
 {
-    STORE(y.s0, at, 0);
-    STORE(y.s1, at, 1);
-    STORE(y.s2, at, 2);
-    STORE(y.s3, at, 3);
-    STORE(y.s4, at, 4);
-    STORE(y.s5, at, 5);
-    STORE(y.s6, at, 6);
-    STORE(y.s7, at, 7);
+#if DML_FLOAT16
+    const ushort8 v = half_lanes(y);
+#else
+    const float8 v = y;
+#endif
+    at[0] = v.s0;
+    at[1] = v.s1;
+    at[2] = v.s2;
+    at[3] = v.s3;
+    at[4] = v.s4;
+    at[5] = v.s5;
+    at[6] = v.s6;
+    at[7] = v.s7;
 }
 
 // The row's maximum and the first index holding it (a NaN is the maximum, the first one wins): eight lanes, each

@@ -3,7 +3,9 @@
 * opencl/softmax_lanes.h's float8 twins against the scalar helpers they mirror (float_math.h's exp_float,
   compensated.h's exact_difference and exp_of), bit for bit, on each device with the options dmlpy builds with
   (PoCL's clang builtins included), over the EXP sweep's floats (random patterns: every exponent, subnormals,
-  infinities, NaNs; and -100 to 100) each against a maximum from the same sweep;
+  infinities, NaNs; and -100 to 100) each against a maximum from the same sweep; and half_lanes, the FLOAT16
+  stores, against half_bits.h's half_value_bits(half_value(x)) on the same sweep, every half, each midpoint
+  between two neighbouring halves (a tie) and the floats either side of it;
 * SOFTMAX1, LOG_SOFTMAX1 and HARDMAX1 along rows of 1000 (125 whole lanes) and of 21 (two lanes and a tail), FLOAT32
   and FLOAT16, on every device under test in its default launch profile and on the first one under the other
   profile too (test_bit_identity.py's devices), the same bits (a NaN as any NaN)."""
@@ -27,6 +29,7 @@ from tests.helpers.row_model import F16, F32
 from tests.helpers.rows_softmax import softmax_values
 
 _KERNEL = """
+#include "half_bits.h"
 #include "softmax_lanes.h"
 __kernel void twins(__global const float *x, __global const float *maximum, __global float *scalar,
                     __global float *lanes)
@@ -45,6 +48,15 @@ __kernel void twins(__global const float *x, __global const float *maximum, __gl
         scalar[4 * i + 8 + j] = exp_of(e);
         scalar[4 * i + 16 + j] = e.x;
         scalar[4 * i + 24 + j] = e.y;
+    }
+}
+
+__kernel void halves(__global const float *x, __global ushort *scalar, __global ushort *lanes)
+{
+    const size_t i = 8 * get_global_id(0);
+    vstore8(half_lanes(vload8(0, x + i)), 0, lanes + i);
+    for (int j = 0; j < 8; ++j) {
+        scalar[i + j] = half_value_bits(half_value(x[i + j]));
     }
 }
 """
@@ -73,6 +85,35 @@ def test_the_float8_twins_give_the_scalar_helpers_bits(device: Any) -> None:
         want = scalar.reshape(blocks, 4, 8)[:, k].reshape(-1)
         wrong = mismatches(got, want, nan="any")
         assert wrong.size == 0, f"{name}: " + describe(wrong, x, got, want)
+
+
+def _halves_and_ties() -> np.ndarray:
+    """Every finite half as a float32, each midpoint between two neighbouring ones (exact in float32) and the floats
+    either side of each midpoint."""
+    halves = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    ordered = np.unique(halves[np.isfinite(halves)])
+    middles = ((ordered[:-1].astype(np.float64) + ordered[1:]) / 2).astype(np.float32)
+    return np.concatenate([ordered, middles, np.nextafter(middles, np.inf), np.nextafter(middles, -np.inf)])
+
+
+@pytest.mark.one_profile
+def test_half_lanes_gives_the_scalar_stores_bits(device: Any) -> None:
+    import pyopencl as cl
+
+    x = np.concatenate([float32_sweep(dml.ElementWiseExpOperatorDesc, 1 << 15), _halves_and_ties()])
+    x = np.concatenate([x, np.zeros(-x.size % 8, np.float32)])
+    options = ["-cl-std=CL1.2", f"-I{opencl_source_dir()}", *device_options(device.cl_device)]
+    program = cl.Program(device.context, _KERNEL).build(options=options)
+    flags = cl.mem_flags
+    source = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=x)
+    outputs = [cl.Buffer(device.context, flags.WRITE_ONLY, size=2 * x.size) for _ in range(2)]
+    program.halves(device.queue, (x.size // 8,), None, source, *outputs)
+    scalar, lanes = (np.empty(x.size, np.uint16) for _ in range(2))
+    for host, buffer in zip((scalar, lanes), outputs, strict=True):
+        cl.enqueue_copy(device.queue, host, buffer)
+    device.queue.finish()
+    wrong = np.flatnonzero(scalar != lanes)
+    assert wrong.size == 0, f"{wrong.size} floats stored otherwise, first {x[wrong[:4]].tolist()}"
 
 
 OPERATORS = (
