@@ -23,9 +23,9 @@ runtime only from a 128-byte boundary: ``input_alignment``), its host buffer kep
 again, and a packed output is computed into the array returned, whose memory starts at a 128-byte boundary, so
 nothing is copied (dmlpy/runtime/graph_host.py). The arrays returned are pooled: one is computed into again only
 once nobody but the pool references it, so an array a caller holds never changes (dmlpy/runtime/graph_outputs.py).
-What the compiled graph's descriptions decide for every call is worked out once, and a call whose bindings are
-all the call's own buffers of the call before (the same arrays again, or new values in the kept buffers) launches
-the bindings checked then. Every argument is checked, and bound, before anything is written or dispatched, so a
+What the compiled graph's descriptions decide for every call is worked out once, and a call that binds the very
+buffers of the call before (the same arrays or dmlpy Buffers again, or new values in the kept buffers) launches the
+bindings checked then. Every argument is checked, and bound, before anything is written or dispatched, so a
 call that fails writes no output; one call at a time runs per compiled graph (the kept buffers are shared)."""
 
 from __future__ import annotations
@@ -101,9 +101,10 @@ class _Facts:
 
 @dataclass(frozen=True)
 class _Launched:
-    """The buffers a call bound, all the call's own, and the dispatch checked over them: a call binding the very
-    same buffers launches it again without checking the bindings again (nothing they are checked on can change:
-    the buffers are live, the graph's tensors fixed)."""
+    """The buffers a call bound, each the call's own or a caller's dmlpy Buffer, and the dispatch checked over
+    them: a call binding the very same buffers launches it again without checking the bindings again (nothing they
+    are checked on can change: each buffer's size and device are fixed, a caller's is checked live at each call,
+    the graph's tensors are fixed)."""
 
     buffers: tuple[object, ...]
     checked: CheckedDispatch
@@ -136,8 +137,10 @@ class GraphCalls:
             facts = self._facts = _Facts.of(compiled)  # the same whichever thread computes it first
         descs, output_descs = facts.inputs, facts.outputs
         check_arguments(compiled, descs, arguments)
-        numpy_only = all(isinstance(value, np.ndarray | np.generic) for value in arguments)
-        on_device = not numpy_only and any(is_device_array(value) for value in arguments)
+        # Bound to buffers that stay what they are between calls: the call's own, or a caller's dmlpy Buffer
+        # (checked live above; an ONNX model's initializers are such buffers); a pyopencl array's is new each call.
+        lasting = all(isinstance(value, np.ndarray | np.generic | Buffer) for value in arguments)
+        on_device = not lasting and any(is_device_array(value) for value in arguments)
         if on_device:
             refuse_4_bit_device_outputs(compiled, output_descs)
         output_masks = None if masks is None else masks_of_outputs(compiled, descs, masks, on_device=on_device)
@@ -166,7 +169,7 @@ class GraphCalls:
                     entry.binding if entry is not None else own_binding(kept)  # type: ignore[arg-type]  # kept: not None
                     for kept, entry in zip(self._outputs, pooled, strict=True)
                 ]
-            checked = self._checked(compiled, inputs, outputs, own=numpy_only)
+            checked = self._checked(compiled, inputs, outputs, lasting=lasting)
             for index, buffer in self._inputs.items():
                 if inputs[index].buffer is buffer:  # not bound where it lies (_binding)
                     write(buffer, arguments[index], descs[index])
@@ -196,15 +199,16 @@ class GraphCalls:
         return results[0] if len(results) == 1 else tuple(results)
 
     def _checked(
-        self, compiled: CompiledGraph, inputs: list[BufferBinding], outputs: list[BufferBinding], *, own: bool
+        self, compiled: CompiledGraph, inputs: list[BufferBinding], outputs: list[BufferBinding], *, lasting: bool
     ) -> CheckedDispatch:
         """The dispatch over these bindings, checked: bound through the binding table (each binding checked, the
-        aliasing rules) and checked again as the recorder checks a dispatch, unless every binding is the call's
-        own buffer (``own``) and the very ones the call before checked (``_Launched``)."""
+        aliasing rules) and checked again as the recorder checks a dispatch, unless every binding is to a buffer
+        that stays what it is (``lasting``: the call's own, a caller's live dmlpy Buffer) and they are the very
+        ones the call before checked (``_Launched``)."""
         assert self._table is not None, "prepared before the first binding"
         buffers = [binding.buffer for binding in (*inputs, *outputs)]
         launched = self._launched
-        if own and launched is not None and launched.same(buffers):
+        if lasting and launched is not None and launched.same(buffers):
             check_process()
             return launched.checked
         self._table.bind_inputs(inputs)
@@ -212,7 +216,7 @@ class GraphCalls:
         self._table.bind_temporary_resource(self._temporary)
         checked = CommandRecorder(compiled.device).checked_dispatch(compiled.device.queue, compiled, self._table)
         assert checked is not None, "a compiled graph is no initializer"
-        self._launched = _Launched(tuple(buffers), checked) if own else None
+        self._launched = _Launched(tuple(buffers), checked) if lasting else None
         return checked
 
     def _prepare(self, compiled: CompiledGraph, facts: _Facts) -> BindingTable:

@@ -167,3 +167,20 @@ def test_a_read_only_input_is_read_where_it_lies(device: Any) -> None:
     (x,) = inputs(1)
     x.setflags(write=False)
     np.testing.assert_array_equal(compiled(x), want(x))
+
+
+def test_a_dmlpy_buffer_given_again_is_bound_once_and_refused_once_released(
+    device: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bound: list[int] = []
+    bind_inputs = BindingTable.bind_inputs
+    monkeypatch.setattr(BindingTable, "bind_inputs", lambda table, b: bound.append(1) or bind_inputs(table, b))
+    compiled = doubled_abs(device)
+    (x,) = inputs(1)
+    buffer = device.upload(x)
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(buffer), want(x))
+    assert len(bound) == 1
+    buffer.release()
+    with pytest.raises(InvalidArgumentError, match="released"):
+        compiled(buffer)
