@@ -83,22 +83,24 @@ static inline float8 terms_lanes(float8 x, float maximum)
 }
 
 // A FLOAT16 element's bits for eight floats: half_bits.h's half_value_bits(half_value(value)) lane by lane (the half
-// nearest to each float, ties to even, NaN quieted with its sign and top payload bits), vector operators only. Per
-// lane, the scalar pair held a FLOAT16 SOFTMAX row at a fifth of the FLOAT32 one's speed on PoCL.
+// nearest to each float, ties to even, NaN quieted with its sign and top payload bits), vector operators only, and the
+// bits taken by integer arithmetic where the pair multiplies by 2^-112: below 2^-14 that product is a subnormal
+// float, which x86 computes in microcode (a FLOAT16 SOFTMAX row, most of whose results are below 2^-14, ran at a
+// fifth of the FLOAT32 one's speed). Below 2^-14 the sum |x| + 0.5 rounds to the half's last place (half_value's
+// rounding) and its bits past 0.5's are the half's; above, the rounded magnitude's bits shifted and rebased are.
 static inline ushort8 half_lanes(float8 value)
 {
     const uint8 bits = as_uint8(value);
     const uint8 magnitude = bits & 0x7fffffffu;
-    const uint8 small = as_uint8((as_float8(magnitude) + 0.5f) - 0.5f);
-    const uint8 normal = (magnitude + 0x0fffu + ((magnitude >> 13) & 1u)) & 0xffffe000u;
-    const uint8 rounded = magnitude > 0x7f800000u    ? magnitude
-                          : magnitude >= 0x477ff000u ? (uint8)(0x7f800000u)
-                          : magnitude < 0x38800000u  ? small
-                                                     : normal;
-    const uint8 finite = as_uint8(as_float8(rounded) * 0x1p-112f) >> 13;
-    const uint8 quiet = rounded > 0x7f800000u ? (uint8)(0x0200u) : (uint8)(0u);
-    const uint8 special = 0x7c00u | quiet | ((rounded >> 13) & 0x03ffu);
-    return convert_ushort8(((bits >> 16) & 0x8000u) | (rounded >= 0x7f800000u ? special : finite));
+    const uint8 small = as_uint8(as_float8(magnitude) + 0.5f) - 0x3f000000u;
+    const uint8 normal = (((magnitude + 0x0fffu + ((magnitude >> 13) & 1u)) & 0xffffe000u) >> 13) - (112u << 10);
+    const uint8 quiet = magnitude > 0x7f800000u ? (uint8)(0x0200u) : (uint8)(0u);
+    const uint8 special = 0x7c00u | quiet | ((magnitude >> 13) & 0x03ffu);
+    const uint8 result = magnitude > 0x7f800000u    ? special
+                         : magnitude >= 0x477ff000u ? (uint8)(0x7c00u)
+                         : magnitude < 0x38800000u  ? small
+                                                    : normal;
+    return convert_ushort8(((bits >> 16) & 0x8000u) | result);
 }
 
 #endif
