@@ -13,7 +13,7 @@ from dmlpy.graph.views import operator_of
 from dmlpy.kernels import LoweredOperator
 from dmlpy.kernels.elementwise import Statement, load_name, value_name, value_type
 from dmlpy.ops._base import OperatorDescBase
-from dmlpy.ops._elementwise import ElementwiseDesc
+from dmlpy.ops._elementwise import Pointwise
 from dmlpy.tensor import BufferTensorDesc
 
 MAX_FUSED_TENSORS = 8
@@ -54,9 +54,9 @@ StoredIn = Callable[[int, int], "TensorRef | None"]
 
 
 def fuses(op: OperatorDescBase) -> bool:
-    """Whether a node running ``op`` can join a fused kernel: an element-wise operator with an expression at its
-    types."""
-    if not isinstance(op, ElementwiseDesc):
+    """Whether a node running ``op`` can join a fused kernel: a pointwise operator (the element-wise family,
+    BATCH_NORMALIZATION) with an expression at its types."""
+    if not isinstance(op, Pointwise):
         return False
     tensors = [t for t in (*op.input_tensors(), *op.output_tensors()) if t is not None]
     if len(tensors) > MAX_FUSED_TENSORS or any(value_type(t.desc.data_type) is None for t in tensors):
@@ -97,7 +97,7 @@ class GroupStatements:
                 names.append(self.values[(source.index, source.output)])
             else:
                 names.append(load_name(self.bind(self.read_from(node, slot, tensor.desc))))
-        assert isinstance(op, ElementwiseDesc), "fuses() admits element-wise operators only"
+        assert isinstance(op, Pointwise), "fuses() admits pointwise operators only"
         expression = op.expression(names)
         (output,) = op.output_tensors()
         output_type = value_type(output.desc.data_type) if output is not None else None

@@ -2,11 +2,13 @@
 (through each tensor's strides, 0 where it broadcasts), all tensors of one Sizes. Such an operator gives its
 arithmetic as one OpenCL C expression (``expression``, or ``bits_expression`` on encodings) and lowers to the one
 element-wise template (``opencl/elementwise.cl``); a graph fuses a chain of them into one kernel with the same
-expressions (dmlpy/graph/fusion.py)."""
+expressions (dmlpy/graph/fusion.py), and with them any operator that is ``Pointwise`` (BATCH_NORMALIZATION, whose
+statistics broadcast)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from dmlpy.kernels import CPU_PROFILE, ElementwiseLayout, LaunchProfile, LoweredOperator, coalesce
 from dmlpy.kernels.elementwise import (
@@ -19,6 +21,15 @@ from dmlpy.kernels.elementwise import (
     value_type,
 )
 from dmlpy.ops._base import OperatorDescBase
+
+
+@runtime_checkable
+class Pointwise(Protocol):
+    """An operator whose output element is ``expression`` of its inputs' elements at the same coordinates (an input
+    of Sizes 1 along a dimension read there with stride 0): the element-wise family, and BATCH_NORMALIZATION. A
+    graph fuses a chain of them into one kernel (dmlpy/graph/steps.py's ``fuses``)."""
+
+    def expression(self, inputs: Sequence[str | None]) -> str | None: ...
 
 
 class ElementwiseDesc(OperatorDescBase):

@@ -19,6 +19,7 @@ allowed).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pydantic import Field
@@ -115,23 +116,28 @@ class BatchNormalizationOperatorDesc(NormalizationDesc):
                         )
         self.check_fused_activation(level, self.fused_activation)
 
+    def expression(self, inputs: Sequence[str | None]) -> str | None:
+        """elementwise_ops.h's ``batch_normalization`` of the five inputs' values, FusedActivation's own expression
+        on the result (rounded to half first at FLOAT16, as the activation node alone would read it). Pointwise:
+        a graph fuses it with the element-wise nodes around it."""
+        value = f"batch_normalization({', '.join(str(name) for name in inputs)}, {float_literal(self.epsilon)})"
+        if self.fused_activation is not None:
+            value = self.fused_activation.applied(value, self.output_tensor, "BATCH_NORMALIZATION.FusedActivation")
+        return value
+
     def lower(self, profile: LaunchProfile = CPU_PROFILE) -> LoweredOperator:
-        """The element-wise template over InputTensor's Sizes, each statistic and parameter read with 0 strides
-        where it broadcasts; FusedActivation's own expression on the result (rounded to half first at FLOAT16, as
-        the activation node alone would read it)."""
+        """The element-wise template over InputTensor's Sizes with ``expression``, each statistic and parameter read
+        with 0 strides where it broadcasts."""
         tensors = [tensor.desc for tensor in (*self.input_tensors(), self.output_tensor) if tensor is not None]
         layout = blocked_layout(self.input_tensor.desc.sizes, [(t.sizes, t.effective_strides) for t in tensors])
         types = [value_type(t.data_type) for t in tensors]
         assert all(types), "BATCH_NORMALIZATION's tensors are FLOAT32 or FLOAT16"
         names = [load_name(k) for k in range(len(self.INPUTS))]
-        value = f"batch_normalization({', '.join(names)}, {float_literal(self.epsilon)})"
-        if self.fused_activation is not None:
-            value = self.fused_activation.applied(value, self.output_tensor, "BATCH_NORMALIZATION.FusedActivation")
         output = len(names)
         return elementwise_kernel(
             types,  # type: ignore[arg-type]  # every one present (the assert)
             range(output),
-            [Statement(value, types[output], self.operator_name())],  # type: ignore[arg-type]
+            [Statement(self.expression(names), types[output], self.operator_name())],  # type: ignore[arg-type]
             [(output, 0)],
             layout,
             profile,

@@ -217,6 +217,18 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
         kernels=4,  # the product, the reduction, the two (5, 7) nodes, the two (7, 5) ones: no copy, no window
     )
 
+    # BATCH_NORMALIZATION fused between element-wise nodes (pointwise: its statistics read through 0 strides),
+    # float16, the statistics at offsets in buffers that end where they do.
+    g = dml.Graph(dml.FeatureLevel.FL_6_2)
+    sizes, stats = (2, 3, 5), (1, 3, 1)
+    xi, yi = (g.input(dml.BufferTensorDesc(data_type=T.FLOAT16, sizes=sizes)) for _ in range(2))
+    mean, variance, scale, bias = (g.input(dml.BufferTensorDesc(data_type=T.FLOAT16, sizes=stats)) for _ in range(4))
+    normalized = dml.graph.batch_normalization(xi + yi, mean, variance, scale, bias, True, 1e-3)
+    values = [float_values(rng, sizes, np.float16) for _ in range(2)]
+    statistics = [rng.uniform(0.5, 2, stats).astype(np.float16) for _ in range(4)]
+    check(device, "add_batch_normalization_relu_f16_2x3x5", g.desc_for([dml.graph.activation_relu(normalized)]),
+          [*values, *statistics])  # fmt: skip
+
     run_anchored(device, rng)
     return LOG.summary()
 

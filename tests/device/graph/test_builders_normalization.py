@@ -80,3 +80,26 @@ def test_the_normalization_builders_refuse_bad_arguments_naming_them() -> None:
         dml.graph.mean_variance_normalization(
             old.input(SHAPE, T.FLOAT32), None, old.input(STATS, T.FLOAT32), [3], True, 1e-5
         )
+
+
+@pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
+def test_batch_normalization_fuses_with_the_element_wise_nodes_around_it(device: Any, data_type: Any) -> None:
+    # Pointwise: x + y, the normalization and the Relu run as one kernel, with the same bits as one node at a time.
+    dtype = np.float16 if data_type == T.FLOAT16 else np.float32
+    rng = np.random.default_rng(7)
+    x, y = ((rng.standard_normal(SHAPE) * 2).astype(dtype) for _ in range(2))
+    mean, scale, bias = (rng.standard_normal(STATS).astype(dtype) for _ in range(3))
+    variance = (np.abs(rng.standard_normal(STATS)) + 0.1).astype(dtype)
+    g = dml.Graph(device)
+    gx, gy, gm, gv, gs, gb = (g.input(a.shape, data_type) for a in (x, y, mean, variance, scale, bias))
+    desc = g.desc_for([dml.graph.activation_relu(dml.graph.batch_normalization(gx + gy, gm, gv, gs, gb, True, 1e-3))])
+    fused, separate = device.compile_graph(desc), device.compile_graph(desc, fuse=False)
+    assert fused.kernel_count == 1 and separate.kernel_count == 3
+    arrays = (x, y, mean, variance, scale, bias)
+    got = np.asarray(fused(*arrays))
+    assert got.tobytes() == np.asarray(separate(*arrays)).tobytes()
+    s, m, v, b = (a.astype(np.float64) for a in (scale, mean, variance, bias))
+    summed = (x + y).astype(np.float64)  # the Add node's output, rounded to its type
+    sigma = np.sqrt(v + np.float32(1e-3))
+    exact = s * (summed - m) / sigma + b
+    _check(got, np.maximum(exact, 0), bound(s, summed, m, sigma, b, data_type == T.FLOAT16))

@@ -28,12 +28,13 @@ VARIANTS = [
     "identity_i8_nan_inf_scale_bias_37",
     "round_identity_hostile_names_37",
     "views_window_reduce_transpose_f32",
+    "add_batch_normalization_relu_f16_2x3x5",
     *ANCHORED_VARIANTS,
 ]
 
 
-# No DML_HALF_BITS pass: the kernels a graph builds (the element-wise template, Round's kernel) never read it; only
-# opencl/ext_round.cl does (tests/device/extensions/test_oclgrind_ext.py).
+# No DML_HALF_BITS pass: the element-wise template never reads it; Round's kernel and opencl/ext_round.cl do, and
+# their own suites build it (tests/device/round/test_oclgrind.py, tests/device/extensions/test_oclgrind_ext.py).
 @MEMORY_PASS_PROFILES
 def test_every_variant_runs_clean_and_fused_equals_one_by_one(
     assert_memory_pass_clean: Any, tmp_path: Path, profile: str, tally: Any
