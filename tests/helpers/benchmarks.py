@@ -12,6 +12,11 @@ from typing import Any
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+QUICK_ROUND_COMMAND = ".venv/bin/python benchmarks/bench_round.py --quick --peers numpy"
+"""The README's smoke run of the Round benchmark: test_benchmark_smoke.py runs it (its report in a temporary file) and
+checks what it wrote, so the README's shell-line test leaves it out rather than run it twice."""
+
+
 def run_benchmark(script: str, tmp_path: Path, *arguments: str, timeout: float = 300) -> tuple[dict[str, Any], str]:
     """``benchmarks/<script> *arguments --json <file in tmp_path>``: exit status 0 (else its output's tail in the
     assertion), then the report it wrote and what it printed."""

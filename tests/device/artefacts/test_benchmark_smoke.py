@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers.benchmarks import run_benchmark
+from tests.helpers.benchmarks import QUICK_ROUND_COMMAND, run_benchmark
 from tests.helpers.modes import ONE_LINER_MODES
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_quick_run_writes_json(tmp_path: Path) -> None:
-    report, printed = run_benchmark(
-        "bench_round.py", tmp_path, "--quick", "--sizes", "1K,1000", "--peers", "numpy", timeout=120
-    )
+    # The README's own line (QUICK_ROUND_COMMAND), every peer installed included.
+    assert QUICK_ROUND_COMMAND in (REPO / "README.md").read_text(encoding="utf-8")
+    script, *arguments = QUICK_ROUND_COMMAND.removeprefix(".venv/bin/python benchmarks/").split()
+    report, printed = run_benchmark(script, tmp_path, *arguments, timeout=120)
     assert set(report) >= {"meta", "results", "extras", "targets"}
     assert set(report["extras"]) == {"latency", "warm_cache", "peak_memory", "operators"}
     rows = report["results"]

@@ -16,7 +16,8 @@ reader sees runs as written, and what the pages say is there is what the code ha
 - Every ```sh block runs line by line and must exit 0, except ``make`` lines (``make test`` is this test suite and
   ``make demo`` runs ``dmlpy demo``, tested in tests/device/cli), ``pip install`` lines (installing would change
   the environment under test; test_wheel_install.py installs the wheel into a folder of its own) and
-  ``python -m build`` (test_wheel_install.py builds the wheel the same way, into a folder of its own). The
+  ``python -m build`` (test_wheel_install.py builds the wheel the same way, into a folder of its own), and the
+  Round benchmark's smoke run (test_benchmark_smoke.py runs that very line and checks the report it writes). The
   README's wheel lines are checked as a sequence: install build, build, install the wheel of this version.
 - ```cpp blocks are DirectML C++; each tour step pairs its Python with one. They are checked without a compiler,
   as one function body in page order (``CppChecker``): every name used is declared in its block or an earlier
@@ -59,6 +60,7 @@ import pytest
 
 import dmlpy as dml
 from dmlpy.ops import OPERATORS
+from tests.helpers.benchmarks import QUICK_ROUND_COMMAND
 from tests.helpers.cpp_check import FENCE, HEADER_STRUCTS, check_cpp
 
 REPO = Path(__file__).resolve().parents[3]
@@ -292,7 +294,7 @@ def _sh_lines() -> list[str]:
     for body in (body for page in PAGES for body in blocks("sh", page)):
         for line in body.splitlines():
             command = line.split("  #", 1)[0].strip()  # comments follow two spaces, as the pages write them
-            if command and not command.startswith(NOT_RUN):
+            if command and not command.startswith(NOT_RUN) and command != QUICK_ROUND_COMMAND:
                 lines.append(command)
     return lines
 
