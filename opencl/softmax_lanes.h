@@ -1,13 +1,14 @@
-// softmax_lanes.h: softmax.cl's terms exp(x - maximum) eight at a time, for its ROWS path: float8 twins of
-// compensated.h's exact_difference and exp_of and of float_math.h's exp_float, lane by lane the same IEEE operations
-// in the same order (so the same bits as the scalar ones on every device: tests/device/activations/
-// test_softmax_lanes.py compares them on every float of a sweep and the special values).
+// softmax_lanes.h: softmax.cl's terms exp(x - maximum) and its FLOAT16 stores eight at a time, for its ROWS path:
+// float8 twins of compensated.h's exact_difference and exp_of, of float_math.h's exp_float and of half_bits.h's
+// half_value_bits(half_value(x)), lane by lane the same results (so the same bits as the scalar ones on every
+// device: tests/device/activations/test_softmax_lanes.py compares them on a sweep of floats, special values included).
 //
 // Why a twin: a work-item per row computing one element at a time leaves SIMD to the compiler, and neither runtime
 // vectorised the scalar exp inside a work-item (Intel's not at all; PoCL's loop vectoriser only once exp_of's fma and
 // exact_difference's isfinite are spelled as FMA and a comparison, its library calls otherwise). Written with
 // vector operators, the eight lanes are one AVX register on both: SOFTMAX over (16384, 1024) float32 4.0x faster on
-// Intel's runtime than the same kernel with the scalar helpers per lane (docs/performance.md, "Softmax rows").
+// Intel's runtime than the same kernel with the scalar helpers per lane (docs/performance.md, "Softmax rows
+// (issue 47)").
 #ifndef SOFTMAX_LANES_H
 #define SOFTMAX_LANES_H
 

@@ -31,11 +31,12 @@ from dmlpy.ops.activation_piecewise import activation_table, floats_since
 SOFTMAX_ULPS = 18
 """SOFTMAX's FLOAT32 bound, derived from the kernel's arithmetic with OpenCL's bounds for its built-ins (exp 3 ULPs)
 in docs/operators/activation_softmax.md: the numerator's 7 units of roundoff (u = 2^-24), the sum's 10 and the
-division's 1, 18 u in all, which is 18 ULPs at most. Measured: 3.74 ULPs at most on PoCL and Intel's CPU runtime,
-4.66 on an NVIDIA H100."""
+division's 1, 18 u in all, which is 18 ULPs at most. Measured: 2.99 ULPs at most on PoCL and Intel's CPU runtime
+(the same bits), 4.66 on an NVIDIA H100 before the rows walk and float_math.h's exp."""
 LOG_SOFTMAX_ULPS = 15
 """LOG_SOFTMAX's, derived as SOFTMAX's (log1p 2 ULPs): the sum's error through log1p, 9 ULPs at most, log1p's own
-4 and the two roundings' 2. Measured: 5.58 ULPs at most on PoCL, 4.58 on Intel's and on the H100."""
+4 and the two roundings' 2. Measured: 4.07 ULPs at most on PoCL and Intel's (the same bits), 4.58 on the H100
+before the rows walk and float_math.h's exp."""
 
 
 _ROW_LIMIT = 2**32
