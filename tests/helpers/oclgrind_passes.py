@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from .oclgrind_sweep import SWEEP_SHARE
+
 DEFAULT_PASSES = (("cpu", False), ("gpu", True))
 """(launch profile, uninitialised pass) of a default run, in the order a suite's share of its cases follows."""
 
@@ -56,9 +58,11 @@ def run_reportless(
     uninitialized: bool,
     *flags: str,
     timeout: float,
+    share: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Run ``script`` under Oclgrind in one (profile, pass) combination, data races checked in the memory pass, and
-    fail on any Oclgrind report; the script's summary, for the suite's own checks."""
+    fail on any Oclgrind report; the script's summary, for the suite's own checks. ``share`` (k, n): a sweep's
+    sample takes every n-th of its labels from the k-th (``SWEEP_SHARE``, tests/helpers/oclgrind_sweep.py)."""
     summary, errors = run_oclgrind_script(
         script,
         "--launch-profile",
@@ -68,6 +72,7 @@ def run_reportless(
         uninitialized=uninitialized,
         timeout=timeout,
         **({} if uninitialized else {"OCLGRIND_DATA_RACES": "1"}),
+        **({} if share is None else {SWEEP_SHARE: f"{share[0]}/{share[1]}"}),
     )
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
     return summary

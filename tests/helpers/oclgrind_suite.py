@@ -44,16 +44,26 @@ class OclgrindSuite:
     """Whether what the summary recorded of a label's kernels is what it must run (None: nothing recorded)."""
 
     def run(
-        self, run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, sample: bool
+        self,
+        run_oclgrind_script: Any,
+        tmp_path: Path,
+        profile: str,
+        uninitialized: bool,
+        sample: bool,
+        share: tuple[int, int] | None = None,
     ) -> dict[str, Any]:
         """Run the script under one pass and check it: no report, no mismatch, exactly the variants asked for run
-        under ``profile``, each on the kernels ``kernels_right`` expects."""
+        under ``profile`` (``share`` (k, n): the sample's every n-th from the k-th), each on the kernels
+        ``kernels_right`` expects."""
         flags = ("--sample",) if sample else ()
         summary = run_reportless(
-            run_oclgrind_script, self.script, tmp_path, profile, uninitialized, *flags, timeout=600
+            run_oclgrind_script, self.script, tmp_path, profile, uninitialized, *flags, timeout=600, share=share
         )
         assert summary["mismatches"] == []
-        assert summary["variants"] == (self.sampled() if sample else self.every())
+        wanted = self.sampled() if sample else self.every()
+        if share is not None:
+            wanted = wanted[share[0] :: share[1]]
+        assert wanted and summary["variants"] == wanted
         assert summary["launch_profile"] == profile
         if self.kernels_right is not None:
             for label, kernels in summary["kernels"].items():
@@ -61,11 +71,15 @@ class OclgrindSuite:
         return summary
 
     def sampled_test(self) -> Test:
-        """The sampled variants under the default passes."""
+        """The sampled variants, shared between the default passes: each takes every other one (its index in
+        DEFAULT_PASSES), so each sampled variant runs under one of them and the default run costs one pass (every
+        variant runs under all four with --run-slow). A sample too small to share runs whole under both."""
 
         @DEFAULT
         def test(run_oclgrind_script: Any, tmp_path: Path, profile: str, uninitialized: bool, tally: Any) -> None:
-            summary = self.run(run_oclgrind_script, tmp_path, profile, uninitialized, sample=True)
+            index, passes = default_share(profile, uninitialized), len(DEFAULT_PASSES)
+            share = (index, passes) if index is not None and len(self.sampled()) >= passes else None
+            summary = self.run(run_oclgrind_script, tmp_path, profile, uninitialized, sample=True, share=share)
             tally[f"oclgrind {self.name} variants"] += len(summary["variants"])
 
         return test
