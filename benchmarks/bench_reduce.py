@@ -8,11 +8,14 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_reduce.py --devices 0,1               # PoCL and Intel's CPU runtime
     .venv/bin/python benchmarks/bench_reduce.py --quick                     # a smoke run: (256, 256)
     .venv/bin/python benchmarks/bench_reduce.py --only FLOAT16,outer        # the cases whose names hold a word
+    .venv/bin/python benchmarks/bench_reduce.py --outer --only outer         # every outer-axis case
 
 Cases, FLOAT32 but the last, keepdims (the reduced axes kept with size 1):
 
     SUM, AVERAGE, MAX, ARGMAX, LOG_SUM_EXP over the innermost axis (axis 1): 4096 groups of 4096 contiguous elements
     SUM over the outer axis (axis 0): 4096 groups, each a column (a step of 4096 elements)
+    --outer adds MAX over the outer axis, and SUM over the outer axis of (16, 1M): 1M groups of 16 elements, a step
+    of 1M (the name says "16 rows")
     L2 over both axes: one group of 16M elements
     SUM over the innermost axis, FLOAT16
 
@@ -172,16 +175,19 @@ def reduce_case(function: str, axes: tuple[int, ...], shape: Shape, dtype: type 
         op = onnx_op.get(function, "ReduceLogSumExp")
         onnx = (op, {"keepdims": 1}, {"axes": np.array(axes, np.int64)})
     where = "both axes" if len(axes) == 2 else ("innermost" if axes == (1,) else "outer")
-    name = f"{function} {where}" + (" FLOAT16" if dtype == np.float16 else "")
+    rows = "" if shape[0] == shape[1] else f" {shape[0]} rows"
+    name = f"{function} {where}{rows}" + (" FLOAT16" if dtype == np.float16 else "")
     exact, scale = reference(function, x, axes)
     return Case(name, desc, x, exact, scale, out, numpy_call(function, x, axes, out), onnx)
 
 
-def cases(shape: Shape) -> list[Case]:
+def cases(shape: Shape, more_outer: bool = False) -> list[Case]:
     inner, outer = (1,), (0,)
+    extra = [reduce_case("MAX", outer, shape), reduce_case("SUM", outer, (16, shape[0] * shape[1] // 16))]
     return [
         reduce_case("SUM", inner, shape),
         reduce_case("SUM", outer, shape),
+        *(extra if more_outer else []),
         reduce_case("AVERAGE", inner, shape),
         reduce_case("MAX", inner, shape),
         reduce_case("ARGMAX", inner, shape),
@@ -333,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="(256, 256) and few repeats: a smoke run")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/reduce-<time>.json)")
     parser.add_argument("--only", help="comma-separated words: run only the cases whose name holds one (FLOAT16,outer)")
+    parser.add_argument("--outer", action="store_true", help="also MAX over the outer axis, SUM over it of (16, N/16)")
     args = parser.parse_args(argv)
     n = parse_size("64K" if args.quick else args.size)
     side = math.isqrt(n)
@@ -344,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = [runtime_label(dml_) for dml_ in runtimes]
     rows = []
     words = [] if args.only is None else args.only.split(",")
-    for case in [c for c in cases((side, side)) if not words or any(word in c.name for word in words)]:
+    for case in [c for c in cases((side, side), args.outer) if not words or any(word in c.name for word in words)]:
         for row, label in zip(case_rows(runtimes, case, args.quick), labels, strict=True):
             rows.append(row)
             print_row(row, label)
