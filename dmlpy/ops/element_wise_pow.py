@@ -2,9 +2,10 @@
 DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC (one FLOAT Exponent), both DML_FEATURE_LEVEL_1_0, ScaleBias applied to
 the base only (docs/operators/element_wise_pow.md).
 
-Floats: OpenCL's pow (C99 Annex F: a negative base with an integral exponent has a sign by parity, with another
-exponent NaN, as the pages say), or pown for an integer ExponentTensor, within the OpenCL specification's bound for
-both, 16 float32 ULPs (FLOAT32_ULPS). Integers (POW from DML_FEATURE_LEVEL_3_0): exact, as the page promises where
+Floats: opencl/float_pow.h's pow_float (plain arithmetic, the same bits on every device, 0.92 ULPs measured; C99
+Annex F's special cases: a negative base with an integral exponent has a sign by parity, with another exponent NaN,
+as the pages say), or OpenCL's pown for an integer ExponentTensor, within the OpenCL specification's bound, 16 float32
+ULPs (FLOAT32_ULPS, which pown keeps). Integers (POW from DML_FEATURE_LEVEL_3_0): exact, as the page promises where
 base and exponent are both integers, by squaring, wrapping modulo 2^width as MULTIPLY does; a negative exponent is
 1 / x^n truncated toward zero (1 for x = 1, +-1 for x = -1, all bits set for x = 0, as an integer DIVIDE by 0
 gives, 0 otherwise). An integer base with a float exponent or a ScaleBias is computed in float and converted back as
@@ -45,7 +46,7 @@ class ElementWisePowOperatorDesc(ElementwiseDesc):
     SUPPORTS_IN_PLACE = True  # the page: the output may alias InputTensor
     BUILDER_NAME, ONNX_OPS = "pow", ("Pow",)
     BARE_FORM = False  # Identity's fields are a subset of its own: a bare descriptor with them stays Identity's
-    FLOAT32_ULPS = 16  # OpenCL's pow and pown (full profile)
+    FLOAT32_ULPS = 16  # OpenCL's pown (full profile); pow_float measured 0.92
 
     input_tensor: TensorDesc = Field(alias="InputTensor")
     """InputTensor: the bases."""
@@ -85,14 +86,16 @@ class ElementWisePowOperatorDesc(ElementwiseDesc):
         base = x if base_type in FLOATS else f"(float){x}"
         if self.scale_bias is not None:
             base = self.scale_bias.applied_to(base)
-        power = f"pow({base}, {exponent})" if exponent_type in FLOATS else f"pown({base}, pown_exponent({exponent}))"
+        power = (
+            f"pow_float({base}, {exponent})" if exponent_type in FLOATS else f"pown({base}, pown_exponent({exponent}))"
+        )
         return power if base_type in FLOATS else f"TO_INTEGER({register(base_type)}, {power})"
 
     def explain_lines(self) -> list[str]:
         base, exponent = self.types()
         if base not in FLOATS and self.scale_bias is None and exponent not in FLOATS:
             return ["exact integer power by squaring, wrapping modulo 2^width (opencl/elementwise_ops.h, pow)"]
-        how = "pow" if exponent in FLOATS else "pown (an integer exponent)"
+        how = "pow_float (opencl/float_pow.h)" if exponent in FLOATS else "pown (an integer exponent)"
         lines = [f"{how} in float through the element-wise template (opencl/elementwise_ops.h)"]
         if base not in FLOATS:
             lines.append("the float result back to the integer type toward zero, saturated, NaN to 0 (Direct3D's)")
@@ -119,10 +122,11 @@ class ElementWiseConstantPowOperatorDesc(ScaledUnaryDesc):
         assert value is not None, "InputTensor is required"
         if self.scale_bias is not None:
             value = self.scale_bias.applied_to(value)
-        return f"pow({value}, {float_literal(self.exponent)})"
+        return f"pow_float({value}, {float_literal(self.exponent)})"
 
     def explain_lines(self) -> list[str]:
-        return [f"pow(x, {float_literal(self.exponent)}) in float through the element-wise template"]
+        exponent = float_literal(self.exponent)
+        return [f"pow_float(x, {exponent}) (opencl/float_pow.h) in float through the element-wise template"]
 
 
 POW_OPERATORS: tuple[type[OperatorDescBase], ...] = (ElementWisePowOperatorDesc, ElementWiseConstantPowOperatorDesc)
