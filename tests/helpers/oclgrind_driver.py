@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -36,6 +37,19 @@ __kernel void broken(__global const float *input, __global float *output)
         output[0] = 2.0f;
 }
 """
+
+
+SWEEP_SHARE = "DMLPY_SWEEP_SHARE"
+"""The environment variable that gives a script's sample its share, ``k/n``: every n-th label from the k-th (the
+default passes split a sample between them: tests/helpers/oclgrind_suite.py)."""
+
+
+def sampled_share(labels: list[str]) -> list[str]:
+    """``labels`` (a script's sample), or the share of them ``SWEEP_SHARE`` names."""
+    if SWEEP_SHARE not in os.environ:
+        return labels
+    k, n = (int(part) for part in os.environ[SWEEP_SHARE].split("/"))
+    return labels[k::n]
 
 
 def oclgrind_cl_device() -> Any:

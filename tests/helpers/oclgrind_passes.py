@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .oclgrind_sweep import SWEEP_SHARE
+from .oclgrind_driver import SWEEP_SHARE
 
 DEFAULT_PASSES = (("cpu", False), ("gpu", True))
 """(launch profile, uninitialised pass) of a default run, in the order a suite's share of its cases follows."""

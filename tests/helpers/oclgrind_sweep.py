@@ -25,7 +25,7 @@ import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
 
 from .object_model import NUMPY_TYPE, compile_and_initialize, dispatch
-from .oclgrind_driver import VariantLog, main
+from .oclgrind_driver import VariantLog, main, sampled_share
 from .structured_runs import run_structured
 
 Arrays = dict[str, npt.NDArray[Any]]
@@ -115,21 +115,13 @@ def run_variant(device: Any, label: str, variant: Variant, log: VariantLog, unwr
         log.mismatch(f"{label}: {problem}")
 
 
-SWEEP_SHARE = "DMLPY_SWEEP_SHARE"
-"""The environment variable that gives a sweep's sample its share, ``k/n``: every n-th label from the k-th."""
-
-
 def run_sweep(device: Any, sweep: Sweep, sample: bool) -> dict[str, Any]:
     """Every label (or the sample), the summary the tests check: the labels run, the mismatches, the launch profile
     and (where the sweep records them) the kernels of each label."""
     unwritten = os.environ.get("OCLGRIND_UNINITIALIZED") == "1"
     log = VariantLog()
     kernels = {}
-    labels = sweep.sampled() if sample else sweep.every()
-    if sample and SWEEP_SHARE in os.environ:  # the default passes split the sample (oclgrind_suite.py)
-        k, n = (int(part) for part in os.environ[SWEEP_SHARE].split("/"))
-        labels = labels[k::n]
-    for label in labels:
+    for label in sampled_share(sweep.sampled()) if sample else sweep.every():
         variant = sweep.variant_of(label)
         run_variant(device, label, variant, log, unwritten)
         if sweep.record is not None:

@@ -31,7 +31,7 @@ import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
 from tests.device.matrix.cases import RELU, Case, gemm_case, integer_case, past_bound
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_driver import VariantLog, main, sampled_share
 from tests.helpers.structured_runs import run_structured
 
 T = dml.TensorDataType
@@ -156,7 +156,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
     log = VariantLog()
     kernels = {
         label: run_variant(device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
+        for label in (sampled_share(sampled_variants()) if args.sample else every_variant())
     }
     return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
 

@@ -46,7 +46,7 @@ from tests.device.normalization.cases import (
     past_bound,
 )
 from tests.helpers.object_model import compile_and_initialize, dispatch
-from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_driver import VariantLog, main, sampled_share
 from tests.helpers.structured_runs import run_structured
 
 T = dml.TensorDataType
@@ -162,7 +162,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
     log = VariantLog()
     kernels = {
         label: run_variant(device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
+        for label in (sampled_share(sampled_variants()) if args.sample else every_variant())
     }
     return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
 

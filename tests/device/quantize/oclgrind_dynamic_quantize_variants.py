@@ -33,7 +33,7 @@ from dmlpy.runtime.buffer import Buffer
 from tests.device.quantize.dynamic_quantize_cases import T, desc_of, reference, values
 from tests.device.recurrent.oclgrind_recurrent_variants import fresh
 from tests.helpers.object_model import compile_and_initialize
-from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_driver import VariantLog, main, sampled_share
 from tests.helpers.structured_runs import run_structured
 
 SIGNS = {"both": 0.0, "positive": 20.0, "negative": -20.0}
@@ -117,7 +117,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
     # extremes' regions are written by one step and read by the next, which Oclgrind 21.10 loses otherwise.
     kernels = {
         label: run_variant(device if fill_output else fresh(device), label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
+        for label in (sampled_share(sampled_variants()) if args.sample else every_variant())
     }
     return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
 

@@ -30,7 +30,7 @@ import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
 from tests.device.recurrent.cases import BOUND, Network, reference
 from tests.helpers.object_model import compile_and_initialize
-from tests.helpers.oclgrind_driver import VariantLog, main
+from tests.helpers.oclgrind_driver import VariantLog, main, sampled_share
 from tests.helpers.oclgrind_sweep import without_zero_fill
 from tests.helpers.structured_runs import run_structured
 
@@ -150,7 +150,7 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any] | None:
     log = VariantLog()
     kernels = {
         label: run_variant(fresh(device) if not fill_output else device, label, log, fill_output)
-        for label in (sampled_variants() if args.sample else every_variant())
+        for label in (sampled_share(sampled_variants()) if args.sample else every_variant())
     }
     return {**log.summary(), "kernels": kernels, "launch_profile": device.launch_profile.name}
 
