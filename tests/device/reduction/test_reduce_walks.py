@@ -18,9 +18,9 @@ from tests.device.movement.cases import padded_strides, tensor
 from tests.device.reduction.cases import ARG, F, T, arg_reference, mismatch, values
 from tests.helpers.structured_runs import run_structured
 
-WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 75), (0,), "2")}
+WALKS = {"lanes": ((3, 37), (1,), "1"), "bands": ((21, 75), (0,), "2"), "short band": ((9, 70), (0,), "2")}
 """Each walk's input, axes and WALK define: 37 = four vectors and a tail of 5; 75 = a band of 64 and a short one of 11
-(a vector, then 3 groups one at a time)."""
+(a vector, then 3 groups one at a time); 70 = a band of 64 and one of 6, too short for a vector."""
 
 
 def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
@@ -63,7 +63,8 @@ def test_ties_and_nan_across_lanes(device: Any, operator: Any, direction: str, w
     if walk == "lanes":
         x[1, [3, 12, 36]] = np.nan  # lanes 3, 4 and the tail
     else:
-        x[[2, 9, 20], 5] = np.nan
+        x[[2, 5, 8], 5] = np.nan
+        x[[1, 4], 67] = np.nan  # in the last band
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
     desc = operator(
         input_tensor=tensor(T.FLOAT32, shape),
