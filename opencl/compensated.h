@@ -16,7 +16,7 @@ typedef struct {
 static inline void compensated_add(CompensatedSum *s, float term)
 {
     const float total = s->sum + term;
-    s->compensation += fabs(s->sum) >= fabs(term) ? (s->sum - total) + term : (term - total) + s->sum;
+    s->compensation += magnitude(s->sum) >= magnitude(term) ? (s->sum - total) + term : (term - total) + s->sum;
     s->sum = total;
 }
 
@@ -24,7 +24,7 @@ static inline void compensated_add(CompensatedSum *s, float term)
 // arithmetic carries as a float64 sum would, since the compensation is then NaN.
 static inline float compensated_total(CompensatedSum s)
 {
-    return isfinite(s.sum) ? s.sum + s.compensation : s.sum;
+    return magnitude(s.sum) < INFINITY ? s.sum + s.compensation : s.sum;
 }
 
 // A long sum compensated in blocks: each block of COMPENSATED_BLOCK terms is a compensated sum of its own, folded
@@ -124,7 +124,9 @@ static inline void blocked_take_lane(BlockedSum *s, const BlockedLanes *lanes, i
 }
 
 // x - maximum as hi + lo exactly (Knuth's TwoSum, which needs no ordering of the operands). Where hi is not
-// finite (x is -inf, or the difference overflows), exp(hi) is 0 and lo is 0.
+// finite (x is -inf, or the difference overflows), exp(hi) is 0 and lo is 0. Finiteness by magnitude and fma as
+// float_math.h's FMA: isfinite and fma are library calls on PoCL that keep a loop scalar (a row's scalar walk
+// 400 -> 98 ms).
 static inline float2 exact_difference(float x, float maximum)
 {
     const float negated = -maximum;
@@ -132,7 +134,7 @@ static inline float2 exact_difference(float x, float maximum)
     const float x_part = hi - negated;
     const float negated_part = hi - x_part;
     const float lo = (x - x_part) + (negated - negated_part);
-    return (float2)(hi, isfinite(hi) ? lo : 0.0f);
+    return (float2)(hi, magnitude(hi) < INFINITY ? lo : 0.0f);
 }
 
 // exp(hi + lo) = exp(hi) * exp(lo), and exp(lo) = 1 + lo within lo^2 / 2 (|lo| <= 2^-18 wherever exp(hi) is not 0);
@@ -140,7 +142,7 @@ static inline float2 exact_difference(float x, float maximum)
 static inline float exp_of(float2 difference)
 {
     const float e = exp_float(difference.x);
-    return fma(e, difference.y, e);
+    return FMA(e, difference.y, e);
 }
 
 #endif
