@@ -41,10 +41,10 @@ SPATIAL = 3
 UNFOLD_RUN = 4096
 """Columns elements per work-item of the unfold under the "cpu" profile: runs long enough that mapping a run's outer
 coordinates (a division per dimension) costs little against its elements."""
-DEPTHWISE_RUN = 256
+DEPTHWISE_RUN = 2048
 """Output elements per work-item of the direct depth-wise kernel under the "cpu" profile, about (whole rows where a
-row is shorter, ``depthwise_run``): each costs a window of multiply-adds, so shorter runs than the unfold's still
-amortise their coordinates, and leave work-items to share."""
+row is shorter, ``depthwise_run``). Measured on MobileNetV2's 144 @56 layer (224 work-items): Intel's CPU runtime ran
+the integer kernel in 5.5-24 ms with runs of 256 and 1.6-1.7 ms with 2048; the float one, and PoCL's, the same."""
 
 
 def depthwise_run(width: int) -> int:

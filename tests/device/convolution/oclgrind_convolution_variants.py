@@ -56,8 +56,12 @@ INTEGER_SHAPES = {
     "1d": Shape((2, 3, 11), (3,), 6, strides=(2,), dilations=(2,), start=(2,), end=(1,), groups=3),
     "2d": Shape((1, 4, 5, 6), (3, 3), 4, strides=(1, 2), start=(1, 1), end=(2, 0), groups=2),
     "depthwise": SHAPES["depthwise"],
+    "3x3": Shape((1, 2, 3, 17), (3, 3), 5, start=(1, 1), end=(1, 1)),
 }
-"""The integer convolutions' windows: "depthwise" runs convolution.cl's direct kernel, its integer sums."""
+"""The integer convolutions' windows: "depthwise" runs convolution.cl's direct kernel, its integer sums; "3x3" the
+unfold's stride-1 rows of bytes (the plain copy between padded ends) and a contraction of partial tiles (M 5, N 51:
+the integer panel's folded zero points on rows and columns past the tile's), small enough that every variant's
+"gpu" uninitialised pass stays inside the suite's 600 s on a loaded machine."""
 PARAMETERS = ("channel", "one", "none")
 """The integer convolutions' filter zero point (and scale) per output channel, one value, or no zero points."""
 CONTRACTION_OPERATOR = {"CONV": "0", "CI": "1", "QLC": "4"}
