@@ -74,6 +74,16 @@
 #ifndef BAND
 #define BAND 64u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
 #endif
+// BANDS_WALK's rows a vector walks before the next vector (reduce_band): PoCL's code keeps a band's eight states on
+// the stack, so there each vector walks 8 rows with its state in registers (1.5x faster on (4096, 4096)); Intel's
+// runtime ran that order 2.4x slower than a row at a time, all vectors a row (docs/performance.md, Reductions).
+#ifndef BAND_RUN
+#ifdef DML_ELEMENTWISE_BUILTINS
+#define BAND_RUN 8u
+#else
+#define BAND_RUN 1u
+#endif
+#endif
 #define SCALAR_WALK 0
 #define LANES_WALK 1
 #define BANDS_WALK 2
@@ -199,6 +209,8 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
     for (uint v = 0; v < vectors; ++v) {
         lanes_first(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)(0u));
     }
+#if BAND_RUN == 1
+    // A row at a time, every vector of the band.
 #if SUMMED
     uint in_block = 1u;  // lanes_first's row
 #endif
@@ -220,6 +232,40 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
         }
 #endif
     }
+#else
+    // The rows BAND_RUN at a time, each vector down the run's rows before the next vector. A run ends at a
+    // compensated block's end, so a sum's blocks fold where lanes_take would fold them: the same bits for any run.
+    for (ulong i0 = 1; i0 < g->length;) {
+        ulong i1 = min(g->length, i0 + BAND_RUN);
+#if SUMMED
+        i1 = min(i1, (i0 / COMPENSATED_BLOCK + 1) * COMPENSATED_BLOCK);
+#endif
+        for (uint v = 0; v < vectors; ++v) {
+            Cursor row = cursor;
+            lanes_t state = lanes[v];
+            for (ulong i = i0; i < i1; ++i) {
+                cursor_next(&row, g);
+#if SUMMED
+                lanes_term(&state, lanes_at(t, row.at, 8 * v));
+#else
+                lanes_take(&state, lanes_at(t, row.at, 8 * v), (uint8)((uint)i));
+#endif
+            }
+            lanes[v] = state;
+        }
+        for (ulong i = i0; i < i1; ++i) {
+            cursor_next(&cursor, g);
+        }
+#if SUMMED
+        if (i1 % COMPENSATED_BLOCK == 0) {  // rows 0 .. i1 - 1 taken: a whole block since the last fold
+            for (uint v = 0; v < vectors; ++v) {
+                lanes_fold(&lanes[v]);
+            }
+        }
+#endif
+        i0 = i1;
+    }
+#endif
     for (uint v = 0; v < vectors; ++v) {
         result_t results[8];
         lanes_results(&lanes[v], g->length, results);
