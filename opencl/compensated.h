@@ -98,14 +98,20 @@ static inline void blocked_lanes(BlockedLanes *s)
     s->in_block = 0u;
 }
 
+// The open block folded into the totals (a full one, or the last, partial one).
+static inline void blocked_lanes_fold(BlockedLanes *s)
+{
+    compensated_lanes_add(&s->total, s->block.sum);
+    s->total.compensation += s->block.compensation;
+    s->block.sum = s->block.compensation = (float8)(0.0f);
+    s->in_block = 0u;
+}
+
 static inline void blocked_lanes_add(BlockedLanes *s, float8 term)
 {
     compensated_lanes_add(&s->block, term);
     if (++s->in_block == COMPENSATED_BLOCK) {
-        compensated_lanes_add(&s->total, s->block.sum);
-        s->total.compensation += s->block.compensation;
-        s->block.sum = s->block.compensation = (float8)(0.0f);
-        s->in_block = 0u;
+        blocked_lanes_fold(s);
     }
 }
 

@@ -226,7 +226,7 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
 #if SUMMED
         if (++in_block == COMPENSATED_BLOCK) {
             for (uint v = 0; v < vectors; ++v) {
-                lanes_fold(&lanes[v]);
+                blocked_lanes_fold(&lanes[v]);
             }
             in_block = 0u;
         }
@@ -259,7 +259,7 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
 #if SUMMED
         if (i1 % COMPENSATED_BLOCK == 0) {  // rows 0 .. i1 - 1 taken: a whole block since the last fold
             for (uint v = 0; v < vectors; ++v) {
-                lanes_fold(&lanes[v]);
+                blocked_lanes_fold(&lanes[v]);
             }
         }
 #endif

@@ -76,21 +76,12 @@ static inline void lanes_term(lanes_t *lanes, float8 x)
 #endif
 }
 
-// The open blocks folded into the totals, as blocked_lanes_add folds a full block (compensated.h).
-static inline void lanes_fold(lanes_t *lanes)
-{
-    compensated_lanes_add(&lanes->total, lanes->block.sum);
-    lanes->total.compensation += lanes->block.compensation;
-    lanes->block.sum = lanes->block.compensation = (float8)(0.0f);
-    lanes->in_block = 0u;
-}
-
 // lanes_term, each lane's block folded when full: blocked_lanes_add's steps.
 static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
 {
     lanes_term(lanes, x);
     if (++lanes->in_block == COMPENSATED_BLOCK) {
-        lanes_fold(lanes);
+        blocked_lanes_fold(lanes);
     }
 }
 
