@@ -112,12 +112,16 @@ def test_an_input_bound_where_it_lies_is_read_afresh_at_every_call(device: Any) 
         gc.collect()
 
 
-def test_a_repeated_call_binds_nothing_again_and_a_new_argument_is_checked(
-    device: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bound: list[int] = []
+@pytest.fixture
+def bound(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per BindingTable.bind_inputs call from now on."""
+    calls: list[int] = []
     bind_inputs = BindingTable.bind_inputs
-    monkeypatch.setattr(BindingTable, "bind_inputs", lambda table, b: bound.append(1) or bind_inputs(table, b))
+    monkeypatch.setattr(BindingTable, "bind_inputs", lambda table, b: calls.append(1) or bind_inputs(table, b))
+    return calls
+
+
+def test_a_repeated_call_binds_nothing_again_and_a_new_argument_is_checked(device: Any, bound: list[int]) -> None:
     compiled = doubled_abs(device)
     x, other = inputs(2)
     for _ in range(3):
@@ -169,12 +173,7 @@ def test_a_read_only_input_is_read_where_it_lies(device: Any) -> None:
     np.testing.assert_array_equal(compiled(x), want(x))
 
 
-def test_a_dmlpy_buffer_given_again_is_bound_once_and_refused_once_released(
-    device: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bound: list[int] = []
-    bind_inputs = BindingTable.bind_inputs
-    monkeypatch.setattr(BindingTable, "bind_inputs", lambda table, b: bound.append(1) or bind_inputs(table, b))
+def test_a_dmlpy_buffer_given_again_is_bound_once_and_refused_once_released(device: Any, bound: list[int]) -> None:
     compiled = doubled_abs(device)
     (x,) = inputs(1)
     buffer = device.upload(x)
