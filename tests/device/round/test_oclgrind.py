@@ -33,11 +33,6 @@ from tests.helpers.tools import OCLGRIND_FROM_PIP
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_round_variants.py"
-HALF_BITS_SLOW_PASSES = (
-    (("gpu", True), "gpu-uninitialized"),
-    (("cpu", True), "cpu-uninitialized"),
-    (("gpu", False), "gpu-memory"),
-)
 
 
 def _check(summary: dict[str, Any], errors: list[str], profile: str, data_types: int = 2) -> None:
@@ -66,8 +61,14 @@ def test_every_kernel_variant_is_clean(
 @pytest.mark.parametrize(
     ("profile", "uninitialized"),
     [
-        pytest.param("cpu", False, id="cpu-memory"),
-        *(pytest.param(*p, id=i, marks=pytest.mark.slow) for p, i in HALF_BITS_SLOW_PASSES),
+        pytest.param(
+            profile,
+            uninitialized,
+            id=f"{profile}-{'uninitialized' if uninitialized else 'memory'}",
+            marks=() if (profile, uninitialized) == ("cpu", False) else pytest.mark.slow,
+        )
+        for profile in ("cpu", "gpu")
+        for uninitialized in (False, True)
     ],
 )
 def test_the_float16_variants_built_as_on_pocl_are_clean(
