@@ -1,6 +1,7 @@
 """Masked NumPy arguments of a graph call (dmlpy/runtime/graph_calls.py): a masked array runs on its data, and
 every output is then a masked array, an output element masked where an input element it reads is masked, carried
-through element-wise nodes; what no mask of the outputs could describe is refused before anything runs."""
+through pointwise nodes (the element-wise family and BATCH_NORMALIZATION: dmlpy/ops/_elementwise.py's
+Pointwise); what no mask of the outputs could describe is refused before anything runs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from dmlpy.errors import InvalidArgumentError
 from dmlpy.graph.desc import GraphAnalysis, GraphDesc, Source
 from dmlpy.graph.rules import node_operator
 from dmlpy.graph.views import same_view
-from dmlpy.ops._elementwise import ElementwiseDesc
+from dmlpy.ops._elementwise import Pointwise
 from dmlpy.ops.activation_softmax import AxisReducingDesc
 from dmlpy.runtime.dispatchables import CompiledGraph
 from dmlpy.tensor import BufferTensorDesc
@@ -72,12 +73,12 @@ def masks_of_outputs(
         origins = frozenset().union(*(origin for _, origin in read))
         if isinstance(op, AxisReducingDesc):
             raise InvalidArgumentError(_reduced(compiled, node, op, min(origins)))
-        if not isinstance(op, ElementwiseDesc):
+        if not isinstance(op, Pointwise):
             raise InvalidArgumentError(
                 f"{compiled.describe()}: argument {min(origins)} is a masked array whose masked elements reach "
                 f"{graph.node_label(node)}, which moves elements rather than computing on each in place; a mask is "
-                "carried through element-wise nodes only: pass np.ma.getdata(x) to run on the data under the mask, "
-                "or x.filled(value)"
+                "carried through pointwise nodes only (the element-wise family, BATCH_NORMALIZATION): pass "
+                "np.ma.getdata(x) to run on the data under the mask, or x.filled(value)"
             )
         reinterpreted = _reinterpreted_read(graph, analysis, node, reached)
         if reinterpreted is not None:
@@ -129,6 +130,6 @@ def _reduced(compiled: CompiledGraph, node: int, op: AxisReducingDesc, argument:
         f"{compiled.describe()}: argument {argument} is a masked array whose masked elements reach "
         f"{compiled.graph.node_label(node)}, which is not element-wise: each output element reads a whole group "
         f"along axes ({axes}), where NumPy's masked reductions leave masked elements out, which the graph cannot, "
-        "so no mask of its outputs would be right; a mask is carried through element-wise nodes only: pass "
+        "so no mask of its outputs would be right; a mask is carried through pointwise nodes only: pass "
         "np.ma.getdata(x) to run on the data under the mask, or x.filled(value)"
     )

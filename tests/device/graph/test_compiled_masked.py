@@ -92,3 +92,26 @@ def test_a_mask_through_a_transposed_read_is_refused(device: Any) -> None:
     summed = compiled(data.reshape(2, 3), np.ma.MaskedArray(data.reshape(3, 2), mask=np.eye(3, 2, dtype=bool)))
     np.testing.assert_array_equal(np.ma.getdata(summed), data.reshape(2, 3).T + data.reshape(3, 2))
     np.testing.assert_array_equal(np.ma.getmaskarray(summed), np.eye(3, 2, dtype=bool))
+
+
+def test_a_batch_normalization_carries_the_mask_of_what_it_reads(device: Any) -> None:
+    """BATCH_NORMALIZATION is pointwise (an output element reads x at its own coordinates and its channel's
+    statistics): a masked x element masks its output element, a masked channel statistic the whole channel."""
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((1, 3, 2, 2)).astype(np.float32)
+    mean, scale, bias = (rng.standard_normal((1, 3, 1, 1)).astype(np.float32) for _ in range(3))
+    variance = np.abs(rng.standard_normal((1, 3, 1, 1))).astype(np.float32) + np.float32(0.5)
+    g = dml.Graph(device)
+    gx, gm, gv, gs, gb = (g.input(a.shape, T.FLOAT32) for a in (x, mean, variance, scale, bias))
+    compiled = g.compile([dml.graph.round(dml.graph.batch_normalization(gx, gm, gv, gs, gb, True, 1e-3))])
+    want = compiled(x, mean, variance, scale, bias)
+    x_mask = np.zeros(x.shape, bool)
+    x_mask[0, 1, 0, 1] = True
+    got = compiled(np.ma.MaskedArray(x, mask=x_mask), mean, variance, scale, bias)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), x_mask)
+    np.testing.assert_array_equal(np.ma.getdata(got), want)
+    scale_mask = np.zeros(scale.shape, bool)
+    scale_mask[0, 2] = True
+    got = compiled(x, mean, variance, np.ma.MaskedArray(scale, mask=scale_mask), bias)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), np.broadcast_to(scale_mask, x.shape))
+    np.testing.assert_array_equal(np.ma.getdata(got), want)
