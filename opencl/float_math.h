@@ -56,27 +56,32 @@ static inline float power_of_two(int k) { return as_float((uint)(k + 127) << 23)
 
 // ------------------------------------------------------------------------------------------------- exp, expm1
 // x = k ln2 + r, k = rint(x / ln2), |r| <= ln2 / 2 (a hair more: k comes from the rounded product x * (1 / ln2)).
-// k: adding and subtracting 1.5 * 2^23 rounds x / ln2 to an integer (ties to even; exact for |x / ln2| < 2^22,
-// which the clamp to [-104, 89] keeps); not rint, a library call on PoCL. r = (x - k ln2_hi) - k ln2_lo with
-// ln2_hi + ln2_lo = ln2 to 48 bits (Cody and Waite): each fma rounds once, the first exactly, as x - k ln2_hi is
-// near a multiple of ln2's ulp (Sterbenz). expm1(r) = r + r^2 P(r), P a degree-5 minimax fit of (e^r - 1 - r) / r^2
-// on [-0.35, 0.35] (relative error 2.8e-9), r + r * (r P) so that expm1(-0) is -0.
+// k: adding 1.5 * 2^23 rounds x / ln2 to an integer (ties to even; exact for |x / ln2| < 2^22, which the clamp to
+// [-104, 89] keeps), which is then the low bits of the sum's encoding, 0x4b400000 + k (kept as `shifted`: 2^k's
+// exponent field is shifted << 23, no conversion to int), and subtracting 1.5 * 2^23 again gives k as a float; not
+// rint, a library call on PoCL. r = (x - k ln2_hi) - k ln2_lo with ln2_hi + ln2_lo = ln2 to 48 bits (Cody and
+// Waite): each fma rounds once, the first exactly, as x - k ln2_hi is near a multiple of ln2's ulp (Sterbenz).
+// expm1(r) = r + r^2 P(r), P a degree-5 minimax fit of (e^r - 1 - r) / r^2 on [-0.35, 0.35] (relative error
+// 2.8e-9), r + r * (r P) so that expm1(-0) is -0.
 // The clamp: e^x overflows from x = 88.7228 (e^89 > FLT_MAX), and rounds to +0 below x = -103.973 (e^-104 is below
 // half the smallest subnormal, 2^-150), so each clamped x gives the result of every x beyond it; a NaN clamps to
-// -104 (its comparisons fail) and is restored at the end.
+// 89 (its comparisons fail) and is restored at the end. min then max, each one comparison and select (vminps,
+// vmaxps), where the nested form took two selects.
 #define EXP_LOWEST -104.0f
 #define EXP_HIGHEST 89.0f
+#define EXP_SHIFTER 0x1.8p23f
 typedef struct {
     float r;      // x - k ln2
     float expm1r; // e^r - 1
     int k;
+    uint shifted; // the encoding of k + 1.5 * 2^23: 0x4b400000 + k
 } exp_reduced;
-static inline exp_reduced exp_reduce(float x)
+// The reduction of an x the caller has put within [-104, 89] itself.
+static inline exp_reduced exp_reduce_within(float x)
 {
-    const float clamped = x > EXP_LOWEST ? (x < EXP_HIGHEST ? x : EXP_HIGHEST) : EXP_LOWEST;
-    const float shifter = 0x1.8p23f;
-    const float kf = (clamped * 0x1.715476p+0f + shifter) - shifter;
-    float r = FMA(kf, -0x1.62e43p-1f, clamped);
+    const float shifted = x * 0x1.715476p+0f + EXP_SHIFTER;
+    const float kf = shifted - EXP_SHIFTER;
+    float r = FMA(kf, -0x1.62e43p-1f, x);
     r = FMA(kf, 0x1.05c610p-29f, r); // ln2_lo = ln2 - ln2_hi is -0x1.05c61p-29
     float p = 0x1.a07482p-13f;
     p = FMA(p, r, 0x1.6d48d4p-10f);
@@ -84,22 +89,38 @@ static inline exp_reduced exp_reduce(float x)
     p = FMA(p, r, 0x1.5554e4p-5f);
     p = FMA(p, r, 0x1.555556p-3f);
     p = FMA(p, r, 0.5f);
-    exp_reduced reduced = {r, FMA(r, r * p, r), (int)kf};
+    exp_reduced reduced = {r, FMA(r, r * p, r), (int)as_uint(shifted) - 0x4b400000, as_uint(shifted)};
     return reduced;
+}
+static inline exp_reduced exp_reduce(float x)
+{
+    const float below = x < EXP_HIGHEST ? x : EXP_HIGHEST;
+    return exp_reduce_within(below > EXP_LOWEST ? below : EXP_LOWEST);
 }
 
 // e^x = 2^k (1 + expm1(r)): 1 + expm1(r) rounds once (within 0.5 ulp plus the fit's 2.8e-9 relative); 2^k multiplies
-// exactly in two steps, 2^(k/2) then 2^(k - k/2), so a subnormal result is rounded once, at the second product, and
-// an overflowing one becomes +inf there (k reaches 128, whose 2^k is no float).
+// exactly in two steps, 2^(k - h) as an addition to the exponent field of 1 + expm1(r) (in [0.7, 1.42], so the sum
+// stays a normal float for |k - h| <= 75), then 2^h, h = k >> 1, so a subnormal result is rounded once, at the
+// product, and an overflowing one becomes +inf there (k reaches 128, whose 2^k is no float). The fields come from
+// `shifted`'s low bits: shifted << 23 is k << 23 and (shifted >> 1) << 23 is h << 23 (0x4b400000's low 9 bits are
+// 0, 0x25a00000's too), modulo 2^32, where the exponent field's carries are exact.
 static inline float exp_of_reduced(exp_reduced e)
 {
-    const int half_k = e.k >> 1;
-    return ((1.0f + e.expm1r) * power_of_two(half_k)) * power_of_two(e.k - half_k);
+    const uint k_field = e.shifted << 23, h_field = (e.shifted >> 1) << 23;
+    return as_float(as_uint(1.0f + e.expm1r) + (k_field - h_field)) * as_float(h_field + 0x3f800000u);
 }
 static inline float exp_float(float x)
 {
     const float y = exp_of_reduced(exp_reduce(x));
     return x != x ? x + x : y;
+}
+// e^x for x in [-87, 88] (not NaN), where e^x is a normal float: 2^k as one addition to the exponent field, exact,
+// no clamp and no NaN select; the same bits as exp_float (its one rounding is 1 + expm1(r)'s in both). For the
+// functions below whose argument is bounded by their own clamps.
+static inline float exp_normal(float x)
+{
+    const exp_reduced e = exp_reduce_within(x);
+    return as_float(as_uint(1.0f + e.expm1r) + (e.shifted << 23));
 }
 
 // e^x - 1 = 2^k expm1(r) + (2^k - 1), one fma where 2^k - 1 is exact (|k| <= 24). Beyond, the term that would round
@@ -185,7 +206,7 @@ static inline float tanh_float(float x)
     p = FMA(p, s, -0x1.b9dd14p-5f);
     p = FMA(p, s, 0x1.110fbep-3f);
     p = FMA(p, s, -0x1.55555p-2f);
-    const float e = exp_float(2.0f * (a < 9.0f ? a : 9.0f));
+    const float e = exp_normal(2.0f * (a < 9.0f ? a : 9.0f)); // in [1, e^18], a NaN's too
     const float y = a >= 9.0f ? 1.0f : a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
     return x != x ? x + x : with_sign_of(y, x);
 }
@@ -228,7 +249,7 @@ static inline float erfc_tail(float t)
     f = FMA(f, u, -0x1.a60f5ep-11f);
     f = FMA(f, u, 0x1.20e078p-1f);
     const float z = as_float(as_uint(a) & 0xfffff000u);
-    const float y = (exp_float((z - a) * (z + a)) * (f * u)) * exp_float(-z * z);
+    const float y = (exp_normal((z - a) * (z + a)) * (f * u)) * exp_float(-z * z);
     return t >= ERFC_ZERO_FROM ? 0.0f : y;
 }
 // erf(|x|) = 1 - e^L(|x|) above 0.9277 (Juffa's form), L a degree-9 fit of ln(erfc(t)) on [0.9277, 4] (absolute
@@ -248,7 +269,7 @@ static inline float erf_float(float x)
     l = FMA(l, t, -0x1.4361fp-1f);
     l = FMA(l, t, -0x1.215d6cp+0f);
     l = FMA(l, t, 0x1.630abp-12f);
-    const float y = a < ERF_SPLIT ? erf_near_0(x) : with_sign_of(1.0f - exp_float(l), x);
+    const float y = a < ERF_SPLIT ? erf_near_0(x) : with_sign_of(1.0f - exp_normal(l), x); // l in [-18, 0.001]
     return x != x ? x + x : y;
 }
 // erfc(x) = 1 - erf(x) near 0 (from 0.81 to 1.19, no cancellation worth an ulp), erfc_tail(x) above, and
