@@ -30,6 +30,8 @@
 //                (docs/performance.md, Reductions, says what the width gained); each lane is one group, its
 //                elements in the group's order. The groups after the band's last whole eight are walked one at a
 //                time (SCALAR_WALK).
+//   ROWS_WALK    a split reduction's partial launch over tall columns (reduce_rows.h): a chunk of rows and a strip
+//                of up to BAND adjacent groups a work-item, each row's strip read in order into the groups' records.
 // The vector walks serve the float functions (LOG_SUM_EXP LANES_WALK only); they change the order of a sum or a
 // product, never its bound (compensated.h's lanes keep every rounding error), nor which index ARGMIN and ARGMAX
 // return (lanes are combined by value, then by index).
@@ -87,6 +89,7 @@
 #define SCALAR_WALK 0
 #define LANES_WALK 1
 #define BANDS_WALK 2
+#define ROWS_WALK 3
 #ifndef WALK
 #define WALK SCALAR_WALK
 #endif
@@ -148,6 +151,9 @@ static inline void store_result(const Tensors *t, result_t result, const ulong *
 #elif WALK != SCALAR_WALK
 #include "reduce_records.h"
 #endif
+#if WALK == ROWS_WALK
+#include "reduce_rows.h"
+#endif
 
 #if WALK == LANES_WALK && FUNCTION != LOG_SUM_EXP
 // A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially.
@@ -170,6 +176,7 @@ static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ul
 }
 #endif
 
+#if WALK != ROWS_WALK
 // One group on its own (SCALAR_WALK and LANES_WALK, and BANDS_WALK's groups after a band's whole eights), stored.
 static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 {
@@ -193,6 +200,7 @@ static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 #endif
 #endif
 }
+#endif
 
 #if WALK == BANDS_WALK
 // `width` (at most BAND) adjacent groups from group `first` along the innermost kept dimension: lanes[v] holds
@@ -285,10 +293,11 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
 
 #if COMBINE
 // Each group's records, one per chunk (the reduced dimension: g.length chunks of chunk_length elements), folded into
-// its result (INPUT_T uint: the records' words).
+// its result (INPUT_T uint: the records' words, a record's second word `second` words after its first: 1, or a
+// plane of ROWS_WALK's).
 __kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, __global OUTPUT_T *output,
                              ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
-                             uint8 output_strides, ulong chunk_length)
+                             uint8 output_strides, ulong chunk_length, ulong second)
 {
     const Tensors tensors = {input, output};
     Groups g;
@@ -300,7 +309,7 @@ __kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, 
         const Cursor start = cursor;
         state_t s;
         for (ulong c = 0; c < g.length; ++c) {
-            combine_take(&s, input[cursor.at[0]], input[cursor.at[0] + 1], c, chunk_length);
+            combine_take(&s, input[cursor.at[0]], input[cursor.at[0] + second], c, chunk_length);
             cursor_next(&cursor, &g);
         }
         store_state(&tensors, &s, start.at, g.length * chunk_length);
@@ -320,20 +329,24 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
 #endif
-#if WALK == BANDS_WALK
+#if WALK == BANDS_WALK || WALK == ROWS_WALK
     // Bands of BAND groups along the innermost kept dimension (stride 1 in the input), ceil(row / BAND) a row of
-    // it, the last one cut short by the row's end.
+    // it, the last one cut short by the row's end (ROWS_WALK: a strip of a chunk's rows, the row a multiple of 8).
     const uint row = g.size[KEPT_RANK - 1];
     const ulong bands_per_row = (row + (BAND - 1u)) / BAND;
     const ulong bands = g.groups / row * bands_per_row;
     for (ulong band = get_global_id(0); band < bands; band += get_global_size(0)) {
         const uint along = (uint)(band % bands_per_row) * BAND;
         const ulong first = band / bands_per_row * row + along;
+#if WALK == ROWS_WALK
+        reduce_rows(&tensors, &g, first, min(BAND, row - along));
+#else
         if (row - along >= BAND) {
             reduce_band(&tensors, &g, first, BAND);  // a constant width: its loops over the lanes unroll
         } else {
             reduce_band(&tensors, &g, first, row - along);
         }
+#endif
     }
 #else
     FOR_EACH_GROUP(group, g)

@@ -8,8 +8,8 @@
 // A split reduction's first launch (dmlpy/kernels/reduce_split.py): a chunk's state as a record of two words in
 // the temporary (OUTPUT_T uint), the sum and compensation unrounded, the extreme with its index within the chunk,
 // or the product, so that the combine keeps the one walk's bound and first index.
-#if WALK != LANES_WALK
-#error "PARTIAL: a chunk is walked by LANES_WALK only"
+#if WALK != LANES_WALK && WALK != ROWS_WALK
+#error "PARTIAL: a chunk is walked by LANES_WALK or ROWS_WALK only"
 #endif
 static inline void store_state(const Tensors *t, const state_t *s, const ulong *at, ulong length)
 {

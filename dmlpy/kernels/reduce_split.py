@@ -3,7 +3,12 @@ idle where there are fewer groups than cores (L2 over every axis of 16M elements
 reduce.cl's first launch (PARTIAL 1) walks each group's reduced range in chunks, a work-item per chunk, and stores
 each chunk's state in a temporary region: the compensated sum and its compensation unrounded, the extreme and its
 index within the chunk, or the product; its second (reduce_combine, COMBINE 1) folds each group's records in chunk
-order into the result. The bounds and the indices are the one launch's (opencl/reduce.cl's PARTIAL and COMBINE)."""
+order into the result. The bounds and the indices are the one launch's (opencl/reduce.cl's PARTIAL and COMBINE).
+
+Tall columns (a reduced outer axis of many rows, the kept innermost dimension contiguous) take the same two launches
+another way: one work-item per chunk of rows and strip of columns reads the strip's rows in order, each column's
+state kept in its record in the temporary (reduce.cl's ROWS_WALK, opencl/reduce_rows.h), where one launch's bands
+step a whole row between their short loads."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from collections.abc import Sequence
 from dmlpy.dtypes import AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout
-from dmlpy.kernels.launch import KernelParameter, LaunchProfile
+from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
 from dmlpy.kernels.reduction import LANES, reduce_defines, reduction_kernel, reduction_layout, vector_walks
 from dmlpy.tensor import BufferTensorDesc
@@ -30,6 +35,8 @@ MIN_CHUNK = 512 * LANES
 combine reads 1/2048 of the input."""
 RECORD = 2
 """Words (uint) per chunk's record."""
+COMPENSATED_BLOCK = 4096
+"""opencl/compensated.h's: the terms of one block of a compensated sum."""
 
 
 def _chunks(length: int, groups: int) -> int:
@@ -60,7 +67,23 @@ def split_reduce_plan(
     axes: Sequence[int],
     profile: LaunchProfile,
 ) -> OperatorPlan | None:
-    """REDUCE, ARGMIN or ARGMAX (reduce_kernel's arguments) as a partial launch and a combine, where the groups are
+    """REDUCE, ARGMIN or ARGMAX (reduce_kernel's arguments) as a partial launch and a combine: few long groups in
+    chunks, or tall columns in chunks of rows; else None (one launch)."""
+    arguments = (function, last_index, input_type, output_type, sizes, strides, axes, profile)
+    return _chunks_plan(*arguments) or _rows_plan(*arguments)
+
+
+def _chunks_plan(
+    function: int,
+    last_index: bool,
+    input_type: AnyDataType,
+    output_type: AnyDataType,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axes: Sequence[int],
+    profile: LaunchProfile,
+) -> OperatorPlan | None:
+    """The groups in chunks, where they are
     fewer than SPLIT_GROUPS, each one contiguous run of the input (after coalescing) that cuts into equal chunks of
     at least MIN_CHUNK elements, and reduce.cl's vector walks serve the function; else None (one launch)."""
     layout, kept_rank = reduction_layout(sizes, strides, axes)
@@ -99,13 +122,98 @@ def split_reduce_plan(
         kept_rank,
         profile,
     )
-    combine_with_length = dataclasses.replace(combine, parameters=(KernelParameter("ulong", (chunk,)),))
-    temporary = BufferTensorDesc(data_type=TensorDataType.UINT32, sizes=(groups * chunks * RECORD,))
+    return _two_launches(partial, combine, chunk, 1, groups * chunks * RECORD)
+
+
+def _two_launches(
+    partial: LoweredOperator, combine: LoweredOperator, chunk: int, second: int, words: int
+) -> OperatorPlan:
+    """The partial launch into a temporary region of ``words`` uint, then the combine of its records (chunks of
+    ``chunk`` elements, a record's second word ``second`` words after its first) into the output."""
+    parameters = (KernelParameter("ulong", (chunk,)), KernelParameter("ulong", (second,)))
+    temporary = BufferTensorDesc(data_type=TensorDataType.UINT32, sizes=(words,))
     region = PlanRef("temporary", 0)
     return OperatorPlan(
         (
             PlannedStep(partial, (PlanRef("input", 0), region)),
-            PlannedStep(combine_with_length, (region, PlanRef("output", 0))),
+            PlannedStep(dataclasses.replace(combine, parameters=parameters), (region, PlanRef("output", 0))),
         ),
         (temporary,),
     )
+
+
+ROWS_STRIP = 4096
+"""Columns a work-item of ROWS_WALK takes at most: a run of 16 KiB of FLOAT32 a row. SUM over axis 0 of (4096, 4096)
+FLOAT32, least of 11 in one process on the loaded 2-core machine (a read of the input 1.5-1.7 ms): strips of 256,
+512, 1024, 2048 and 4096 columns 3.5, 3.0, 2.9, 3.1, 2.8 ms on PoCL; 7.7, 3.1, 2.6, 2.7, 2.1 on Intel's runtime."""
+ROWS_CHUNK = 128
+"""The rows of a chunk ROWS_WALK aims at (a divisor of the rows near it): (4096, 4096) gives 32 chunks, 32
+work-items, and records of 1/64 of the input for the combine to read (chunks of 64 and 256 rows measured no better)."""
+MIN_CHUNK_ROWS = 32
+"""The fewest rows of a chunk: fewer rows than this stay with one launch's bands (which read few rows mostly in
+order already)."""
+
+
+def _row_chunk(rows: int) -> int | None:
+    """A chunk's rows: the divisor of ``rows`` nearest ROWS_CHUNK (by ratio) within MIN_CHUNK_ROWS .. COMPENSATED_BLOCK
+    (a chunk's sum is one block) that makes two chunks at least (one would leave a strip's rows to one core), or
+    None."""
+    candidates = [d for d in range(MIN_CHUNK_ROWS, min(rows // 2, COMPENSATED_BLOCK) + 1) if rows % d == 0]
+    return min(candidates, key=lambda d: abs(math.log(d / ROWS_CHUNK)), default=None)
+
+
+def _rows_plan(
+    function: int,
+    last_index: bool,
+    input_type: AnyDataType,
+    output_type: AnyDataType,
+    sizes: Sequence[int],
+    strides: Sequence[Sequence[int]],
+    axes: Sequence[int],
+    profile: LaunchProfile,
+) -> OperatorPlan | None:
+    """Tall columns in chunks of rows (ROWS_WALK), where one dimension is reduced after coalescing, at least
+    2 * MIN_CHUNK_ROWS long (a chunk's rows divide it), the innermost kept one is contiguous in the input and a multiple
+    of LANES, and reduce.cl's vector walks serve the function; else None. The records lie in two planes per chunk (the
+    columns' first words, then their second words), so that eight columns' states are one run of each."""
+    layout, kept_rank = reduction_layout(sizes, strides, axes)
+    if not vector_walks(function, input_type) or layout.rank - kept_rank != 1 or kept_rank == 0:
+        return None
+    rows, columns = layout.sizes[kept_rank], layout.sizes[kept_rank - 1]
+    input_strides, output_strides = layout.strides
+    chunk = _row_chunk(rows) if rows >= 2 * MIN_CHUNK_ROWS else None
+    if chunk is None or input_strides[kept_rank - 1] != 1 or columns % LANES:
+        return None
+    chunks, row_step = rows // chunk, input_strides[kept_rank]
+    outer = layout.sizes[: kept_rank - 1]
+    records = _packed_strides((*outer, chunks), RECORD * columns)
+    partial_layout = ElementwiseLayout(
+        layout.element_count,
+        (*outer, chunks, columns, chunk),
+        ((*input_strides[: kept_rank - 1], chunk * row_step, 1, row_step), (*records, 1, 0)),
+    )
+    defines = dict(reduce_defines(function, last_index, input_type, output_type))
+    rows_defines = {"OUTPUT_T": "uint", "PARTIAL": "1", "WALK": "3", "BAND": f"{ROWS_STRIP}u"}
+    partial = reduction_kernel(
+        "reduce.cl",
+        "reduce",
+        tuple((defines | rows_defines).items()),
+        partial_layout,
+        kept_rank + 1,
+        profile,
+        groups_per_work_item=ROWS_STRIP,
+    )
+    combine_layout = ElementwiseLayout(
+        layout.element_count // chunk,
+        (*outer, columns, chunks),
+        ((*records[:-1], 1, records[-1]), (*output_strides[:kept_rank], 0)),
+    )
+    combine = reduction_kernel(
+        "reduce.cl",
+        "reduce_combine",
+        tuple((defines | {"INPUT_T": "uint", "COMBINE": "1", "WALK": "1"}).items()),
+        combine_layout,
+        kept_rank,
+        profile,
+    )
+    return _two_launches(partial, combine, chunk, columns, math.prod(outer) * chunks * RECORD * columns)

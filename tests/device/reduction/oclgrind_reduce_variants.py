@@ -4,7 +4,8 @@ FLOAT32, FLOAT16, INT8, INT32 and INT64, three axis sets on a (2, 3, 4, 5) input
 KEPT_RANK 1, REDUCED_RANK 1; ``split``, axes 1 and 3: KEPT_RANK 2, REDUCED_RANK 2, the reduced dimensions apart) and
 three on inputs of their own for the float vector walks (``lanes``: LANES_WALK with a tail, LOG_SUM_EXP's two passes
 too; ``bands``: BANDS_WALK, a whole band and a short one; ``chunks``: one group of 8192, which the floats reduce in two
-launches, reduce_split.py's partial over two chunks and reduce_combine),
+launches, reduce_split.py's partial over two chunks and reduce_combine; ``rows``: 16 columns of 64 rows, which the
+floats reduce in two launches too, ROWS_WALK over two chunks of rows and reduce_combine),
 packed and strided (the input's rows padded and bound at a byte offset), through the object model
 (tests/helpers/structured_runs.py) with each buffer exactly as large as its binding (no slack: an access past a
 tensor is an access past its buffer). Results are compared with tests/device/reduction/cases.py's references
@@ -43,15 +44,24 @@ SPLIT = "reduce+reduce_combine"
 """What ``plan_defines`` names a split reduction's two kernels."""
 
 SHAPE = (2, 3, 4, 5)
-AXES = {"all": (0, 1, 2, 3), "inner": (3,), "split": (1, 3), "lanes": (1,), "bands": (0,), "chunks": (1,)}
+AXES = {
+    "all": (0, 1, 2, 3),
+    "inner": (3,),
+    "split": (1, 3),
+    "lanes": (1,),
+    "bands": (0,),
+    "chunks": (1,),
+    "rows": (0,),
+}
 """KEPT_RANK 0 (REDUCED_RANK 1 packed: the floats' LANES_WALK over 120 elements); KEPT_RANK 1 and REDUCED_RANK 1;
 KEPT_RANK 2 and REDUCED_RANK 2 (axes 1 and 3 are not adjacent, so neither part coalesces); on SHAPES' own inputs,
 the floats' LANES_WALK along a contiguous axis of 19 (two vectors and a tail of 3) and BANDS_WALK down the rows of 11
 x 75 (a band of 64 and a short one of 11: a vector and 3 groups one by one), and the floats' split reduction
 (dmlpy/kernels/reduce_split.py) of one
-group of 8192 in two chunks of 4096, the integers' SCALAR_WALK over it. Strided, the padded rows keep more dimensions
+group of 8192 in two chunks of 4096, the integers' SCALAR_WALK over it, and its rows plan (ROWS_WALK) of 16 columns of
+64 rows in two chunks of 32 rows, two vectors a row. Strided, the padded rows keep more dimensions
 apart."""
-SHAPES = {"lanes": (3, 19), "bands": (11, 75), "chunks": (1, 8192)}
+SHAPES = {"lanes": (3, 19), "bands": (11, 75), "chunks": (1, 8192), "rows": (64, 16)}
 """The axis sets with an input of their own (SHAPE otherwise)."""
 LAYOUTS = ("packed", "strided")
 OFFSET = 32
@@ -83,9 +93,9 @@ def every_variant() -> list[str]:
     ]
 
 
-SAMPLED_WALKS = ("LOG_SUM_EXP FLOAT32 lanes packed", "MAX FLOAT16 bands strided")
+SAMPLED_WALKS = ("LOG_SUM_EXP FLOAT32 lanes packed", "MAX FLOAT16 bands strided", "L2 FLOAT16 rows strided")
 """Vector walks the turns below leave out, added to the sample: LOG_SUM_EXP's two passes on LANES_WALK (its terms
-EXP_RUN at a time), and an extreme's BANDS_WALK."""
+EXP_RUN at a time), an extreme's BANDS_WALK, and a sum's ROWS_WALK (its squares' errors, halves eight a load)."""
 
 
 def sampled_variants() -> list[str]:

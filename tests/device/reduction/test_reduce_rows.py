@@ -1,0 +1,106 @@
+"""Tall columns as two launches (dmlpy/kernels/reduce_split.py's rows plan): reduce.cl's ROWS_WALK over chunks of rows
+and strips of columns, then reduce_combine, against the same float64 and index references as test_reduce.py: every
+function it serves in FLOAT32 and FLOAT16, packed and padded, ARGMIN and ARGMAX ties and NaN in different chunks
+under both AxisDirections, two strips of a row, a graph node between element-wise nodes; and which layouts take it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dmlpy as dml
+from tests.device.movement.cases import padded_strides, tensor
+from tests.device.reduction.cases import ARG, F, T, arg_reference, bound, mismatch, values
+from tests.helpers.structured_runs import run_structured
+
+SHAPE, AXES = (2, 192, 24), (1,)
+"""Two blocks of 24 columns of 192 rows: two chunks of 96 rows (the divisor nearest ROWS_CHUNK), three vectors a row."""
+
+
+def _desc(function: Any, data_type: Any, shape: tuple[int, ...], axes: tuple[int, ...], strides: Any = None) -> Any:
+    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return dml.ReduceOperatorDesc(
+        function=function,
+        input_tensor=tensor(data_type, shape, strides),
+        output_tensor=tensor(T.UINT32 if function in ARG else data_type, out_sizes),
+        axes=axes,
+    )
+
+
+def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
+    desc.validate_on(device.feature_level)
+    return run_structured(device, desc, {"input_tensor": x}, offsets={"input_tensor": 32})["output_tensor"]
+
+
+def _walks(desc: Any) -> list[str]:
+    return [dict(step.lowered.kernel.defines).get("WALK", "") for step in desc.plan().steps]
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes", "data_type", "walks"),
+    [
+        (SHAPE, AXES, T.FLOAT32, ["3", "1"]),
+        ((4096, 4096), (0,), T.FLOAT32, ["3", "1"]),  # the benchmark's tall columns
+        ((16, 4096), (0,), T.FLOAT32, ["2"]),  # few rows: one launch's bands read them nearly in order
+        ((2, 192, 20), (1,), T.FLOAT32, ["2"]),  # a row of groups not a multiple of 8
+        ((2, 191, 24), (1,), T.FLOAT32, ["2"]),  # rows without a divisor of 32 to 4096
+        ((2, 192, 24), (1,), T.INT32, ["0"]),  # integers walk one element a step
+    ],
+)
+def test_which_layouts_take_rows(
+    shape: tuple[int, ...], axes: tuple[int, ...], data_type: Any, walks: list[str]
+) -> None:
+    assert _walks(_desc(F.SUM, data_type, shape, axes)) == walks
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)
+@pytest.mark.parametrize("function", [f for f in F if f != F.LOG_SUM_EXP], ids=lambda f: f.name)
+def test_each_function_in_chunks_of_rows(device: Any, function: Any, data_type: Any) -> None:
+    x = values(data_type, function, int(function) * 5 + int(data_type), SHAPE)
+    for strides in (None, padded_strides(SHAPE, 3)):
+        desc = _desc(function, data_type, SHAPE, AXES, strides)
+        assert _walks(desc) == ["3", "1"]
+        problem = mismatch(function, x, AXES, _run(device, desc, x))
+        assert problem is None, f"strides {strides}: {problem}"
+
+
+def test_two_strips_of_a_row(device: Any) -> None:
+    """4104 columns: a strip of 4096 (ROWS_STRIP) and one of 8."""
+    shape, axes = (64, 4104), (0,)
+    x = values(T.FLOAT32, F.SUM, 3, shape)
+    desc = _desc(F.SUM, T.FLOAT32, shape, axes)
+    assert _walks(desc) == ["3", "1"]
+    assert mismatch(F.SUM, x, axes, _run(device, desc, x)) is None
+
+
+@pytest.mark.parametrize("operator", [dml.ArgMaxOperatorDesc, dml.ArgMinOperatorDesc], ids=lambda c: c.__name__[:6])
+@pytest.mark.parametrize("direction", ["INCREASING", "DECREASING"])
+def test_ties_and_nan_across_chunks_of_rows(device: Any, operator: Any, direction: str) -> None:
+    """Equal extremes in both chunks (the values 0 to 2), and in column 5 NaNs in both chunks: the first (last)
+    index of the whole column wins, a NaN is the extreme."""
+    x = np.random.default_rng(19).integers(0, 3, SHAPE).astype(np.float32)
+    x[1, [7, 150], 5] = x[0, 100, 5] = np.nan
+    desc = operator(
+        input_tensor=tensor(T.FLOAT32, SHAPE),
+        output_tensor=tensor(T.INT64, (2, 1, 24)),
+        axes=AXES,
+        axis_direction=direction,
+    )
+    assert _walks(desc) == ["3", "1"]
+    expected = arg_reference(x, AXES, operator is dml.ArgMaxOperatorDesc, last=direction == "DECREASING")
+    np.testing.assert_array_equal(_run(device, desc, x), expected)
+
+
+def test_tall_columns_in_a_graph(device: Any) -> None:
+    x = np.random.default_rng(23).standard_normal(SHAPE).astype(np.float32)
+    g = dml.Graph(device)
+    gx = g.input(SHAPE, T.FLOAT32)
+    reduced = g.add_operator(_desc(F.L2, T.FLOAT32, SHAPE, AXES), [dml.graph.abs(gx)])
+    got = np.asarray(g.compile([reduced * 0.5])(x))
+    squares = (x.astype(np.float64) ** 2).sum(axis=AXES, keepdims=True)
+    exact = 0.5 * np.sqrt(squares)
+    allowed = 0.5 * bound(F.L2, 2 * exact, squares, SHAPE[1], False) + 2.0**-24 * exact
+    assert np.all(np.abs(got - exact) <= allowed)
