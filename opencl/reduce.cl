@@ -23,7 +23,7 @@
 //   LANES_WALK   one group whose one reduced dimension is contiguous in the input, at least 8 long: eight
 //                consecutive elements a load, element i in lane i % 8 (eight independent chains, which a CPU runs
 //                side by side where one chain of dependent additions bounds a serial walk), the lanes combined and
-//                the tail after the last whole eight taken serially. LOG_SUM_EXP: its terms EXP_RUN at a time.
+//                the tail after the last whole eight taken serially. LOG_SUM_EXP: its terms eight lanes at a time.
 //   BANDS_WALK   up to BAND adjacent groups along the innermost kept dimension, contiguous in the input: a row of
 //                the band, one vector of eight per eight groups, is read a step, walking down the reduced
 //                dimensions, so each step reads BAND floats in a run where a work-item per group would read one

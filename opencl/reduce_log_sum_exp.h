@@ -11,6 +11,11 @@
 #ifndef REDUCE_LOG_SUM_EXP_H
 #define REDUCE_LOG_SUM_EXP_H
 
+// The terms eight lanes at a time (terms_lanes: float8 twins of exact_difference, exp_of and exp_float, lane by lane
+// the scalar helpers' bits): Intel's runtime vectorises across work-items, never a work-item's inner loop, so a scalar
+// exp ran one element at a time there.
+#include "softmax_lanes.h"
+
 static inline float log_sum_exp_term(float x, float maximum)
 {
     return exp_of(exact_difference(x, maximum));
@@ -46,14 +51,14 @@ static inline float log_sum_exp_group(const Tensors *t, Cursor cursor, const Gro
     BlockedLanes lanes;
     blocked_lanes(&lanes);
     for (ulong i = 0; i < whole; i += 8) {
-        float terms[8];
+        float x[8];
         for (uint j = 0; j < 8; ++j) {
             if (i + j != 0) {
                 cursor_next(&cursor, g);
             }
-            terms[j] = log_sum_exp_term(element_at(t, cursor.at, 0), maximum);
+            x[j] = element_at(t, cursor.at, 0);
         }
-        blocked_lanes_add(&lanes, vload8(0, terms));
+        blocked_lanes_add(&lanes, terms_lanes(vload8(0, x), maximum));
     }
     BlockedSum sum;
     lanes_folded(&sum, &lanes);
@@ -67,11 +72,6 @@ static inline float log_sum_exp_group(const Tensors *t, Cursor cursor, const Gro
 }
 
 #if WALK == LANES_WALK
-// EXP_RUN terms at a time into private memory in a plain loop, which a compiler can vectorise (where exp_of is
-// float arithmetic and selects only), then summed eight lanes a step: the compensated sum's chain of dependent
-// additions stays out of the loop that computes exp.
-#define EXP_RUN 64u
-
 // A group of `length` >= 8 consecutive elements from `at`: the maximum eight lanes a load (MAX's lanes_take, by
 // value: which of equal lanes wins cannot change m), then the terms.
 static inline float log_sum_exp_lanes(const Tensors *t, const ulong *at, ulong length)
@@ -97,15 +97,8 @@ static inline float log_sum_exp_lanes(const Tensors *t, const ulong *at, ulong l
     }
     BlockedLanes lanes;
     blocked_lanes(&lanes);
-    float terms[EXP_RUN];
-    for (ulong i = 0; i < whole; i += EXP_RUN) {
-        const uint count = (uint)min((ulong)EXP_RUN, whole - i);
-        for (uint j = 0; j < count; ++j) {
-            terms[j] = log_sum_exp_term(element_at(t, at, i + j), maximum);
-        }
-        for (uint j = 0; j < count; j += 8) {
-            blocked_lanes_add(&lanes, (float8)LOAD8(terms + j));
-        }
+    for (ulong i = 0; i < whole; i += 8) {
+        blocked_lanes_add(&lanes, terms_lanes(lanes_at(t, at, i), maximum));
     }
     BlockedSum sum;
     lanes_folded(&sum, &lanes);

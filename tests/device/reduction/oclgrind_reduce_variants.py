@@ -95,7 +95,7 @@ def every_variant() -> list[str]:
 
 SAMPLED_WALKS = ("LOG_SUM_EXP FLOAT32 lanes packed", "MAX FLOAT16 bands strided", "L2 FLOAT16 rows strided")
 """Vector walks the turns below leave out, added to the sample: LOG_SUM_EXP's two passes on LANES_WALK (its terms
-EXP_RUN at a time), an extreme's BANDS_WALK, and a sum's ROWS_WALK (its squares' errors, halves eight a load)."""
+eight lanes at a time), an extreme's BANDS_WALK, and a sum's ROWS_WALK (its squares' errors, halves eight a load)."""
 
 
 def sampled_variants() -> list[str]:
