@@ -8,7 +8,9 @@ H * BlockSize, W * BlockSize} (ONNX's SpaceToDepth and DepthToSpace). The *1 for
 the Sizes are the same either way. dmlpy runs them as one strided copy (the element-wise template's Identity):
 over the index space {N, C', H', BlockSize, W', BlockSize} of the spatial tensor (C' its channels, H' and W' its
 blocks), the spatial tensor steps through its rows and columns and the deep one through its channels, the block's
-row and column at the strides the order gives.
+row and column at the strides the order gives. Under the "cpu" launch profile, where the block's innermost column
+interleaves BlockSize rows of the deep tensor (BlockSize 2 to 8, rows packed), the copy is opencl/block_copy.cl's,
+which reads and writes whole rows (kernels.movement.block_layout).
 
 Where a page contradicts itself: SPACE_TO_DEPTH's and SPACE_TO_DEPTH1's OutputTensor text gives {Batch,
 Channels / (BlockSize * BlockSize), Height * BlockSize, Width * BlockSize}, DEPTH_TO_SPACE's shape; their worked

@@ -51,7 +51,7 @@ def padded_strides(sizes: Sequence[int], gap: int) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def _onnx_depth_space(op_type: str, x: npt.NDArray[Any], block: int, mode: str | None) -> npt.NDArray[Any]:
+def onnx_depth_space(op_type: str, x: npt.NDArray[Any], block: int, mode: str | None) -> npt.NDArray[Any]:
     """ONNX's DepthToSpace or SpaceToDepth on ``x`` by onnx.reference (over the bits as unsigned integers)."""
     attributes: dict[str, Any] = {"blocksize": block} if mode is None else {"blocksize": block, "mode": mode}
     node = helper.make_node(op_type, ["x"], ["y"], **attributes)
@@ -192,28 +192,73 @@ def depth_space_case(data_type: Any, strided: bool, to_depth: bool, order: str |
             if order is None
             else dml.SpaceToDepth1OperatorDesc(**common, order=order)
         )
-        expected = _space_to_depth(x, block, mode or "DCR")
+        expected = space_to_depth(x, block, mode or "DCR")
     else:
         desc = (
             dml.DepthToSpaceOperatorDesc(**common)
             if order is None
             else dml.DepthToSpace1OperatorDesc(**common, order=order)
         )
-        expected = _onnx_depth_space("DepthToSpace", x, block, mode)
+        expected = onnx_depth_space("DepthToSpace", x, block, mode)
     return MovementCase(desc, {"input_tensor": x}, {"output_tensor": expected}, {})
 
 
-def _space_to_depth(x: npt.NDArray[Any], block: int, mode: str) -> npt.NDArray[Any]:
+def space_to_depth(x: npt.NDArray[Any], block: int, mode: str) -> npt.NDArray[Any]:
     """SpaceToDepth in either order: ONNX's SpaceToDepth has no mode (DCR), so CRD is DepthToSpace CRD inverted,
     found by running onnx.reference's DepthToSpace over the output's element indices."""
     if mode == "DCR":
-        return _onnx_depth_space("SpaceToDepth", x, block, None)
+        return onnx_depth_space("SpaceToDepth", x, block, None)
     n, c, h, w = x.shape
     positions = np.arange(x.size, dtype=np.uint32).reshape(n, c * block * block, h // block, w // block)
-    placed = _onnx_depth_space("DepthToSpace", positions, block, "CRD")
+    placed = onnx_depth_space("DepthToSpace", positions, block, "CRD")
     result = np.empty(positions.size, dtype=x.dtype)
     result[placed.reshape(-1)] = x.reshape(-1)
     return result.reshape(positions.shape)
+
+
+def rows_depth_space_case(data_type: Any, strided: bool, to_depth: bool, order: str | None, block: int) -> MovementCase:
+    """SPACE_TO_DEPTH(1) or DEPTH_TO_SPACE(1) (``order`` None: the first form) of more groups of ``block`` than one
+    work-item of block_copy.cl copies (4096 / ``block``), rows not a multiple of its share: work-items end mid-row."""
+    spatial = (1, 2, 3 * block, 241 * block)
+    deep = (1, 2 * block * block, 3, 241)
+    sizes_in, sizes_out = (spatial, deep) if to_depth else (deep, spatial)
+    x = random_bits(data_type, sizes_in, 20 + block)
+    common: dict[str, Any] = {
+        "input_tensor": tensor(data_type, sizes_in, padded_strides(sizes_in, 2) if strided else None),
+        "output_tensor": tensor(data_type, sizes_out),
+        "block_size": block,
+    }
+    mode = None if order is None else {"DEPTH_COLUMN_ROW": "DCR", "COLUMN_ROW_DEPTH": "CRD"}[order]
+    order_field = {} if order is None else {"order": order}
+    if to_depth:
+        kind = dml.SpaceToDepthOperatorDesc if order is None else dml.SpaceToDepth1OperatorDesc
+        expected = space_to_depth(x, block, mode or "DCR")
+    else:
+        kind = dml.DepthToSpaceOperatorDesc if order is None else dml.DepthToSpace1OperatorDesc
+        expected = onnx_depth_space("DepthToSpace", x, block, mode)
+    offsets = {"input_tensor": 32} if strided else {}
+    return MovementCase(kind(**common, **order_field), {"input_tensor": x}, {"output_tensor": expected}, offsets)
+
+
+def rows_join_case(data_type: Any, strided: bool, shares: Sequence[int] = (4, 1, 5)) -> MovementCase:
+    """JOIN along axis 2 of parts (2, 40, share, 7): 80 rows of sum(shares) * 7 elements, several work-items of
+    join_rows.cl; ``strided`` pads the outer dimensions of the output and of part 1 (their rows stay packed)."""
+    sizes = [(2, 40, share, 7) for share in shares]
+    whole = (2, 40, sum(shares), 7)
+
+    def outer_padded(shape: tuple[int, ...]) -> tuple[int, ...]:
+        row = shape[2] * 7 + 3
+        return (shape[1] * row + 5, row, 7, 1)
+
+    parts = [random_bits(data_type, s, 30 + k) for k, s in enumerate(sizes)]
+    desc = dml.JoinOperatorDesc(
+        inputs=[tensor(data_type, s, outer_padded(s) if strided and k == 1 else None) for k, s in enumerate(sizes)],
+        output_tensor=tensor(data_type, whole, outer_padded(whole) if strided else None),
+        axis=2,
+    )
+    inputs = {f"inputs[{k}]": part for k, part in enumerate(parts)}
+    offsets = {"inputs[1]": 48} if strided else {}
+    return MovementCase(desc, inputs, {"output_tensor": np.concatenate(parts, axis=2)}, offsets)
 
 
 CASES: dict[str, Callable[[Any, bool], MovementCase]] = {

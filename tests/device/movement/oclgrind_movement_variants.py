@@ -1,6 +1,7 @@
 """Run the movement operators on Oclgrind's simulated device: every operator of cases.CASES (SLICE1 reading backwards
 along two dimensions), PADDING1 in every DML_PADDING_MODE, each element width (8, 16, 32 and 64 bits: one data type
-each), packed and strided, through the object model (tests/helpers/structured_runs.py) with each buffer exactly as
+each), packed and strided, and the row kernels' bigger cases (block_copy.cl and join_rows.cl over several work-items,
+cases.py's rows_* builders), through the object model (tests/helpers/structured_runs.py) with each buffer exactly as
 large as its binding (offset + TotalTensorSizeInBytes: no slack, so an access past a tensor is an access past its
 buffer); the strided variants bind every tensor at a byte offset. Results are compared bit for bit with the cases'
 references (NumPy, onnx.reference). Under the uninitialised pass (OCLGRIND_UNINITIALIZED=1) the output buffers are
@@ -9,7 +10,8 @@ with sentinel bytes and checks that none outside the outputs' elements changed.
 
 Started by test_movement_oclgrind.py in a subprocess whose only OpenCL platform is Oclgrind (tests/conftest.py's
 ``run_oclgrind_script``). Prints one line ``OCLGRIND_SUMMARY {json}``: the variants run, the kernels each ran
-(``movement``, or the element-wise template's Identity copy, ``elementwise``), and the mismatches.
+(``movement``, ``block_copy``, ``join_rows``, or the element-wise template's Identity copy, ``elementwise``), and
+the mismatches.
 
 ``--short-input`` is this script's own negative control: PADDING1 (EDGE, INT64, packed: movement.cl reads the
 input's last element for the output's last) with an input buffer one element shorter than dmlpy is told, which
@@ -21,12 +23,20 @@ Oclgrind must report as an invalid read in ``movement``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for tests.helpers
 import dmlpy as dml
-from tests.device.movement.cases import CASES, PAD_MODES, MovementCase, padding_case
+from tests.device.movement.cases import (
+    CASES,
+    PAD_MODES,
+    MovementCase,
+    padding_case,
+    rows_depth_space_case,
+    rows_join_case,
+)
 from tests.helpers.oclgrind_sweep import (
     NegativeControl,
     Sweep,
@@ -46,8 +56,19 @@ LAYOUTS = ("packed", "strided")
 OFFSET = 16
 """A strided variant binds each tensor the case does not place at this byte offset."""
 
-OPERATORS = [*(name for name in CASES if name != "PADDING1"), *(f"PADDING1 {mode}" for mode in PAD_MODES)]
-"""The variant classes: each operator of CASES, PADDING1 once per padding mode (CASES' PADDING1 is REFLECTION)."""
+ROWS_CASES: dict[str, Callable[[Any, bool], MovementCase]] = {
+    "DEPTH_TO_SPACE-ROWS": lambda t, s: rows_depth_space_case(t, s, False, None, 3),
+    "SPACE_TO_DEPTH1-ROWS": lambda t, s: rows_depth_space_case(t, s, True, "COLUMN_ROW_DEPTH", 2),
+    "JOIN-ROWS": rows_join_case,
+}
+"""Cases of several work-items of block_copy.cl and join_rows.cl ("cpu" profile), ending mid-row (cases.py)."""
+OPERATORS = [
+    *(name for name in CASES if name != "PADDING1"),
+    *(f"PADDING1 {mode}" for mode in PAD_MODES),
+    *ROWS_CASES,
+]
+"""The variant classes: each operator of CASES, PADDING1 once per padding mode (CASES' PADDING1 is REFLECTION),
+and the row kernels' bigger cases."""
 
 
 def every_variant() -> list[str]:
@@ -69,7 +90,7 @@ def case_of(label: str) -> MovementCase:
     data_type, strided = WIDTHS[int(width)], layout == "strided"
     if operator[0] == "PADDING1":
         return padding_case(data_type, strided, operator[1])
-    return CASES[operator[0]](data_type, strided)
+    return {**CASES, **ROWS_CASES}[operator[0]](data_type, strided)
 
 
 def variant_of(label: str) -> Variant:

@@ -2,8 +2,10 @@
 padding mode, each element width (8, 16, 32, 64 bits), packed and strided at byte offsets, runs under Oclgrind with
 no report and every result bit for bit right, each buffer exactly as large as its binding
 (oclgrind_movement_variants.py, in a subprocess whose only OpenCL platform is Oclgrind: tests/conftest.py's
-``run_oclgrind_script``). Both kernels they lower to are covered: opencl/movement.cl (SLICE1, PADDING, PADDING1,
-TILE) and the element-wise template's Identity copy with a binding shift (SLICE, JOIN, SPLIT, the depth/space ones).
+``run_oclgrind_script``), and bigger cases of the row kernels, whose work-items end mid-row. Every kernel they lower
+to is covered: opencl/movement.cl (SLICE1, PADDING, PADDING1, TILE), the element-wise template's Identity copy with
+a binding shift (SLICE, SPLIT, JOIN's strided case, and under the "gpu" profile JOIN and the depth/space ones), and
+under the "cpu" profile opencl/block_copy.cl (the depth/space ones) and opencl/join_rows.cl (JOIN's packed case).
 
 Two passes, as the other Oclgrind suites run them (tests/helpers/oclgrind_passes.py): memory (kernels built as dmlpy
 builds them, data races and API calls checked too) and uninitialised (``OCLGRIND_UNINITIALIZED=1``, built with
@@ -23,13 +25,30 @@ from tests.helpers.oclgrind_suite import OclgrindSuite
 from .oclgrind_movement_variants import LAYOUTS, WIDTHS, every_variant, sampled_variants
 
 MOVEMENT_CL = ("SLICE1", "PADDING", "PADDING1", "TILE")
-"""The operators whose cases run opencl/movement.cl (a backwards window, padding, tiling); the others run the
-element-wise template's Identity copy, once per part for JOIN and SPLIT."""
+"""The operators whose cases run opencl/movement.cl (a backwards window, padding, tiling)."""
+ROW_KERNELS = {
+    "SPACE_TO_DEPTH": "block_copy",
+    "DEPTH_TO_SPACE": "block_copy",
+    "SPACE_TO_DEPTH1": "block_copy",
+    "DEPTH_TO_SPACE1": "block_copy",
+    "DEPTH_TO_SPACE-ROWS": "block_copy",
+    "SPACE_TO_DEPTH1-ROWS": "block_copy",
+    "JOIN-ROWS": "join_rows",
+    "JOIN": "join_rows",
+}
+"""The operators whose cases run a row kernel under the "cpu" profile (JOIN's packed case only: its strided one pads
+a part's rows), the element-wise template's copy under "gpu"; the others run the template's Identity copy, once per
+part for JOIN and SPLIT."""
 
 
 def runs_its_kernel(label: str, kernels: list[str]) -> bool:
-    expected = "movement" if label.split()[0] in MOVEMENT_CL else "elementwise"
-    return bool(kernels) and set(kernels) == {expected}
+    operator, layout = label.split()[0], label.split()[-1]
+    if operator in MOVEMENT_CL:
+        return set(kernels) == {"movement"}
+    rows = ROW_KERNELS.get(operator)
+    if operator == "JOIN" and layout == "strided":
+        rows = None
+    return bool(kernels) and set(kernels) in ({"elementwise"}, {rows})
 
 
 SUITE = OclgrindSuite(
@@ -47,7 +66,7 @@ def test_the_sample_takes_every_width_and_layout_and_every_operator_class() -> N
     assert {label.rsplit(" ", 2)[0] for label in sample} == {label.rsplit(" ", 2)[0] for label in every_variant()}
     assert {int(label.split()[-2]) for label in sample} == set(WIDTHS)
     assert {label.split()[-1] for label in sample} == set(LAYOUTS)
-    assert len(every_variant()) == len(set(every_variant())) == 15 * len(WIDTHS) * len(LAYOUTS)
+    assert len(every_variant()) == len(set(every_variant())) == 18 * len(WIDTHS) * len(LAYOUTS)
 
 
 test_a_variant_of_each_operator_runs_clean_and_right = SUITE.sampled_test()

@@ -403,7 +403,7 @@ def test_enums_take_every_spelling() -> None:
 
 
 def test_compiling_says_dmlpy_does_not_run_it_yet() -> None:
-    assert [step.lowered.kernel.source_name for step in depth_space().plan().steps] == ["elementwise.cl"]
+    assert [step.lowered.kernel.source_name for step in depth_space().plan().steps] == ["block_copy.cl"]
     assert [step.lowered.kernel.source_name for step in reverse().plan().steps] == ["reverse_subsequences.cl"]
     assert [step.lowered.kernel.source_name for step in nonzero().plan().steps] == ["nonzero_coordinates.cl"]
     channels = value_scale().channel_count
