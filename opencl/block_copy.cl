@@ -33,6 +33,7 @@
 
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
+#include "span_copy.h"
 
 #if GRID_STRIDE
 #error "block_copy.cl runs under the cpu launch profile only (GRID_STRIDE=0)"
@@ -60,9 +61,20 @@ __kernel void block_copy(__global const ELEMENT_T *restrict tensor0, const ulong
                 to[k * BLOCK + b] = from[b * plane + k];
         }
 #else
+        // Each output row in turn: one contiguous write stream at a time (on PoCL 1.0 of the copy kernel, against
+        // 0.7 for the k-outer order's BLOCK streams).
+        ulong k = 0;
+#if VECTOR_SPANS && BLOCK == 2
+        // Lanes across work-items (Intel): eight groups a vload, dealt out by their even and odd lanes.
+        for (; k + SPAN_LANES / 2 <= count; k += SPAN_LANES / 2) {
+            const SPAN_VECTOR(ELEMENT_T, SPAN_LANES) v = SPAN_LOAD(SPAN_LANES)(0, from + 2 * k);
+            SPAN_STORE(8)(v.even, 0, to + k);
+            SPAN_STORE(8)(v.odd, 0, to + plane + k);
+        }
+#endif
         for (int b = 0; b < BLOCK; ++b)
-            for (ulong k = 0; k < count; ++k)
-                to[b * plane + k] = from[k * BLOCK + b];
+            for (ulong j = k; j < count; ++j)
+                to[b * plane + j] = from[j * BLOCK + b];
 #endif
         // To the row's last group, then one step on: the walk's odometer carries into the outer dimensions.
         w.element += count - 1;

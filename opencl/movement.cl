@@ -41,6 +41,7 @@
 
 #define TENSOR_COUNT 2
 #include "elementwise_walk.h"
+#include "span_copy.h"
 
 // i modulo a period p > 0, in [0, p), for negative i too.
 static inline long wrapped(long i, long p)
@@ -110,8 +111,7 @@ static inline void copy_span(__global const ELEMENT_T *from, long from_step, __g
         for (ulong k = 0; k < count; ++k)
             to[k] = value;
     } else if (to_step == 1 && from_step == 1) {
-        for (ulong k = 0; k < count; ++k)
-            to[k] = from[k];
+        copy_run(from, to, count);
     } else if (to_step == 1 && from_step == -1) {
         for (ulong k = 0; k < count; ++k)
             to[k] = from[-(long)k];

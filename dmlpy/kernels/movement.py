@@ -171,6 +171,7 @@ def _block_copy(element: str, blocks: BlockLayout, profile: LaunchProfile) -> Lo
             ("RANK", str(blocks.groups.rank)),
             ("BLOCK", str(blocks.block)),
             ("PACKED_OUTPUT", "1" if blocks.packed_output else "0"),
+            _vector_spans(profile),
         ),
         TEMPLATE_OPTIONS,
     )
@@ -206,7 +207,7 @@ def _mapped_copy(
     spec = KernelSpec(
         "movement.cl",
         "movement",
-        (("ELEMENT_T", element), ("RANK", str(rank)), ("BOUNDARY", str(int(window.boundary)))),
+        (("ELEMENT_T", element), ("RANK", str(rank)), ("BOUNDARY", str(int(window.boundary))), _vector_spans(profile)),
         TEMPLATE_OPTIONS,
     )
     parameters = (
@@ -243,7 +244,12 @@ def joined_rows(
     spec = KernelSpec(
         "join_rows.cl",
         "join_rows",
-        (("ELEMENT_T", bits_type(data_type).storage), ("RANK", str(rows.rank)), ("PARTS", str(len(parts)))),
+        (
+            ("ELEMENT_T", bits_type(data_type).storage),
+            ("RANK", str(rows.rank)),
+            ("PARTS", str(len(parts))),
+            _vector_spans(profile),
+        ),
         TEMPLATE_OPTIONS,
     )
     per_item = 1 << (max(1, MAPPED_RUN // sum(lengths)).bit_length() - 1)  # a power of two: few programs
@@ -256,3 +262,10 @@ def _row_major(sizes: Sequence[int], strides: Sequence[int]) -> bool:
         size == 1 or stride == math.prod(sizes[d + 1 :])
         for d, (size, stride) in enumerate(zip(sizes, strides, strict=True))
     )
+
+
+def _vector_spans(profile: LaunchProfile) -> tuple[str, str]:
+    """span_copy.h's VECTOR_SPANS: explicit vector copies where the runtime's compiler vectorises across work-items
+    only (Intel's CPU runtime), plain loops elsewhere (PoCL vectorises those, and runs its vload built-ins a lane at
+    a time)."""
+    return ("VECTOR_SPANS", "1" if profile.lanes_across_work_items else "0")
