@@ -156,15 +156,20 @@ static inline void store_result(const Tensors *t, result_t result, const ulong *
 #endif
 
 #if WALK == LANES_WALK && FUNCTION != LOG_SUM_EXP
-// A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially.
-static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ulong length)
+// A group of `length` >= 8 consecutive elements from `at`: element i in lane i % 8, then the tail serially; false
+// (nothing in s) where an extreme's lanes took a NaN under the quick rule (reduce_lanes.h's lanes_take_by), which
+// the caller then walks again `exact`.
+static inline bool lanes_group(state_t *s, const Tensors *t, const ulong *at, ulong length, bool exact)
 {
     const uint8 lane = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
     const ulong whole = length / 8 * 8;
     lanes_t lanes;
     lanes_first(&lanes, lanes_at(t, at, 0), lane);
     for (ulong i = 8; i < whole; i += 8) {
-        lanes_take(&lanes, lanes_at(t, at, i), (uint8)((uint)i) + lane);
+        lanes_take_by(&lanes, lanes_at(t, at, i), (uint8)((uint)i) + lane, exact);
+    }
+    if (!exact && lanes_took_nan(&lanes)) {
+        return false;
     }
     state_from_lane(s, &lanes, 0);
     for (int j = 1; j < 8; ++j) {
@@ -173,6 +178,7 @@ static inline void lanes_group(state_t *s, const Tensors *t, const ulong *at, ul
     for (ulong i = whole; i < length; ++i) {
         state_take(s, element_at(t, at, i), i);
     }
+    return true;
 }
 #endif
 
@@ -188,7 +194,9 @@ static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
     store_result(t, log_sum_exp_group(t, start, g), start.at);
 #elif WALK == LANES_WALK
     state_t s;
-    lanes_group(&s, t, start.at, g->length);
+    if (!lanes_group(&s, t, start.at, g->length, false)) {
+        lanes_group(&s, t, start.at, g->length, true);
+    }
     store_state(t, &s, start.at, g->length);
 #else
     ulong index;
@@ -206,8 +214,9 @@ static inline void reduce_one(const Tensors *t, const Groups *g, ulong group)
 // `width` (at most BAND) adjacent groups from group `first` along the innermost kept dimension: lanes[v] holds
 // groups first + 8v .. first + 8v + 7, one vector a row down the reduced dimensions. A sum's rows are counted once
 // for every lane (lanes_term, then every lane's block folded together, as lanes_take would fold each: the same
-// bits); the groups after the last whole eight one at a time.
-static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, uint width)
+// bits); the groups after the last whole eight one at a time. False (nothing stored) where an extreme's lanes took a
+// NaN under the quick rule (reduce_lanes.h's lanes_take_by): the caller walks the band again `exact`.
+static inline bool reduce_band(const Tensors *t, const Groups *g, ulong first, uint width, bool exact)
 {
     const uint vectors = width / 8;
     Cursor cursor;
@@ -228,7 +237,7 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
 #if SUMMED
             lanes_term(&lanes[v], lanes_at(t, cursor.at, 8 * v));
 #else
-            lanes_take(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)((uint)i));
+            lanes_take_by(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)((uint)i), exact);
 #endif
         }
 #if SUMMED
@@ -256,7 +265,7 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
 #if SUMMED
                 lanes_term(&state, lanes_at(t, row.at, 8 * v));
 #else
-                lanes_take(&state, lanes_at(t, row.at, 8 * v), (uint8)((uint)i));
+                lanes_take_by(&state, lanes_at(t, row.at, 8 * v), (uint8)((uint)i), exact);
 #endif
             }
             lanes[v] = state;
@@ -274,6 +283,13 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
         i0 = i1;
     }
 #endif
+    if (!exact) {
+        for (uint v = 0; v < vectors; ++v) {
+            if (lanes_took_nan(&lanes[v])) {
+                return false;
+            }
+        }
+    }
     for (uint v = 0; v < vectors; ++v) {
         result_t results[8];
         lanes_results(&lanes[v], g->length, results);
@@ -288,6 +304,7 @@ static inline void reduce_band(const Tensors *t, const Groups *g, ulong first, u
     for (ulong group = first + vectors * 8; group < first + width; ++group) {
         reduce_one(t, g, group);
     }
+    return true;
 }
 #endif
 
@@ -338,13 +355,19 @@ __kernel void reduce(__global const INPUT_T *input, ulong input_offset, __global
     for (ulong band = get_global_id(0); band < bands; band += get_global_size(0)) {
         const uint along = (uint)(band % bands_per_row) * BAND;
         const ulong first = band / bands_per_row * row + along;
+        // A constant width where the band is whole: its loops over the lanes unroll. Walked again by the NaN rule
+        // where the quick one met a NaN.
 #if WALK == ROWS_WALK
-        reduce_rows(&tensors, &g, first, min(BAND, row - along));
+        if (!reduce_rows(&tensors, &g, first, min(BAND, row - along), false)) {
+            reduce_rows(&tensors, &g, first, min(BAND, row - along), true);
+        }
 #else
         if (row - along >= BAND) {
-            reduce_band(&tensors, &g, first, BAND);  // a constant width: its loops over the lanes unroll
-        } else {
-            reduce_band(&tensors, &g, first, row - along);
+            if (!reduce_band(&tensors, &g, first, BAND, false)) {
+                reduce_band(&tensors, &g, first, BAND, true);
+            }
+        } else if (!reduce_band(&tensors, &g, first, row - along, false)) {
+            reduce_band(&tensors, &g, first, row - along, true);
         }
 #endif
     }

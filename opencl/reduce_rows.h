@@ -48,7 +48,7 @@ static inline void record_store(const lanes_t *lanes, __global uint *record, ulo
 }
 
 // A row's terms into the block, uncounted: a chunk is one block.
-static inline void rows_take(lanes_t *lanes, float8 x, uint8 index)
+static inline void rows_take(lanes_t *lanes, float8 x, uint8 index, bool exact)
 {
     lanes_term(lanes, x);
 }
@@ -57,6 +57,7 @@ static inline void record_load(lanes_t *lanes, __global const uint *record, ulon
 {
     lanes->best = as_float8((uint8)LOAD8(record));
     lanes->index = (uint8)LOAD8(record + plane);
+    lanes->nan = (int8)(0);  // what the strip's earlier rows took is in reduce_rows' took_nan
 }
 
 static inline void record_store(const lanes_t *lanes, __global uint *record, ulong plane)
@@ -65,9 +66,9 @@ static inline void record_store(const lanes_t *lanes, __global uint *record, ulo
     STORE8(record + plane, lanes->index);
 }
 
-static inline void rows_take(lanes_t *lanes, float8 x, uint8 index)
+static inline void rows_take(lanes_t *lanes, float8 x, uint8 index, bool exact)
 {
-    lanes_take(lanes, x, index);
+    lanes_take_by(lanes, x, index, exact);
 }
 #else
 static inline void record_load(lanes_t *lanes, __global const uint *record, ulong plane)
@@ -81,16 +82,19 @@ static inline void record_store(const lanes_t *lanes, __global uint *record, ulo
     STORE8(record + plane, (uint8)(0u));  // a product's record has no second word: written, so none is read unset
 }
 
-static inline void rows_take(lanes_t *lanes, float8 x, uint8 index)
+static inline void rows_take(lanes_t *lanes, float8 x, uint8 index, bool exact)
 {
-    lanes_take(lanes, x, index);
+    lanes_take_by(lanes, x, index, exact);
 }
 #endif
 
 // `width` (a multiple of 8, at most BAND) adjacent columns from group `first`, every row of its chunk in order:
 // each vector of eight columns takes ROWS_RUN rows before the next vector, its state loaded and stored once a run.
-static inline void reduce_rows(const Tensors *t, const Groups *g, ulong first, uint width)
+// False where an extreme's lanes took a NaN under the quick rule (reduce_lanes.h's lanes_take_by): the caller walks
+// the strip again `exact`, every record written anew.
+static inline bool reduce_rows(const Tensors *t, const Groups *g, ulong first, uint width, bool exact)
 {
+    bool took_nan = false;
     const ulong plane = g->size[KEPT_RANK - 1];
     Cursor cursor;
     group_start(&cursor, g, first);
@@ -98,6 +102,7 @@ static inline void reduce_rows(const Tensors *t, const Groups *g, ulong first, u
     for (uint v = 0; v < width; v += 8) {
         lanes_t lanes;
         lanes_first(&lanes, lanes_at(t, cursor.at, v), (uint8)(0u));
+        took_nan |= lanes_took_nan(&lanes);
         record_store(&lanes, record + v, plane);
     }
     for (ulong i0 = 1; i0 < g->length; i0 += ROWS_RUN) {
@@ -108,14 +113,16 @@ static inline void reduce_rows(const Tensors *t, const Groups *g, ulong first, u
             Cursor row = cursor;
             for (ulong i = i0; i < i1; ++i) {
                 cursor_next(&row, g);
-                rows_take(&lanes, lanes_at(t, row.at, v), (uint8)((uint)i));
+                rows_take(&lanes, lanes_at(t, row.at, v), (uint8)((uint)i), exact);
             }
+            took_nan |= lanes_took_nan(&lanes);
             record_store(&lanes, record + v, plane);
         }
         for (ulong i = i0; i < i1; ++i) {
             cursor_next(&cursor, g);
         }
     }
+    return exact || !took_nan;
 }
 
 #endif

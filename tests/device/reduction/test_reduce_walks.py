@@ -77,13 +77,15 @@ def test_ties_and_nan_across_lanes(device: Any, operator: Any, direction: str, w
 
 
 @pytest.mark.one_profile
+@pytest.mark.parametrize(("columns", "walk"), [(20, "2"), (24, "3")])
 @pytest.mark.parametrize("function", [F.SUM, F.L2], ids=lambda f: f.name)
-def test_a_band_folds_its_blocks_down_long_columns(device: Any, function: Any) -> None:
+def test_a_band_folds_its_blocks_down_long_columns(device: Any, function: Any, columns: int, walk: str) -> None:
     """BANDS_WALK down 2.5 compensated blocks of rows (COMPENSATED_BLOCK, 4096), the band's lanes folded together
-    every 4096 rows: every column within the bound, which a fold losing or repeating a block's terms misses."""
-    x = np.random.default_rng(5).uniform(0.5, 1.5, (10240, 24)).astype(np.float32)
+    every 4096 rows; and ROWS_WALK (24 columns: a multiple of 8) over 80 chunks of 128 rows, each a block, folded
+    by the combine: every column within the bound, which a fold losing or repeating a block's terms misses."""
+    x = np.random.default_rng(5).uniform(0.5, 1.5, (10240, columns)).astype(np.float32)
     desc = _desc(function, T.FLOAT32, x.shape, (0,), strided=False)
-    assert dict(desc.lower().kernel.defines)["WALK"] == "2"
+    assert dict(desc.plan().steps[0].lowered.kernel.defines)["WALK"] == walk
     problem = mismatch(function, x, (0,), _run(device, desc, x))
     assert problem is None, problem
 
@@ -98,3 +100,26 @@ def test_a_sum_of_2_24_positive_terms_stays_within_the_bound(device: Any) -> Non
         desc = _desc(function, T.FLOAT32, x.shape, (0, 1), strided=False)
         problem = mismatch(function, x, (0, 1), _run(device, desc, x))
         assert problem is None, f"{function.name}: {problem}"
+
+
+@pytest.mark.parametrize("function", [F.MAX, F.MIN], ids=lambda f: f.name)
+@pytest.mark.parametrize("walk", [*WALKS, "rows"])
+def test_the_first_nan_of_a_group_comes_out_bit_for_bit(device: Any, function: Any, walk: str) -> None:
+    """MAX and MIN of groups holding NaNs of different payloads in different lanes: the group's first NaN, its
+    bits, as the serial walk takes it (the quick rule of reduce_lanes.h's lanes_take_by only marks a NaN, and such
+    a walk is walked again by the NaN rule)."""
+    shape, axes, define = WALKS[walk] if walk != "rows" else ((192, 16), (0,), "3")
+    x = np.random.default_rng(29).standard_normal(shape).astype(np.float32)
+    groups = np.moveaxis(x, axes[0], -1).reshape(-1, shape[axes[0]]).copy()  # a copy: its rows are the groups
+    reduce = np.max if function == F.MAX else np.min
+    expected = reduce(groups, axis=1)
+    for g in range(0, groups.shape[0], 2):  # every other group: several NaNs, a payload each
+        places = np.random.default_rng(g).choice(groups.shape[1], 3, replace=False)
+        payloads = (0x7FC00001 + g * 4 + np.arange(3)).astype(np.uint32) | (np.arange(3) == 1) * 0x80000000
+        groups[g, places] = payloads.astype(np.uint32).view(np.float32)
+        expected[g] = groups[g, np.sort(places)[0]]
+    x = np.moveaxis(groups.reshape(*np.moveaxis(x, axes[0], -1).shape), -1, axes[0]).copy()
+    desc = _desc(function, T.FLOAT32, shape, axes, strided=False)
+    assert dict(desc.plan().steps[0].lowered.kernel.defines)["WALK"] == define
+    got = _run(device, desc, x).reshape(-1)
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
