@@ -113,8 +113,7 @@ static inline void copy_span(__global const ELEMENT_T *from, long from_step, __g
     } else if (to_step == 1 && from_step == 1) {
         copy_run(from, to, count);
     } else if (to_step == 1 && from_step == -1) {
-        for (ulong k = 0; k < count; ++k)
-            to[k] = from[-(long)k];
+        copy_reversed_run(from, to, count);
     } else {
         for (ulong k = 0; k < count; ++k)
             to[k * to_step] = from[(long)k * from_step];

@@ -32,4 +32,20 @@ static inline void copy_run(__global const ELEMENT_T *from, __global ELEMENT_T *
         to[k] = from[k];
 }
 
+
+// `count` elements from `from` backwards (to[k] = from[-k]) to `to`: under VECTOR_SPANS a vload, its lanes reversed
+// by a shuffle (ELEMENT_T is unsigned, so its vector is shuffle's mask type too), a vstore.
+static inline void copy_reversed_run(__global const ELEMENT_T *from, __global ELEMENT_T *to, ulong count)
+{
+    ulong k = 0;
+#if VECTOR_SPANS
+    const SPAN_VECTOR(ELEMENT_T, SPAN_LANES) reverse =
+        (SPAN_VECTOR(ELEMENT_T, SPAN_LANES))(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    for (; k + SPAN_LANES <= count; k += SPAN_LANES)
+        SPAN_STORE(SPAN_LANES)(shuffle(SPAN_LOAD(SPAN_LANES)(0, from - k - (SPAN_LANES - 1)), reverse), 0, to + k);
+#endif
+    for (; k < count; ++k)
+        to[k] = from[-(long)k];
+}
+
 #endif

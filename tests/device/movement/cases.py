@@ -261,6 +261,34 @@ def rows_join_case(data_type: Any, strided: bool, shares: Sequence[int] = (4, 1,
     return MovementCase(desc, inputs, {"output_tensor": np.concatenate(parts, axis=2)}, offsets)
 
 
+def rows_slice1_case(data_type: Any, strided: bool) -> MovementCase:
+    """SLICE1 reading rows of 35 backwards (movement.cl's reversed spans, several vectors long)."""
+    sizes = (3, 5, 37)
+    x = random_bits(data_type, sizes, 40)
+    desc = dml.Slice1OperatorDesc(
+        input_tensor=tensor(data_type, sizes, padded_strides(sizes, 3) if strided else None),
+        output_tensor=tensor(data_type, (3, 4, 35)),
+        input_window_offsets=(0, 1, 2),
+        input_window_sizes=(3, 4, 35),
+        input_window_strides=(1, 1, -1),
+    )
+    offsets = {"input_tensor": 32} if strided else {}
+    return MovementCase(desc, {"input_tensor": x}, {"output_tensor": x[:, 1:5, 2:37][..., ::-1]}, offsets)
+
+
+def rows_tile_case(data_type: Any, strided: bool) -> MovementCase:
+    """TILE of rows of 37 twice along them (movement.cl's forward spans, several vectors long)."""
+    sizes = (2, 3, 37)
+    x = random_bits(data_type, sizes, 41)
+    desc = dml.TileOperatorDesc(
+        input_tensor=tensor(data_type, sizes, padded_strides(sizes, 3) if strided else None),
+        output_tensor=tensor(data_type, (2, 6, 74)),
+        repeats=(1, 2, 2),
+    )
+    offsets = {"input_tensor": 32} if strided else {}
+    return MovementCase(desc, {"input_tensor": x}, {"output_tensor": np.tile(x, (1, 2, 2))}, offsets)
+
+
 CASES: dict[str, Callable[[Any, bool], MovementCase]] = {
     "SLICE": slice_case,
     "SLICE1": slice1_case,

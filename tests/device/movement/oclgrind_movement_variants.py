@@ -36,6 +36,8 @@ from tests.device.movement.cases import (
     padding_case,
     rows_depth_space_case,
     rows_join_case,
+    rows_slice1_case,
+    rows_tile_case,
 )
 from tests.helpers.oclgrind_sweep import (
     NegativeControl,
@@ -60,8 +62,11 @@ ROWS_CASES: dict[str, Callable[[Any, bool], MovementCase]] = {
     "DEPTH_TO_SPACE-ROWS": lambda t, s: rows_depth_space_case(t, s, False, None, 3),
     "SPACE_TO_DEPTH1-ROWS": lambda t, s: rows_depth_space_case(t, s, True, "COLUMN_ROW_DEPTH", 2),
     "JOIN-ROWS": rows_join_case,
+    "SLICE1-ROWS": rows_slice1_case,
+    "TILE-ROWS": rows_tile_case,
 }
-"""Cases of several work-items of block_copy.cl and join_rows.cl ("cpu" profile), ending mid-row (cases.py)."""
+"""Cases of several work-items of block_copy.cl and join_rows.cl ("cpu" profile), ending mid-row, and of
+movement.cl's spans several vectors long (cases.py)."""
 OPERATORS = [
     *(name for name in CASES if name != "PADDING1"),
     *(f"PADDING1 {mode}" for mode in PAD_MODES),

@@ -1,5 +1,6 @@
 """The movement kernels that copy whole rows under the "cpu" launch profile: opencl/block_copy.cl (DEPTH_TO_SPACE
-and SPACE_TO_DEPTH, rows interleaved by the block) and opencl/join_rows.cl (JOIN along an inner axis, one launch).
+and SPACE_TO_DEPTH, rows interleaved by the block), opencl/join_rows.cl (JOIN along an inner axis, one launch) and
+movement.cl's spans several vectors long (span_copy.h).
 Cases bigger than one work-item's share, so that work-items end mid-row, blocks of 2 to 4, each element width,
 strided outer dimensions and byte offsets, alone and in a graph, bit for bit against onnx.reference and NumPy
 (tests/device/movement/cases.py); under the "gpu" profile the same cases run the element-wise template's copies
@@ -20,6 +21,8 @@ from tests.device.movement.cases import (
     padded_strides,
     rows_depth_space_case,
     rows_join_case,
+    rows_slice1_case,
+    rows_tile_case,
     space_to_depth,
     tensor,
 )
@@ -77,6 +80,13 @@ def test_join_along_an_inner_axis_over_many_work_items(
 @pytest.mark.parametrize("data_type", WIDTHS, ids=lambda t: t.name)
 def test_join_in_every_width(device: Any, data_type: Any) -> None:
     _check(device, rows_join_case(data_type, True))
+
+
+@pytest.mark.parametrize("data_type", WIDTHS, ids=lambda t: t.name)
+@pytest.mark.parametrize("build", [rows_slice1_case, rows_tile_case], ids=["slice1-reversed", "tile"])
+def test_movement_spans_several_vectors_long(device: Any, data_type: Any, build: Any) -> None:
+    """movement.cl's row spans (span_copy.h: vectors of 16 and the rest under VECTOR_SPANS), forwards and back."""
+    _check(device, build(data_type, data_type == T.FLOAT16))
 
 
 def _kernels(desc: Any, profile: LaunchProfile) -> list[str]:
