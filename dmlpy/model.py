@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from dmlpy.attribute_docs import describe_fields
 from dmlpy.enums import DmlEnum, DmlFlag
 from dmlpy.problems import DescriptorProblems, Expect, validation_problems
 
@@ -138,7 +139,7 @@ class DmlModel(BaseModel):
         extra="forbid",
         validate_by_name=True,
         validate_by_alias=True,
-        use_attribute_docstrings=True,
+        defer_build=True,  # built at first use, after __pydantic_init_subclass__ gave the fields their descriptions
         use_enum_values=False,
         json_schema_extra=_accept_snake_case,
     )
@@ -154,6 +155,11 @@ class DmlModel(BaseModel):
     SELECTOR: ClassVar[str | None] = None
     """The field that decides what the rest of the struct is (DML_OPERATOR_DESC's ``type``): when its value is
     wrong, only that is reported, since nothing else can be judged."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        describe_fields(cls)  # the docstrings under the fields, as use_attribute_docstrings would, at less cost
 
     @classmethod
     def struct_name(cls) -> str:

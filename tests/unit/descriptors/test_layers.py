@@ -20,7 +20,9 @@ PACKAGE = "dmlpy"
 PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "about", "lru", "nibbles"),  # about: the version, lazy names; lru: the one cache; nibbles: 4-bit packing
+    # about: the version, lazy names; lru: the one cache; nibbles: 4-bit packing; attribute_docs: the models' field
+    # descriptions, from the docstrings under the fields
+    ("errors", "about", "lru", "nibbles", "attribute_docs"),
     # enum_base: DmlEnum, DmlFlag; problems: the translation of pydantic's errors into C field paths the models apply
     ("enum_base", "enums", "problems"),
     ("model",),
