@@ -146,9 +146,11 @@ ROWS_STRIP = 4096
 """Columns a work-item of ROWS_WALK takes at most: a run of 16 KiB of FLOAT32 a row. SUM over axis 0 of (4096, 4096)
 FLOAT32, least of 11 in one process on the loaded 2-core machine (a read of the input 1.5-1.7 ms): strips of 256,
 512, 1024, 2048 and 4096 columns 3.5, 3.0, 2.9, 3.1, 2.8 ms on PoCL; 7.7, 3.1, 2.6, 2.7, 2.1 on Intel's runtime."""
-ROWS_CHUNK = 128
-"""The rows of a chunk ROWS_WALK aims at (a divisor of the rows near it): (4096, 4096) gives 32 chunks, 32
-work-items, and records of 1/64 of the input for the combine to read (chunks of 64 and 256 rows measured no better)."""
+ROWS_CHUNK = 256
+"""The rows of a chunk ROWS_WALK aims at (a divisor of the rows near it): (4096, 4096) gives 16 chunks, 16 work-items,
+and records of 1/128 of the input for the combine to read. SUM over axis 0 of (4096, 4096), least of 11 in one
+process on the loaded 2-core machine: chunks of 128, 256 and 512 rows 4.4, 3.8, 3.5 ms on PoCL (MAX 4.3, 4.3, 3.7; a
+read 3.0): the combine's share shrinks with the chunks, and fewer chunks leave a larger CPU idle."""
 MIN_CHUNK_ROWS = 32
 """The fewest rows of a chunk: fewer rows than this stay with one launch's bands (which read few rows mostly in
 order already)."""

@@ -81,7 +81,7 @@ def test_ties_and_nan_across_lanes(device: Any, operator: Any, direction: str, w
 @pytest.mark.parametrize("function", [F.SUM, F.L2], ids=lambda f: f.name)
 def test_a_band_folds_its_blocks_down_long_columns(device: Any, function: Any, columns: int, walk: str) -> None:
     """BANDS_WALK down 2.5 compensated blocks of rows (COMPENSATED_BLOCK, 4096), the band's lanes folded together
-    every 4096 rows; and ROWS_WALK (24 columns: a multiple of 8) over 80 chunks of 128 rows, each a block, folded
+    every 4096 rows; and ROWS_WALK (24 columns: a multiple of 8) over 40 chunks of 256 rows, each a block, folded
     by the combine: every column within the bound, which a fold losing or repeating a block's terms misses."""
     x = np.random.default_rng(5).uniform(0.5, 1.5, (10240, columns)).astype(np.float32)
     desc = _desc(function, T.FLOAT32, x.shape, (0,), strided=False)
