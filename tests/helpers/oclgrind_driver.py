@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -44,8 +44,12 @@ SWEEP_SHARE = "DMLPY_SWEEP_SHARE"
 default passes split a sample between them: tests/helpers/oclgrind_suite.py)."""
 
 
-def sampled_share(labels: list[str]) -> list[str]:
-    """``labels`` (a script's sample), or the share of them ``SWEEP_SHARE`` names."""
+Item = TypeVar("Item")
+
+
+def sampled_share(labels: list[Item]) -> list[Item]:
+    """``labels`` (a script's sample, or the plans of a script that shares all of them), or the share of them
+    ``SWEEP_SHARE`` names."""
     if SWEEP_SHARE not in os.environ:
         return labels
     k, n = (int(part) for part in os.environ[SWEEP_SHARE].split("/"))
@@ -103,15 +107,19 @@ def _described(spec: Any) -> str:
 
 @dataclass
 class Tally:
-    """Dispatches run, the distinct kernel specs they compiled, and the wrong results."""
+    """Dispatches run, the distinct kernel specs they compiled (in all, and per plan where the script names its
+    plans: a data type and what runs on it), and the wrong results."""
 
     specs: set[Any] = field(default_factory=set)
+    plan_specs: dict[str, set[Any]] = field(default_factory=dict)
     runs: int = 0
     wrong: int = 0
     failures: list[str] = field(default_factory=list)
 
-    def add(self, spec: Any, wrong: int, label: str) -> None:
+    def add(self, spec: Any, wrong: int, label: str, plan: str | None = None) -> None:
         self.specs.add(spec)
+        if plan is not None:
+            self.plan_specs.setdefault(plan, set()).add(spec)
         self.runs += 1
         self.wrong += wrong
         if wrong:
@@ -122,6 +130,7 @@ class Tally:
             "variants": self.runs,
             "kernel_specs": len(self.specs),
             "specs": sorted(_described(spec) for spec in self.specs),
+            "plan_specs": {plan: sorted(_described(spec) for spec in specs) for plan, specs in self.plan_specs.items()},
             wrong_key: self.wrong,
             **extra,
             "failures": self.failures[:10],

@@ -50,6 +50,13 @@ def default_share(profile: str, uninitialized: bool) -> int | None:
     return DEFAULT_PASSES.index(combination) if combination in DEFAULT_PASSES else None
 
 
+def default_pass_settings(profile: str, uninitialized: bool) -> dict[str, str]:
+    """The ``SWEEP_SHARE`` setting of a script whose plans the default passes share (each runs every other plan,
+    ``default_share``), or none under a --run-slow combination, which runs them all."""
+    index = default_share(profile, uninitialized)
+    return {} if index is None else {SWEEP_SHARE: f"{index}/{len(DEFAULT_PASSES)}"}
+
+
 def run_reportless(
     run_oclgrind_script: Callable[..., tuple[dict[str, Any], list[str]]],
     script: Path,

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository r
 import dmlpy as dml
 from dmlpy.kernels.elementwise import ELEMENTS_PER_ITEM
 from tests.helpers.layouts import gapped, padded, permuted
-from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
+from tests.helpers.oclgrind_driver import Tally, main, run_layout_case, sampled_share
 
 T = dml.TensorDataType
 COPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT16: np.uint16, T.UINT32: np.uint32,
@@ -32,11 +32,12 @@ COPY = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT16:
 SCALE_BIAS = {T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.INT8: np.int8, T.UINT8: np.uint8, T.INT16: np.int16,
               T.UINT16: np.uint16, T.INT32: np.int32, T.UINT32: np.uint32}  # fmt: skip
 EXPECTED_SPECS = {"cpu": 75, "gpu": 75}
-"""Distinct kernel specs the variants cover under each launch profile (test_identity_oclgrind.py checks it), of
-the element-wise template (opencl/elementwise.cl) for 12 kinds: the copy of each element width (8, 16, 32, 64
-bits) and ScaleBias on each of 8 types. Per kind PACKED=1 twice (STEP0 1, and 0 for a broadcast single value)
-and the strided walk at RANK 1 to 3; RANK 4 to 8 as well for the 16- and 32-bit copies and FLOAT32 ScaleBias:
-12 * 2 + 12 * 3 + 3 * 5. No layout here has unit inner steps without being packed, so no ROWS=1 shape."""
+"""Distinct kernel specs the variants cover under each launch profile when every plan runs
+(test_identity_oclgrind.py checks it), of the element-wise template (opencl/elementwise.cl) for 12 kinds: the
+copy of each element width (8, 16, 32, 64 bits) and ScaleBias on each of 8 types. Per plan PACKED=1 twice (STEP0
+1, and 0 for a broadcast single value) and the strided walk at RANK 1 to ``max_rank``, RANK 8 for the 16- and
+32-bit copies and FLOAT32 ScaleBias: 12 * 2 + 12 * 3 + 3 * 5 (two copies of each width share their kernels). No
+layout here has unit inner steps without being packed, so no ROWS=1 shape."""
 FLOAT_SPECIALS = {2: [0x7C01, 0xFE2A, 0x8000, 0x0001], 4: [0x7F800001, 0xFFC0BEEF, 0x80000000, 0x00000001],
                   8: [0x7FF0000000000001, 0xFFF8000000000ABC, 0x8000000000000000, 0x1]}  # fmt: skip
 
@@ -88,15 +89,26 @@ def scale_bias_reference(x: np.ndarray, scale: float, bias: float) -> np.ndarray
         return np.clip(np.trunc(result.astype(np.float64)), info.min, info.max).astype(x.dtype)
 
 
+def plans() -> list[str]:
+    """``copy TYPE`` and ``scale_bias TYPE``, in the order the script runs them; the default passes share them."""
+    return [f"copy {t.name}" for t in COPY] + [f"scale_bias {t.name}" for t in SCALE_BIAS]
+
+
+def max_rank(plan: str) -> int:
+    """Every rank for the copy of float32 and float16 and for ScaleBias on float32; ranks up to 3 otherwise."""
+    return 8 if plan in ("copy FLOAT32", "copy FLOAT16", "scale_bias FLOAT32") else 3
+
+
 def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     tally = Tally()
-    plans = [(t, np.dtype(d), None) for t, d in COPY.items()]
-    plans += [(t, np.dtype(d), {"Scale": -1.5, "Bias": 0.25}) for t, d in SCALE_BIAS.items()]
-    for data_type, dtype, scale_bias in plans:
-        # Every rank for the copy of float32 and float16 and for ScaleBias on float32; ranks up to 3 otherwise.
-        full = data_type in (T.FLOAT32, T.FLOAT16) and (scale_bias is None or data_type == T.FLOAT32)
-        for case in layouts(8 if full else 3):
+    shared = sampled_share(plans())
+    for plan in shared:
+        kind, name = plan.split()
+        data_type = T[name]
+        dtype = np.dtype((COPY if kind == "copy" else SCALE_BIAS)[data_type])
+        scale_bias = None if kind == "copy" else {"Scale": -1.5, "Bias": 0.25}
+        for case in layouts(max_rank(plan)):
             sizes = case["sizes"]
             desc = dml.ElementWiseIdentityOperatorDesc(
                 input_tensor=dml.BufferTensorDesc(data_type=data_type, sizes=sizes, strides=case.get("input_strides")),
@@ -111,8 +123,8 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
             else:
                 want = scale_bias_reference(run.logical_input, scale_bias["Scale"], scale_bias["Bias"])
             wrong = int(np.count_nonzero(run.got.view(np.uint8) != want.view(np.uint8)))
-            tally.add(run.kernel, wrong, f"{data_type.name} {scale_bias} {case}")
-    return tally.summary("wrong_bytes")
+            tally.add(run.kernel, wrong, f"{plan} {case}", plan)
+    return tally.summary("wrong_bytes", plans=shared)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ offsets) run under Oclgrind with zero invalid or uninitialised accesses reported
   aborts on LLVM's ``freeze``). Output buffers are left unwritten before the dispatch, so a read of the output, or
   a store of a value never loaded, would be reported.
 
+The two default passes share the 15 plans (the copy of 7 types, ScaleBias on 8), every other one each; all four
+combinations run every plan with --run-slow.
+
 A negative control proves the reports are seen. Without Oclgrind the tests skip, except under CI=true.
 """
 
@@ -19,26 +22,44 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tests.helpers.oclgrind_passes import OCLGRIND_PASSES
+import dmlpy as dml
+from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_pass_settings, default_share
 
-from .oclgrind_identity_variants import EXPECTED_SPECS
+from .oclgrind_identity_variants import COPY, EXPECTED_SPECS, max_rank
+from .oclgrind_identity_variants import plans as every_plan
+
+T = dml.TensorDataType
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_identity_variants.py"
 
 
-def _check(summary: dict[str, Any], errors: list[str], profile: str) -> None:
+COPIED_AS = {1: "uchar", 2: "ushort", 4: "uint", 8: "ulong"}
+"""The copy moves each width's bits as the unsigned integer of that width."""
+COMPUTED_IN = {"FLOAT32": "float", "FLOAT16": "half", "INT8": "char", "UINT8": "uchar", "INT16": "short",
+               "UINT16": "ushort", "INT32": "int", "UINT32": "uint"}  # fmt: skip
+"""ScaleBias computes in the element's own type."""
+
+
+def _check(summary: dict[str, Any], errors: list[str], profile: str, plans: list[str]) -> None:
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
     assert summary["wrong_bytes"] == 0, summary["failures"]
-    assert summary["kernel_specs"] == EXPECTED_SPECS[profile], summary["specs"]
-    specs = " | ".join(summary["specs"])
-    for kind in ("PACKED=1", "RANK=8", "MAY_ALIAS=1"):
-        assert kind in specs, kind
-    # The copy moves each width's bits (uchar to ulong), ScaleBias computes in the element's own type.
-    for element in ("uchar", "ushort", "uint", "ulong", "float", "half", "char", "short", "int"):
-        assert f"TENSOR0_T={element} TENSOR1_T={element}" in specs, element
+    assert summary["plans"] == plans and list(summary["plan_specs"]) == plans
+    if plans == every_plan():
+        assert summary["kernel_specs"] == EXPECTED_SPECS[profile], summary["specs"]
+    for plan, specs in summary["plan_specs"].items():
+        # PACKED=1 twice (a broadcast single value too) and the strided walk at each rank up to the plan's.
+        assert len(specs) == 2 + max_rank(plan), (plan, specs)
+        assert sum("PACKED=1" in spec for spec in specs) == 2, (plan, specs)
+        assert any(f"RANK={max_rank(plan)} " in spec for spec in specs), (plan, specs)
+        kind, name = plan.split()
+        dtype = np.dtype(COPY[T[name]]) if kind == "copy" else None
+        element = COPIED_AS[dtype.itemsize] if dtype is not None else COMPUTED_IN[name]
+        assert all(f"TENSOR0_T={element} TENSOR1_T={element}" in spec for spec in specs), (plan, specs)
+    assert any("MAY_ALIAS=1" in spec for spec in summary["specs"]), summary["specs"]
 
 
 @OCLGRIND_PASSES
@@ -46,9 +67,15 @@ def test_every_kernel_variant_is_clean(
     run_oclgrind_script: Any, tmp_path: Path, uninitialized: bool, profile: str, tally: Any
 ) -> None:
     summary, errors = run_oclgrind_script(
-        SCRIPT, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
+        SCRIPT,
+        "--launch-profile",
+        profile,
+        tmp_path=tmp_path,
+        uninitialized=uninitialized,
+        **default_pass_settings(profile, uninitialized),
     )
-    _check(summary, errors, profile)
+    index = default_share(profile, uninitialized)
+    _check(summary, errors, profile, every_plan() if index is None else every_plan()[index :: len(DEFAULT_PASSES)])
     tally[f"oclgrind identity variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"
     ]

@@ -25,7 +25,7 @@ import dmlpy as dml
 from dmlpy.ops.element_wise_round import ELEMENTS_PER_ITEM
 from tests.helpers.layouts import gapped, permuted
 from tests.helpers.modes import DML_ROUNDING_MODES, ONE_LINER_MODE_NAMES, ONE_LINER_MODES
-from tests.helpers.oclgrind_driver import Tally, main, run_layout_case
+from tests.helpers.oclgrind_driver import Tally, main, run_layout_case, sampled_share
 
 DTYPES = {dml.TensorDataType.FLOAT32: np.float32, dml.TensorDataType.FLOAT16: np.float16}
 
@@ -115,13 +115,15 @@ def run_all(device: Any, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     tally = Tally()
     # --half-bits builds the FLOAT16 kernels as on PoCL (half_bits.h's conversions); FLOAT32 has nothing to convert.
-    for data_type in [dml.TensorDataType.FLOAT16] if args.half_bits else DTYPES:
-        for mode in DML_ROUNDING_MODES:
-            for case in variants(device.launch_profile.vector_width):
-                spec, bad = run_variant(device, data_type, mode, case, rng)
-                tally.add(spec, bad, f"{data_type.name} {mode.name} {case}")
+    data_types = [dml.TensorDataType.FLOAT16] if args.half_bits else list(DTYPES)
+    plans = sampled_share([(data_type, mode) for data_type in data_types for mode in DML_ROUNDING_MODES])
+    for data_type, mode in plans:
+        for case in variants(device.launch_profile.vector_width):
+            spec, bad = run_variant(device, data_type, mode, case, rng)
+            tally.add(spec, bad, f"{data_type.name} {mode.name} {case}")
     extra = run_dml_round(device, rng) if args.dml_round else 0
-    return tally.summary("wrong_bytes", dml_round_wrong=extra)
+    labels = [f"{data_type.name} {mode.name}" for data_type, mode in plans]
+    return tally.summary("wrong_bytes", dml_round_wrong=extra, plans=labels)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ which honours ``OCL_ICD_VENDORS``, so pointing that at a folder holding ``oclgri
 platform of the subprocess. Two passes, each under a launch profile ("cpu" and "gpu"; by default the memory pass
 under "cpu" and the uninitialised one under "gpu", all four with --run-slow: tests/helpers/oclgrind_passes.py), run
 ``oclgrind_round_variants.py`` (2 data types x 3 modes x 39 layouts = 234 dispatches covering all 54 kernel
-specialisations of the profile: RANK 0 to 8 per type and mode):
+specialisations of the profile: RANK 0 to 8 per type and mode). The two default passes share the six (data type,
+mode) plans, three each, as the sweeps share their samples; every plan runs under all four with --run-slow:
 
 * memory: kernels built as dmlpy builds them (optimised); Oclgrind always checks every global access against
   its buffer; ``OCLGRIND_CHECK_API=1`` checks the API calls. dml.round's host-pointer path runs here too.
@@ -28,17 +29,24 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.oclgrind_passes import OCLGRIND_PASSES
+from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_pass_settings, default_share
 from tests.helpers.tools import OCLGRIND_FROM_PIP
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "oclgrind_round_variants.py"
 
 
-def _check(summary: dict[str, Any], errors: list[str], profile: str, data_types: int = 2) -> None:
+PLANS = [
+    f"{t} {m}" for t in ("FLOAT32", "FLOAT16") for m in ("HALVES_TO_NEAREST_EVEN", "TOWARD_ZERO", "TOWARD_INFINITY")
+]
+"""The script's (data type, mode) plans in its order; the default passes share them (``default_pass_settings``)."""
+
+
+def _check(summary: dict[str, Any], errors: list[str], profile: str, plans: list[str]) -> None:
     assert not errors, f"{len(errors)} Oclgrind reports, first ones:\n\n" + "\n\n".join(errors[:5])
-    # {float32, float16} x 3 modes x RANK 0..8, and under "cpu" the tiled transposes of RANK 2 and 3.
-    specs = data_types * (27 + (6 if profile == "cpu" else 0))
+    assert summary["plans"] == plans
+    # Per (data type, mode) RANK 0..8, and under "cpu" the tiled transposes of RANK 2 and 3.
+    specs = len(plans) * (9 + (2 if profile == "cpu" else 0))
     assert summary["kernel_specs"] == specs, summary["specs"]
     assert summary["wrong_bytes"] == 0 and summary["dml_round_wrong"] == 0, summary["failures"]
 
@@ -49,10 +57,12 @@ def test_every_kernel_variant_is_clean(
 ) -> None:
     # dml.round's host-pointer path in the memory pass only (the module docstring says why).
     flags = () if uninitialized else ("--dml-round",)
+    share = default_pass_settings(profile, uninitialized)
     summary, errors = run_oclgrind_script(
-        SCRIPT, *flags, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
+        SCRIPT, *flags, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized, **share
     )
-    _check(summary, errors, profile)
+    index = default_share(profile, uninitialized)
+    _check(summary, errors, profile, PLANS if index is None else PLANS[index :: len(DEFAULT_PASSES)])
     tally[f"oclgrind kernel variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"
     ]
@@ -79,7 +89,7 @@ def test_the_float16_variants_built_as_on_pocl_are_clean(
     summary, errors = run_oclgrind_script(
         SCRIPT, "--half-bits", "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized
     )
-    _check(summary, errors, profile, data_types=1)
+    _check(summary, errors, profile, [plan for plan in PLANS if plan.startswith("FLOAT16 ")])
 
 
 @pytest.mark.parametrize("uninitialized", [False, True], ids=["memory", "uninitialized"])
