@@ -192,9 +192,10 @@ static inline float log1p_float(float x)
 // Up to |x| = 0.875, tanh(|x|) = |x| + |x| P(x^2), P a degree-7 fit of tanh(x) / x - 1 (absolute error 6.7e-10; x^2 P
 // starts at -x^2 / 3). Above, where tanh exceeds 0.7, 1 - 2 / (e + 1) with e = e^(2|x|) (2|x| exact): e is at least
 // 5.75 there, so exp's relative error reaches the result scaled by 2e / (e + 1)^2 < 0.26, and expm1 (musl's tanhf)
-// would buy nothing for twice exp's time. x's sign put back last, so tanh(-0) is -0. From |x| = 9 (2 e^-2|x| < 2^-25)
-// the correctly rounded result is 1, which C99 gives at infinity; a NaN stays a NaN. Tiny x, subnormals included, give
-// x itself (x P underflows).
+// would buy nothing for twice exp's time. x's sign put back last, so tanh(-0) is -0. From |x| = 9.0109 (2 e^-2|x| <=
+// 2^-25) the correctly rounded result is 1, which C99 gives at infinity: |x| is clamped to 9.1 (a NaN too), where
+// 2 / (e + 1) < 2^-26.3 and the formula itself rounds to 1, so no select of 1 is needed; a NaN stays a NaN. Tiny x,
+// subnormals included, give x itself (x P underflows).
 static inline float tanh_float(float x)
 {
     const float a = magnitude(x);
@@ -206,8 +207,8 @@ static inline float tanh_float(float x)
     p = FMA(p, s, -0x1.b9dd14p-5f);
     p = FMA(p, s, 0x1.110fbep-3f);
     p = FMA(p, s, -0x1.55555p-2f);
-    const float e = exp_normal(2.0f * (a < 9.0f ? a : 9.0f)); // in [1, e^18], a NaN's too
-    const float y = a >= 9.0f ? 1.0f : a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
+    const float e = exp_normal(2.0f * (a < 9.1f ? a : 9.1f)); // in [1, e^18.2], a NaN's too
+    const float y = a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
     return x != x ? x + x : with_sign_of(y, x);
 }
 
