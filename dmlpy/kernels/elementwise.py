@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from dmlpy.dtypes import DATA_TYPES, AnyDataType
 from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout
-from dmlpy.kernels.launch import PACKED_RUN, LaunchProfile, LoweredOperator
+from dmlpy.kernels.launch import ACROSS_GROUP, PACKED_RUN, LaunchProfile, LoweredOperator
 from dmlpy.kernels.source import KernelSpec
 
 MAX_TENSORS = 9
@@ -199,10 +199,15 @@ def elementwise_kernel(
         TEMPLATE_OPTIONS,
         "\n".join(lines) + "\n",
     )
-    run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs
     # Under the "gpu" shape a work-item takes a group of lanes per step, or a pair where stores are paired or loops
     # count pairs.
-    return profile.lowered(kernel, layout, run_length, vector_width=2 if pairs or paired else lanes)
+    in_pairs = pairs or paired
+    if (
+        packed and profile.lanes_across_work_items and not profile.grid_stride
+    ):  # one element a work-item (one pair: the two share a byte)
+        return profile.lowered(kernel, layout, 2 if in_pairs else 1, work_group_size=ACROSS_GROUP)
+    run_length = PACKED_RUN if packed else ELEMENTS_PER_ITEM  # even, as NIBBLE_PAIRS needs
+    return profile.lowered(kernel, layout, run_length, vector_width=2 if in_pairs else lanes)
 
 
 def _lane_macros(

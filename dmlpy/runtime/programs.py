@@ -22,6 +22,7 @@ from dmlpy.kernels import (
     LoweredOperator,
     ParameterKind,
 )
+from dmlpy.runtime.cpu_runtime import PLATFORM as INTEL_PLATFORM
 from dmlpy.runtime.platforms import CPU_RUNTIME_COMMAND, POCL_PLATFORM
 
 
@@ -151,11 +152,18 @@ grid for float32 Round at 16M-64M elements, and half of it 6-8% slower."""
 def launch_profile(device: cl.Device, requested: str) -> LaunchProfile:
     """The launch profile for ``device``: ``requested`` ("cpu" or "gpu"), or for "auto" "cpu" on CPU devices
     and "gpu" on every other kind. The "gpu" numbers come from the device: the work-group size (a power of two
-    within CL_DEVICE_MAX_WORK_GROUP_SIZE) and the grid that fills CL_DEVICE_MAX_COMPUTE_UNITS."""
+    within CL_DEVICE_MAX_WORK_GROUP_SIZE) and the grid that fills CL_DEVICE_MAX_COMPUTE_UNITS. "cpu" on Intel's
+    CPU runtime puts a vector's lanes across work-items (``LaunchProfile.lanes_across_work_items``): its compiler
+    vectorises across work-items only, where PoCL's vectorises a work-item's loop (and ran EXP 10x slower with
+    one element a work-item). Oclgrind keeps PoCL's shape: the Oclgrind suites check it, and
+    tests/device/runtime's the lanes' shape."""
     on_cpu = bool(device.type & cl.device_type.CPU)
     name = ("cpu" if on_cpu else "gpu") if requested == "auto" else requested
     if name == "cpu":
-        return LaunchProfile("cpu", vector_width=8, work_group_size=1 if on_cpu else None)
+        across = on_cpu and device.platform.name == INTEL_PLATFORM
+        return LaunchProfile(
+            "cpu", vector_width=8, work_group_size=1 if on_cpu else None, lanes_across_work_items=across
+        )
     group = min(GPU_WORK_GROUP_SIZE, _power_of_two_at_most(device.max_work_group_size))
     grid = device.max_compute_units * device.max_work_group_size * GPU_GROUPS_PER_FILL
     return LaunchProfile("gpu", vector_width=4, work_group_size=group, grid_size=max(group, grid - grid % group))
@@ -168,16 +176,18 @@ def _power_of_two_at_most(value: int) -> int:
 def _local_size(kernel: cl.Kernel, device: cl.Device, lowered: LoweredOperator) -> tuple[int] | None:
     """The work-group size of ``lowered``'s launches.
 
-    "gpu" profile: the profile's, or less where the kernel cannot run that many (CL_KERNEL_WORK_GROUP_SIZE;
-    a power of two, so it still divides the grid). "cpu" profile on a CPU device: work-groups of one work-item
-    when each work-item already loops over many elements, else the driver's choice. PoCL compiles a kernel once
-    per local size and picks the local size from the global size, so a fixed one means one compiled variant for
-    every shape (found in its disk cache by the next process), and its work-group loop adds nothing to a
-    work-item that is a long loop already."""
+    "gpu" profile, and a "cpu" kernel of its own work-group size (the element-wise template's one-element work-items
+    on Intel's runtime): that size, or less where the kernel cannot run that many (CL_KERNEL_WORK_GROUP_SIZE; a
+    power of two, so it still divides the launch's whole groups). "cpu" profile on a CPU device otherwise:
+    work-groups of one work-item when each work-item already loops over many elements, else the driver's choice.
+    PoCL compiles a kernel once per local size and picks the local size from the global size, so a fixed one
+    means one compiled variant for every shape (found in its disk cache by the next process), and its work-group
+    loop adds nothing to a work-item that is a long loop already."""
     profile = lowered.profile
-    if profile.grid_stride and profile.work_group_size is not None:
+    group = profile.work_group_size if profile.grid_stride else lowered.work_group_size
+    if group is not None:
         limit = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device)
-        return (min(profile.work_group_size, _power_of_two_at_most(limit)),)
+        return (min(group, _power_of_two_at_most(limit)),)
     return (1,) if profile.work_group_size == 1 and lowered.elements_per_work_item >= LONG_WORK_ITEM else None
 
 
@@ -215,12 +225,25 @@ class Launchable:
         try:
             with shared.lock:
                 kernel.set_args(*args, *self.layout_args)
-                return cl.enqueue_nd_range_kernel(
-                    queue, kernel, (self.lowered.global_size,), shared.local_size, wait_for=wait_for
-                )
+                return self._enqueue(queue, wait_for)
         except cl.MemoryError as error:  # out of resources or memory: the call fails, the device works on
             raise OutOfMemoryError(
                 f"enqueueing {self.lowered.kernel.kernel_name} ran out of memory: {error}"
             ) from error
         except cl.Error as error:
             raise DeviceRemovedError(f"enqueueing {self.lowered.kernel.kernel_name} failed: {error}") from error
+
+    def _enqueue(self, queue: cl.CommandQueue, wait_for: Sequence[cl.Event] | None) -> cl.Event:
+        """The launch's ranges (LoweredOperator.launch_ranges), each after the one before, in the kernel's
+        work-groups where they are whole, else the driver's (the rest after whole groups); the last one's event."""
+        kernel, local_size = self.shared.kernel, self.shared.local_size
+        ranges = self.lowered.launch_ranges
+        if len(ranges) == 1 and ranges[0][0] == 0 and (local_size is None or ranges[0][1] % local_size[0] == 0):
+            return cl.enqueue_nd_range_kernel(queue, kernel, (ranges[0][1],), local_size, wait_for=wait_for)
+        events: list[cl.Event] = []
+        for first, count in ranges:
+            local = local_size if local_size is not None and count % local_size[0] == 0 else None
+            offset = (first,) if first else None
+            after = events[-1:] or wait_for
+            events.append(cl.enqueue_nd_range_kernel(queue, kernel, (count,), local, offset, wait_for=after))
+        return events[-1]

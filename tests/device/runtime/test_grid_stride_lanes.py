@@ -124,5 +124,6 @@ def test_fused_qdq_chain_with_per_tensor_scales(tiny_grid: Any, device: Any) -> 
 
 
 def cpu_of(device: Any) -> Any:
-    """The fixture's OpenCL device under the "cpu" profile: one long loop a work-item, no lanes."""
+    """The fixture's OpenCL device under the "cpu" profile: one long loop a work-item (on Intel's runtime one
+    element a work-item, LaunchProfile.lanes_across_work_items), no LANES groups."""
     return dml.create_device(cl_device=device.cl_device, launch_profile="cpu")
