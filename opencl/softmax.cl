@@ -141,15 +141,17 @@ static inline float row_rest(__global const storage_t *row, __global storage_t *
                              uint first)
 {
     const uint whole = length / LANES * LANES;
-    const uint8 lane = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+    // The lanes' element indices, stepped along with i (one vector addition, where i + lane took a move and a
+    // broadcast of i as well).
+    uint8 index = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
     BlockedLanes lanes;
     blocked_lanes(&lanes);
-    for (uint i = 0; i < whole; i += LANES) {
+    for (uint i = 0; i < whole; i += LANES, index += (uint8)LANES) {
         const float8 term = terms_lanes(LOAD8(row + i), maximum);
 #if KEEP_TERMS
         store_lanes(term, terms + i);
 #endif
-        blocked_lanes_add(&lanes, (uint8)i + lane == (uint8)first ? 0.0f : term);
+        blocked_lanes_add(&lanes, index == (uint8)first ? 0.0f : term);
     }
     BlockedSum rest = blocked_sum();
     for (int j = 0; j < LANES; ++j) {
