@@ -25,7 +25,8 @@
 // as CPU_VECTORS 8-wide vectors (one AVX2 register each), K in blocks of CPU_DEPTH: the block of B is copied once
 // into a private panel of vectors (zero points taken away, columns past N as 0) and reused by every row of the
 // tile, 4 rows at a time (8 vector accumulators, 2 panel loads and 4 broadcasts per k), the tile's partial sums
-// kept in a private array between K blocks. "gpu" (GRID_STRIDE 1): a work-group computes GPU_TILE x GPU_TILE
+// kept in a private array between K blocks; the integer products' tiles (gemm_pairs.h) are the same with two
+// steps of k in each 32-bit lane. "gpu" (GRID_STRIDE 1): a work-group computes GPU_TILE x GPU_TILE
 // outputs from GPU_DEPTH-deep tiles of A and B in local memory, each of 256 virtual work-items 4 x 4 outputs,
 // strided by 16 so that neighbouring work-items touch neighbouring columns; a work-group of fewer work-items
 // (the kernel's limit on some device) takes the virtual ones in passes. Both loop over their tiles (a grid-stride
@@ -103,14 +104,20 @@ typedef long zero_t;
     __global const A_T *a, ulong a_offset, __global const A_T *a_zero, ulong a_zero_offset, __global const B_T *b, \
         ulong b_offset, __global const B_T *b_zero, ulong b_zero_offset, __global int *out, ulong out_offset
 #define STRIDES uint8 a_strides, uint8 a_zero_strides, uint8 b_strides, uint8 b_zero_strides, uint8 out_strides
+#define TENSOR_NAMES a, a_offset, a_zero, a_zero_offset, b, b_offset, b_zero, b_zero_offset, out, out_offset
+#define STRIDE_NAMES a_strides, a_zero_strides, b_strides, b_zero_strides, out_strides
 #elif QUANTIZED
 // QUANTIZED_LINEAR_CONVOLUTION's bias comes before the output scale, in the operator's binding order.
 #if OPERATOR == QUANTIZED_LINEAR_CONVOLUTION
 #define BIAS_TENSOR __global const int *bias, ulong bias_offset,
 #define BIAS_STRIDES uint8 bias_strides,
+#define BIAS_NAMES bias, bias_offset,
+#define BIAS_STRIDE_NAMES bias_strides,
 #else
 #define BIAS_TENSOR
 #define BIAS_STRIDES
+#define BIAS_NAMES
+#define BIAS_STRIDE_NAMES
 #endif
 #define TENSORS                                                                                                    \
     __global const A_T *a, ulong a_offset, __global const float *a_scale, ulong a_scale_offset,                    \
@@ -121,6 +128,12 @@ typedef long zero_t;
 #define STRIDES                                                                                                    \
     uint8 a_strides, uint8 a_scale_strides, uint8 a_zero_strides, uint8 b_strides, uint8 b_scale_strides,          \
         uint8 b_zero_strides, BIAS_STRIDES uint8 out_scale_strides, uint8 out_zero_strides, uint8 out_strides
+#define TENSOR_NAMES                                                                                               \
+    a, a_offset, a_scale, a_scale_offset, a_zero, a_zero_offset, b, b_offset, b_scale, b_scale_offset, b_zero,     \
+        b_zero_offset, BIAS_NAMES out_scale, out_scale_offset, out_zero, out_zero_offset, out, out_offset
+#define STRIDE_NAMES                                                                                               \
+    a_strides, a_scale_strides, a_zero_strides, b_strides, b_scale_strides, b_zero_strides, BIAS_STRIDE_NAMES      \
+        out_scale_strides, out_zero_strides, out_strides
 #else
 #define TENSORS                                                                                                    \
     __global const A_T *a, ulong a_offset, __global const SCALE_T *a_scale, ulong a_scale_offset,                  \
@@ -181,27 +194,11 @@ typedef long zero_t;
 #endif
 
 // ------------------------------------------------------------------------------------- the "cpu" shape's operands
-// The integer products (MATRIX_MULTIPLY_INTEGER and the quantized ones, 8-bit operands) keep B's zero point out of
-// the panel: B enters it lifted to 0..255 (b + LIFT_B, LIFT_B 128 for a signed B), and per output
-//   sum_k (a_k - za)(b_k - zb) = sum_k (a_k - za)(b_k + LIFT_B) - (zb + LIFT_B) sum_k (a_k - za),
-// the second term subtracted once in the epilogue from each row's sum of its A operands (ROW_SUM) times the tile's
-// column_zeros (zb + LIFT_B per column, read once a tile). Both sides are the same integer, so they agree modulo
-// 2^32 too, where the uint arithmetic computes them. So a contiguous row of B is a plain widening copy, and each
-// multiply is an 8-bit unsigned panel value (masked to 0xFF: the compiler then knows its upper 17 bits are 0) by a
-// 9-bit signed A operand: LLVM's x86 backend turns such 32-bit multiplies into vpmaddwd, one fast instruction, where
-// a general one is vpmulld. The float products read B as it is.
+// The integer products (MATRIX_MULTIPLY_INTEGER and the quantized ones, 8-bit operands) run gemm_pairs.h's tiles:
+// B enters their panel lifted to 0..255 (b + LIFT_B, LIFT_B 128 for a signed B), its zero point folded out of the sum.
 #define INTEGER_PANEL (OPERATOR == MATRIX_MULTIPLY_INTEGER || QUANTIZED)
 #if INTEGER_PANEL
 #define LIFT_B ((B_T)0x80 < 0 ? 128 : 0)
-#define PANEL_VALUE(x, b0, b1, n) ((acc_t)((int)(x) + LIFT_B))
-#define PANEL_LANES(p) ((p) & (acc8_t)0xFF)
-#define ROW_SUM(sum, a) ((sum) += (a))
-#define FOLDED(acc, row_sum, j) ((acc) - column_zeros[j] * (row_sum))
-#else
-#define PANEL_VALUE(x, b0, b1, n) OPERAND(x, B_ZERO(b0, b1, n))
-#define PANEL_LANES(p) (p)
-#define ROW_SUM(sum, a) ((void)0)
-#define FOLDED(acc, row_sum, j) (acc)
 #endif
 
 // ------------------------------------------------------------------------------------- the kernel
@@ -215,48 +212,47 @@ typedef long zero_t;
 #define GPU_ITEMS 256
 #define GPU_STEP 16 // GPU_TILE / 4: a virtual work-item's rows and columns are GPU_STEP apart
 
+#if INTEGER_PANEL && !GRID_STRIDE
+#include "gemm_pairs.h"
+#endif
+
 __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCALARS)
 {
 #if OPERATOR == GEMM
     const float alpha = as_float(scalars.s0), beta = as_float(scalars.s1);
 #endif
     const ulong batch1 = sizes.s1, rows = sizes.s2, columns = sizes.s3, depth = sizes.s4;
-#if !GRID_STRIDE
+#if INTEGER_PANEL && !GRID_STRIDE
+    integer_tiles(TENSOR_NAMES, sizes, STRIDE_NAMES);
+#elif !GRID_STRIDE
     const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + CPU_COLUMNS - 1) / CPU_COLUMNS;
     const ulong tile_count = sizes.s0 * batch1 * row_tiles * column_tiles;
     acc8_t sums[CPU_ROWS][CPU_VECTORS];
-    acc_t row_sums[CPU_ROWS]; // the rows' sums of their A operands (integer products; unused by the float ones)
     acc8_t panel[CPU_DEPTH][CPU_VECTORS];
     for (ulong tile = get_global_id(0); tile < tile_count; tile += get_global_size(0)) {
         const ulong column_tile = tile % column_tiles, rest = tile / column_tiles;
         const ulong b0 = rest / row_tiles / batch1, b1 = rest / row_tiles % batch1;
         const ulong m0 = rest % row_tiles * CPU_ROWS, n0 = column_tile * CPU_COLUMNS;
         const ulong tile_rows = MIN_OF((ulong)CPU_ROWS, rows - m0), tile_columns = MIN_OF((ulong)CPU_COLUMNS, columns - n0);
-#if INTEGER_PANEL
-        acc_t column_zeros[CPU_COLUMNS];
-        for (int j = 0; j < CPU_COLUMNS; ++j)
-            column_zeros[j] = (acc_t)((int)B_ZERO(b0, b1, n0 + MIN_OF((ulong)j, tile_columns - 1)) + LIFT_B);
-#endif
         for (int r = 0; r < CPU_ROWS; ++r) {
-            row_sums[r] = 0;
             for (int v = 0; v < CPU_VECTORS; ++v)
                 sums[r][v] = (acc8_t)0;
         }
         for (ulong k0 = 0; k0 < depth; k0 += CPU_DEPTH) {
             const int block = (int)MIN_OF((ulong)CPU_DEPTH, depth - k0);
-            // B's block as vectors of 8 columns (PANEL_VALUE); columns past N read as 0. A whole row that is
-            // contiguous in memory is a plain copy, which the compiler turns into vector loads.
+            // B's block as vectors of 8 columns (zero points taken away); columns past N read as 0. A whole row
+            // that is contiguous in memory is a plain copy, which the compiler turns into vector loads.
             const ulong b_step = b_strides.s3;
             for (int k = 0; k < block; ++k) {
                 acc_t *row = (acc_t *)panel[k];
                 const ulong b_at = AT(b_strides, b_offset, b0, b1, 0, n0, k0 + k);
                 if (b_step == 1 && tile_columns == CPU_COLUMNS) {
                     for (int j = 0; j < CPU_COLUMNS; ++j)
-                        row[j] = PANEL_VALUE(READ_B(b_at + j), b0, b1, n0 + j);
+                        row[j] = OPERAND(READ_B(b_at + j), B_ZERO(b0, b1, n0 + j));
                 } else {
                     for (int j = 0; j < CPU_COLUMNS; ++j) {
                         const ulong n = MIN_OF((ulong)j, tile_columns - 1);
-                        const acc_t value = PANEL_VALUE(READ_B(b_at + n * b_step), b0, b1, n0 + n);
+                        const acc_t value = OPERAND(READ_B(b_at + n * b_step), B_ZERO(b0, b1, n0 + n));
                         row[j] = (ulong)j < tile_columns ? value : (acc_t)0;
                     }
                 }
@@ -275,19 +271,14 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
                 const zero_t zero_2 = A_ZERO(b0, b1, m_2), zero_3 = A_ZERO(b0, b1, m_3);
                 acc8_t s00 = sums[r][0], s01 = sums[r][1], s10 = sums[r + 1][0], s11 = sums[r + 1][1];
                 acc8_t s20 = sums[r + 2][0], s21 = sums[r + 2][1], s30 = sums[r + 3][0], s31 = sums[r + 3][1];
-                acc_t t0 = row_sums[r], t1 = row_sums[r + 1], t2 = row_sums[r + 2], t3 = row_sums[r + 3];
                 for (int k = 0; k < block; ++k) {
 #pragma OPENCL FP_CONTRACT ON
-                    const acc8_t p0 = PANEL_LANES(panel[k][0]), p1 = PANEL_LANES(panel[k][1]);
+                    const acc8_t p0 = panel[k][0], p1 = panel[k][1];
                     const acc_t a0 = OPERAND(READ_A(at_0 + k * a_step), zero_0);
                     const acc_t a1 = OPERAND(READ_A(at_1 + k * a_step), zero_1);
                     const acc_t a2 = OPERAND(READ_A(at_2 + k * a_step), zero_2);
                     const acc_t a3 = OPERAND(READ_A(at_3 + k * a_step), zero_3);
                     const acc8_t x0 = (acc8_t)a0, x1 = (acc8_t)a1, x2 = (acc8_t)a2, x3 = (acc8_t)a3;
-                    ROW_SUM(t0, a0);
-                    ROW_SUM(t1, a1);
-                    ROW_SUM(t2, a2);
-                    ROW_SUM(t3, a3);
                     s00 = MAD(x0, p0, s00);
                     s01 = MAD(x0, p1, s01);
                     s10 = MAD(x1, p0, s10);
@@ -299,13 +290,12 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
                 }
                 sums[r][0] = s00, sums[r][1] = s01, sums[r + 1][0] = s10, sums[r + 1][1] = s11;
                 sums[r + 2][0] = s20, sums[r + 2][1] = s21, sums[r + 3][0] = s30, sums[r + 3][1] = s31;
-                row_sums[r] = t0, row_sums[r + 1] = t1, row_sums[r + 2] = t2, row_sums[r + 3] = t3;
             }
         }
         for (ulong r = 0; r < tile_rows; ++r) {
             const acc_t *row = (const acc_t *)sums[r];
             for (ulong j = 0; j < tile_columns; ++j)
-                EPILOGUE(FOLDED(row[j], row_sums[r], j), b0, b1, m0 + r, n0 + j);
+                EPILOGUE(row[j], b0, b1, m0 + r, n0 + j);
         }
     }
 #else

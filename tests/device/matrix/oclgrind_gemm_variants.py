@@ -6,7 +6,8 @@ column or one value) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (every integer type of
 each buffer exactly as large as its binding. The shapes put tails in M, N and K of both launch shapes' tiles. Results
 are compared with cases.py's references (integers exactly, floats within its bounds). Under the uninitialised pass
 (OCLGRIND_UNINITIALIZED=1) the output buffer is left unwritten; the memory pass fills it with sentinel bytes and
-checks that none outside its elements changed.
+checks that none outside its elements changed. The PAIRS variants (pairs_cases.py) take the integer tiles
+(gemm_pairs.h) through two blocks of K with an odd last one and A row- or column-major, and an extreme one.
 
 Started by test_gemm_oclgrind.py in a subprocess whose only OpenCL platform is Oclgrind (tests/conftest.py's
 ``run_oclgrind_script``). Prints one line ``OCLGRIND_SUMMARY {json}``: the variants run, the kernel's defines, and
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository r
 import dmlpy as dml
 from dmlpy.runtime.buffer import Buffer
 from tests.device.matrix.cases import RELU, Case, gemm_case, integer_case, past_bound
+from tests.device.matrix.pairs_cases import extreme_case, random_case
 from tests.helpers.object_model import compile_and_initialize, dispatch
 from tests.helpers.oclgrind_driver import VariantLog, main, sampled_share
 from tests.helpers.structured_runs import run_structured
@@ -58,7 +60,8 @@ def every_variant() -> list[str]:
         f"QLMM {a} {b} {p} {layout}" for a in BYTES for b in BYTES for p in ("vectors", "one") for layout in LAYOUTS
     ]
     to_float = [f"MMITF {a} {layout}" for a in TO_FLOAT for layout in LAYOUTS]
-    return [*gemm, *mmi, *qlmm, *to_float]
+    pairs = [f"PAIRS {a} {layout}" for a in BYTES for layout in ("rows", "columns")] + ["PAIRS extremes"]
+    return [*gemm, *mmi, *qlmm, *to_float, *pairs]
 
 
 def sampled_variants() -> list[str]:
@@ -69,12 +72,22 @@ def sampled_variants() -> list[str]:
         "MMI UINT8 INT8 zero strided",
         "QLMM INT8 UINT8 vectors packed",
         "MMITF INT16 strided",
+        "PAIRS UINT8 columns",
     ]
 
 
 def case_of(label: str) -> tuple[Case, dict[str, int]]:
     """The label's case and its tensors' byte offsets."""
     words = label.split()
+    if (
+        words[0] == "PAIRS"
+    ):  # M 13, N 21 (a partial tile each), K 133 (128 + 5): small, for the "gpu" uninitialised pass
+        pairs = (
+            extreme_case(2, 9, 17)
+            if words[1] == "extremes"
+            else random_case(T[words[1]], 13, 133, 21, a_by_columns=words[2] == "columns")
+        )
+        return pairs, {}
     strided = words[-1] == "strided"
     gaps = GAPS if strided else {}
     if words[0] == "GEMM":
