@@ -69,7 +69,9 @@ __kernel void block_copy(__global const ELEMENT_T *restrict tensor0, const ulong
         for (; k + SPAN_LANES / 2 <= count; k += SPAN_LANES / 2) {
             const SPAN_VECTOR(ELEMENT_T, SPAN_LANES) v = SPAN_LOAD(SPAN_LANES)(0, from + 2 * k);
             SPAN_STORE(8)(v.even, 0, to + k);
-            SPAN_STORE(8)(v.odd, 0, to + plane + k);
+            // The odd lanes named one by one: Oclgrind's uninitialised-values pass (at -cl-opt-disable) reports
+            // `.odd` and odd swizzles of 8- and 16-bit vectors as uninitialised, though every lane was loaded.
+            SPAN_STORE(8)((SPAN_VECTOR(ELEMENT_T, 8))(v.s1, v.s3, v.s5, v.s7, v.s9, v.sb, v.sd, v.sf), 0, to + plane + k);
         }
 #endif
         for (int b = 0; b < BLOCK; ++b)
