@@ -27,7 +27,7 @@ def as_json(desc: dml.OperatorDescBase) -> object:
 def test_a_join_of_three_parts_shows_three_kernels_each_at_its_part_of_the_output(
     run: Run, write_json: Callable[..., Path]
 ) -> None:
-    parts, output = [(2, 1, 3, 4), (2, 3, 3, 4), (2, 2, 3, 4)], (2, 6, 3, 4)
+    parts, output = [(1, 1, 3, 4), (1, 3, 3, 4), (1, 2, 3, 4)], (1, 6, 3, 4)
     join = dml.JoinOperatorDesc(inputs=[tensor(s) for s in parts], output_tensor=tensor(output), axis=1)
     result = run("explain", str(write_json(as_json(join))))
     assert result.returncode == 0, result.stderr
