@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-DTYPES = frozenset({np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)})
-"""The NumPy dtypes of DirectML's 4-bit types (INT4, UINT4), a byte an element."""
+from dmlpy.ml_types import NIBBLE_TYPES, is_ml_dtype
+
+
+def is_nibble_dtype(dtype: Any) -> bool:
+    """Whether ``dtype`` is a NumPy dtype of DirectML's 4-bit types (ml_dtypes' int4, uint4), a byte an element."""
+    return is_ml_dtype(dtype, *NIBBLE_TYPES)
 
 
 def pack(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
@@ -32,6 +35,6 @@ def unpack(packed: npt.NDArray[np.uint8], count: int, dtype: np.dtype[Any]) -> n
     nibbles[0::2] = packed & 0x0F
     nibbles[1::2] = packed >> 4
     values = nibbles[:count].astype(np.int8)
-    if np.dtype(dtype) == np.dtype(ml_dtypes.int4):
+    if is_ml_dtype(np.dtype(dtype), "int4"):
         values = (values ^ 8) - 8  # the nibble's bit 3 is the sign: 8..15 are -8..-1
     return values.astype(dtype)

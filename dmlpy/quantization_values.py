@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
 from dmlpy import nibbles
 from dmlpy.errors import InvalidArgumentError
+from dmlpy.ml_types import integer_limits
 
 
 def integral(dtype: np.dtype[Any]) -> bool:
     """Whether ``dtype`` holds integers: NumPy's, and ml_dtypes' 4-bit ones (which NumPy counts as kind V)."""
-    return dtype.kind in "iu" or dtype in nibbles.DTYPES
+    return dtype.kind in "iu" or nibbles.is_nibble_dtype(dtype)
 
 
 def checked_values(name: str, value: object, given: npt.NDArray[Any], dtype: np.dtype[Any]) -> npt.NDArray[Any]:
@@ -29,7 +29,7 @@ def checked_values(name: str, value: object, given: npt.NDArray[Any], dtype: np.
     if mistyped_zero_point(value, given, dtype):
         raise InvalidArgumentError(f"{name} is {given.dtype}; it must be {dtype} here")
     if integral(dtype):
-        limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+        limits = integer_limits(dtype)
         whole = integral(given.dtype) or bool(np.all(np.floor(given) == given))
         if not whole or (given.size and (given.min() < limits.min or given.max() > limits.max)):
             raise InvalidArgumentError(f"{name} {value!r} is not a whole number from {limits.min} to {limits.max}")
@@ -46,6 +46,6 @@ def mistyped_zero_point(value: object, given: npt.NDArray[Any], dtype: np.dtype[
 def holds(value: int | float, dtype: np.dtype[Any]) -> bool:
     """Whether ``dtype`` (an integer type) holds the number ``value``: a whole number in its range (an int compared
     as it is, never through a float, which one past a double's range would overflow)."""
-    limits = ml_dtypes.iinfo(dtype)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+    limits = integer_limits(dtype)
     whole = isinstance(value, int) or float(value).is_integer()
     return whole and limits.min <= value <= limits.max

@@ -232,7 +232,7 @@ def _dispatch(
     """One dispatch over arrays that fit a buffer, placed by the policy (``dispatch.place``): an array DirectML
     cannot bind as it lies is copied (an input) or computed into scratch and copied into place (the output); the
     input that is the output's memory then goes with it."""
-    if target.dtype in nibbles.DTYPES and not target.flags.c_contiguous:
+    if nibbles.is_nibble_dtype(target.dtype) and not target.flags.c_contiguous:
         # The kernel writes a 4-bit output packed only (two elements a byte, each byte by one work-item).
         packed = np.empty(target.shape, target.dtype)
         _dispatch(call, device, inputs, packed)
@@ -329,7 +329,7 @@ def _launch(
 
 def _bound_span(span: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """What a dispatch binds for a span: the span itself, or a 4-bit one packed two a byte (``dmlpy.nibbles``)."""
-    return nibbles.pack(span) if span.dtype in nibbles.DTYPES else span
+    return nibbles.pack(span) if nibbles.is_nibble_dtype(span.dtype) else span
 
 
 def _finish_despite_interrupts(queue: cl.CommandQueue) -> None:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -53,9 +52,17 @@ from dmlpy.ops.quantize import DequantizeOperatorDesc, QuantizeOperatorDesc
 from dmlpy.problems import show
 from dmlpy.runtime.device import Device
 
-QUANTIZED_DTYPES = (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(ml_dtypes.uint4), np.dtype(ml_dtypes.int4))
-"""What quantize_linear produces: uint8 and int8 through ELEMENT_WISE_QUANTIZE_LINEAR, ml_dtypes' uint4 and int4
-through FL 6_3's QUANTIZE."""
+
+def is_quantized_dtype(dtype: np.dtype[Any]) -> bool:
+    """Whether quantize_linear produces ``dtype``: uint8 and int8 through ELEMENT_WISE_QUANTIZE_LINEAR, ml_dtypes'
+    uint4 and int4 through FL 6_3's QUANTIZE."""
+    return dtype in (np.dtype(np.uint8), np.dtype(np.int8)) or nibbles.is_nibble_dtype(dtype)
+
+
+def _takes_to_dequantize(dtype: np.dtype[Any]) -> bool:
+    return (dtype.kind in "iu" and dtype.itemsize <= 4) or nibbles.is_nibble_dtype(dtype)
+
+
 PRODUCES = (
     "quantize_linear produces uint8 or int8 (ELEMENT_WISE_QUANTIZE_LINEAR), or ml_dtypes.uint4 or ml_dtypes.int4 "
     "(DML_OPERATOR_QUANTIZE, DML_FEATURE_LEVEL_6_3)"
@@ -75,7 +82,7 @@ def quantize_call(
     to even (FL 6_3's QUANTIZE into 4 bits), else the extension in ``mode``."""
     tensors = [array, scales, zero_points]
     halves_to_even = mode in (RoundingMode.HALVES_TO_NEAREST_EVEN, ExtRoundingMode.NEAREST_TOWARD_EVEN)
-    if output_dtype in nibbles.DTYPES:
+    if nibbles.is_nibble_dtype(output_dtype):
         if not halves_to_even:
             raise InvalidArgumentError(
                 f"mode {show(mode)} for {output_dtype} output: DirectML's QUANTIZE rounds halves to even, and the "
@@ -99,7 +106,7 @@ def dequantize_call(
     """The call that dequantizes ``array`` (checked) with the scale and zero point (or None) views of its shape
     into ``out`` (None: a new array of ``output_dtype``): FL 6_3's DEQUANTIZE for 4-bit input."""
     tensors = [array, scales, zero_points]
-    if array.dtype in nibbles.DTYPES:
+    if nibbles.is_nibble_dtype(array.dtype):
         return ArrayCall(DequantizeOperatorDesc, (), _explicit_zero_point(tensors, array.dtype), out, output_dtype)
     return ArrayCall(ElementWiseDequantizeLinearOperatorDesc, (), tensors, out, output_dtype)
 
@@ -155,7 +162,7 @@ def _devices_or_device(device: object, devices: object, array: object) -> Device
 def refuse_device_nibbles(dtype: np.dtype[Any], x: object, out: object) -> None:
     """4-bit values come and go as NumPy arrays, packed two a byte at the boundary (``dmlpy.nibbles``); a
     pyopencl array holds one a byte, which the kernels would misread: refused."""
-    if dtype in nibbles.DTYPES and (is_device_array(x) or is_device_array(out)):
+    if nibbles.is_nibble_dtype(dtype) and (is_device_array(x) or is_device_array(out)):
         raise InvalidArgumentError(
             f"{dtype} values on the device: a pyopencl array holds one a byte, and DirectML's 4-bit tensors hold "
             "two; pass NumPy arrays (packed and unpacked on the way), or bind packed buffers through the object "
@@ -175,7 +182,7 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
                 f"dtype {given} ({type(dtype).__name__}) is not a NumPy dtype; {PRODUCES}: pass one of them as dtype= "
                 "(or None)"
             ) from None
-        if output_dtype not in QUANTIZED_DTYPES:
+        if not is_quantized_dtype(output_dtype):
             raise InvalidArgumentError(
                 f"dtype {given} means {output_dtype}; {PRODUCES}: pass one of them as dtype= (or None)"
             )
@@ -183,7 +190,7 @@ def quantize_output_dtype(dtype: object, zero_point: object) -> np.dtype[Any]:
     if zero_point is None or isinstance(zero_point, int):  # a bool is refused as a zero point later
         return np.dtype(np.uint8)
     zero_point_dtype = numbers("zero_point", zero_point).dtype
-    if zero_point_dtype not in QUANTIZED_DTYPES:
+    if not is_quantized_dtype(zero_point_dtype):
         raise InvalidArgumentError(
             f"zero_point is {zero_point_dtype}; with no dtype= the zero point's dtype is the output's, and "
             f"{PRODUCES}: pass a zero point of one of them, or dtype="
@@ -197,10 +204,7 @@ QUANTIZE_INPUTS = InputTypes(
     converts_to=dict.fromkeys("fiub", "np.float32"),
 )
 DEQUANTIZE_INPUTS = InputTypes(
-    tuple(
-        np.dtype(t)
-        for t in (ml_dtypes.int4, ml_dtypes.uint4, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
-    ).__contains__,
+    _takes_to_dequantize,
     "dequantize_linear takes 8-, 16- or 32-bit integer input, or ml_dtypes.int4 or uint4",
     converts_to=dict.fromkeys("fiub", "np.uint8"),
     note=", or the integer type x was quantized to",

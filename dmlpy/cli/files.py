@@ -14,12 +14,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from dmlpy.cli.common import CliError
 from dmlpy.descriptors_json import Descriptor, parse_descriptor
 from dmlpy.messages import file_kind
+from dmlpy.ml_types import is_ml_dtype, ml_dtype
 
 
 def _stat_mode(path: Path) -> int | None:
@@ -197,20 +197,17 @@ class NpyFile:
             filled += count
 
 
-BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
-
-
 def stored_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype a .npy header's ``descr`` means here. np.save writes ml_dtypes' bfloat16 as two raw bytes
     (``<V2``), and np.load gives back ``|V2`` data: a plain 2-byte void is read as bfloat16."""
     if dtype.kind == "V" and dtype.itemsize == 2 and dtype.names is None and dtype.subdtype is None:
-        return BFLOAT16
+        return ml_dtype("bfloat16")
     return dtype
 
 
 def dtype_words(dtype: np.dtype[Any]) -> str:
     """A dtype as messages name it: ``float32``, ``>f4`` for non-native byte order, ``bfloat16 (.npy |V2)``."""
-    if dtype == BFLOAT16:
+    if is_ml_dtype(dtype, "bfloat16"):
         return "bfloat16 (.npy |V2)"
     if dtype.kind == "V":
         return f"{dtype.str} (raw bytes)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,10 @@ from dmlpy.cli.common import (
     rounding_mode,
     say,
 )
-from dmlpy.cli.files import BFLOAT16, dtype_words, open_npy
+from dmlpy.cli.files import dtype_words, open_npy
 from dmlpy.cli.output import CHUNK_BYTES, Chunk, convert_file, flat_chunks, plan_output
 from dmlpy.dtypes import data_type_of
+from dmlpy.ml_types import ml_dtype
 from dmlpy.modes import AnyRoundingMode
 from dmlpy.ops.ext_element_wise_round import SUPPORTED_TYPES
 
@@ -29,17 +31,14 @@ if TYPE_CHECKING:
     from dmlpy.runtime.device import Device
 
 
-def _roundable() -> tuple[np.dtype[Any], ...]:
+@cache
+def roundable() -> tuple[np.dtype[Any], ...]:
     """Every dtype dml.round takes: DirectML's float32 and float16, and the extension's float64, bfloat16 and
-    integers, in a fixed order for messages."""
+    integers, in a fixed order for messages (ml_dtypes imported once a file is rounded, not with the CLI)."""
     names = ("float32", "float16", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
     dtypes = [np.dtype(name) for name in names]
-    dtypes.insert(3, BFLOAT16)
+    dtypes.insert(3, ml_dtype("bfloat16"))
     return tuple(dtype for dtype in dtypes if data_type_of(dtype) in SUPPORTED_TYPES)
-
-
-ROUNDABLE = _roundable()
-TAKES = "round takes " + ", ".join(dtype_words(dtype) for dtype in ROUNDABLE)
 
 
 def round_file(
@@ -62,7 +61,8 @@ def round_file(
     def convert(chunk: npt.NDArray[Any], out: npt.NDArray[Any], where: Chunk) -> None:
         dml_round(chunk, mode=mode, out=out, device=device)
 
-    with open_npy(source_path, ROUNDABLE, TAKES) as source:
+    takes = "round takes " + ", ".join(dtype_words(dtype) for dtype in roundable())
+    with open_npy(source_path, roundable(), takes) as source:
         step = max(1, chunk_bytes // source.dtype.itemsize)
         chunks = flat_chunks(source.size, step)
         convert_file(

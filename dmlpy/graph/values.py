@@ -21,7 +21,6 @@ import enum
 import math
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -29,6 +28,7 @@ from dmlpy import nibbles
 from dmlpy.dtypes import DATA_TYPES, AnyDataType, data_type_of, is_nibble
 from dmlpy.enums import TensorDataType
 from dmlpy.errors import InvalidArgumentError, argument_error
+from dmlpy.ml_types import integer_limits, is_ml_dtype, largest_finite
 from dmlpy.ops._unary import ScaleBias
 from dmlpy.ops.scalar_union import ScalarUnion
 from dmlpy.problems.values import show
@@ -38,10 +38,10 @@ from dmlpy.tensor import BufferTensorDesc
 NUMBERS = "a number (an int or a float; True and False are not numbers here), or for several a NumPy array of them"
 """What a value argument accepts, as messages say it."""
 
-_WIDENED: dict[np.dtype[Any], np.dtype[Any]] = {
-    np.dtype(ml_dtypes.int4): np.dtype(np.int8),
-    np.dtype(ml_dtypes.uint4): np.dtype(np.uint8),
-    np.dtype(ml_dtypes.bfloat16): np.dtype(np.float32),
+_WIDENED: dict[str, np.dtype[Any]] = {
+    "int4": np.dtype(np.int8),
+    "uint4": np.dtype(np.uint8),
+    "bfloat16": np.dtype(np.float32),
 }
 """ml_dtypes' arrays read as a NumPy type that holds each of their values exactly (NumPy's comparisons and floor
 know no ml_dtypes type)."""
@@ -57,7 +57,7 @@ def held(values: Any, data_type: AnyDataType, where: str, name: str, holder: str
     integer = integral(target)
     with np.errstate(over="ignore", invalid="ignore"):  # an infinity from a finite value is refused below
         if integer:
-            limits = ml_dtypes.iinfo(target)  # type: ignore[no-untyped-call]  # NumPy's iinfo knows no int4
+            limits = integer_limits(target)
             refused = ~_whole_within(given, int(limits.min), int(limits.max))
         else:
             rounded = _rounded(given, target)
@@ -217,8 +217,8 @@ def _numbers(values: Any, where: str, name: str) -> npt.NDArray[Any]:
     """``values`` as an array of numbers: a NumPy array of integers or floats (ml_dtypes' widened), or an array of
     objects, each a Python int or float (from a NumPy number), for anything else (a number, nested lists)."""
     if isinstance(values, np.ndarray) and values.dtype != object:
-        if values.dtype in _WIDENED:
-            return values.astype(_WIDENED[values.dtype])
+        if is_ml_dtype(values.dtype, *_WIDENED):
+            return values.astype(_WIDENED[values.dtype.name])
         if values.dtype.kind in "iu" or (values.dtype.kind == "f" and values.dtype.itemsize <= 8):
             return values
         raise InvalidArgumentError(f"{where}: {name} is a NumPy array of {values.dtype}; it must be {NUMBERS}")
@@ -304,9 +304,9 @@ def _holds(data_type: AnyDataType) -> str:
     """What ``data_type`` holds, and what to give, after the value and whose type it is."""
     numpy_type = np.dtype(DATA_TYPES[data_type].numpy)
     if integral(numpy_type):
-        limits = ml_dtypes.iinfo(numpy_type)  # type: ignore[no-untyped-call]
+        limits = integer_limits(numpy_type)
         return f"{data_type.name}, which holds the integers {limits.min} to {limits.max}: give one of them"
-    largest = float(ml_dtypes.finfo(numpy_type).max)  # type: ignore[no-untyped-call]  # NumPy's knows no bfloat16
+    largest = largest_finite(numpy_type)
     return (
         f"{data_type.name}, whose largest finite value is {largest!r}: give a number from {-largest!r} to "
         f"{largest!r} (one beyond would round to infinity; NaN and the infinities are taken as they are)"

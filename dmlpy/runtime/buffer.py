@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 import pyopencl as cl
 
 from dmlpy import nibbles
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
+from dmlpy.ml_types import NIBBLE_TYPES, is_ml_dtype
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.fork import check_process, forked_from
 
@@ -32,7 +32,6 @@ PLAIN_DTYPES = (
     "or ml_dtypes.int4 or uint4 (two a byte on the device), never object, str, bytes, void/structured, complex or "
     "datetime, whose bytes mean nothing on a device"
 )
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 HOST_MEMORY_MARGIN = 16 * 2**20
 """Bytes a CPU device's allocation must leave free on the host besides itself (the driver's own bookkeeping)."""
@@ -129,7 +128,7 @@ class Buffer:
         dims = _shape(f"Buffer.{what}", shape)
         memory = self.memory
         # Python ints: no overflow before the range check; a 4-bit dtype's elements two a byte
-        nbytes = -(-math.prod(dims) // 2) if resolved in nibbles.DTYPES else math.prod(dims) * resolved.itemsize
+        nbytes = -(-math.prod(dims) // 2) if nibbles.is_nibble_dtype(resolved) else math.prod(dims) * resolved.itemsize
         start = self._check_range(what, offset, nbytes)
         return resolved, dims, memory, start, nbytes
 
@@ -138,7 +137,7 @@ class Buffer:
         ``dtype`` reads two elements a byte, as DirectML lays them out."""
         check_process()
         resolved, dims, memory, start, nbytes = self._check_view("read", dtype, shape, offset)
-        packed = resolved in nibbles.DTYPES
+        packed = nibbles.is_nibble_dtype(resolved)
         result: npt.NDArray[Any] = _host_copy(
             lambda: np.empty(nbytes if packed else dims, np.uint8 if packed else resolved)
         )
@@ -156,7 +155,7 @@ class Buffer:
         order), or wait for the events."""
         check_process()
         resolved, dims, memory, start, _ = self._check_view("as_array", dtype, shape, offset)
-        if resolved in nibbles.DTYPES:
+        if nibbles.is_nibble_dtype(resolved):
             raise InvalidArgumentError(
                 f"Buffer.as_array: {resolved} elements lie two a byte in the buffer, and a pyopencl array holds one a "
                 "byte; read them with Buffer.read (which unpacks them), or view the bytes as uint8"
@@ -189,7 +188,7 @@ def plain_dtype(where: str, name: str, dtype: object) -> np.dtype[Any]:
     except (TypeError, ValueError, SyntaxError):
         raise argument_error(where, name, dtype, PLAIN_DTYPES) from None
     plain = resolved.kind in "biuf" and resolved.fields is None and resolved.subdtype is None
-    if not plain and resolved != _BFLOAT16 and resolved not in nibbles.DTYPES:
+    if not plain and not is_ml_dtype(resolved, "bfloat16", *NIBBLE_TYPES):
         raise argument_error(where, name, resolved, PLAIN_DTYPES)
     return resolved
 
@@ -209,7 +208,7 @@ def host_array(where: str, name: str, array: object) -> npt.NDArray[Any]:
 
 def device_bytes(data: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """``data`` as a device buffer holds it: itself, or a 4-bit array packed two elements a byte."""
-    return nibbles.pack(data) if data.dtype in nibbles.DTYPES else data
+    return nibbles.pack(data) if nibbles.is_nibble_dtype(data.dtype) else data
 
 
 def _host_copy(make: Any, *args: Any) -> Any:

@@ -21,8 +21,8 @@ PACKAGE_DIR = Path(dmlpy.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # about: the version, lazy names; lru: the one cache; nibbles: 4-bit packing; attribute_docs: the models' field
-    # descriptions, from the docstrings under the fields
-    ("errors", "about", "lru", "nibbles", "attribute_docs"),
+    # descriptions, from the docstrings under the fields; ml_types: ml_dtypes' types, imported when first needed
+    ("errors", "about", "lru", "ml_types", "nibbles", "attribute_docs"),
     # enum_base: DmlEnum, DmlFlag; problems: the translation of pydantic's errors into C field paths the models apply
     ("enum_base", "enums", "problems"),
     ("model",),

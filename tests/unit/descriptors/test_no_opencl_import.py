@@ -1,4 +1,5 @@
-"""The descriptor layer imports no OpenCL: building and validating descriptors works without pyopencl."""
+"""The descriptor layer imports no OpenCL: building and validating descriptors works without pyopencl. And no
+process pays for ml_dtypes (0.5 s of CPU) before it meets one of its types (dmlpy/ml_types.py)."""
 
 from __future__ import annotations
 
@@ -75,3 +76,25 @@ def test_the_check_itself_can_fail(tmp_path: Path) -> None:
     result = _run(BUILD_AND_VALIDATE + "import pyopencl\n" + CHECK_MODULES, tmp_path)
     assert result.returncode != 0
     assert "pyopencl" in result.stderr
+
+
+NO_ML_DTYPES_UNTIL_NEEDED = """
+import sys
+import numpy as np
+import dmlpy as dml
+import dmlpy.arrays, dmlpy.cli.round, dmlpy.cli.quantize
+from dmlpy.dtypes import DATA_TYPES, data_type_of
+from dmlpy.nibbles import is_nibble_dtype
+assert data_type_of(np.float32) == dml.TensorDataType.FLOAT32 and not is_nibble_dtype(np.int8)
+assert "ml_dtypes" not in sys.modules, "imported before any of its types was asked for"
+assert DATA_TYPES[dml.TensorDataType.INT4].numpy.name == "int4"
+import ml_dtypes
+assert data_type_of(ml_dtypes.bfloat16).name == "BFLOAT16" and is_nibble_dtype(ml_dtypes.uint4)
+print("OK")
+"""
+
+
+def test_ml_dtypes_is_imported_when_one_of_its_types_is_needed(tmp_path: Path) -> None:
+    result = _run(NO_ML_DTYPES_UNTIL_NEEDED, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "OK"
