@@ -268,7 +268,4 @@ def _vector_spans(profile: LaunchProfile) -> tuple[str, str]:
     """span_copy.h's VECTOR_SPANS: explicit vector copies where the runtime's compiler vectorises across work-items
     only (Intel's CPU runtime), plain loops elsewhere (PoCL vectorises those, and runs its vload built-ins a lane at
     a time)."""
-    # LaunchProfile.lanes_across_work_items comes with the change of Intel's launch shape, landing separately
-    # (uncommitted when this was): until then no profile says so, and every runtime gets the plain loops.
-    across = bool(getattr(profile, "lanes_across_work_items", False))
-    return ("VECTOR_SPANS", "1" if across else "0")
+    return ("VECTOR_SPANS", "1" if profile.lanes_across_work_items else "0")
