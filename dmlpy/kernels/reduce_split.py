@@ -69,26 +69,37 @@ def split_reduce_plan(
 ) -> OperatorPlan | None:
     """REDUCE, ARGMIN or ARGMAX (reduce_kernel's arguments) as a partial launch and a combine: few long groups in
     chunks, or tall columns in chunks of rows; else None (one launch)."""
-    arguments = (function, last_index, input_type, output_type, sizes, strides, axes, profile)
-    return _chunks_plan(*arguments) or _rows_plan(*arguments)
+    call = _Reduction(function, last_index, input_type, output_type, sizes, strides, axes, profile)
+    return _chunks_plan(call) or _rows_plan(call)
 
 
-def _chunks_plan(
-    function: int,
-    last_index: bool,
-    input_type: AnyDataType,
-    output_type: AnyDataType,
-    sizes: Sequence[int],
-    strides: Sequence[Sequence[int]],
-    axes: Sequence[int],
-    profile: LaunchProfile,
-) -> OperatorPlan | None:
+@dataclasses.dataclass(frozen=True)
+class _Reduction:
+    """reduce_kernel's arguments, which each plan reads."""
+
+    function: int
+    last_index: bool
+    input_type: AnyDataType
+    output_type: AnyDataType
+    sizes: Sequence[int]
+    strides: Sequence[Sequence[int]]
+    axes: Sequence[int]
+    profile: LaunchProfile
+
+    def defines(self, more: dict[str, str]) -> tuple[tuple[str, str], ...]:
+        """reduce.cl's defines for the function and types, with ``more``."""
+        return tuple(
+            (dict(reduce_defines(self.function, self.last_index, self.input_type, self.output_type)) | more).items()
+        )
+
+
+def _chunks_plan(call: _Reduction) -> OperatorPlan | None:
     """The groups in chunks, where they are
     fewer than SPLIT_GROUPS, each one contiguous run of the input (after coalescing) that cuts into equal chunks of
     at least MIN_CHUNK elements, and reduce.cl's vector walks serve the function; else None (one launch)."""
-    layout, kept_rank = reduction_layout(sizes, strides, axes)
+    layout, kept_rank = reduction_layout(call.sizes, call.strides, call.axes)
     groups = math.prod(layout.sizes[:kept_rank])
-    if not vector_walks(function, input_type) or layout.rank - kept_rank != 1 or groups >= SPLIT_GROUPS:
+    if not vector_walks(call.function, call.input_type) or layout.rank - kept_rank != 1 or groups >= SPLIT_GROUPS:
         return None
     length = layout.sizes[kept_rank]
     input_step = layout.strides[0][kept_rank]
@@ -104,32 +115,26 @@ def _chunks_plan(
         (*kept_sizes, chunks, chunk),
         ((*input_kept, chunk, 1), (*records, RECORD, 0)),
     )
-    defines = dict(reduce_defines(function, last_index, input_type, output_type))
-    partial = reduction_kernel(
-        "reduce.cl",
-        "reduce",
-        tuple((defines | {"OUTPUT_T": "uint", "PARTIAL": "1", "WALK": "1"}).items()),
-        partial_layout,
-        kept_rank + 1,
-        profile,
-    )
+    partial_defines = call.defines({"OUTPUT_T": "uint", "PARTIAL": "1", "WALK": "1"})
+    partial = reduction_kernel("reduce.cl", "reduce", partial_defines, partial_layout, kept_rank + 1, call.profile)
     combine_layout = ElementwiseLayout(groups * chunks, (*kept_sizes, chunks), ((*records, RECORD), (*output_kept, 0)))
-    combine = reduction_kernel(
-        "reduce.cl",
-        "reduce_combine",
-        tuple((defines | {"INPUT_T": "uint", "COMBINE": "1", "WALK": "1"}).items()),
-        combine_layout,
-        kept_rank,
-        profile,
-    )
-    return _two_launches(partial, combine, chunk, 1, groups * chunks * RECORD)
+    return _two_launches(call, partial, combine_layout, kept_rank, chunk, 1, groups * chunks * RECORD)
 
 
 def _two_launches(
-    partial: LoweredOperator, combine: LoweredOperator, chunk: int, second: int, words: int
+    call: _Reduction,
+    partial: LoweredOperator,
+    combine_layout: ElementwiseLayout,
+    kept_rank: int,
+    chunk: int,
+    second: int,
+    words: int,
 ) -> OperatorPlan:
-    """The partial launch into a temporary region of ``words`` uint, then the combine of its records (chunks of
-    ``chunk`` elements, a record's second word ``second`` words after its first) into the output."""
+    """The partial launch into a temporary region of ``words`` uint, then reduce_combine of its records (chunks of
+    ``chunk`` elements, a record's second word ``second`` words after its first, through ``combine_layout``) into the
+    output."""
+    combine_defines = call.defines({"INPUT_T": "uint", "COMBINE": "1", "WALK": "1"})
+    combine = reduction_kernel("reduce.cl", "reduce_combine", combine_defines, combine_layout, kept_rank, call.profile)
     parameters = (KernelParameter("ulong", (chunk,)), KernelParameter("ulong", (second,)))
     temporary = BufferTensorDesc(data_type=TensorDataType.UINT32, sizes=(words,))
     region = PlanRef("temporary", 0)
@@ -164,22 +169,13 @@ def _row_chunk(rows: int) -> int | None:
     return min(candidates, key=lambda d: abs(math.log(d / ROWS_CHUNK)), default=None)
 
 
-def _rows_plan(
-    function: int,
-    last_index: bool,
-    input_type: AnyDataType,
-    output_type: AnyDataType,
-    sizes: Sequence[int],
-    strides: Sequence[Sequence[int]],
-    axes: Sequence[int],
-    profile: LaunchProfile,
-) -> OperatorPlan | None:
+def _rows_plan(call: _Reduction) -> OperatorPlan | None:
     """Tall columns in chunks of rows (ROWS_WALK), where one dimension is reduced after coalescing, at least
     2 * MIN_CHUNK_ROWS long (a chunk's rows divide it), the innermost kept one is contiguous in the input and a multiple
     of LANES, and reduce.cl's vector walks serve the function; else None. The records lie in two planes per chunk (the
     columns' first words, then their second words), so that eight columns' states are one run of each."""
-    layout, kept_rank = reduction_layout(sizes, strides, axes)
-    if not vector_walks(function, input_type) or layout.rank - kept_rank != 1 or kept_rank == 0:
+    layout, kept_rank = reduction_layout(call.sizes, call.strides, call.axes)
+    if not vector_walks(call.function, call.input_type) or layout.rank - kept_rank != 1 or kept_rank == 0:
         return None
     rows, columns = layout.sizes[kept_rank], layout.sizes[kept_rank - 1]
     input_strides, output_strides = layout.strides
@@ -194,15 +190,13 @@ def _rows_plan(
         (*outer, chunks, columns, chunk),
         ((*input_strides[: kept_rank - 1], chunk * row_step, 1, row_step), (*records, 1, 0)),
     )
-    defines = dict(reduce_defines(function, last_index, input_type, output_type))
-    rows_defines = {"OUTPUT_T": "uint", "PARTIAL": "1", "WALK": "3", "BAND": f"{ROWS_STRIP}u"}
     partial = reduction_kernel(
         "reduce.cl",
         "reduce",
-        tuple((defines | rows_defines).items()),
+        call.defines({"OUTPUT_T": "uint", "PARTIAL": "1", "WALK": "3", "BAND": f"{ROWS_STRIP}u"}),
         partial_layout,
         kept_rank + 1,
-        profile,
+        call.profile,
         groups_per_work_item=ROWS_STRIP,
     )
     combine_layout = ElementwiseLayout(
@@ -210,12 +204,6 @@ def _rows_plan(
         (*outer, columns, chunks),
         ((*records[:-1], 1, records[-1]), (*output_strides[:kept_rank], 0)),
     )
-    combine = reduction_kernel(
-        "reduce.cl",
-        "reduce_combine",
-        tuple((defines | {"INPUT_T": "uint", "COMBINE": "1", "WALK": "1"}).items()),
-        combine_layout,
-        kept_rank,
-        profile,
+    return _two_launches(
+        call, partial, combine_layout, kept_rank, chunk, columns, math.prod(outer) * chunks * RECORD * columns
     )
-    return _two_launches(partial, combine, chunk, columns, math.prod(outer) * chunks * RECORD * columns)
