@@ -11,7 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 import dmlpy as dml
+from tests.device.movement.cases import tensor
 from tests.helpers.dtypes import NUMPY_DTYPE
+from tests.helpers.structured_runs import run_structured
 
 F, T = dml.ReduceFunction, dml.TensorDataType
 
@@ -115,3 +117,25 @@ def mismatch(function: Any, x: npt.NDArray[Any], axes: tuple[int, ...], got: npt
         return None if np.all(error <= allowed) else f"worst {np.max(error - allowed)} over the bound"
     wrong = np.flatnonzero(got.reshape(-1) != expected.reshape(-1))
     return None if not wrong.size else f"wrong at elements {wrong[:8].tolist()} ({wrong.size} in all)"
+
+
+def reduce_desc(
+    function: Any, data_type: Any, shape: tuple[int, ...], axes: tuple[int, ...], strides: Any = None
+) -> Any:
+    """REDUCE of ``function`` over ``axes`` of an input of ``shape`` (``strides``: None packed), its output packed."""
+    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return dml.ReduceOperatorDesc(
+        function=function,
+        input_tensor=tensor(data_type, shape, strides),
+        output_tensor=tensor(dml.TensorDataType.UINT32 if function in ARG else data_type, out_sizes),
+        axes=axes,
+    )
+
+
+def run_reduce(device: Any, desc: Any, x: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``desc`` on ``x`` through the object model (the input 32 bytes into its buffer), on ``device``."""
+    desc.validate_on(device.feature_level)
+    output: npt.NDArray[Any] = run_structured(device, desc, {"input_tensor": x}, offsets={"input_tensor": 32})[
+        "output_tensor"
+    ]
+    return output

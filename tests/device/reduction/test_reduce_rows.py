@@ -12,26 +12,10 @@ import pytest
 
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, tensor
-from tests.device.reduction.cases import ARG, F, T, arg_reference, bound, mismatch, values
-from tests.helpers.structured_runs import run_structured
+from tests.device.reduction.cases import F, T, arg_reference, bound, mismatch, reduce_desc, run_reduce, values
 
 SHAPE, AXES = (2, 192, 24), (1,)
 """Two blocks of 24 columns of 192 rows: two chunks of 96 rows (the divisor nearest ROWS_CHUNK), three vectors a row."""
-
-
-def _desc(function: Any, data_type: Any, shape: tuple[int, ...], axes: tuple[int, ...], strides: Any = None) -> Any:
-    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
-    return dml.ReduceOperatorDesc(
-        function=function,
-        input_tensor=tensor(data_type, shape, strides),
-        output_tensor=tensor(T.UINT32 if function in ARG else data_type, out_sizes),
-        axes=axes,
-    )
-
-
-def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
-    desc.validate_on(device.feature_level)
-    return run_structured(device, desc, {"input_tensor": x}, offsets={"input_tensor": 32})["output_tensor"]
 
 
 def _walks(desc: Any) -> list[str]:
@@ -52,7 +36,7 @@ def _walks(desc: Any) -> list[str]:
 def test_which_layouts_take_rows(
     shape: tuple[int, ...], axes: tuple[int, ...], data_type: Any, walks: list[str]
 ) -> None:
-    assert _walks(_desc(F.SUM, data_type, shape, axes)) == walks
+    assert _walks(reduce_desc(F.SUM, data_type, shape, axes)) == walks
 
 
 @pytest.mark.one_profile
@@ -61,9 +45,9 @@ def test_which_layouts_take_rows(
 def test_each_function_in_chunks_of_rows(device: Any, function: Any, data_type: Any) -> None:
     x = values(data_type, function, int(function) * 5 + int(data_type), SHAPE)
     for strides in (None, padded_strides(SHAPE, 3)):
-        desc = _desc(function, data_type, SHAPE, AXES, strides)
+        desc = reduce_desc(function, data_type, SHAPE, AXES, strides)
         assert _walks(desc) == ["3", "1"]
-        problem = mismatch(function, x, AXES, _run(device, desc, x))
+        problem = mismatch(function, x, AXES, run_reduce(device, desc, x))
         assert problem is None, f"strides {strides}: {problem}"
 
 
@@ -71,9 +55,9 @@ def test_two_strips_of_a_row(device: Any) -> None:
     """4104 columns: a strip of 4096 (ROWS_STRIP) and one of 8."""
     shape, axes = (64, 4104), (0,)
     x = values(T.FLOAT32, F.SUM, 3, shape)
-    desc = _desc(F.SUM, T.FLOAT32, shape, axes)
+    desc = reduce_desc(F.SUM, T.FLOAT32, shape, axes)
     assert _walks(desc) == ["3", "1"]
-    assert mismatch(F.SUM, x, axes, _run(device, desc, x)) is None
+    assert mismatch(F.SUM, x, axes, run_reduce(device, desc, x)) is None
 
 
 @pytest.mark.parametrize("operator", [dml.ArgMaxOperatorDesc, dml.ArgMinOperatorDesc], ids=lambda c: c.__name__[:6])
@@ -91,14 +75,14 @@ def test_ties_and_nan_across_chunks_of_rows(device: Any, operator: Any, directio
     )
     assert _walks(desc) == ["3", "1"]
     expected = arg_reference(x, AXES, operator is dml.ArgMaxOperatorDesc, last=direction == "DECREASING")
-    np.testing.assert_array_equal(_run(device, desc, x), expected)
+    np.testing.assert_array_equal(run_reduce(device, desc, x), expected)
 
 
 def test_tall_columns_in_a_graph(device: Any) -> None:
     x = np.random.default_rng(23).standard_normal(SHAPE).astype(np.float32)
     g = dml.Graph(device)
     gx = g.input(SHAPE, T.FLOAT32)
-    reduced = g.add_operator(_desc(F.L2, T.FLOAT32, SHAPE, AXES), [dml.graph.abs(gx)])
+    reduced = g.add_operator(reduce_desc(F.L2, T.FLOAT32, SHAPE, AXES), [dml.graph.abs(gx)])
     got = np.asarray(g.compile([reduced * 0.5])(x))
     squares = (x.astype(np.float64) ** 2).sum(axis=AXES, keepdims=True)
     exact = 0.5 * np.sqrt(squares)

@@ -12,26 +12,10 @@ import pytest
 
 import dmlpy as dml
 from tests.device.movement.cases import padded_strides, tensor
-from tests.device.reduction.cases import ARG, F, T, arg_reference, bound, mismatch, values
-from tests.helpers.structured_runs import run_structured
+from tests.device.reduction.cases import F, T, arg_reference, bound, mismatch, reduce_desc, run_reduce, values
 
 SHAPE, AXES = (2, 3, 4096), (1, 2)
 """Two groups of 12,288 contiguous elements: three chunks of 4096 each (a divisor that is not a power of two)."""
-
-
-def _desc(function: Any, data_type: Any, shape: tuple[int, ...], axes: tuple[int, ...], strides: Any = None) -> Any:
-    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
-    return dml.ReduceOperatorDesc(
-        function=function,
-        input_tensor=tensor(data_type, shape, strides),
-        output_tensor=tensor(T.UINT32 if function in ARG else data_type, out_sizes),
-        axes=axes,
-    )
-
-
-def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
-    desc.validate_on(device.feature_level)
-    return run_structured(device, desc, {"input_tensor": x}, offsets={"input_tensor": 32})["output_tensor"]
 
 
 @pytest.mark.parametrize(
@@ -49,7 +33,7 @@ def _run(device: Any, desc: Any, x: np.ndarray) -> np.ndarray:
 def test_which_layouts_are_split(
     shape: tuple[int, ...], axes: tuple[int, ...], data_type: Any, strided: bool, launches: int
 ) -> None:
-    desc = _desc(F.SUM, data_type, shape, axes, padded_strides(shape, 3) if strided else None)
+    desc = reduce_desc(F.SUM, data_type, shape, axes, padded_strides(shape, 3) if strided else None)
     plan = desc.plan()
     assert len(plan.steps) == launches
     if launches == 2:
@@ -66,9 +50,9 @@ def test_each_function_split_in_chunks(device: Any, function: Any, data_type: An
     if function == F.MULTIPLY:  # a product of 12,288 terms in range: 1 + x / 256
         x = (1 + np.random.default_rng(5).standard_normal(SHAPE) / 256).astype(x.dtype)
     for strides in (None, (12288 + 40, 4096, 1)):  # packed, and padded between the groups
-        desc = _desc(function, data_type, SHAPE, AXES, strides)
+        desc = reduce_desc(function, data_type, SHAPE, AXES, strides)
         assert len(desc.plan().steps) == 2
-        problem = mismatch(function, x, AXES, _run(device, desc, x))
+        problem = mismatch(function, x, AXES, run_reduce(device, desc, x))
         assert problem is None, f"strides {strides}: {problem}"
 
 
@@ -87,14 +71,14 @@ def test_ties_and_nan_across_chunks(device: Any, operator: Any, direction: str) 
     )
     assert len(desc.plan().steps) == 2
     expected = arg_reference(x, AXES, operator is dml.ArgMaxOperatorDesc, last=direction == "DECREASING")
-    np.testing.assert_array_equal(_run(device, desc, x), expected)
+    np.testing.assert_array_equal(run_reduce(device, desc, x), expected)
 
 
 def test_a_split_reduction_in_a_graph(device: Any) -> None:
     x = np.random.default_rng(17).standard_normal(SHAPE).astype(np.float32)
     g = dml.Graph(device)
     gx = g.input(SHAPE, T.FLOAT32)
-    reduced = g.add_operator(_desc(F.L2, T.FLOAT32, SHAPE, AXES), [dml.graph.abs(gx)])
+    reduced = g.add_operator(reduce_desc(F.L2, T.FLOAT32, SHAPE, AXES), [dml.graph.abs(gx)])
     got = np.asarray(g.compile([reduced * 0.5])(x))
     exact = 0.5 * np.sqrt((x.astype(np.float64) ** 2).sum(axis=AXES, keepdims=True))
     squares = (x.astype(np.float64) ** 2).sum(axis=AXES, keepdims=True)
