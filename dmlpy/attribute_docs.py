@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
+import textwrap
 from functools import cache
 
 from pydantic import BaseModel
@@ -24,7 +25,9 @@ ClassDocs = dict[str, dict[str, str]]
 def describe_fields(model: type[BaseModel]) -> None:
     """Give each of ``model``'s fields without a description the docstring written under it in ``model``'s own
     class body (fields it inherits keep what their own class gave them), as ``use_attribute_docstrings`` does."""
-    docs = _module_class_docs(model.__module__).get(model.__qualname__, {})
+    docs = _module_class_docs(model.__module__).get(model.__qualname__)
+    if docs is None:
+        docs = _class_source_docs(model)
     for name, field in model.model_fields.items():
         if field.description is None and name in docs:
             field.description = docs[name]
@@ -42,6 +45,17 @@ def _module_class_docs(module_name: str) -> ClassDocs:
     found: ClassDocs = {}
     _collect(tree.body, "", found)
     return found
+
+
+def _class_source_docs(model: type[BaseModel]) -> dict[str, str]:
+    """The docstrings of a class the module's top level does not hold (one made inside a function), from its own
+    source as ``inspect`` finds it; none for a class without one (made by ``type()``)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(model))
+    except (OSError, TypeError):
+        return {}
+    statement = ast.parse(source).body[0]
+    return _field_docs(statement.body) if isinstance(statement, ast.ClassDef) else {}
 
 
 def _collect(body: list[ast.stmt], prefix: str, found: ClassDocs) -> None:

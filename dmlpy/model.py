@@ -139,7 +139,7 @@ class DmlModel(BaseModel):
         extra="forbid",
         validate_by_name=True,
         validate_by_alias=True,
-        defer_build=True,  # built at first use, after __pydantic_init_subclass__ gave the fields their descriptions
+        defer_build=True,  # built by __pydantic_init_subclass__, once the fields have their descriptions
         use_enum_values=False,
         json_schema_extra=_accept_snake_case,
     )
@@ -160,6 +160,9 @@ class DmlModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         describe_fields(cls)  # the docstrings under the fields, as use_attribute_docstrings would, at less cost
+        # Built now, with the descriptions (as pydantic builds a model when it is made: the signature shows the
+        # fields); a model that names one not defined yet is built at first use, as pydantic leaves it.
+        cls.model_rebuild(force=True, raise_errors=False)
 
     @classmethod
     def struct_name(cls) -> str:

@@ -5,6 +5,7 @@ schema, whose descriptions come from the fields."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from pydantic._internal._docs_extraction import extract_docstrings_from_cls
@@ -50,3 +51,13 @@ def test_the_json_schema_says_what_the_docstrings_say() -> None:
     schema = dml.BufferTensorDesc.model_json_schema()
     field = dml.BufferTensorDesc.model_fields["sizes"]
     assert field.description and schema["properties"]["Sizes"]["description"] == field.description
+
+
+def test_a_model_made_anywhere_is_built_with_its_descriptions_and_signature() -> None:
+    class Probe(DmlModel):  # inside a function: found by its own source, not the module's top level
+        count: int = 0
+        """How many."""
+
+    assert Probe.model_fields["count"].description == "How many."
+    assert Probe.model_json_schema()["properties"]["count"]["description"] == "How many."
+    assert list(inspect.signature(Probe).parameters) == ["count"]  # built when made, not a mock of (**data)
