@@ -26,8 +26,8 @@ def describe_fields(model: type[BaseModel]) -> None:
     """Give each of ``model``'s fields without a description the docstring written under it in ``model``'s own
     class body (fields it inherits keep what their own class gave them), as ``use_attribute_docstrings`` does."""
     docs = _module_class_docs(model.__module__).get(model.__qualname__)
-    if docs is None:
-        docs = _class_source_docs(model)
+    if docs is None:  # a class made inside a function, or by type() (no source: nothing to read)
+        docs = _class_source_docs(model) if "<locals>" in model.__qualname__ else {}
     for name, field in model.model_fields.items():
         if field.description is None and name in docs:
             field.description = docs[name]
@@ -48,8 +48,8 @@ def _module_class_docs(module_name: str) -> ClassDocs:
 
 
 def _class_source_docs(model: type[BaseModel]) -> dict[str, str]:
-    """The docstrings of a class the module's top level does not hold (one made inside a function), from its own
-    source as ``inspect`` finds it; none for a class without one (made by ``type()``)."""
+    """The docstrings of a class made inside a function, which the module's classes do not list, from its own
+    source as ``inspect`` finds it."""
     try:
         source = textwrap.dedent(inspect.getsource(model))
     except (OSError, TypeError):

@@ -59,8 +59,12 @@ def is_quantized_dtype(dtype: np.dtype[Any]) -> bool:
     return dtype in (np.dtype(np.uint8), np.dtype(np.int8)) or nibbles.is_nibble_dtype(dtype)
 
 
+_DEQUANTIZED_NUMPY_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
+
+
 def _takes_to_dequantize(dtype: np.dtype[Any]) -> bool:
-    return (dtype.kind in "iu" and dtype.itemsize <= 4) or nibbles.is_nibble_dtype(dtype)
+    """dequantize_linear's inputs: NumPy's 8- to 32-bit integers (native byte order) and ml_dtypes' int4, uint4."""
+    return dtype in _DEQUANTIZED_NUMPY_TYPES or nibbles.is_nibble_dtype(dtype)
 
 
 PRODUCES = (

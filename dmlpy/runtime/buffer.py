@@ -19,7 +19,7 @@ import pyopencl as cl
 
 from dmlpy import nibbles
 from dmlpy.errors import InvalidArgumentError, OutOfMemoryError, argument_error
-from dmlpy.ml_types import NIBBLE_TYPES, is_ml_dtype
+from dmlpy.ml_types import ML_DTYPE_NAMES, is_ml_dtype
 from dmlpy.runtime.device_base import DeviceBase
 from dmlpy.runtime.fork import check_process, forked_from
 
@@ -188,7 +188,7 @@ def plain_dtype(where: str, name: str, dtype: object) -> np.dtype[Any]:
     except (TypeError, ValueError, SyntaxError):
         raise argument_error(where, name, dtype, PLAIN_DTYPES) from None
     plain = resolved.kind in "biuf" and resolved.fields is None and resolved.subdtype is None
-    if not plain and not is_ml_dtype(resolved, "bfloat16", *NIBBLE_TYPES):
+    if not plain and not is_ml_dtype(resolved, *ML_DTYPE_NAMES):
         raise argument_error(where, name, resolved, PLAIN_DTYPES)
     return resolved
 
