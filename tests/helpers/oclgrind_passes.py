@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from .oclgrind_driver import SWEEP_SHARE
+
+Item = TypeVar("Item")
 
 DEFAULT_PASSES = (("cpu", False), ("gpu", True))
 """(launch profile, uninitialised pass) of a default run, in the order a suite's share of its cases follows."""
@@ -55,6 +57,13 @@ def default_pass_settings(profile: str, uninitialized: bool) -> dict[str, str]:
     ``default_share``), or none under a --run-slow combination, which runs them all."""
     index = default_share(profile, uninitialized)
     return {} if index is None else {SWEEP_SHARE: f"{index}/{len(DEFAULT_PASSES)}"}
+
+
+def pass_share(plans: list[Item], profile: str, uninitialized: bool) -> list[Item]:
+    """The plans a script given ``default_pass_settings`` runs under this combination: every other one under a
+    default pass, all of them under a --run-slow one."""
+    index = default_share(profile, uninitialized)
+    return plans if index is None else plans[index :: len(DEFAULT_PASSES)]
 
 
 def run_reportless(

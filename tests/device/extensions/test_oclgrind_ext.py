@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_pass_settings, default_share
+from tests.helpers.oclgrind_passes import OCLGRIND_PASSES, default_pass_settings, pass_share
 
 from .oclgrind_ext_variants import plan_labels
 
@@ -39,8 +39,7 @@ def test_ext_round_variants_under_oclgrind(
     assert summary["wrong"] == 0, summary["failures"]
     plans = plan_labels()
     assert len(plans) == 4 * 5 + 3 * 1
-    index = default_share(profile, uninitialized)
-    assert summary["plans"] == (plans if index is None else plans[index :: len(DEFAULT_PASSES)])
+    assert summary["plans"] == pass_share(plans, profile, uninitialized)
     assert summary["variants"] == len(summary["plans"]) * 8
     specs = summary["specs"]
     for storage in ("STORAGE=1", "STORAGE=2", "STORAGE=3", "STORAGE=4", "STORAGE=5"):

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_pass_settings, default_share
+from tests.helpers.oclgrind_passes import OCLGRIND_PASSES, default_pass_settings, pass_share
 
 from .oclgrind_identity_variants import COPY, EXPECTED_SPECS, max_rank
 from .oclgrind_identity_variants import plans as every_plan
@@ -74,8 +74,7 @@ def test_every_kernel_variant_is_clean(
         uninitialized=uninitialized,
         **default_pass_settings(profile, uninitialized),
     )
-    index = default_share(profile, uninitialized)
-    _check(summary, errors, profile, every_plan() if index is None else every_plan()[index :: len(DEFAULT_PASSES)])
+    _check(summary, errors, profile, pass_share(every_plan(), profile, uninitialized))
     tally[f"oclgrind identity variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"
     ]

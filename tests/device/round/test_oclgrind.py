@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.oclgrind_passes import DEFAULT_PASSES, OCLGRIND_PASSES, default_pass_settings, default_share
+from tests.helpers.oclgrind_passes import OCLGRIND_PASSES, default_pass_settings, pass_share
 from tests.helpers.tools import OCLGRIND_FROM_PIP
 
 HERE = Path(__file__).resolve().parent
@@ -61,8 +61,7 @@ def test_every_kernel_variant_is_clean(
     summary, errors = run_oclgrind_script(
         SCRIPT, *flags, "--launch-profile", profile, tmp_path=tmp_path, uninitialized=uninitialized, **share
     )
-    index = default_share(profile, uninitialized)
-    _check(summary, errors, profile, PLANS if index is None else PLANS[index :: len(DEFAULT_PASSES)])
+    _check(summary, errors, profile, pass_share(PLANS, profile, uninitialized))
     tally[f"oclgrind kernel variants (dispatches, {'uninitialised' if uninitialized else 'memory'} pass)"] += summary[
         "variants"
     ]
