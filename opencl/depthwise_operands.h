@@ -1,7 +1,7 @@
-// depthwise_operands.h: convolution.cl's depth-wise kernel per operator: its tensors in the operator's binding
+// depthwise_operands.h: depthwise.cl's depth-wise kernel per operator: its tensors in the operator's binding
 // order (DEPTHWISE_TENSORS, DEPTHWISE_STRIDES, DEPTHWISE_ARGUMENTS), what it reads per channel (CHANNEL_STRIDES,
 // CHANNEL_VALUES), an input and a filter element as the sum's operands (INPUT_VALUE, FILTER_VALUE) and the output's
-// ending (FINISH): convolution.cl's comment above its `depthwise` says each operator's arithmetic.
+// ending (FINISH): depthwise.cl's opening comment says each operator's arithmetic.
 #ifndef DEPTHWISE_OPERANDS_H
 #define DEPTHWISE_OPERANDS_H
 

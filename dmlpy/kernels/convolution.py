@@ -16,8 +16,8 @@ launches. The steps, each only where it is needed:
    axes are not one stride, into a packed temporary copied out after (``movement.strided_copy``).
 
 A depth-wise convolution (``Geometry.depthwise``), float or integer, is no product worth the name (one row per group)
-and runs as one launch of ``depthwise_plan``'s kernel instead: each output element the sum over its window, computed
-directly.
+and runs as one launch of ``depthwise_plan``'s kernel (``opencl/depthwise.cl``) instead: each output element the sum
+over its window, computed directly.
 """
 
 from __future__ import annotations
@@ -273,10 +273,10 @@ def depthwise_plan(
     prelude: str,
     profile: LaunchProfile,
 ) -> OperatorPlan:
-    """convolution.cl's direct depth-wise kernel in one launch, no temporary: ``g.depthwise`` holds; ``tensors`` the
+    """depthwise.cl's direct depth-wise kernel in one launch, no temporary: ``g.depthwise`` holds; ``tensors`` the
     operator's (name, ref, desc) in binding order, the output last, "input" and "filter" walked through their
     windows and every other a value per channel or one value (None: absent); ``defines`` the operator's arithmetic
-    (convolution.cl's INTEGER_SUM, QUANTIZED, the types, which tensors are given); ``prelude`` the
+    (depthwise.cl's INTEGER_SUM, QUANTIZED, the types, which tensors are given); ``prelude`` the
     FusedActivation's ACTIVATION(v), or nothing."""
     descs = {name: desc for name, _, desc in tensors}
     source, kernel, output = descs["input"], descs["filter"], tensors[-1][2]
@@ -297,7 +297,7 @@ def depthwise_plan(
     sizes = (*output.sizes[:2], *g.output_spatial)
     layout = ElementwiseLayout(math.prod(sizes), sizes, (*layout_strides, spatial_padded(output.effective_strides, 2)))
     spec = KernelSpec(
-        "convolution.cl",
+        "depthwise.cl",
         "depthwise",
         (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped)))),
         TEMPLATE_OPTIONS,

@@ -2,7 +2,7 @@
 copy, gemm.cl's contraction (GEMM for CONVOLUTION, MATRIX_MULTIPLY_INTEGER for CONVOLUTION_INTEGER, operator 4 for
 QUANTIZED_LINEAR_CONVOLUTION) and the staged output's copy. CONVOLUTION: FLOAT32 and FLOAT16, both modes, FORWARD and
 BACKWARD, over 1-D, 2-D (groups, strides, asymmetric padding, OutputPadding, RELU fused) and 3-D windows, a
-depth-wise one (convolution.cl's direct ``depthwise`` kernel, one launch), one with two output channels a group
+depth-wise one (depthwise.cl's direct ``depthwise`` kernel, one launch), one with two output channels a group
 (im2col) and a pointwise one (the input read as it is, no unfold); the integer convolutions: every INT8/UINT8
 pair, zero points and scales per output channel, one value or absent, 1-D, 2-D and depth-wise (the direct kernel's
 integer sums and requantization). Each packed and strided (rows
@@ -47,7 +47,7 @@ SHAPES = {
     "depthwise": Shape((1, 3, 5, 11), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3),
     "multiplier": Shape((1, 3, 5, 5), (3, 3), 6, start=(1, 1), end=(1, 1), groups=3),
 }
-"""CONVOLUTION's windows, each under both directions: "depthwise" runs convolution.cl's direct kernel (rows of 11
+"""CONVOLUTION's windows, each under both directions: "depthwise" runs depthwise.cl's direct kernel (rows of 11
 outputs: under the "cpu" profile a full 8-output block, its interior loads, and a partial one), "multiplier" (two
 output channels a group) im2col."""
 POINTWISE = Shape((2, 4, 3, 5), (1, 1), 3)
@@ -58,7 +58,7 @@ INTEGER_SHAPES = {
     "depthwise": SHAPES["depthwise"],
     "3x3": Shape((1, 2, 3, 17), (3, 3), 5, start=(1, 1), end=(1, 1)),
 }
-"""The integer convolutions' windows: "depthwise" runs convolution.cl's direct kernel, its integer sums; "3x3" the
+"""The integer convolutions' windows: "depthwise" runs depthwise.cl's direct kernel, its integer sums; "3x3" the
 unfold's stride-1 rows of bytes (the plain copy between padded ends) and a contraction of partial tiles (M 5, N 51:
 the integer panel's folded zero points on rows and columns past the tile's), small enough that every variant's
 "gpu" uninitialised pass stays inside the suite's 600 s on a loaded machine."""

@@ -458,7 +458,7 @@ def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any
     explained = run("explain", str(path))
     assert explained.returncode == 0, explained.stderr
     # One channel in and out: a depth-wise convolution, convolution.cl's direct kernel in one launch.
-    assert "depthwise in opencl/convolution.cl" in explained.stdout and "gemm.cl" not in explained.stdout
+    assert "depthwise in opencl/depthwise.cl" in explained.stdout and "gemm.cl" not in explained.stdout
     two = write_json(
         json.loads(dml.OperatorDesc.model_validate(conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3))).model_dump_json()), "two.json"
     )
