@@ -151,7 +151,9 @@ static inline void store_result(const Tensors *t, result_t result, const ulong *
 #elif WALK != SCALAR_WALK
 #include "reduce_records.h"
 #endif
-#if WALK == ROWS_WALK
+#if WALK == ROWS_WALK && COMBINE
+#include "reduce_rows_combine.h"
+#elif WALK == ROWS_WALK
 #include "reduce_rows.h"
 #endif
 
@@ -293,13 +295,7 @@ static inline bool reduce_band(const Tensors *t, const Groups *g, ulong first, u
     for (uint v = 0; v < vectors; ++v) {
         result_t results[8];
         lanes_results(&lanes[v], g->length, results);
-        for (int lane = 0; lane < 8; ++lane) {
-            ulong at[REDUCTION_TENSORS];  // group first + 8v + lane: its results' places
-            for (int k = 0; k < REDUCTION_TENSORS; ++k) {
-                at[k] = start.at[k] + (ulong)(8 * v + lane) * g->stride[k][KEPT_RANK - 1];
-            }
-            store_result(t, results[lane], at);
-        }
+        store_eight(t, g, start.at, 8 * v, results);
     }
     for (ulong group = first + vectors * 8; group < first + width; ++group) {
         reduce_one(t, g, group);
@@ -311,7 +307,7 @@ static inline bool reduce_band(const Tensors *t, const Groups *g, ulong first, u
 #if COMBINE
 // Each group's records, one per chunk (the reduced dimension: g.length chunks of chunk_length elements), folded into
 // its result (INPUT_T uint: the records' words, a record's second word `second` words after its first: 1, or a
-// plane of ROWS_WALK's).
+// plane of ROWS_WALK's; under WALK ROWS_WALK eight adjacent columns a work-item, reduce_rows_combine.h).
 __kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, __global OUTPUT_T *output,
                              ulong output_offset, ulong element_count, uint8 sizes, uint8 input_strides,
                              uint8 output_strides, ulong chunk_length, ulong second)
@@ -319,6 +315,11 @@ __kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, 
     const Tensors tensors = {input, output};
     Groups g;
     groups_of_two(&g, element_count, sizes, input_strides, output_strides, input_offset, output_offset);
+#if WALK == ROWS_WALK
+    for (ulong first = 8 * get_global_id(0); first < g.groups; first += 8 * get_global_size(0)) {
+        combine_columns(&tensors, &g, first, chunk_length, second);
+    }
+#else
     FOR_EACH_GROUP(group, g)
     {
         Cursor cursor;
@@ -331,6 +332,7 @@ __kernel void reduce_combine(__global const INPUT_T *input, ulong input_offset, 
         }
         store_state(&tensors, &s, start.at, g.length * chunk_length);
     }
+#endif
 }
 #else
 #if FUSED

@@ -293,6 +293,19 @@ static inline void lanes_results(const lanes_t *lanes, ulong length, result_t re
 }
 #endif
 
+// Eight adjacent groups' results (along the innermost kept dimension, `v` groups after the one whose places are
+// `at`) to their places.
+static inline void store_eight(const Tensors *t, const Groups *g, const ulong *at, uint v, const result_t results[8])
+{
+    for (int lane = 0; lane < 8; ++lane) {
+        ulong place[REDUCTION_TENSORS];
+        for (int k = 0; k < REDUCTION_TENSORS; ++k) {
+            place[k] = at[k] + (ulong)(v + lane) * g->stride[k][KEPT_RANK - 1];
+        }
+        store_result(t, results[lane], place);
+    }
+}
+
 #if !EXTREME
 // One rule only (the extremes' lanes_take_by): never walked again.
 #define lanes_take_by(lanes, x, index, exact) lanes_take(lanes, x, index)

@@ -21,7 +21,14 @@ from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout
 from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
-from dmlpy.kernels.reduction import LANES, reduce_defines, reduction_kernel, reduction_layout, vector_walks
+from dmlpy.kernels.reduction import (
+    LANES,
+    VECTOR_LIMIT,
+    reduce_defines,
+    reduction_kernel,
+    reduction_layout,
+    vector_walks,
+)
 from dmlpy.tensor import BufferTensorDesc
 
 SPLIT_GROUPS = 16
@@ -129,12 +136,22 @@ def _two_launches(
     chunk: int,
     second: int,
     words: int,
+    columns: bool = False,
 ) -> OperatorPlan:
     """The partial launch into a temporary region of ``words`` uint, then reduce_combine of its records (chunks of
     ``chunk`` elements, a record's second word ``second`` words after its first, through ``combine_layout``) into the
-    output."""
-    combine_defines = call.defines({"INPUT_T": "uint", "COMBINE": "1", "WALK": "1"})
-    combine = reduction_kernel("reduce.cl", "reduce_combine", combine_defines, combine_layout, kept_rank, call.profile)
+    output: a work-item per group, or where ``columns`` (ROWS_WALK's records) per LANES adjacent groups."""
+    walk, groups_per_work_item = ("3", LANES) if columns else ("1", 1)
+    combine_defines = call.defines({"INPUT_T": "uint", "COMBINE": "1", "WALK": walk})
+    combine = reduction_kernel(
+        "reduce.cl",
+        "reduce_combine",
+        combine_defines,
+        combine_layout,
+        kept_rank,
+        call.profile,
+        groups_per_work_item=groups_per_work_item,
+    )
     parameters = (KernelParameter("ulong", (chunk,)), KernelParameter("ulong", (second,)))
     temporary = BufferTensorDesc(data_type=TensorDataType.UINT32, sizes=(words,))
     region = PlanRef("temporary", 0)
@@ -171,7 +188,8 @@ def _row_chunk(rows: int) -> int | None:
 
 def _rows_plan(call: _Reduction) -> OperatorPlan | None:
     """Tall columns in chunks of rows (ROWS_WALK), where one dimension is reduced after coalescing, at least
-    2 * MIN_CHUNK_ROWS long (a chunk's rows divide it), the innermost kept one is contiguous in the input and a multiple
+    2 * MIN_CHUNK_ROWS long (a chunk's rows divide it) and shorter than VECTOR_LIMIT (the combine's lanes keep
+    indices as uint), the innermost kept one is contiguous in the input and a multiple
     of LANES, and reduce.cl's vector walks serve the function; else None. The records lie in two planes per chunk (the
     columns' first words, then their second words), so that eight columns' states are one run of each."""
     layout, kept_rank = reduction_layout(call.sizes, call.strides, call.axes)
@@ -180,7 +198,7 @@ def _rows_plan(call: _Reduction) -> OperatorPlan | None:
     rows, columns = layout.sizes[kept_rank], layout.sizes[kept_rank - 1]
     input_strides, output_strides = layout.strides
     chunk = _row_chunk(rows) if rows >= 2 * MIN_CHUNK_ROWS else None
-    if chunk is None or input_strides[kept_rank - 1] != 1 or columns % LANES:
+    if chunk is None or input_strides[kept_rank - 1] != 1 or columns % LANES or rows >= VECTOR_LIMIT:
         return None
     chunks, row_step = rows // chunk, input_strides[kept_rank]
     outer = layout.sizes[: kept_rank - 1]
@@ -204,6 +222,5 @@ def _rows_plan(call: _Reduction) -> OperatorPlan | None:
         (*outer, columns, chunks),
         ((*records[:-1], 1, records[-1]), (*output_strides[:kept_rank], 0)),
     )
-    return _two_launches(
-        call, partial, combine_layout, kept_rank, chunk, columns, math.prod(outer) * chunks * RECORD * columns
-    )
+    words = math.prod(outer) * chunks * RECORD * columns
+    return _two_launches(call, partial, combine_layout, kept_rank, chunk, columns, words, columns=True)

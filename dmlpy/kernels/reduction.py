@@ -72,7 +72,7 @@ def reduction_kernel(
 
 LANES = 8
 """reduce.cl's vector walks read eight floats a load (a float8: one 256-bit register)."""
-_VECTOR_LIMIT = 2**32
+VECTOR_LIMIT = 2**32
 """The vector walks keep indices within a group as uint: groups shorter than this only."""
 
 
@@ -109,7 +109,7 @@ def reduce_walk(
     def contiguous(dimension: int) -> bool:
         return all(layout.strides[k][dimension] == 1 for k in walked)
 
-    if vectorised and length < _VECTOR_LIMIT:
+    if vectorised and length < VECTOR_LIMIT:
         if layout.rank - kept_rank == 1 and contiguous(kept_rank) and length >= LANES:
             return (("WALK", "1"),), 1
         if bands and kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= LANES:

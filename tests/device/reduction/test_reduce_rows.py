@@ -1,7 +1,8 @@
 """Tall columns as two launches (dmlpy/kernels/reduce_split.py's rows plan): reduce.cl's ROWS_WALK over chunks of rows
-and strips of columns, then reduce_combine, against the same float64 and index references as test_reduce.py: every
-function it serves in FLOAT32 and FLOAT16, packed and padded, ARGMIN and ARGMAX ties and NaN in different chunks
-under both AxisDirections, two strips of a row, a graph node between element-wise nodes; and which layouts take it."""
+and strips of columns, then reduce_combine over eight columns a work-item, against the same float64 and index
+references as test_reduce.py: every function it serves in FLOAT32 and FLOAT16, packed and padded, ARGMIN and ARGMAX
+ties and NaN in different chunks under both AxisDirections, two strips of a row, a graph node between element-wise
+nodes; and which layouts take it."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def _walks(desc: Any) -> list[str]:
 @pytest.mark.parametrize(
     ("shape", "axes", "data_type", "walks"),
     [
-        (SHAPE, AXES, T.FLOAT32, ["3", "1"]),
-        ((4096, 4096), (0,), T.FLOAT32, ["3", "1"]),  # the benchmark's tall columns
+        (SHAPE, AXES, T.FLOAT32, ["3", "3"]),
+        ((4096, 4096), (0,), T.FLOAT32, ["3", "3"]),  # the benchmark's tall columns
         ((16, 4096), (0,), T.FLOAT32, ["2"]),  # few rows: one launch's bands read them nearly in order
         ((2, 192, 20), (1,), T.FLOAT32, ["2"]),  # a row of groups not a multiple of 8
         ((2, 191, 24), (1,), T.FLOAT32, ["2"]),  # rows without a divisor of 32 to 4096
@@ -46,7 +47,7 @@ def test_each_function_in_chunks_of_rows(device: Any, function: Any, data_type: 
     x = values(data_type, function, int(function) * 5 + int(data_type), SHAPE)
     for strides in (None, padded_strides(SHAPE, 3)):
         desc = reduce_desc(function, data_type, SHAPE, AXES, strides)
-        assert _walks(desc) == ["3", "1"]
+        assert _walks(desc) == ["3", "3"]
         problem = mismatch(function, x, AXES, run_reduce(device, desc, x))
         assert problem is None, f"strides {strides}: {problem}"
 
@@ -56,7 +57,7 @@ def test_two_strips_of_a_row(device: Any) -> None:
     shape, axes = (64, 4104), (0,)
     x = values(T.FLOAT32, F.SUM, 3, shape)
     desc = reduce_desc(F.SUM, T.FLOAT32, shape, axes)
-    assert _walks(desc) == ["3", "1"]
+    assert _walks(desc) == ["3", "3"]
     assert mismatch(F.SUM, x, axes, run_reduce(device, desc, x)) is None
 
 
@@ -73,7 +74,7 @@ def test_ties_and_nan_across_chunks_of_rows(device: Any, operator: Any, directio
         axes=AXES,
         axis_direction=direction,
     )
-    assert _walks(desc) == ["3", "1"]
+    assert _walks(desc) == ["3", "3"]
     expected = arg_reference(x, AXES, operator is dml.ArgMaxOperatorDesc, last=direction == "DECREASING")
     np.testing.assert_array_equal(run_reduce(device, desc, x), expected)
 
