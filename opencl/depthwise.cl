@@ -24,6 +24,9 @@
 #ifndef BACKWARD
 #define BACKWARD 0
 #endif
+#ifndef DEPTHWISE_KW
+#define DEPTHWISE_KW 0  // no fast path (depthwise_rows)
+#endif
 
 #include "convolution_window.h"
 #include "depthwise_operands.h"
@@ -118,6 +121,109 @@ static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, cons
     }
 }
 
+#if DEPTHWISE_KW
+// The "cpu" profile's fast path (depthwise_plan's row_blocks picks it: FLOAT32, FORWARD, a filter of depth 1 and
+// DEPTHWISE_KH x DEPTHWISE_KW elements, stride DEPTHWISE_SW and dilation 1 along the rows, no OutputPadding along
+// them, the input's and output's rows packed). The general run above keeps its sums in a private array, loaded and
+// stored around each multiply-add (9 times an output for 3 x 3), and works out each filter element's range of
+// outputs per block: about 17 instructions an output. Here, per row of outputs, the filter's KH input rows are first
+// copied into private rows padded with zeros (a plain copy, vectorised; a row that meets no input is all zeros), so
+// that every block of 8 outputs reads them without a check; the block's 8 sums stay in one float8 across the whole
+// window, each filter element's 8 lanes one vector load (two and a shuffle at stride 2), the filter's elements
+// loaded once per row.
+//
+// The same bits as the general run: each lane sums the same terms in the same order (the filter's rows, then within
+// a row its elements), each `x * f + sum` contracted as the general run's are, plus a term 0 * f for each padding
+// element, which leaves a sum unchanged (x + 0 = x, and a sum that starts at +0 is never -0). That holds only for a
+// finite f (0 * inf is NaN), so a channel whose filter holds an infinity or NaN takes the general run, which leaves
+// padding out.
+#define BLOCK 8
+
+// Eight consecutive elements from p, as a vector: plain loads, which LLVM joins into one unaligned vector load
+// (PoCL runs vload8 as an out-of-line call; a cast to float8 * would claim 32-byte alignment).
+#define RUN8(p) (float8)((p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7])
+// The 8 lanes filter element k meets, from a block's first input element p.
+#if DEPTHWISE_SW == 1
+#define LANES(p, k) RUN8((p) + (k))
+#else
+#define LANES(p, k) even_lanes(RUN8((p) + (k)), RUN8((p) + (k) + 8))
+static inline float8 even_lanes(float8 a, float8 b)
+{
+    return (float8)(a.s0, a.s2, a.s4, a.s6, b.s0, b.s2, b.s4, b.s6);
+}
+#endif
+
+static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, const long *c, ulong count)
+{
+    const ulong taps = FILTER_offset + (ulong)c[1] * w->filter_stride[0];
+    float f[DEPTHWISE_KH][DEPTHWISE_KW];
+    bool finite = true;
+    for (int kh = 0; kh < DEPTHWISE_KH; ++kh) {
+        const ulong filter_row = taps + tap(w, 0, 0) * w->filter_stride[1] + tap(w, 1, kh) * w->filter_stride[2];
+        for (int kw = 0; kw < DEPTHWISE_KW; ++kw) {
+            f[kh][kw] = FILTER_VALUE(filter_row + tap(w, 2, kw) * w->filter_stride[3]);
+            finite = finite && (as_uint(f[kh][kw]) & 0x7f800000u) != 0x7f800000u;  // not inf or NaN
+        }
+    }
+    if (!finite) {
+        depthwise_run(DEPTHWISE_ARGUMENTS, w, c, count);
+        return;
+    }
+    ulong out = OUTPUT_offset;
+    for (int d = 0; d < 5; ++d)
+        out += (ulong)c[d] * w->output_stride[d];
+    const ulong plane = INPUT_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
+    CHANNEL_VALUES(w, (ulong)c[1]);
+    // The padded rows: element i is the input row's base + i, or 0 outside it; long enough for whole blocks
+    // (depthwise_plan keeps span within DEPTHWISE_SPAN).
+    const ulong blocks = (count + BLOCK - 1) / BLOCK;
+    const long base = c[4] * DEPTHWISE_SW - w->start[2];
+    const long span = (long)blocks * BLOCK * DEPTHWISE_SW + DEPTHWISE_KW - 1;
+    const long end = w->extent[2] - base < span ? w->extent[2] - base : span;
+    const long lo = base >= 0 ? 0 : (-base < span ? -base : span), hi = end > lo ? end : lo;
+    const long id = source_of(c[2], 0, w->stride[0], w->dilation[0], w->start[0], w->extent[0], w->valid[0]);
+    float rows[DEPTHWISE_KH][DEPTHWISE_SPAN];
+    for (int kh = 0; kh < DEPTHWISE_KH; ++kh) {
+        const long ih = source_of(c[3], kh, w->stride[1], w->dilation[1], w->start[1], w->extent[1], w->valid[1]);
+        const bool meets = id >= 0 && ih >= 0;
+        const long from = meets ? lo : span, to = meets ? hi : span;
+        __global const float *row =
+            INPUT + plane + (ulong)(meets ? id : 0) * w->input_stride[2] + (ulong)(meets ? ih : 0) * w->input_stride[3];
+        for (long i = 0; i < from; ++i)
+            rows[kh][i] = 0.0f;
+        for (long i = from; i < to; ++i)
+            rows[kh][i] = row[base + i];
+        for (long i = to; i < span; ++i)
+            rows[kh][i] = 0.0f;
+    }
+    for (ulong b = 0; b < blocks; ++b) {
+        float8 sum = 0.0f;
+#pragma unroll
+        for (int kh = 0; kh < DEPTHWISE_KH; ++kh) {
+            const float *p = rows[kh] + b * BLOCK * DEPTHWISE_SW;
+#pragma unroll
+            for (int kw = 0; kw < DEPTHWISE_KW; ++kw)
+                sum = LANES(p, kw) * f[kh][kw] + sum;
+        }
+        const ulong at = out + b * BLOCK;
+        if (count - b * BLOCK >= BLOCK) {
+            FINISH(sum.s0, at);
+            FINISH(sum.s1, at + 1);
+            FINISH(sum.s2, at + 2);
+            FINISH(sum.s3, at + 3);
+            FINISH(sum.s4, at + 4);
+            FINISH(sum.s5, at + 5);
+            FINISH(sum.s6, at + 6);
+            FINISH(sum.s7, at + 7);
+        } else {
+            const float sums[BLOCK] = {sum.s0, sum.s1, sum.s2, sum.s3, sum.s4, sum.s5, sum.s6, sum.s7};
+            for (ulong j = 0; j < count - b * BLOCK; ++j)
+                FINISH(sums[j], at + j);
+        }
+    }
+}
+#endif
+
 __kernel void depthwise(DEPTHWISE_TENSORS(restrict), const ulong element_count, const uint8 sizes, DEPTHWISE_STRIDES,
                         const uint8 output_strides, const uint8 window, const int8 steps, const int8 starts,
                         const uint8 kernel_sizes)
@@ -164,7 +270,11 @@ __kernel void depthwise(DEPTHWISE_TENSORS(restrict), const ulong element_count, 
         first_run(first, w.shape, 5, c);
     for (ulong e = first; e < end;) {
         const ulong count = min((ulong)(w.shape[4] - c[4]), end - e);
+#if DEPTHWISE_KW
+        depthwise_rows(DEPTHWISE_ARGUMENTS, &w, c, count);
+#else
         depthwise_run(DEPTHWISE_ARGUMENTS, &w, c, count);
+#endif
         next_run(count, w.shape, 5, c);
         e += count;
     }

@@ -1,18 +1,23 @@
 """The depth-wise CONVOLUTION (GroupCount = InputChannelCount = OutputChannelCount) runs in one launch of
-convolution.cl's ``depthwise``, not im2col, against cases.py's float64 reference within its bound: every data type of
+depthwise.cl's ``depthwise``, not im2col, against cases.py's float64 reference within its bound: every data type of
 the support table, both modes and directions, 1-D, 2-D and 3-D, strides, dilations, asymmetric padding, output
 padding, no bias, a fused activation, strided tensors at offsets; a depth multiplier above 1 (OutputChannelCount
-twice the groups) stays im2col."""
+twice the groups) stays im2col. The "cpu" profile's fast path (row blocks: FLOAT32, 3 or 5 filter elements a side,
+row stride 1 or 2) over its own shapes, packed and strided, alone and as a graph node, with the same bits as the
+general run's (the "gpu" profile's kernel), an infinite filter element and NaN inputs included."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import dmlpy as dml
-from tests.device.convolution.cases import RELU, Shape, convolution_case
+from tests.device.convolution.cases import RELU, Shape, convolution_case, past_bound, reference
 from tests.device.convolution.test_convolution import MODES, TYPES, run_and_check
+from tests.device.matrix.cases import gamma
+from tests.helpers.structured_runs import run_structured
 
 T = dml.TensorDataType
 
@@ -66,3 +71,65 @@ def test_the_plan_is_one_depthwise_launch_and_a_depth_multiplier_stays_im2col(ba
     assert [step.lowered.kernel.kernel_name for step in plan.steps] == ["depthwise"] and not plan.temporaries
     case = convolution_case(T.FLOAT32, shape._replace(output_channels=6))
     assert "depthwise" not in kernels(case) and "contraction" in kernels(case)
+
+
+ROW_BLOCK_SHAPES = {
+    "3x3/1 two blocks and a part": Shape((1, 3, 6, 21), (3, 3), 3, start=(1, 1), end=(1, 1), groups=3),
+    "3x3/2": Shape((1, 2, 7, 30), (3, 3), 2, strides=(2, 2), start=(1, 1), end=(1, 1), groups=2),
+    "5x5/1 row dilation 2": Shape((2, 2, 9, 19), (5, 5), 2, dilations=(2, 1), start=(2, 2), end=(2, 2), groups=2),
+    "5x5 row stride 2": Shape((1, 2, 6, 40), (5, 5), 2, strides=(1, 2), start=(2, 2), end=(2, 2), groups=2),
+    "3x5 narrower than a block": Shape((1, 2, 4, 5), (3, 5), 2, start=(0, 3), end=(1, 0), groups=2),
+}
+
+
+def row_blocks(desc: Any, profile: Any) -> bool:
+    """Whether ``desc``'s plan under ``profile`` takes depthwise.cl's fast path (its DEPTHWISE_KW define)."""
+    return any("DEPTHWISE_KW" in dict(step.lowered.kernel.defines) for step in desc.plan(profile).steps)
+
+
+def general_device(device: Any) -> Any:
+    """The same OpenCL device under the "gpu" profile, whose kernel is the general run."""
+    return dml.create_device(cl_device=device.queue.device, launch_profile="gpu")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ROW_BLOCK_SHAPES)
+def test_row_blocks_within_the_bound(device: Any, name: str, mode: str) -> None:
+    """The "cpu" profile's fast path (the "gpu" one keeps the general run), strided tensors at offsets: the bound."""
+    gaps = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor": 2}
+    case = convolution_case(T.FLOAT32, ROW_BLOCK_SHAPES[name], mode=mode, fused=RELU, gaps=gaps)
+    assert row_blocks(case.desc, device.launch_profile) == (device.launch_profile.name == "cpu")
+    run_and_check(device, case, {"input_tensor": 16, "filter_tensor": 32, "bias_tensor": 64, "output_tensor": 48})
+
+
+@pytest.mark.one_profile
+def test_row_blocks_give_the_general_runs_bits_an_infinite_filter_and_nans_included(device: Any) -> None:
+    """Channel 0's filter holds an infinity where it meets only padding at a row's first output: the general run
+    leaves padding out (a finite output), so the fast path must too; NaN inputs, one at a row's end."""
+    shape = ROW_BLOCK_SHAPES["3x3/1 two blocks and a part"]
+    case = convolution_case(T.FLOAT32, shape)
+    w, x = case.inputs["filter_tensor"].copy(), case.inputs["input_tensor"].copy()
+    w[0, 0, 1, 0] = np.inf  # the left column: at output column 0 it meets the padding
+    x[0, 1, 2, 20] = x[0, 2, 4, 9] = np.nan
+    inputs = {**case.inputs, "filter_tensor": w, "input_tensor": x}
+    assert row_blocks(case.desc, device.launch_profile)
+    fast = run_structured(device, case.desc, inputs)["output_tensor"]
+    general = run_structured(general_device(device), case.desc, inputs)["output_tensor"]
+    assert np.array_equal(fast.view(np.uint32), general.view(np.uint32))
+    assert np.all(np.isfinite(fast[0, 0, :, 0])) and np.isinf(fast[0, 0, :, 1:]).any()
+    assert np.isnan(fast[0, 1, 1:4, 19:]).all() and np.isfinite(fast[0, 1, 0]).all()
+
+
+def test_row_blocks_as_a_graph_node(device: Any) -> None:
+    """(x + 1) convolved depth-wise by the fast path's shape, doubled: between element-wise nodes."""
+    shape = ROW_BLOCK_SHAPES["3x3/2"]
+    case = convolution_case(T.FLOAT32, shape, bias=False)
+    x, w = case.inputs["input_tensor"], case.inputs["filter_tensor"]
+    g = dml.Graph(device)
+    gx, gw = g.input(x.shape, T.FLOAT32), g.input(w.shape, T.FLOAT32)
+    got = np.asarray(g.compile([g.add_operator(case.desc, [gx + 1, gw]) * 2])(x, w))
+    x1, w64 = x.astype(np.float64) + 1, w.astype(np.float64)
+    exact, magnitude = reference(shape, x1, w64), reference(shape, np.abs(x1), np.abs(w64))
+    # x + 1 rounds once more: gamma_(K + 2) covers it (K = 9); the doubling is exact
+    wrong = past_bound(got, 2 * exact, 2 * gamma(11) * magnitude)
+    assert not wrong.size, f"past the bound at elements {wrong[:8].tolist()}"
