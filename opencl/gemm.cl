@@ -212,23 +212,50 @@ typedef long zero_t;
 #define GPU_ITEMS 256
 #define GPU_STEP 16 // GPU_TILE / 4: a virtual work-item's rows and columns are GPU_STEP apart
 
+// IMPLICIT 1: B is a FORWARD convolution's input, its panel read through the window (gemm_window.h), "cpu" only.
+#ifndef IMPLICIT
+#define IMPLICIT 0
+#endif
+#if IMPLICIT
+#if GRID_STRIDE
+#error "IMPLICIT runs the \"cpu\" shape only: the \"gpu\" one reads unfolded columns"
+#endif
+#if INTEGER_PANEL
+#define B_ELEMENT B_T
+#define PANEL_VALUE(x) ((acc_t)((int)(x) + LIFT_B))
+#else
+#define B_ELEMENT A_T
+#define PANEL_VALUE(x) FLOAT_OF(x)
+#endif
+#include "gemm_window.h"
+#define WINDOW_NAMES , window, steps, starts, shape
+#else
+#define WINDOW_PARAMETERS
+#define WINDOW_NAMES
+#endif
+
 #if INTEGER_PANEL && !GRID_STRIDE
 #include "gemm_pairs.h"
 #endif
 
-__kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCALARS)
+__kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCALARS WINDOW_PARAMETERS)
 {
 #if OPERATOR == GEMM
     const float alpha = as_float(scalars.s0), beta = as_float(scalars.s1);
 #endif
     const ulong batch1 = sizes.s1, rows = sizes.s2, columns = sizes.s3, depth = sizes.s4;
 #if INTEGER_PANEL && !GRID_STRIDE
-    integer_tiles(TENSOR_NAMES, sizes, STRIDE_NAMES);
+    integer_tiles(TENSOR_NAMES, sizes, STRIDE_NAMES WINDOW_NAMES);
 #elif !GRID_STRIDE
     const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + CPU_COLUMNS - 1) / CPU_COLUMNS;
     const ulong tile_count = sizes.s0 * batch1 * row_tiles * column_tiles;
     acc8_t sums[CPU_ROWS][CPU_VECTORS];
     acc8_t panel[CPU_DEPTH][CPU_VECTORS];
+#if IMPLICIT
+    window_t w;
+    window_of(&w, b_strides, window, steps, starts, shape);
+    recipe_t recipes[WINDOW_TAPS], scratch;
+#endif
     for (ulong tile = get_global_id(0); tile < tile_count; tile += get_global_size(0)) {
         const ulong column_tile = tile % column_tiles, rest = tile / column_tiles;
         const ulong b0 = rest / row_tiles / batch1, b1 = rest / row_tiles % batch1;
@@ -238,10 +265,18 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
             for (int v = 0; v < CPU_VECTORS; ++v)
                 sums[r][v] = (acc8_t)0;
         }
+#if IMPLICIT
+        long first[3];
+        window_position(n0, &w, first);
+        const ulong window_at = b_offset + b0 * (ulong)b_strides.s0 + b1 * (ulong)b_strides.s1;
+#endif
         for (ulong k0 = 0; k0 < depth; k0 += CPU_DEPTH) {
             const int block = (int)MIN_OF((ulong)CPU_DEPTH, depth - k0);
             // B's block as vectors of 8 columns (zero points taken away); columns past N read as 0. A whole row
             // that is contiguous in memory is a plain copy, which the compiler turns into vector loads.
+#if IMPLICIT
+            window_block(b, window_at, &w, k0, block, first, (int)tile_columns, recipes, &scratch, (acc_t *)panel);
+#else
             const ulong b_step = b_strides.s3;
             for (int k = 0; k < block; ++k) {
                 acc_t *row = (acc_t *)panel[k];
@@ -257,6 +292,7 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
                     }
                 }
             }
+#endif
             // Four rows at a time, eight vector accumulators in registers; rows past M repeat the last row,
             // computed and never stored.
             for (int r = 0; r < (int)tile_rows; r += CPU_ROW_STEP) {

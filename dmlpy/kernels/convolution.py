@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from dmlpy.dtypes import AnyDataType
-from dmlpy.enums import TensorDataType
+from dmlpy.dtypes import FLOATS, AnyDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.contraction import Domain
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
@@ -166,7 +165,10 @@ def convolution_plan(
         filter_operand = Operand(target, (0, g.rows * g.depth, g.depth, 0, 1))
     input_ref, input_desc = tensors["input"]
     columns = _direct_columns(g, input_ref, input_desc)
-    if columns is None:
+    through_window = columns is None and implicit(g, input_desc.data_type, profile)
+    if through_window:
+        columns = _window_operand(g, input_ref, input_desc)
+    elif columns is None:
         desc = columns_desc(input_desc.data_type, g)
         target = temporary(desc.data_type, desc.sizes)
         steps.append(PlannedStep(unfold_kernel(input_desc, g, fill is not None, profile), (input_ref, fill, target)))
@@ -174,14 +176,19 @@ def convolution_plan(
         columns = Operand(target, (batch, g.group_channels * channel, 0, 1, g.positions))
     output_ref, output_desc = tensors["output"]
     output = _output_operand(g, output_ref, output_desc.sizes, output_desc.effective_strides)
+
+    def product(target: Operand) -> PlannedStep:
+        lowered, refs = contraction(filter_operand, columns, target, profile)
+        return PlannedStep(_read_through_window(lowered, g) if through_window else lowered, refs)
+
     if output is not None:
-        steps.append(PlannedStep(*contraction(filter_operand, columns, output, profile)))
+        steps.append(product(output))
         return OperatorPlan(tuple(steps), tuple(temporaries))
     staging = BufferTensorDesc(data_type=output_desc.data_type, sizes=output_desc.sizes)
     target = temporary(staging.data_type, staging.sizes)
     staged = _output_operand(g, target, staging.sizes, staging.effective_strides)
     assert staged is not None  # packed: its spatial axes are one run
-    steps.append(PlannedStep(*contraction(filter_operand, columns, staged, profile)))
+    steps.append(product(staged))
     copy = strided_copy(
         staging.data_type, staging.sizes, staging.effective_strides, output_desc.effective_strides, profile
     )
@@ -213,6 +220,42 @@ def _direct_columns(g: Geometry, ref: PlanRef, desc: BufferTensorDesc) -> Operan
     if not g.pointwise or along is None:
         return None
     return Operand(ref, (strides[0], g.group_channels * strides[1], 0, along, strides[1]))
+
+
+def implicit(g: Geometry, data_type: AnyDataType, profile: LaunchProfile) -> bool:
+    """Whether the contraction reads the input through the window itself (gemm.cl's IMPLICIT, gemm_window.h) rather
+    than unfolded columns: a FORWARD float convolution under the "cpu" profile. The unfold's columns are the input
+    copied once per filter element, written and read back (at ResNet-18's 3 x 3 64->64 @56, 7.2 MB, 0.9-1.1 ms of a
+    4.5 ms layer: docs/performance.md); the panel copy reads the same elements from the input instead. The "gpu"
+    profile's work-group tiles keep the unfold (not measured on a GPU), BACKWARD's gather does too, and so do the
+    integer convolutions: their panel of pairs read through the window measured slower on Intel's runtime."""
+    return data_type in FLOATS and not g.backward and not profile.grid_stride
+
+
+def _window_operand(g: Geometry, ref: PlanRef, desc: BufferTensorDesc) -> Operand:
+    """The input as gemm_window.h's B: strides batch, group, channel, then the three spatial axes."""
+    strides = desc.effective_strides
+    return Operand(ref, (strides[0], g.group_channels * strides[1], strides[1], *pad_spatial(strides[2:], 0)))
+
+
+def _read_through_window(lowered: LoweredOperator, g: Geometry) -> LoweredOperator:
+    """The operator's contraction with its B panel read through ``g``'s window: IMPLICIT 1 and the window's
+    numbers after the kernel's own parameters (gemm_window.h's WINDOW_PARAMETERS)."""
+    spec = lowered.kernel
+    defines = (*spec.defines, ("IMPLICIT", "1"))
+    shape = KernelParameter("uint8", (*g.kernel, *g.output_spatial))
+    parameters = (*lowered.parameters, *_window_parameters(g), shape)
+    return replace(lowered, kernel=replace(spec, defines=defines), parameters=parameters)
+
+
+def _window_parameters(g: Geometry) -> tuple[KernelParameter, ...]:
+    """The window's numbers as convolution.cl's unfold and gemm_window.h take them: the input's spatial sizes and
+    the window's own outputs, the strides and dilations, the start paddings."""
+    return (
+        KernelParameter("uint8", (*g.input_spatial, *g.valid)),
+        KernelParameter("int8", (*g.strides, *g.dilations)),
+        KernelParameter("int8", g.starts),
+    )
 
 
 def _filter_copy(
@@ -259,49 +302,7 @@ def unfold_kernel(input_desc: BufferTensorDesc, g: Geometry, fill: bool, profile
         ),
         TEMPLATE_OPTIONS,
     )
-    parameters = (
-        KernelParameter("uint8", (*g.input_spatial, *g.valid)),
-        KernelParameter("int8", (*g.strides, *g.dilations)),
-        KernelParameter("int8", g.starts),
-    )
-    return profile.lowered(spec, layout, UNFOLD_RUN, parameters=parameters)
-
-
-ROW_BLOCK_FILTERS = (3, 5)
-"""The filter sizes along each spatial axis the fast path takes (compiled in, so that its loops unroll)."""
-ROW_BLOCK_SPAN = 320
-"""The fast path's padded input rows, floats each (private memory, DEPTHWISE_KH of them): a row of outputs whose
-blocks of 8 read more (wider than about 300 at stride 1, 150 at stride 2) takes the general run."""
-
-
-def row_blocks(
-    g: Geometry, source: BufferTensorDesc, output: BufferTensorDesc, profile: LaunchProfile
-) -> tuple[tuple[str, str], ...]:
-    """depthwise.cl's fast path's defines (DEPTHWISE_KH, DEPTHWISE_KW, DEPTHWISE_SW: blocks of 8 outputs along a
-    row, their sums held across the window) where the layer is the common one it is written for, else none (the
-    general run): FLOAT32 (the integer sums and FLOAT16's conversions keep the general run), FORWARD, the "cpu"
-    profile (the "gpu" one computes an output a work-item, neighbouring work-items neighbouring outputs, which a
-    block per work-item would spread apart), a filter of depth 1 and 3 or 5 elements along each of its last two axes,
-    stride 1 or 2 and dilation 1 along the rows, no OutputPadding along them, and the input's and output's rows
-    packed (a block is a vector load and its outputs one run)."""
-    common = (
-        source.data_type == TensorDataType.FLOAT32
-        and not g.backward
-        and not profile.grid_stride
-        and g.kernel[0] == 1
-        and g.kernel[1] in ROW_BLOCK_FILTERS
-        and g.kernel[2] in ROW_BLOCK_FILTERS
-        and g.strides[2] in (1, 2)
-        and g.dilations[2] == 1
-        and g.valid[2] == g.output_spatial[2]
-        and source.effective_strides[-1] == 1
-        and output.effective_strides[-1] == 1
-        and -(-g.output_spatial[2] // 8) * 8 * g.strides[2] + g.kernel[2] - 1 <= ROW_BLOCK_SPAN
-    )
-    if not common:
-        return ()
-    sizes = {"DEPTHWISE_KH": g.kernel[1], "DEPTHWISE_KW": g.kernel[2], "DEPTHWISE_SW": g.strides[2]}
-    return (*((name, str(value)) for name, value in sizes.items()), ("DEPTHWISE_SPAN", str(ROW_BLOCK_SPAN)))
+    return profile.lowered(spec, layout, UNFOLD_RUN, parameters=_window_parameters(g))
 
 
 def depthwise_plan(
@@ -334,11 +335,10 @@ def depthwise_plan(
     layout_strides = tuple(walks.get(name) or per_channel(desc) for name, _, desc in tensors[:-1])
     sizes = (*output.sizes[:2], *g.output_spatial)
     layout = ElementwiseLayout(math.prod(sizes), sizes, (*layout_strides, spatial_padded(output.effective_strides, 2)))
-    fast = row_blocks(g, source, output, profile)
     spec = KernelSpec(
         "depthwise.cl",
         "depthwise",
-        (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped))), *fast),
+        (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped)))),
         TEMPLATE_OPTIONS,
         prelude,
     )

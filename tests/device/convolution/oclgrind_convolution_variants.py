@@ -52,6 +52,10 @@ outputs: under the "cpu" profile a full 8-output block, its interior loads, and 
 output channels a group) im2col."""
 POINTWISE = Shape((2, 4, 3, 5), (1, 1), 3)
 """A FORWARD 1 x 1 filter: the contraction reads the input itself."""
+WIDE = Shape((1, 2, 3, 21), (9, 8), 2, start=(4, 3), end=(4, 4))
+"""A FORWARD window the "cpu" profile's contraction reads through (gemm_window.h): rows of 21 outputs, so that tiles
+of 16 columns lie in one row (padded at either end) or straddle two; 72 filter elements, past the 64 a tile keeps
+recipes for; K 144, past a 128-deep block."""
 INTEGER_SHAPES = {
     "1d": Shape((2, 3, 11), (3,), 6, strides=(2,), dilations=(2,), start=(2,), end=(1,), groups=3),
     "2d": Shape((1, 4, 5, 6), (3, 3), 4, strides=(1, 2), start=(1, 1), end=(2, 0), groups=2),
@@ -78,7 +82,10 @@ def every_variant() -> list[str]:
         for layout in LAYOUTS
     ]
     pointwise = [
-        f"CONV {t} CROSS_CORRELATION forward pointwise {layout}" for t in ("FLOAT32", "FLOAT16") for layout in LAYOUTS
+        f"CONV {t} CROSS_CORRELATION forward {shape} {layout}"
+        for shape in ("pointwise", "wide")
+        for t in ("FLOAT32", "FLOAT16")
+        for layout in LAYOUTS
     ]
     integer = [
         f"{op} {a} {b} {p} {shape} {layout}"
@@ -93,9 +100,11 @@ def every_variant() -> list[str]:
 
 
 def sampled_variants() -> list[str]:
-    """Three of CONVOLUTION (both directions and modes, FLOAT16, 3-D), one of each integer operator and a depth-wise
-    QUANTIZED_LINEAR_CONVOLUTION: every contraction operator, the integer depth-wise kernel, both layouts."""
+    """Four of CONVOLUTION (both directions and modes, FLOAT16, 3-D, the wide window), one of each integer operator
+    and a depth-wise QUANTIZED_LINEAR_CONVOLUTION: every contraction operator, the integer depth-wise kernel, both
+    layouts; the default passes take every other one, so the "cpu" one runs both FORWARD windows read through."""
     return [
+        "CONV FLOAT32 CROSS_CORRELATION forward wide strided",
         "CONV FLOAT32 CROSS_CORRELATION backward 2d strided",
         "CONV FLOAT16 CONVOLUTION forward 3d packed",
         "CONV FLOAT32 CROSS_CORRELATION forward pointwise packed",
@@ -110,7 +119,7 @@ def case_of(label: str) -> Case:
     gaps = GAPS if words[-1] == "strided" else None
     if words[0] == "CONV":
         data_type, mode, direction, shape_name = T[words[1]], words[2], words[3], words[4]
-        shape = POINTWISE if shape_name == "pointwise" else SHAPES[shape_name]
+        shape = {"pointwise": POINTWISE, "wide": WIDE}.get(shape_name) or SHAPES[shape_name]
         fused = RELU if every_variant().index(label) % 2 else None
         return convolution_case(data_type, shape._replace(backward=direction == "backward"), mode=mode,
                                 fused=fused, gaps=gaps)  # fmt: skip
@@ -132,12 +141,17 @@ def variant_of(label: str) -> Variant:
 
 
 def record(device: Any, desc: Any) -> dict[str, Any]:
-    """The kernels of the plan's steps in order, and the contraction's gemm.cl OPERATOR (None: no contraction, the
-    depth-wise kernel)."""
+    """The kernels of the plan's steps in order, the contraction's gemm.cl OPERATOR (None: no contraction, the
+    depth-wise kernel) and IMPLICIT (its panel read through the window), and the launch profile."""
     compiled = device.compile_operator(device.create_operator(desc), dml.ExecutionFlags.NONE)
     steps = [step.lowered.kernel for step in compiled.plan.steps]
-    operators = [dict(kernel.defines)["OPERATOR"] for kernel in steps if kernel.kernel_name == "contraction"]
-    return {"kernels": [kernel.kernel_name for kernel in steps], "OPERATOR": operators[0] if operators else None}
+    contractions = [dict(kernel.defines) for kernel in steps if kernel.kernel_name == "contraction"]
+    return {
+        "kernels": [kernel.kernel_name for kernel in steps],
+        "OPERATOR": contractions[0]["OPERATOR"] if contractions else None,
+        "IMPLICIT": contractions[0].get("IMPLICIT") == "1" if contractions else False,
+        "profile": device.launch_profile.name,
+    }
 
 
 def short_input(device: Any) -> None:

@@ -69,14 +69,26 @@ def test_depthwise_and_a_deep_window(device: Any) -> None:
 
 @pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
 def test_strided_tensors_at_offsets(device: Any, backward: bool) -> None:
-    """Gaps after every row: the filter is copied packed, the input unfolded through its strides, the output's
-    spatial axes are not one run, so the contraction writes a temporary the plan copies out."""
+    """Gaps after every row: the filter is copied packed, the input read through its strides (FORWARD under the
+    "cpu" profile by the contraction's panel itself, else unfolded first), the output's spatial axes are not one
+    run, so the contraction writes a temporary the plan copies out."""
     gaps = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor": 2}
     shape = Shape((2, 4, 5, 6), (2, 3), 4, strides=(1, 2), start=(1, 1), end=(1, 0), groups=2, backward=backward)
     case = convolution_case(T.FLOAT32, shape, gaps=gaps)
-    steps = [step.lowered.kernel.source_name for step in case.desc.plan().steps]
-    assert steps == ["elementwise.cl", "convolution.cl", "gemm.cl", "elementwise.cl"]
+    steps = [step.lowered.kernel.source_name for step in case.desc.plan(device.launch_profile).steps]
+    unfolded = backward or device.launch_profile.grid_stride
+    assert steps == ["elementwise.cl", *(["convolution.cl"] if unfolded else []), "gemm.cl", "elementwise.cl"]
     run_and_check(device, case, {"input_tensor": 16, "filter_tensor": 32, "output_tensor": 48})
+
+
+def test_the_window_read_by_the_contraction(device: Any) -> None:
+    """FORWARD under the "cpu" profile: gemm.cl's panel reads the input through the window (gemm_window.h, no unfold).
+    Rows of 21 outputs (tiles of 16 columns inside one row, padded at either end, or across two), 72 filter elements
+    (past the 64 a tile keeps recipes for), K 144 (past a 128-deep block), 2 x 3 = 6 row tiles' worth of channels."""
+    case = convolution_case(T.FLOAT32, Shape((1, 2, 3, 21), (9, 8), 6, start=(4, 3), end=(4, 4)), fused=RELU)
+    contraction = case.desc.plan(device.launch_profile).steps[-1].lowered.kernel
+    assert (dict(contraction.defines).get("IMPLICIT") == "1") != device.launch_profile.grid_stride
+    run_and_check(device, case)
 
 
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)

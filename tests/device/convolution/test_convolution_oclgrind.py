@@ -32,7 +32,7 @@ from .oclgrind_convolution_variants import (
 
 def test_the_sample_takes_every_operator_direction_and_layout() -> None:
     every, sample = every_variant(), sampled_variants()
-    conv = 2 * 2 * 2 * len(SHAPES) * len(LAYOUTS) + 2 * len(LAYOUTS)
+    conv = 2 * 2 * 2 * len(SHAPES) * len(LAYOUTS) + 2 * 2 * len(LAYOUTS)
     integer = 2 * 2 * 2 * 3 * len(INTEGER_SHAPES) * len(LAYOUTS)
     assert len(every) == len(set(every)) == conv + integer
     assert set(sample) <= set(every)
@@ -44,13 +44,17 @@ def test_the_sample_takes_every_operator_direction_and_layout() -> None:
 def runs_its_kernels(label: str, recorded: dict[str, Any]) -> bool:
     """A depth-wise CONVOLUTION, convolution.cl's direct kernel alone; any other the contraction of the label's
     operator, and the unfold but for the pointwise filter over a packed input, which the contraction reads as it is
-    (a strided input's spatial axes are not one run, so it is unfolded)."""
+    (a strided input's spatial axes are not one run, so it is unfolded), and CONVOLUTION FORWARD under the "cpu"
+    profile, whose contraction reads the input through the window (IMPLICIT)."""
     kernels = recorded["kernels"]
     if " depthwise " in label:
         return kernels == ["depthwise"] and recorded["OPERATOR"] is None
-    unfolded = "unfold" in kernels
-    return recorded["OPERATOR"] == CONTRACTION_OPERATOR[label.split()[0]] and unfolded != (
-        "pointwise" in label and label.endswith("packed")
+    direct = "pointwise" in label and label.endswith("packed")
+    implicit = label.startswith("CONV") and " forward " in label and recorded["profile"] == "cpu" and not direct
+    return (
+        recorded["OPERATOR"] == CONTRACTION_OPERATOR[label.split()[0]]
+        and recorded["IMPLICIT"] == implicit
+        and ("unfold" in kernels) == (not direct and not implicit)
     )
 
 

@@ -17,6 +17,7 @@ from onnx.reference import ReferenceEvaluator
 
 import dmlpy as dml
 from dmlpy.descriptors_json import parse_descriptor
+from dmlpy.kernels.launch import LaunchProfile
 from dmlpy.ops._base import OperatorDescBase
 from tests.helpers.cli import Run
 from tests.helpers.schema import schema_validator
@@ -422,7 +423,8 @@ def test_enums_take_every_spelling() -> None:
 
 
 def test_each_plans_the_unfold_and_the_contraction() -> None:
-    """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue; a
+    """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue, but
+    CONVOLUTION's under the "cpu" profile, whose contraction reads the input through the window (IMPLICIT); a
     1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first; one channel a
     group (the examples' one channel) is convolution.cl's direct depth-wise kernel for all three."""
     # Two output channels: one would be a depth-wise convolution, convolution.cl's direct kernel.
@@ -435,9 +437,17 @@ def test_each_plans_the_unfold_and_the_contraction() -> None:
     ):
         kernels = [(step.lowered.kernel.source_name, dict(step.lowered.kernel.defines)) for step in desc.plan().steps]
         assert kernels[-1][0] == "gemm.cl" and kernels[-1][1]["OPERATOR"] == str(operator), desc.operator_name()
-        assert "convolution.cl" in [name for name, _ in kernels] or desc.filter_tensor.desc.sizes[2:] == (1, 1)
-    flipped = conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)).model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION}).plan()
-    assert [step.lowered.kernel.source_name for step in flipped.steps] == ["movement.cl", "convolution.cl", "gemm.cl"]
+        unfolded = "convolution.cl" in [name for name, _ in kernels]
+        implicit = kernels[-1][1].get("IMPLICIT") == "1"
+        assert implicit == (operator == 0) and (unfolded != implicit or desc.filter_tensor.desc.sizes[2:] == (1, 1))
+    flipped = conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3)).model_copy(update={"mode": dml.ConvolutionMode.CONVOLUTION})
+    assert [step.lowered.kernel.source_name for step in flipped.plan().steps] == ["movement.cl", "gemm.cl"]
+    gpu = LaunchProfile("gpu", vector_width=4, work_group_size=256, grid_size=256 * 40)
+    assert [step.lowered.kernel.source_name for step in flipped.plan(gpu).steps] == [
+        "movement.cl",
+        "convolution.cl",
+        "gemm.cl",
+    ]
     for desc in (conv(), conv_integer(), quantized_conv()):
         plan = desc.plan()
         assert [step.lowered.kernel.kernel_name for step in plan.steps] == ["depthwise"], desc.operator_name()
@@ -463,4 +473,5 @@ def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any
         json.loads(dml.OperatorDesc.model_validate(conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3))).model_dump_json()), "two.json"
     )
     explained = run("explain", str(two))
-    assert "unfold in opencl/convolution.cl" in explained.stdout and "contraction in opencl/gemm.cl" in explained.stdout
+    # The "cpu" profile: the contraction reads the input through the window, no unfold.
+    assert "unfold" not in explained.stdout and "contraction in opencl/gemm.cl" in explained.stdout
