@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from dmlpy.dtypes import FLOATS, AnyDataType
+from dmlpy.enums import TensorDataType
 from dmlpy.kernels.coalescing import ElementwiseLayout, coalesce
 from dmlpy.kernels.contraction import Domain
 from dmlpy.kernels.elementwise import TEMPLATE_OPTIONS, bits_type
@@ -305,6 +306,43 @@ def unfold_kernel(input_desc: BufferTensorDesc, g: Geometry, fill: bool, profile
     return profile.lowered(spec, layout, UNFOLD_RUN, parameters=_window_parameters(g))
 
 
+ROW_BLOCK_FILTERS = (3, 5)
+"""The filter sizes along each spatial axis the fast path takes (compiled in, so that its loops unroll)."""
+ROW_BLOCK_SPAN = 320
+"""The fast path's padded input rows, floats each (private memory, DEPTHWISE_KH of them): a row of outputs whose
+blocks of 8 read more (wider than about 300 at stride 1, 150 at stride 2) takes the general run."""
+
+
+def row_blocks(
+    g: Geometry, source: BufferTensorDesc, output: BufferTensorDesc, profile: LaunchProfile
+) -> tuple[tuple[str, str], ...]:
+    """depthwise.cl's fast path's defines (DEPTHWISE_KH, DEPTHWISE_KW, DEPTHWISE_SW: blocks of 8 outputs along a
+    row, their sums held across the window) where the layer is the common one it is written for, else none (the
+    general run): FLOAT32 (the integer sums and FLOAT16's conversions keep the general run), FORWARD, the "cpu"
+    profile (the "gpu" one computes an output a work-item, neighbouring work-items neighbouring outputs, which a
+    block per work-item would spread apart), a filter of depth 1 and 3 or 5 elements along each of its last two axes,
+    stride 1 or 2 and dilation 1 along the rows, no OutputPadding along them, and the input's and output's rows
+    packed (a block is a vector load and its outputs one run)."""
+    common = (
+        source.data_type == TensorDataType.FLOAT32
+        and not g.backward
+        and not profile.grid_stride
+        and g.kernel[0] == 1
+        and g.kernel[1] in ROW_BLOCK_FILTERS
+        and g.kernel[2] in ROW_BLOCK_FILTERS
+        and g.strides[2] in (1, 2)
+        and g.dilations[2] == 1
+        and g.valid[2] == g.output_spatial[2]
+        and source.effective_strides[-1] == 1
+        and output.effective_strides[-1] == 1
+        and -(-g.output_spatial[2] // 8) * 8 * g.strides[2] + g.kernel[2] - 1 <= ROW_BLOCK_SPAN
+    )
+    if not common:
+        return ()
+    sizes = {"DEPTHWISE_KH": g.kernel[1], "DEPTHWISE_KW": g.kernel[2], "DEPTHWISE_SW": g.strides[2]}
+    return (*((name, str(value)) for name, value in sizes.items()), ("DEPTHWISE_SPAN", str(ROW_BLOCK_SPAN)))
+
+
 def depthwise_plan(
     g: Geometry,
     tensors: Sequence[tuple[str, PlanRef | None, BufferTensorDesc | None]],
@@ -335,10 +373,11 @@ def depthwise_plan(
     layout_strides = tuple(walks.get(name) or per_channel(desc) for name, _, desc in tensors[:-1])
     sizes = (*output.sizes[:2], *g.output_spatial)
     layout = ElementwiseLayout(math.prod(sizes), sizes, (*layout_strides, spatial_padded(output.effective_strides, 2)))
+    fast = row_blocks(g, source, output, profile)
     spec = KernelSpec(
         "depthwise.cl",
         "depthwise",
-        (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped)))),
+        (*defines, ("BACKWARD", str(int(g.backward))), ("FLIPPED", str(int(g.flipped))), *fast),
         TEMPLATE_OPTIONS,
         prelude,
     )
