@@ -107,9 +107,24 @@ static inline void blocked_lanes_fold(BlockedLanes *s)
     s->in_block = 0u;
 }
 
+// Knuth's TwoSum in place of Neumaier's choice, for the terms of the hot loops (softmax.cl's rows, LOG_SUM_EXP's
+// lanes): the same error term, recovered exactly without knowing which operand is larger, in 6 vector operations
+// against 9 (no magnitudes, comparison or select; PoCL's loop also keeps two constants fewer). The same bits as
+// compensated_lanes_add: both error terms are exact, so they are equal wherever the sum is finite, but for a zero's
+// sign, which cannot show (a compensation starts at +0, and x + -0 = x, -x + x = +0 under round to nearest); where the
+// sum is not finite both compensations are NaN or infinite and compensated_total takes the plain sum, which is the same.
+static inline void two_sum_lanes_add(CompensatedLanes *s, float8 term)
+{
+    const float8 total = s->sum + term;
+    const float8 term_part = total - s->sum;
+    const float8 sum_part = total - term_part;
+    s->compensation += (s->sum - sum_part) + (term - term_part);
+    s->sum = total;
+}
+
 static inline void blocked_lanes_add(BlockedLanes *s, float8 term)
 {
-    compensated_lanes_add(&s->block, term);
+    two_sum_lanes_add(&s->block, term);
     if (++s->in_block == COMPENSATED_BLOCK) {
         blocked_lanes_fold(s);
     }

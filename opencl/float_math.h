@@ -194,8 +194,10 @@ static inline float log1p_float(float x)
 // 5.75 there, so exp's relative error reaches the result scaled by 2e / (e + 1)^2 < 0.26, and expm1 (musl's tanhf)
 // would buy nothing for twice exp's time. x's sign put back last, so tanh(-0) is -0. From |x| = 9.0109 (2 e^-2|x| <=
 // 2^-25) the correctly rounded result is 1, which C99 gives at infinity: |x| is clamped to 9.1 (a NaN too), where
-// 2 / (e + 1) < 2^-26.3 and the formula itself rounds to 1, so no select of 1 is needed; a NaN stays a NaN. Tiny x,
-// subnormals included, give x itself (x P underflows).
+// 2 / (e + 1) < 2^-26.3 and the formula itself rounds to 1, so no select of 1 is needed. Tiny x, subnormals included,
+// give x itself (x P underflows).
+// A NaN needs no select of its own: it fails a > 0.875, so the polynomial's lanes carry it, every operand there a NaN of
+// the same payload (x's, quieted), whichever one x86 hands on, and with_sign_of puts x's sign back: x + x's bits.
 static inline float tanh_float(float x)
 {
     const float a = magnitude(x);
@@ -209,7 +211,7 @@ static inline float tanh_float(float x)
     p = FMA(p, s, -0x1.55555p-2f);
     const float e = exp_normal(2.0f * (a < 9.1f ? a : 9.1f)); // in [1, e^18.2], a NaN's too
     const float y = a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
-    return x != x ? x + x : with_sign_of(y, x);
+    return with_sign_of(y, x);
 }
 
 // --------------------------------------------------------------------------------------------------- erf, erfc
@@ -256,6 +258,10 @@ static inline float erfc_tail(float t)
 // erf(|x|) = 1 - e^L(|x|) above 0.9277 (Juffa's form), L a degree-9 fit of ln(erfc(t)) on [0.9277, 4] (absolute
 // error 8e-9: a relative 8e-9 of e^L, which is below 0.19 there, under 2^-27 of the result): one exp, against
 // erfc_tail's two, and 1.2 ULPs at most against 1.8 measured. t is clamped to 4 (a NaN too), where e^L is 1.5e-8.
+// Both branches compute erf(|x|), never negative, and x's sign bit is put in last (one or): erf_near_0 is odd
+// bit for bit (round to nearest is symmetric; erf(-0) = -0 so). A NaN takes erf_near_0's lanes (it fails
+// a >= ERF_SPLIT), where every operand is |x|'s NaN or one made from it, the same payload, quieted, so the result
+// is x + x's bits with no select of its own.
 static inline float erf_float(float x)
 {
     const float a = magnitude(x);
@@ -270,8 +276,8 @@ static inline float erf_float(float x)
     l = FMA(l, t, -0x1.4361fp-1f);
     l = FMA(l, t, -0x1.215d6cp+0f);
     l = FMA(l, t, 0x1.630abp-12f);
-    const float y = a < ERF_SPLIT ? erf_near_0(x) : with_sign_of(1.0f - exp_normal(l), x); // l in [-18, 0.001]
-    return x != x ? x + x : y;
+    const float y = a >= ERF_SPLIT ? 1.0f - exp_normal(l) : erf_near_0(a); // l in [-18, 0.001]
+    return as_float(as_uint(y) | (as_uint(x) & SIGN_BIT));
 }
 // erfc(x) = 1 - erf(x) near 0 (from 0.81 to 1.19, no cancellation worth an ulp), erfc_tail(x) above, and
 // 2 - erfc_tail(-x) below -0.9277 (from 1.81 to 2).

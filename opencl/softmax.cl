@@ -133,25 +133,43 @@ static inline void row_maximum(__global const storage_t *row, uint length, float
 // and a FLOAT16 element cannot hold one.
 #define KEEP_TERMS (OPERATION == SOFTMAX && !DML_FLOAT16)
 
-// rest = the sum of exp(x - maximum) over the row but the first maximum's, compensated: lane j's BlockedLanes sum
-// takes the terms of elements j, j + 8, ... (the first maximum's as 0, which a compensated sum adds exactly), the
-// lanes are folded in order (blocked_take_lane keeps every rounding error, so the bound is the one sum's), then the
-// tail's terms one by one. KEEP_TERMS: each term also to `terms`, the row's output.
-static inline float row_rest(__global const storage_t *row, __global storage_t *terms, uint length, float maximum,
-                             uint first)
+// The terms of the steps of eight from `from` to `to` (KEEP_TERMS: also to `terms`), each into the lanes' sums.
+// Always inlined: at its two call sites PoCL otherwise kept it, and terms_lanes, out of line (a call per step).
+__attribute__((always_inline)) static inline void rest_steps(__global const storage_t *row,
+                                                             __global storage_t *terms, uint from, uint to,
+                                                             float maximum, BlockedLanes *lanes)
 {
-    const uint whole = length / LANES * LANES;
-    // The lanes' element indices, stepped along with i (one vector addition, where i + lane took a move and a
-    // broadcast of i as well).
-    uint8 index = (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
-    BlockedLanes lanes;
-    blocked_lanes(&lanes);
-    for (uint i = 0; i < whole; i += LANES, index += (uint8)LANES) {
+    for (uint i = from; i < to; i += LANES) {
         const float8 term = terms_lanes(LOAD8(row + i), maximum);
 #if KEEP_TERMS
         store_lanes(term, terms + i);
 #endif
+        blocked_lanes_add(lanes, term);
+    }
+}
+
+// rest = the sum of exp(x - maximum) over the row but the first maximum's, compensated: lane j's BlockedLanes sum
+// takes the terms of elements j, j + 8, ... (the first maximum's as 0, which a compensated sum adds exactly), the
+// lanes are folded in order (blocked_take_lane keeps every rounding error, so the bound is the one sum's), then the
+// tail's terms one by one. KEEP_TERMS: each term also to `terms`, the row's output. The one step of eight that holds
+// the first maximum compares the lanes' indices with it; the steps before and after it do not (rest_steps: the same
+// additions in the same order, three vector operations and a register fewer per step than an index in every step).
+static inline float row_rest(__global const storage_t *row, __global storage_t *terms, uint length, float maximum,
+                             uint first)
+{
+    const uint whole = length / LANES * LANES;
+    const uint first_step = first / LANES * LANES; // whole where the first maximum is in the tail
+    BlockedLanes lanes;
+    blocked_lanes(&lanes);
+    rest_steps(row, terms, 0u, first_step < whole ? first_step : whole, maximum, &lanes);
+    if (first_step < whole) {
+        const float8 term = terms_lanes(LOAD8(row + first_step), maximum);
+#if KEEP_TERMS
+        store_lanes(term, terms + first_step);
+#endif
+        const uint8 index = (uint8)(first_step) + (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
         blocked_lanes_add(&lanes, index == (uint8)first ? 0.0f : term);
+        rest_steps(row, terms, first_step + LANES, whole, maximum, &lanes);
     }
     BlockedSum rest = blocked_sum();
     for (int j = 0; j < LANES; ++j) {

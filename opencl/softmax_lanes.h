@@ -79,14 +79,22 @@ static inline DifferenceLanes difference_lanes(float8 x, float maximum)
     return difference;
 }
 
-// exp(x - maximum) lane by lane: exp_of's exp(hi) * (1 + lo) as one fma. softmax.cl calls it with a finite maximum
-// of the row, so hi is at most 0 and never NaN (-inf at worst): exp_lanes' upper clamp and NaN select change no
-// lane there, and are left out (the same bits, three vector operations fewer per eight terms).
-static inline float8 terms_lanes(float8 x, float maximum)
+// exp(x - maximum) lane by lane: exp_of's exp(hi) * (1 + lo) as one fma. softmax.cl and LOG_SUM_EXP call it with a
+// finite maximum of the row, so hi is at most 0 (-inf at worst). Where hi > EXP_LOWEST (-104) the term is
+// exp_lanes_within's, which needs no clamp there; everywhere else (hi <= -104, -inf, or a NaN x) exp_of gives +0
+// (e^hi rounds to 0, or is clamped to e^-104, which does; lo is finite or taken as 0), so one comparison selects +0
+// there: the same bits as exp_of's lane by lane, with no clamp and no finiteness test of hi (difference_lanes'
+// select of lo), four vector operations fewer per eight terms than exp_lanes and difference_lanes would take. Always
+// inlined: softmax.cl's row_rest calls it at three sites, where PoCL left it out of line (a call per eight terms).
+__attribute__((always_inline)) static inline float8 terms_lanes(float8 x, float maximum)
 {
-    const DifferenceLanes difference = difference_lanes(x, maximum);
-    const float8 e = exp_lanes_within(difference.hi > EXP_LOWEST ? difference.hi : EXP_LOWEST);
-    return FMA_LANES(e, difference.lo, e);
+    const float negated = -maximum;
+    const float8 hi = x + negated;
+    const float8 x_part = hi - negated;
+    const float8 negated_part = hi - x_part;
+    const float8 lo = (x - x_part) + (negated - negated_part);
+    const float8 e = exp_lanes_within(hi);
+    return hi > EXP_LOWEST ? FMA_LANES(e, lo, e) : 0.0f;
 }
 
 // A FLOAT16 element's bits for eight floats: half_bits.h's half_value_bits(half_value(value)) lane by lane (the half
