@@ -1,6 +1,8 @@
 """opencl/half_bits.h's half_bits_to_float8, which reduce.cl's vector walks load FLOAT16 elements through, against
 NumPy's float16 -> float32 conversion on all 65,536 halves: every non-NaN value bit for bit, and every NaN with the
-sign and payload half_bits_to_float keeps (its 10 bits 13 places up, the float's exponent all ones)."""
+sign and payload half_bits_to_float keeps (its 10 bits 13 places up, the float's exponent all ones). And the FLOAT16
+sums' own load (reduce_lanes.h's load_lanes: vload_half8 outside PoCL) through REDUCE SUM: each half alone among
+zeros in a group of eight comes back as itself."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 
 from dmlpy.kernels import opencl_source_dir
+from tests.device.reduction.cases import F, T, reduce_desc, run_reduce
 
 _KERNEL = """
 #include "half_bits.h"
@@ -43,3 +46,18 @@ def test_half_bits_to_float8_is_numpys_conversion_on_every_half(device: Any) -> 
     cl.enqueue_copy(device.queue, got, target).wait()
     wrong = np.flatnonzero(got != _expected_bits(halves))
     assert wrong.size == 0, f"{wrong.size} halves converted wrongly, first {hex(int(halves[wrong[0]]))}"
+
+
+@pytest.mark.one_profile
+def test_a_float16_sum_loads_every_half_exactly(device: Any) -> None:
+    """Group i of (65536, 8) holds half i in lane i % 8 and zeros elsewhere: its sum is the half (-0 gives +0, as
+    0 + -0 does; a NaN stays a NaN), so a load that converted any half wrongly, in any lane, shows."""
+    halves = np.arange(65536, dtype=np.uint16)
+    x = np.zeros((halves.size, 8), np.uint16)
+    x[np.arange(halves.size), np.arange(halves.size) % 8] = halves
+    got = run_reduce(device, reduce_desc(F.SUM, T.FLOAT16, x.shape, (1,)), x.view(np.float16)).reshape(-1)
+    nan = np.isnan(halves.view(np.float16))
+    expected = np.where(halves == 0x8000, 0, halves)
+    assert np.isnan(got[nan]).all()
+    wrong = np.flatnonzero(got.view(np.uint16)[~nan] != expected[~nan])
+    assert wrong.size == 0, f"{wrong.size} halves summed wrongly, first {hex(int(halves[~nan][wrong[0]]))}"
