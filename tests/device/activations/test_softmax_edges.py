@@ -9,7 +9,11 @@ and FLOAT16, through the "1" forms along the last axis (the older forms run the 
   own place (so the maximum lands in every lane and in the tail), the row's other elements -inf (a term of 0, never
   the maximum of a group that has a larger element): the rows' references, and the same rules;
 * groups of one element, one more launch of the same program: 1 (SOFTMAX), 0 (LOG_SOFTMAX) for a finite value,
-  NaN for a NaN or an infinity, and 1 from HARDMAX for every value."""
+  NaN for a NaN or an infinity, and 1 from HARDMAX for every value;
+* rows of 1003 (125 whole steps of eight and a tail of three) whose first maximum is in the first step, the second,
+  the middle, the last whole one or the tail, tied by later elements in its own step and in the next: softmax.cl
+  leaves the first maximum's term out of the sum in its own step only (row_rest), so a step skipped, taken twice
+  or a tie left out would move every result by hundreds of ULPs."""
 
 from __future__ import annotations
 
@@ -145,3 +149,29 @@ def test_groups_of_one_element(device: Any, desc_class: Any, dtype: np.dtype[Any
     assert np.isnan(got[~finite]).all(), "a NaN or an infinity alone: NaN"
     one = 1.0 if desc_class is dml.ActivationSoftmax1OperatorDesc else 0.0
     assert (got[finite] == one).all() and not np.signbit(got[finite]).any()
+
+
+LONG_ROW = 1003
+FIRST_PLACES = (0, 7, 8, 500, 991, 999, 1000, 1002)
+"""Where each long row's first maximum is: the first step's first and last lane, the second step, the middle, the last
+whole step's first and last lane, the tail's first and last element."""
+
+
+@pytest.mark.parametrize("dtype", [F32, F16], ids=["FLOAT32", "FLOAT16"])
+@pytest.mark.parametrize("desc_class", OPERATORS[:2], ids=lambda desc: desc.OPERATOR_TYPE.name)
+def test_the_first_maximum_in_any_step_leaves_every_other_term_in_the_sum(
+    device: Any, desc_class: Any, dtype: np.dtype[Any]
+) -> None:
+    values = np.random.default_rng(47).uniform(-4.0, 0.0, (len(FIRST_PLACES), LONG_ROW))
+    ties = []
+    for row, place in zip(values, FIRST_PLACES, strict=True):
+        tied = [k for k in (place, place + 1, place + 9) if k < LONG_ROW]
+        row[tied] = 1.0
+        ties.append(tied)
+    case = Case({"input_tensor": dtype, "output_tensor": dtype}, {"axes": LAST})
+    got, read = run_groups(device, desc_class, dtype, values)
+    assert_same(
+        row_of(desc_class), got, row_of(desc_class).reference_in_shape({"input_tensor": read}, case), read, case
+    )
+    for result, tied in zip(got, ties, strict=True):
+        assert len(set(result[tied].tolist())) == 1, "tied maxima, one result"
