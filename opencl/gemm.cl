@@ -25,10 +25,10 @@
 // as CPU_VECTORS 8-wide vectors (one AVX2 register each), K in blocks of CPU_DEPTH: the block of B is copied once
 // into a private panel of vectors (zero points taken away, columns past N as 0) and reused by every row of the
 // tile, 4 rows at a time (8 vector accumulators, 2 panel loads and 4 broadcasts per k), the tile's partial sums
-// kept in a private array between K blocks; the integer products' tiles (gemm_pairs.h) are the same with two
-// steps of k in each 32-bit lane. "gpu" (GRID_STRIDE 1): a work-group computes GPU_TILE x GPU_TILE
-// outputs from GPU_DEPTH-deep tiles of A and B in local memory, each of 256 virtual work-items 4 x 4 outputs,
-// strided by 16 so that neighbouring work-items touch neighbouring columns; a work-group of fewer work-items
+// kept in a private array between K blocks; the integer products' tiles (gemm_pairs.h) hold two steps of k
+// in each 32-bit lane, PAIR_COLUMNS wide, PAIR_ROW_STEP rows a pass. "gpu" (GRID_STRIDE 1): a work-group
+// computes GPU_TILE x GPU_TILE outputs from GPU_DEPTH-deep tiles of A and B in local memory, each of 256 virtual
+// work-items 4 x 4 outputs, strided by 16 so that neighbouring work-items touch neighbouring columns; a work-group of fewer work-items
 // (the kernel's limit on some device) takes the virtual ones in passes. Both loop over their tiles (a grid-stride
 // loop), so any launch size covers the domain.
 
@@ -207,6 +207,9 @@ typedef long zero_t;
 #define CPU_COLUMNS (8 * CPU_VECTORS)
 #define CPU_DEPTH 128
 #define CPU_ROW_STEP 4 // the rows of one pass: the code below names its accumulators
+#define PAIR_VECTORS 4 // gemm_pairs.h's integer tiles: 32 columns, 2 rows a pass (named accumulators there)
+#define PAIR_COLUMNS (8 * PAIR_VECTORS)
+#define PAIR_ROW_STEP 2
 #define GPU_TILE 64
 #define GPU_DEPTH 16
 #define GPU_ITEMS 256
@@ -221,9 +224,11 @@ typedef long zero_t;
 #error "IMPLICIT runs the \"cpu\" shape only: the \"gpu\" one reads unfolded columns"
 #endif
 #if INTEGER_PANEL
+#define WINDOW_COLUMNS PAIR_COLUMNS
 #define B_ELEMENT B_T
 #define PANEL_VALUE(x) ((acc_t)((int)(x) + LIFT_B))
 #else
+#define WINDOW_COLUMNS CPU_COLUMNS
 #define B_ELEMENT A_T
 #define PANEL_VALUE(x) FLOAT_OF(x)
 #endif

@@ -71,7 +71,7 @@ static inline uint pack_a_pairs(__global const A_T *a, ulong at, ulong step, int
 // stride 1 are the plain two-row loop of integer_tiles' own copy.
 static inline void window_pairs(__global const B_T *b, ulong at, const window_t *w, ulong k0, int block,
                                 const long *first, int columns, uint fill, __private recipe_t *recipes,
-                                __private recipe_t *scratch, short16 (*panel)[CPU_VECTORS], uint *column_sums)
+                                __private recipe_t *scratch, short16 (*panel)[PAIR_VECTORS], uint *column_sums)
 {
     const ulong step = (ulong)w->stride[2] * w->input_stride[3];
     walk_t walk;
@@ -93,7 +93,7 @@ static inline void window_pairs(__global const B_T *b, ulong at, const window_t 
         __private short *lanes = (__private short *)panel[k / 2];
         if (high && WHOLE_RUN(low, step) && WHOLE_RUN(upper, step)) {
             const ulong low_from = low_at + (ulong)low->start, high_from = high_at + (ulong)upper->start;
-            for (int j = 0; j < CPU_COLUMNS; ++j) {
+            for (int j = 0; j < PAIR_COLUMNS; ++j) {
                 const uint value_low = PANEL_VALUE(b[low_from + (ulong)j]);
                 const uint value_high = PANEL_VALUE(b[high_from + (ulong)j]);
                 lanes[2 * j] = (short)value_low;
@@ -102,11 +102,11 @@ static inline void window_pairs(__global const B_T *b, ulong at, const window_t 
             }
             continue;
         }
-        uint rows[2][CPU_COLUMNS];
+        uint rows[2][PAIR_COLUMNS];
         window_row(b, low_at, low, step, columns, fill, rows[0]);
         if (high)
             window_row(b, high_at, upper, step, columns, fill, rows[1]);
-        for (int j = 0; j < CPU_COLUMNS; ++j) {
+        for (int j = 0; j < PAIR_COLUMNS; ++j) {
             const uint value_low = rows[0][j], value_high = high ? rows[1][j] : 0u;
             lanes[2 * j] = (short)value_low;
             lanes[2 * j + 1] = (short)value_high;
@@ -116,16 +116,19 @@ static inline void window_pairs(__global const B_T *b, ulong at, const window_t 
 }
 #endif
 
-// The tiles of gemm.cl's "cpu" shape (CPU_ROWS x CPU_COLUMNS outputs, K in blocks of CPU_DEPTH, 4 rows at a time:
-// gemm.cl's opening comment), their operands packed as above.
+// The tiles of gemm.cl's "cpu" shape, 32 columns wide (CPU_ROWS x PAIR_COLUMNS outputs, K in blocks of CPU_DEPTH,
+// 2 rows a pass), their operands packed as above. Twice the float tile's columns: each row's packed A operands
+// (pack_a_pairs, a pass per tile and block) then serve twice the outputs, and each broadcast of a row's pair four
+// vpmaddwd (one per panel vector) rather than two: PoCL's loop is 38 instructions per 128 multiply-adds (4 panel
+// loads, 3 broadcasts, 8 vpmaddwd, 8 vpand, 8 vpaddd, 7 of address and loop) against 44 at 16 columns.
 static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS)
 {
     const ulong batch1 = sizes.s1, rows = sizes.s2, columns = sizes.s3, depth = sizes.s4;
-    const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + CPU_COLUMNS - 1) / CPU_COLUMNS;
+    const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + PAIR_COLUMNS - 1) / PAIR_COLUMNS;
     const ulong tile_count = sizes.s0 * batch1 * row_tiles * column_tiles;
-    uint8 sums[CPU_ROWS][CPU_VECTORS];
-    uint row_sums[CPU_ROWS], column_sums[CPU_COLUMNS], column_zeros[CPU_COLUMNS];
-    short16 panel[PAIR_DEPTH][CPU_VECTORS];
+    uint8 sums[CPU_ROWS][PAIR_VECTORS];
+    uint row_sums[CPU_ROWS], column_sums[PAIR_COLUMNS], column_zeros[PAIR_COLUMNS];
+    short16 panel[PAIR_DEPTH][PAIR_VECTORS];
     uint a_pairs[CPU_ROWS][PAIR_DEPTH];
 #if IMPLICIT
     window_t w;
@@ -135,11 +138,11 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
     for (ulong tile = get_global_id(0); tile < tile_count; tile += get_global_size(0)) {
         const ulong column_tile = tile % column_tiles, rest = tile / column_tiles;
         const ulong b0 = rest / row_tiles / batch1, b1 = rest / row_tiles % batch1;
-        const ulong m0 = rest % row_tiles * CPU_ROWS, n0 = column_tile * CPU_COLUMNS;
+        const ulong m0 = rest % row_tiles * CPU_ROWS, n0 = column_tile * PAIR_COLUMNS;
         const ulong tile_rows = MIN_OF((ulong)CPU_ROWS, rows - m0);
-        const ulong tile_columns = MIN_OF((ulong)CPU_COLUMNS, columns - n0);
+        const ulong tile_columns = MIN_OF((ulong)PAIR_COLUMNS, columns - n0);
         const ulong last = tile_rows - 1, b_step = b_strides.s3;
-        for (int j = 0; j < CPU_COLUMNS; ++j) {
+        for (int j = 0; j < PAIR_COLUMNS; ++j) {
             column_zeros[j] = (uint)((int)B_ZERO(b0, b1, n0 + MIN_OF((ulong)j, tile_columns - 1)) + LIFT_B);
             column_sums[j] = 0;
         }
@@ -150,7 +153,7 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
 #endif
         for (int r = 0; r < CPU_ROWS; ++r) {
             row_sums[r] = 0;
-            for (int v = 0; v < CPU_VECTORS; ++v)
+            for (int v = 0; v < PAIR_VECTORS; ++v)
                 sums[r][v] = (uint8)0;
         }
         for (ulong k0 = 0; k0 < depth; k0 += CPU_DEPTH) {
@@ -166,8 +169,8 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
                 const ulong low_at = AT(b_strides, b_offset, b0, b1, 0, n0, k0 + 2 * p);
                 const bool high = 2 * p + 1 < block;
                 const ulong high_at = high ? low_at + b_strides.s4 : low_at;
-                if (b_step == 1 && tile_columns == CPU_COLUMNS && high) {
-                    for (int j = 0; j < CPU_COLUMNS; ++j) {
+                if (b_step == 1 && tile_columns == PAIR_COLUMNS && high) {
+                    for (int j = 0; j < PAIR_COLUMNS; ++j) {
                         const int value_low = (int)READ_B(low_at + j) + LIFT_B;
                         const int value_high = (int)READ_B(high_at + j) + LIFT_B;
                         lanes[2 * j] = (short)value_low;
@@ -175,7 +178,7 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
                         column_sums[j] += (uint)(value_low + value_high);
                     }
                 } else {
-                    for (int j = 0; j < CPU_COLUMNS; ++j) {
+                    for (int j = 0; j < PAIR_COLUMNS; ++j) {
                         const ulong n = MIN_OF((ulong)j, tile_columns - 1);
                         const bool inside = (ulong)j < tile_columns;
                         const int value_low = inside ? (int)READ_B(low_at + n * b_step) + LIFT_B : 0;
@@ -192,28 +195,26 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
                 row_sums[r] += pack_a_pairs(a, AT(a_strides, a_offset, b0, b1, m, 0, k0), a_strides.s4, block,
                                             (int)A_ZERO(b0, b1, m), a_pairs[r]);
             }
-            // Four rows at a time, eight vector accumulators in registers; rows past M repeat the last row,
-            // computed and never stored.
-            for (int r = 0; r < (int)tile_rows; r += CPU_ROW_STEP) {
+            // Two rows at a time, eight vector accumulators in registers (each row's broadcast serving four
+            // vpmaddwd); a row past M repeats the last row, computed and never stored.
+            for (int r = 0; r < (int)tile_rows; r += PAIR_ROW_STEP) {
                 const uint *a_0 = a_pairs[r], *a_1 = a_pairs[MIN_OF((ulong)r + 1, last)];
-                const uint *a_2 = a_pairs[MIN_OF((ulong)r + 2, last)], *a_3 = a_pairs[MIN_OF((ulong)r + 3, last)];
-                uint8 s00 = sums[r][0], s01 = sums[r][1], s10 = sums[r + 1][0], s11 = sums[r + 1][1];
-                uint8 s20 = sums[r + 2][0], s21 = sums[r + 2][1], s30 = sums[r + 3][0], s31 = sums[r + 3][1];
+                uint8 s00 = sums[r][0], s01 = sums[r][1], s02 = sums[r][2], s03 = sums[r][3];
+                uint8 s10 = sums[r + 1][0], s11 = sums[r + 1][1], s12 = sums[r + 1][2], s13 = sums[r + 1][3];
                 for (int p = 0; p < pairs; ++p) {
-                    const short16 p0 = panel[p][0], p1 = panel[p][1];
+                    const short16 p0 = panel[p][0], p1 = panel[p][1], p2 = panel[p][2], p3 = panel[p][3];
                     const short16 x0 = as_short16((uint8)a_0[p]), x1 = as_short16((uint8)a_1[p]);
-                    const short16 x2 = as_short16((uint8)a_2[p]), x3 = as_short16((uint8)a_3[p]);
                     s00 += pair_products(x0, p0);
                     s01 += pair_products(x0, p1);
+                    s02 += pair_products(x0, p2);
+                    s03 += pair_products(x0, p3);
                     s10 += pair_products(x1, p0);
                     s11 += pair_products(x1, p1);
-                    s20 += pair_products(x2, p0);
-                    s21 += pair_products(x2, p1);
-                    s30 += pair_products(x3, p0);
-                    s31 += pair_products(x3, p1);
+                    s12 += pair_products(x1, p2);
+                    s13 += pair_products(x1, p3);
                 }
-                sums[r][0] = s00, sums[r][1] = s01, sums[r + 1][0] = s10, sums[r + 1][1] = s11;
-                sums[r + 2][0] = s20, sums[r + 2][1] = s21, sums[r + 3][0] = s30, sums[r + 3][1] = s31;
+                sums[r][0] = s00, sums[r][1] = s01, sums[r][2] = s02, sums[r][3] = s03;
+                sums[r + 1][0] = s10, sums[r + 1][1] = s11, sums[r + 1][2] = s12, sums[r + 1][3] = s13;
             }
         }
         for (ulong r = 0; r < tile_rows; ++r) {

@@ -58,7 +58,7 @@ static inline void window_of(window_t *w, uint8 b_strides, uint8 window, int8 st
 #define PADDING -1
 #define PAST_N -2
 typedef struct {
-    long offset[CPU_COLUMNS];
+    long offset[WINDOW_COLUMNS];
     long start;
     int lo, hi, single;
 } recipe_t;
@@ -73,7 +73,7 @@ static inline void window_recipe(const window_t *w, const long *tap, const long 
     recipe->single = columns <= w->output[2] - ow;
     recipe->lo = recipe->hi = 0;
     recipe->start = 0;
-    for (int j = 0; j < CPU_COLUMNS; ++j)
+    for (int j = 0; j < WINDOW_COLUMNS; ++j)
         recipe->offset[j] = j < columns ? PADDING : PAST_N;
     for (int j = 0; j < columns;) {
         const int count = (int)MIN_OF((long)(columns - j), w->output[2] - ow);
@@ -101,10 +101,10 @@ static inline void window_recipe(const window_t *w, const long *tap, const long 
     }
 }
 
-// Whether a row by `recipe` is CPU_COLUMNS consecutive elements: one copy the compiler makes vector loads.
-#define WHOLE_RUN(recipe, step) ((recipe)->single && (recipe)->lo == 0 && (recipe)->hi == CPU_COLUMNS && (step) == 1)
+// Whether a row by `recipe` is WINDOW_COLUMNS consecutive elements: one copy the compiler makes vector loads.
+#define WHOLE_RUN(recipe, step) ((recipe)->single && (recipe)->lo == 0 && (recipe)->hi == WINDOW_COLUMNS && (step) == 1)
 
-// One panel row (CPU_COLUMNS values, PANEL_VALUE's) by `recipe` from the channel whose first element is `at`.
+// One panel row (WINDOW_COLUMNS values, PANEL_VALUE's) by `recipe` from the channel whose first element is `at`.
 static inline void window_row(__global const B_ELEMENT *b, ulong at, const __private recipe_t *recipe, ulong step,
                               int columns, acc_t fill, __private acc_t *row)
 {
@@ -112,7 +112,7 @@ static inline void window_row(__global const B_ELEMENT *b, ulong at, const __pri
         const ulong from = at + (ulong)recipe->start;
         const int lo = recipe->lo, hi = recipe->hi;
         if (WHOLE_RUN(recipe, step)) {
-            for (int j = 0; j < CPU_COLUMNS; ++j)
+            for (int j = 0; j < WINDOW_COLUMNS; ++j)
                 row[j] = PANEL_VALUE(b[from + (ulong)j]);
             return;
         }
@@ -122,11 +122,11 @@ static inline void window_row(__global const B_ELEMENT *b, ulong at, const __pri
             row[j] = PANEL_VALUE(b[from + (ulong)(j - lo) * step]);
         for (int j = hi; j < columns; ++j)
             row[j] = fill;
-        for (int j = columns; j < CPU_COLUMNS; ++j)
+        for (int j = columns; j < WINDOW_COLUMNS; ++j)
             row[j] = 0;
         return;
     }
-    for (int j = 0; j < CPU_COLUMNS; ++j) {
+    for (int j = 0; j < WINDOW_COLUMNS; ++j) {
         const long offset = recipe->offset[j];
         row[j] = offset >= 0 ? PANEL_VALUE(b[at + (ulong)offset]) : offset == PADDING ? fill : (acc_t)0;
     }
@@ -185,7 +185,7 @@ static inline const __private recipe_t *walk_recipe(const walk_t *walk, const wi
     return scratch;
 }
 
-// gemm.cl's float panel: rows k0 .. k0 + block - 1 (row k at panel + k * CPU_COLUMNS) for the tile's `columns`
+// gemm.cl's float panel: rows k0 .. k0 + block - 1 (row k at panel + k * WINDOW_COLUMNS) for the tile's `columns`
 // output positions from `first`; `at` is the tile's batch and group's first input element.
 static inline void window_block(__global const B_ELEMENT *b, ulong at, const window_t *w, ulong k0, int block,
                                 const long *first, int columns, __private recipe_t *recipes,
@@ -197,7 +197,7 @@ static inline void window_block(__global const B_ELEMENT *b, ulong at, const win
     for (int k = 0; k < block; ++k, walk_next(&walk, w)) {
         const __private recipe_t *recipe = walk_recipe(&walk, w, first, columns, recipes, scratch);
         const ulong channel_at = at + (ulong)walk.channel * w->input_stride[0];
-        window_row(b, channel_at, recipe, step, columns, (acc_t)0, panel + k * CPU_COLUMNS);
+        window_row(b, channel_at, recipe, step, columns, (acc_t)0, panel + k * WINDOW_COLUMNS);
     }
 }
 

@@ -30,6 +30,12 @@ BATCH_RANK = 2
 CPU_TILE = 64 * 16
 """Outputs of one "cpu" work-item's tile (gemm.cl's CPU_ROWS x CPU_COLUMNS): at least 256, so CPU devices run it in
 work-groups of one work-item (runtime/programs.py), each with its own private panel."""
+PAIR_TILE = 64 * 32
+"""The same for the 8-bit integer products (gemm_pairs.h: CPU_ROWS x PAIR_COLUMNS)."""
+PAIR_OPERATORS = frozenset(
+    {"MATRIX_MULTIPLY_INTEGER", "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION"}
+)
+"""gemm.cl's INTEGER_PANEL operators, whose "cpu" tiles are gemm_pairs.h's."""
 GPU_ITEM_OUTPUTS = 16
 """Outputs per "gpu" work-item (gemm.cl's 4 x 4), so the launch has about one work-group per 64 x 64 tile."""
 
@@ -105,4 +111,5 @@ def contraction_kernel(
         prelude,
     )
     layout = ElementwiseLayout(math.prod(domain.batch) * domain.m * domain.n, domain.sizes, tuple(strides))
-    return profile.lowered(spec, layout, CPU_TILE, vector_width=GPU_ITEM_OUTPUTS, parameters=parameters)
+    tile = PAIR_TILE if operator in PAIR_OPERATORS else CPU_TILE
+    return profile.lowered(spec, layout, tile, vector_width=GPU_ITEM_OUTPUTS, parameters=parameters)
