@@ -134,9 +134,10 @@ static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, cons
 //
 // The same bits as the general run: each lane sums the same terms in the same order (the filter's rows, then within
 // a row its elements), each `x * f + sum` contracted as the general run's are, plus a term 0 * f for each padding
-// element, which leaves a sum unchanged (x + 0 = x, and a sum that starts at +0 is never -0). That holds only for a
-// finite f (0 * inf is NaN), so a channel whose filter holds an infinity or NaN takes the general run, which leaves
-// padding out.
+// element. Adding that zero leaves a sum s unchanged but for the sign of a zero (-0 + +0 is +0), which reaches the
+// output only through a bias of -0 (+0 and any other bias give the same result from either zero): a channel whose
+// bias is -0 takes the general run, and so does one whose filter holds an infinity or NaN (0 * inf is NaN, where the
+// general run leaves padding out).
 #define BLOCK 8
 
 // Eight consecutive elements from p, as a vector: one unaligned 32-byte load, a memcpy. Eight scalar loads let
@@ -174,7 +175,8 @@ static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, con
             finite = finite && (as_uint(f[kh][kw]) & 0x7f800000u) != 0x7f800000u;  // not inf or NaN
         }
     }
-    if (!finite) {
+    CHANNEL_VALUES(w, (ulong)c[1]);
+    if (!finite || as_uint(bias_) == 0x80000000u) {  // see above: an infinite or NaN f, or a bias of -0
         depthwise_run(DEPTHWISE_ARGUMENTS, w, c, count);
         return;
     }
@@ -182,7 +184,6 @@ static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, con
     for (int d = 0; d < 5; ++d)
         out += (ulong)c[d] * w->output_stride[d];
     const ulong plane = INPUT_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
-    CHANNEL_VALUES(w, (ulong)c[1]);
     // The padded rows: element i is the input row's base + i, or 0 outside it; long enough for whole blocks
     // (depthwise_plan keeps span within DEPTHWISE_SPAN).
     const ulong blocks = (count + BLOCK - 1) / BLOCK;

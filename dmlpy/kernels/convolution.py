@@ -310,7 +310,7 @@ ROW_BLOCK_FILTERS = (3, 5)
 """The filter sizes along each spatial axis the fast path takes (compiled in, so that its loops unroll)."""
 ROW_BLOCK_SPAN = 320
 """The fast path's padded input rows, floats each (private memory, DEPTHWISE_KH of them): a row of outputs whose
-blocks of 8 read more (wider than about 300 at stride 1, 150 at stride 2) takes the general run."""
+blocks of 8 read more (wider than 312 at stride 1, 152 at stride 2) takes the general run."""
 
 
 def row_blocks(

@@ -103,21 +103,28 @@ def test_row_blocks_within_the_bound(device: Any, name: str, mode: str) -> None:
 
 
 @pytest.mark.one_profile
-def test_row_blocks_give_the_general_runs_bits_an_infinite_filter_and_nans_included(device: Any) -> None:
+def test_row_blocks_give_the_general_runs_bits_infinities_nans_and_signed_zeros_included(device: Any) -> None:
     """Channel 0's filter holds an infinity where it meets only padding at a row's first output: the general run
-    leaves padding out (a finite output), so the fast path must too; NaN inputs, one at a row's end."""
+    leaves padding out (a finite output), so the fast path must too. Channel 1: NaN inputs, one at a row's end.
+    Channel 2: products that are -0 or underflow to -0 (fused), a positive filter column that meets padding at the
+    last output (0 x 1 = +0 turns a sum of -0 into +0) and a bias of -0, which would show that zero's sign."""
     shape = ROW_BLOCK_SHAPES["3x3/1 two blocks and a part"]
     case = convolution_case(T.FLOAT32, shape)
     w, x = case.inputs["filter_tensor"].copy(), case.inputs["input_tensor"].copy()
+    b = case.inputs["bias_tensor"].copy()
     w[0, 0, 1, 0] = np.inf  # the left column: at output column 0 it meets the padding
-    x[0, 1, 2, 20] = x[0, 2, 4, 9] = np.nan
-    inputs = {**case.inputs, "filter_tensor": w, "input_tensor": x}
+    x[0, 1, 2, 20] = x[0, 1, 4, 9] = np.nan
+    x[0, 2] = 1e-30
+    w[2, 0] = [[-0.0, -0.0, 1.0], [-0.0, -1e-30, 1.0], [-0.0, -0.0, 1.0]]
+    b[0, 2] = -0.0
+    inputs = {**case.inputs, "filter_tensor": w, "input_tensor": x, "bias_tensor": b}
     assert row_blocks(case.desc, device.launch_profile)
     fast = run_structured(device, case.desc, inputs)["output_tensor"]
     general = run_structured(general_device(device), case.desc, inputs)["output_tensor"]
     assert np.array_equal(fast.view(np.uint32), general.view(np.uint32))
     assert np.all(np.isfinite(fast[0, 0, :, 0])) and np.isinf(fast[0, 0, :, 1:]).any()
     assert np.isnan(fast[0, 1, 1:4, 19:]).all() and np.isfinite(fast[0, 1, 0]).all()
+    assert np.all(fast[0, 2, :, -1] == 0)
 
 
 def test_row_blocks_as_a_graph_node(device: Any) -> None:
