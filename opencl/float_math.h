@@ -196,12 +196,14 @@ static inline float log1p_float(float x)
 // 2^-25) the correctly rounded result is 1, which C99 gives at infinity: |x| is clamped to 9.1 (a NaN too), where
 // 2 / (e + 1) < 2^-26.3 and the formula itself rounds to 1, so no select of 1 is needed. Tiny x, subnormals included,
 // give x itself (x P underflows).
-// A NaN needs no select of its own: it fails a > 0.875, so the polynomial's lanes carry it, every operand there a NaN of
-// the same payload (x's, quieted), whichever one x86 hands on, and with_sign_of puts x's sign back: x + x's bits.
+// The polynomial is evaluated at a = |x| (s = a * a, x * x exactly), so y is never negative, and x's sign bit is put
+// in last (one or). A NaN needs no select of its own: it fails a > 0.875, so the polynomial's lanes carry it, every
+// operand there |x|'s NaN or one made from it (the same payload, quieted, no sign), whichever one x86 hands on, and
+// the or gives x's sign back: x + x's bits.
 static inline float tanh_float(float x)
 {
     const float a = magnitude(x);
-    const float s = x * x;
+    const float s = a * a;
     float p = -0x1.fd7e92p-12f;
     p = FMA(p, s, 0x1.5cae2p-9f);
     p = FMA(p, s, -0x1.11557ep-7f);
@@ -211,7 +213,7 @@ static inline float tanh_float(float x)
     p = FMA(p, s, -0x1.55555p-2f);
     const float e = exp_normal(2.0f * (a < 9.1f ? a : 9.1f)); // in [1, e^18.2], a NaN's too
     const float y = a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
-    return with_sign_of(y, x);
+    return as_float(as_uint(y) | (as_uint(x) & SIGN_BIT));
 }
 
 // --------------------------------------------------------------------------------------------------- erf, erfc
