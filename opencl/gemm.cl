@@ -215,28 +215,18 @@ typedef long zero_t;
 #define GPU_ITEMS 256
 #define GPU_STEP 16 // GPU_TILE / 4: a virtual work-item's rows and columns are GPU_STEP apart
 
-// IMPLICIT 1: B is a FORWARD convolution's input, its panel read through the window (gemm_window.h), "cpu" only.
+// IMPLICIT 1: B is a FORWARD float convolution's input, its panel read through the window (gemm_window.h), "cpu"
+// only. The integer convolutions keep the unfold (docs/operators/convolution.md says why).
 #ifndef IMPLICIT
 #define IMPLICIT 0
 #endif
 #if IMPLICIT
-#if GRID_STRIDE
-#error "IMPLICIT runs the \"cpu\" shape only: the \"gpu\" one reads unfolded columns"
-#endif
-#if INTEGER_PANEL
-#define WINDOW_COLUMNS PAIR_COLUMNS
-#define B_ELEMENT B_T
-#define PANEL_VALUE(x) ((acc_t)((int)(x) + LIFT_B))
-#else
-#define WINDOW_COLUMNS CPU_COLUMNS
-#define B_ELEMENT A_T
-#define PANEL_VALUE(x) FLOAT_OF(x)
+#if GRID_STRIDE || INTEGER_PANEL || OPERATOR != GEMM
+#error "IMPLICIT reads a float convolution's B in the \"cpu\" shape only"
 #endif
 #include "gemm_window.h"
-#define WINDOW_NAMES , window, steps, starts, shape
 #else
 #define WINDOW_PARAMETERS
-#define WINDOW_NAMES
 #endif
 
 #if INTEGER_PANEL && !GRID_STRIDE
@@ -250,7 +240,7 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
 #endif
     const ulong batch1 = sizes.s1, rows = sizes.s2, columns = sizes.s3, depth = sizes.s4;
 #if INTEGER_PANEL && !GRID_STRIDE
-    integer_tiles(TENSOR_NAMES, sizes, STRIDE_NAMES WINDOW_NAMES);
+    integer_tiles(TENSOR_NAMES, sizes, STRIDE_NAMES);
 #elif !GRID_STRIDE
     const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + CPU_COLUMNS - 1) / CPU_COLUMNS;
     const ulong tile_count = sizes.s0 * batch1 * row_tiles * column_tiles;
@@ -280,7 +270,7 @@ __kernel void contraction(TENSORS, ulong element_count, uint8 sizes, STRIDES SCA
             // B's block as vectors of 8 columns (zero points taken away); columns past N read as 0. A whole row
             // that is contiguous in memory is a plain copy, which the compiler turns into vector loads.
 #if IMPLICIT
-            window_block(b, window_at, &w, k0, block, first, (int)tile_columns, recipes, &scratch, (acc_t *)panel);
+            window_block(b, window_at, &w, k0, block, first, (int)tile_columns, recipes, &scratch, (float *)panel);
 #else
             const ulong b_step = b_strides.s3;
             for (int k = 0; k < block; ++k) {

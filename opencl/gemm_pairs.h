@@ -65,63 +65,12 @@ static inline uint pack_a_pairs(__global const A_T *a, ulong at, ulong step, int
     return (uint)sum;
 }
 
-#if IMPLICIT
-// The panel's pairs read through a convolution's window (gemm_window.h's recipes): rows k0 .. k0 + block - 1 of
-// B by pairs, lifted (the padding value `fill` lifted too), an odd block's last k + 1 as 0. Two whole runs at
-// stride 1 are the plain two-row loop of integer_tiles' own copy.
-static inline void window_pairs(__global const B_T *b, ulong at, const window_t *w, ulong k0, int block,
-                                const long *first, int columns, uint fill, __private recipe_t *recipes,
-                                __private recipe_t *scratch, short16 (*panel)[PAIR_VECTORS], uint *column_sums)
-{
-    const ulong step = (ulong)w->stride[2] * w->input_stride[3];
-    walk_t walk;
-    walk_from(&walk, k0, w, first, columns, recipes);
-    for (int k = 0; k < block; k += 2) {
-        const __private recipe_t *low = walk_recipe(&walk, w, first, columns, recipes, scratch);
-        const ulong low_at = at + (ulong)walk.channel * w->input_stride[0];
-        const bool high = k + 1 < block;
-        walk_next(&walk, w);
-        // The high row's recipe in its own place: `scratch` may hold the low one's.
-        recipe_t high_recipe;
-        const __private recipe_t *upper = low;
-        ulong high_at = low_at;
-        if (high) {
-            upper = walk_recipe(&walk, w, first, columns, recipes, &high_recipe);
-            high_at = at + (ulong)walk.channel * w->input_stride[0];
-            walk_next(&walk, w);
-        }
-        __private short *lanes = (__private short *)panel[k / 2];
-        if (high && WHOLE_RUN(low, step) && WHOLE_RUN(upper, step)) {
-            const ulong low_from = low_at + (ulong)low->start, high_from = high_at + (ulong)upper->start;
-            for (int j = 0; j < PAIR_COLUMNS; ++j) {
-                const uint value_low = PANEL_VALUE(b[low_from + (ulong)j]);
-                const uint value_high = PANEL_VALUE(b[high_from + (ulong)j]);
-                lanes[2 * j] = (short)value_low;
-                lanes[2 * j + 1] = (short)value_high;
-                column_sums[j] += value_low + value_high;
-            }
-            continue;
-        }
-        uint rows[2][PAIR_COLUMNS];
-        window_row(b, low_at, low, step, columns, fill, rows[0]);
-        if (high)
-            window_row(b, high_at, upper, step, columns, fill, rows[1]);
-        for (int j = 0; j < PAIR_COLUMNS; ++j) {
-            const uint value_low = rows[0][j], value_high = high ? rows[1][j] : 0u;
-            lanes[2 * j] = (short)value_low;
-            lanes[2 * j + 1] = (short)value_high;
-            column_sums[j] += value_low + value_high;
-        }
-    }
-}
-#endif
-
 // The tiles of gemm.cl's "cpu" shape, 32 columns wide (CPU_ROWS x PAIR_COLUMNS outputs, K in blocks of CPU_DEPTH,
 // 2 rows a pass), their operands packed as above. Twice the float tile's columns: each row's packed A operands
 // (pack_a_pairs, a pass per tile and block) then serve twice the outputs, and each broadcast of a row's pair four
 // vpmaddwd (one per panel vector) rather than two: PoCL's loop is 38 instructions per 128 multiply-adds (4 panel
 // loads, 3 broadcasts, 8 vpmaddwd, 8 vpand, 8 vpaddd, 7 of address and loop) against 44 at 16 columns.
-static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS)
+static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES)
 {
     const ulong batch1 = sizes.s1, rows = sizes.s2, columns = sizes.s3, depth = sizes.s4;
     const ulong row_tiles = (rows + CPU_ROWS - 1) / CPU_ROWS, column_tiles = (columns + PAIR_COLUMNS - 1) / PAIR_COLUMNS;
@@ -130,11 +79,6 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
     uint row_sums[CPU_ROWS], column_sums[PAIR_COLUMNS], column_zeros[PAIR_COLUMNS];
     short16 panel[PAIR_DEPTH][PAIR_VECTORS];
     uint a_pairs[CPU_ROWS][PAIR_DEPTH];
-#if IMPLICIT
-    window_t w;
-    window_of(&w, b_strides, window, steps, starts, shape);
-    recipe_t recipes[WINDOW_TAPS], scratch;
-#endif
     for (ulong tile = get_global_id(0); tile < tile_count; tile += get_global_size(0)) {
         const ulong column_tile = tile % column_tiles, rest = tile / column_tiles;
         const ulong b0 = rest / row_tiles / batch1, b1 = rest / row_tiles % batch1;
@@ -146,11 +90,6 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
             column_zeros[j] = (uint)((int)B_ZERO(b0, b1, n0 + MIN_OF((ulong)j, tile_columns - 1)) + LIFT_B);
             column_sums[j] = 0;
         }
-#if IMPLICIT
-        long first[3];
-        window_position(n0, &w, first);
-        const ulong window_at = b_offset + b0 * (ulong)b_strides.s0 + b1 * (ulong)b_strides.s1;
-#endif
         for (int r = 0; r < CPU_ROWS; ++r) {
             row_sums[r] = 0;
             for (int v = 0; v < PAIR_VECTORS; ++v)
@@ -160,10 +99,6 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
             const int block = (int)MIN_OF((ulong)CPU_DEPTH, depth - k0), pairs = (block + 1) / 2;
             // B's block by pairs of rows, lifted; columns past N and an odd block's last k + 1 as 0. Two rows of
             // contiguous columns are a plain loop (vectorised: two loads, interleaved into the lanes).
-#if IMPLICIT
-            window_pairs(b, window_at, &w, k0, block, first, (int)tile_columns, column_zeros[0], recipes, &scratch,
-                         panel, column_sums);
-#else
             for (int p = 0; p < pairs; ++p) {
                 __private short *lanes = (__private short *)panel[p];
                 const ulong low_at = AT(b_strides, b_offset, b0, b1, 0, n0, k0 + 2 * p);
@@ -189,7 +124,6 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES WINDOW_PARAMETERS
                     }
                 }
             }
-#endif
             for (ulong r = 0; r < tile_rows; ++r) {
                 const ulong m = m0 + r;
                 row_sums[r] += pack_a_pairs(a, AT(a_strides, a_offset, b0, b1, m, 0, k0), a_strides.s4, block,

@@ -11,8 +11,8 @@
 // paddings (PD, PH, PW), the filter's and the output's spatial sizes (KD, KH, KW, OD, OH, OW).
 //
 // A tile's columns are consecutive output positions, so per filter row they are a few runs along ow (one where the
-// tile lies inside one output row): each run's input row is found once (two source_of tests), and its inside is one
-// copy; at stride 1 over a packed row a tile's 16 columns inside the input are one 16-element copy, two vector loads.
+// tile lies inside one output row), and where they read does not depend on the input channel: recipes below.
+// The padding value is a float convolution's 0, as are columns past N (never stored).
 #ifndef GEMM_WINDOW_H
 #define GEMM_WINDOW_H
 
@@ -52,13 +52,11 @@ static inline void window_of(window_t *w, uint8 b_strides, uint8 window, int8 st
 // channel, so a tile works them out once per tap (the first WINDOW_TAPS taps kept; a tap past those has its recipe
 // made per row) and every filter row of that tap copies by them. Where the tile's columns lie in one output row
 // (`single`: most tiles), its inside is one run: columns [lo, hi) read offsets start + (j - lo) * step from the
-// channel's first element, the others up to `columns` the padding value, those past it (past N: never stored, as
-// gemm.cl's own panel copy leaves them) 0. Otherwise each column's offset, PADDING or PAST_N.
+// channel's first element, the others (padding, or past N) are 0. Otherwise each column's offset, or NOWHERE (0).
 #define WINDOW_TAPS 64
-#define PADDING -1
-#define PAST_N -2
+#define NOWHERE -1
 typedef struct {
-    long offset[WINDOW_COLUMNS];
+    long offset[CPU_COLUMNS];
     long start;
     int lo, hi, single;
 } recipe_t;
@@ -73,8 +71,8 @@ static inline void window_recipe(const window_t *w, const long *tap, const long 
     recipe->single = columns <= w->output[2] - ow;
     recipe->lo = recipe->hi = 0;
     recipe->start = 0;
-    for (int j = 0; j < WINDOW_COLUMNS; ++j)
-        recipe->offset[j] = j < columns ? PADDING : PAST_N;
+    for (int j = 0; j < CPU_COLUMNS; ++j)
+        recipe->offset[j] = NOWHERE;
     for (int j = 0; j < columns;) {
         const int count = (int)MIN_OF((long)(columns - j), w->output[2] - ow);
         const long id = source_of(od, tap[0], w->stride[0], w->dilation[0], w->start[0], w->extent[0], w->valid[0]);
@@ -101,34 +99,40 @@ static inline void window_recipe(const window_t *w, const long *tap, const long 
     }
 }
 
-// Whether a row by `recipe` is WINDOW_COLUMNS consecutive elements: one copy the compiler makes vector loads.
-#define WHOLE_RUN(recipe, step) ((recipe)->single && (recipe)->lo == 0 && (recipe)->hi == WINDOW_COLUMNS && (step) == 1)
+// Whether a row by `recipe` reads all CPU_COLUMNS columns from one run: a copy without the padding's tests.
+#define WHOLE_RUN(recipe) ((recipe)->single && (recipe)->lo == 0 && (recipe)->hi == CPU_COLUMNS)
 
-// One panel row (WINDOW_COLUMNS values, PANEL_VALUE's) by `recipe` from the channel whose first element is `at`.
-static inline void window_row(__global const B_ELEMENT *b, ulong at, const __private recipe_t *recipe, ulong step,
-                              int columns, acc_t fill, __private acc_t *row)
+// One panel row (CPU_COLUMNS floats, FLOAT16's bits converted) by `recipe` from the channel whose first element is
+// `at`.
+static inline void window_row(__global const A_T *b, ulong at, const __private recipe_t *recipe, ulong step,
+                              __private float *row)
 {
     if (recipe->single) {
         const ulong from = at + (ulong)recipe->start;
         const int lo = recipe->lo, hi = recipe->hi;
-        if (WHOLE_RUN(recipe, step)) {
-            for (int j = 0; j < WINDOW_COLUMNS; ++j)
-                row[j] = PANEL_VALUE(b[from + (ulong)j]);
+        // A whole run at stride 1 (most layers) or 2 (the downsampling ones) over a packed row: a constant step,
+        // which the compiler copies as whole vectors (at 2, two loads and a shuffle per vector).
+        if (WHOLE_RUN(recipe) && step == 1) {
+            for (int j = 0; j < CPU_COLUMNS; ++j)
+                row[j] = FLOAT_OF(b[from + (ulong)j]);
+            return;
+        }
+        if (WHOLE_RUN(recipe) && step == 2) {
+            for (int j = 0; j < CPU_COLUMNS; ++j)
+                row[j] = FLOAT_OF(b[from + 2 * (ulong)j]);
             return;
         }
         for (int j = 0; j < lo; ++j)
-            row[j] = fill;
+            row[j] = 0.0f;
         for (int j = lo; j < hi; ++j)
-            row[j] = PANEL_VALUE(b[from + (ulong)(j - lo) * step]);
-        for (int j = hi; j < columns; ++j)
-            row[j] = fill;
-        for (int j = columns; j < WINDOW_COLUMNS; ++j)
-            row[j] = 0;
+            row[j] = FLOAT_OF(b[from + (ulong)(j - lo) * step]);
+        for (int j = hi; j < CPU_COLUMNS; ++j)
+            row[j] = 0.0f;
         return;
     }
-    for (int j = 0; j < WINDOW_COLUMNS; ++j) {
+    for (int j = 0; j < CPU_COLUMNS; ++j) {
         const long offset = recipe->offset[j];
-        row[j] = offset >= 0 ? PANEL_VALUE(b[at + (ulong)offset]) : offset == PADDING ? fill : (acc_t)0;
+        row[j] = offset == NOWHERE ? 0.0f : FLOAT_OF(b[at + (ulong)offset]);
     }
 }
 
@@ -185,11 +189,11 @@ static inline const __private recipe_t *walk_recipe(const walk_t *walk, const wi
     return scratch;
 }
 
-// gemm.cl's float panel: rows k0 .. k0 + block - 1 (row k at panel + k * WINDOW_COLUMNS) for the tile's `columns`
+// gemm.cl's float panel: rows k0 .. k0 + block - 1 (row k at panel + k * CPU_COLUMNS) for the tile's `columns`
 // output positions from `first`; `at` is the tile's batch and group's first input element.
-static inline void window_block(__global const B_ELEMENT *b, ulong at, const window_t *w, ulong k0, int block,
+static inline void window_block(__global const A_T *b, ulong at, const window_t *w, ulong k0, int block,
                                 const long *first, int columns, __private recipe_t *recipes,
-                                __private recipe_t *scratch, __private acc_t *panel)
+                                __private recipe_t *scratch, __private float *panel)
 {
     const ulong step = (ulong)w->stride[2] * w->input_stride[3];
     walk_t walk;
@@ -197,7 +201,7 @@ static inline void window_block(__global const B_ELEMENT *b, ulong at, const win
     for (int k = 0; k < block; ++k, walk_next(&walk, w)) {
         const __private recipe_t *recipe = walk_recipe(&walk, w, first, columns, recipes, scratch);
         const ulong channel_at = at + (ulong)walk.channel * w->input_stride[0];
-        window_row(b, channel_at, recipe, step, columns, (acc_t)0, panel + k * WINDOW_COLUMNS);
+        window_row(b, channel_at, recipe, step, panel + k * CPU_COLUMNS);
     }
 }
 
