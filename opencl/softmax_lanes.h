@@ -62,20 +62,27 @@ static inline float8 exp_lanes(float8 x)
 }
 
 // x - maximum as hi + lo exactly, lane by lane: exact_difference's TwoSum, lo 0 where hi is not finite (|hi| < inf
-// as a comparison of its bits with the sign cleared: isfinite is a library call on PoCL).
+// as a comparison of its bits with the sign cleared: isfinite is a library call on PoCL). two_sum_lanes leaves lo
+// as TwoSum gives it (NaN where hi is infinite), for terms_lanes, which needs no test.
 typedef struct {
     float8 hi, lo;
 } DifferenceLanes;
 
-static inline DifferenceLanes difference_lanes(float8 x, float maximum)
+static inline DifferenceLanes two_sum_lanes(float8 x, float maximum)
 {
     const float negated = -maximum;
     const float8 hi = x + negated;
     const float8 x_part = hi - negated;
     const float8 negated_part = hi - x_part;
-    const float8 lo = (x - x_part) + (negated - negated_part);
-    const int8 finite = as_float8(as_uint8(hi) & 0x7fffffffu) < INFINITY;
-    const DifferenceLanes difference = {hi, finite ? lo : 0.0f};
+    const DifferenceLanes difference = {hi, (x - x_part) + (negated - negated_part)};
+    return difference;
+}
+
+static inline DifferenceLanes difference_lanes(float8 x, float maximum)
+{
+    DifferenceLanes difference = two_sum_lanes(x, maximum);
+    const int8 finite = as_float8(as_uint8(difference.hi) & 0x7fffffffu) < INFINITY;
+    difference.lo = finite ? difference.lo : 0.0f;
     return difference;
 }
 
@@ -84,17 +91,14 @@ static inline DifferenceLanes difference_lanes(float8 x, float maximum)
 // exp_lanes_within's, which needs no clamp there; everywhere else (hi <= -104, -inf, or a NaN x) exp_of gives +0
 // (e^hi rounds to 0, or is clamped to e^-104, which does; lo is finite or taken as 0), so one comparison selects +0
 // there: the same bits as exp_of's lane by lane, with no clamp and no finiteness test of hi (difference_lanes'
-// select of lo), four vector operations fewer per eight terms than exp_lanes and difference_lanes would take. Always
-// inlined: softmax.cl's row_rest calls it at three sites, where PoCL left it out of line (a call per eight terms).
+// select of lo): a comparison and a mask where the clamp and the test (a magnitude, a comparison, a mask) took four
+// vector operations. Always inlined: softmax.cl's row_rest calls it at three sites, where PoCL left it out of line
+// (a call per eight terms).
 __attribute__((always_inline)) static inline float8 terms_lanes(float8 x, float maximum)
 {
-    const float negated = -maximum;
-    const float8 hi = x + negated;
-    const float8 x_part = hi - negated;
-    const float8 negated_part = hi - x_part;
-    const float8 lo = (x - x_part) + (negated - negated_part);
-    const float8 e = exp_lanes_within(hi);
-    return hi > EXP_LOWEST ? FMA_LANES(e, lo, e) : 0.0f;
+    const DifferenceLanes difference = two_sum_lanes(x, maximum);
+    const float8 e = exp_lanes_within(difference.hi);
+    return difference.hi > EXP_LOWEST ? FMA_LANES(e, difference.lo, e) : 0.0f;
 }
 
 // A FLOAT16 element's bits for eight floats: half_bits.h's half_value_bits(half_value(value)) lane by lane (the half
