@@ -163,7 +163,20 @@ static inline float8 even_lanes(float8 a, float8 b)
 }
 #endif
 
-static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, const long *c, ulong count)
+// The padded rows a work-item keeps from one row of outputs to the next (most input rows serve DEPTHWISE_KH rows
+// of outputs): slot ih % DEPTHWISE_KH holds input row ih where DEPTHWISE_RING (the plan's check that a row of
+// outputs' filter rows never share a slot: the row dilation prime to DEPTHWISE_KH), else slot kh, each with the
+// input row (its offset), first element and length it holds; slot DEPTHWISE_KH is zeros, for the filter rows that
+// meet no input row.
+typedef struct {
+    float row[DEPTHWISE_KH + 1][DEPTHWISE_SPAN];
+    ulong at[DEPTHWISE_KH];
+    long base[DEPTHWISE_KH], span[DEPTHWISE_KH];
+    long zeros;  // the zeros slot's elements written
+} padded_rows_t;
+
+static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, const long *c, ulong count,
+                                  padded_rows_t *padded)
 {
     const ulong taps = FILTER_offset + (ulong)c[1] * w->filter_stride[0];
     float f[DEPTHWISE_KH][DEPTHWISE_KW];
@@ -185,26 +198,38 @@ static inline void depthwise_rows(DEPTHWISE_TENSORS(), const depthwise_t *w, con
         out += (ulong)c[d] * w->output_stride[d];
     const ulong plane = INPUT_offset + (ulong)c[0] * w->input_stride[0] + (ulong)c[1] * w->input_stride[1];
     // The padded rows: element i is the input row's base + i, or 0 outside it; long enough for whole blocks
-    // (depthwise_plan keeps span within DEPTHWISE_SPAN).
+    // (depthwise_plan keeps span within DEPTHWISE_SPAN). A row the previous row of outputs copied is kept.
     const ulong blocks = (count + BLOCK - 1) / BLOCK;
     const long base = c[4] * DEPTHWISE_SW - w->start[2];
     const long span = (long)blocks * BLOCK * DEPTHWISE_SW + DEPTHWISE_KW - 1;
     const long end = w->extent[2] - base < span ? w->extent[2] - base : span;
     const long lo = base >= 0 ? 0 : (-base < span ? -base : span), hi = end > lo ? end : lo;
     const long id = source_of(c[2], 0, w->stride[0], w->dilation[0], w->start[0], w->extent[0], w->valid[0]);
-    float rows[DEPTHWISE_KH][DEPTHWISE_SPAN];
+    const float *rows[DEPTHWISE_KH];
     for (int kh = 0; kh < DEPTHWISE_KH; ++kh) {
         const long ih = source_of(c[3], kh, w->stride[1], w->dilation[1], w->start[1], w->extent[1], w->valid[1]);
-        const bool meets = id >= 0 && ih >= 0;
-        const long from = meets ? lo : span, to = meets ? hi : span;
-        __global const float *row =
-            INPUT + plane + (ulong)(meets ? id : 0) * w->input_stride[2] + (ulong)(meets ? ih : 0) * w->input_stride[3];
-        for (long i = 0; i < from; ++i)
-            rows[kh][i] = 0.0f;
-        for (long i = from; i < to; ++i)
-            rows[kh][i] = row[base + i];
-        for (long i = to; i < span; ++i)
-            rows[kh][i] = 0.0f;
+        if (id < 0 || ih < 0) {
+            for (long i = padded->zeros; i < span; ++i)
+                padded->row[DEPTHWISE_KH][i] = 0.0f;
+            padded->zeros = padded->zeros > span ? padded->zeros : span;
+            rows[kh] = padded->row[DEPTHWISE_KH];
+            continue;
+        }
+        const ulong at = plane + (ulong)id * w->input_stride[2] + (ulong)ih * w->input_stride[3];
+        const int slot = DEPTHWISE_RING ? (int)(ih % DEPTHWISE_KH) : kh;
+        float *row = padded->row[slot];
+        rows[kh] = row;
+        if (padded->at[slot] == at && padded->base[slot] == base && padded->span[slot] == span)
+            continue;
+        padded->at[slot] = at;
+        padded->base[slot] = base;
+        padded->span[slot] = span;
+        for (long i = 0; i < lo; ++i)
+            row[i] = 0.0f;
+        for (long i = lo; i < hi; ++i)
+            row[i] = INPUT[at + (ulong)(base + i)];
+        for (long i = hi; i < span; ++i)
+            row[i] = 0.0f;
     }
     for (ulong b = 0; b < blocks; ++b) {
         float8 sum = 0.0f;
@@ -276,12 +301,20 @@ __kernel void depthwise(DEPTHWISE_TENSORS(restrict), const ulong element_count, 
     const ulong first = get_global_id(0) * (ulong)ELEMENTS_PER_ITEM;
     const ulong end = min(first + (ulong)ELEMENTS_PER_ITEM, element_count);
     long c[5];  // the run's first output's coordinates
+#if DEPTHWISE_KW
+    padded_rows_t padded;
+    padded.zeros = 0;
+    for (int k = 0; k < DEPTHWISE_KH; ++k) {
+        padded.at[k] = ~0ul;  // no input row starts there
+        padded.base[k] = padded.span[k] = 0;
+    }
+#endif
     if (first < end)
         first_run(first, w.shape, 5, c);
     for (ulong e = first; e < end;) {
         const ulong count = min((ulong)(w.shape[4] - c[4]), end - e);
 #if DEPTHWISE_KW
-        depthwise_rows(DEPTHWISE_ARGUMENTS, &w, c, count);
+        depthwise_rows(DEPTHWISE_ARGUMENTS, &w, c, count, &padded);
 #else
         depthwise_run(DEPTHWISE_ARGUMENTS, &w, c, count);
 #endif

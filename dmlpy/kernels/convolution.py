@@ -339,8 +339,12 @@ def row_blocks(
     )
     if not common:
         return ()
+    # DEPTHWISE_RING: input row ih kept in slot ih % KH, distinct for a row of outputs' filter rows where the row
+    # dilation is prime to KH
+    ring = math.gcd(g.dilations[1], g.kernel[1]) == 1
     sizes = {"DEPTHWISE_KH": g.kernel[1], "DEPTHWISE_KW": g.kernel[2], "DEPTHWISE_SW": g.strides[2]}
-    return (*((name, str(value)) for name, value in sizes.items()), ("DEPTHWISE_SPAN", str(ROW_BLOCK_SPAN)))
+    sizes |= {"DEPTHWISE_SPAN": ROW_BLOCK_SPAN, "DEPTHWISE_RING": int(ring)}
+    return tuple((name, str(value)) for name, value in sizes.items())
 
 
 def depthwise_plan(

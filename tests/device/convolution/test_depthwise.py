@@ -79,12 +79,22 @@ ROW_BLOCK_SHAPES = {
     "5x5/1 row dilation 2": Shape((2, 2, 9, 19), (5, 5), 2, dilations=(2, 1), start=(2, 2), end=(2, 2), groups=2),
     "5x5 row stride 2": Shape((1, 2, 6, 40), (5, 5), 2, strides=(1, 2), start=(2, 2), end=(2, 2), groups=2),
     "3x5 narrower than a block": Shape((1, 2, 4, 5), (3, 5), 2, start=(0, 3), end=(1, 0), groups=2),
+    "3x3 row dilation 3, no ring": Shape(
+        (2, 2, 9, 12), (3, 3), 2, dilations=(3, 1), start=(3, 1), end=(3, 1), groups=2
+    ),
 }
+"""Batches and channels of several rows: a work-item's rows cross channels and batches (the padded rows it keeps
+are tagged by input row); a row dilation of 3 with 3 filter rows would share slots, so the plan keeps none."""
 
 
 def row_blocks(desc: Any, profile: Any) -> bool:
     """Whether ``desc``'s plan under ``profile`` takes depthwise.cl's fast path (its DEPTHWISE_KW define)."""
-    return any("DEPTHWISE_KW" in dict(step.lowered.kernel.defines) for step in desc.plan(profile).steps)
+    return "DEPTHWISE_KW" in defines(desc, profile)
+
+
+def defines(desc: Any, profile: Any) -> dict[str, str]:
+    (step,) = desc.plan(profile).steps
+    return dict(step.lowered.kernel.defines)
 
 
 def general_device(device: Any) -> Any:
@@ -99,6 +109,8 @@ def test_row_blocks_within_the_bound(device: Any, name: str, mode: str) -> None:
     gaps = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor": 2}
     case = convolution_case(T.FLOAT32, ROW_BLOCK_SHAPES[name], mode=mode, fused=RELU, gaps=gaps)
     assert row_blocks(case.desc, device.launch_profile) == (device.launch_profile.name == "cpu")
+    if device.launch_profile.name == "cpu":
+        assert defines(case.desc, device.launch_profile)["DEPTHWISE_RING"] == str(int("no ring" not in name))
     run_and_check(device, case, {"input_tensor": 16, "filter_tensor": 32, "bias_tensor": 64, "output_tensor": 48})
 
 
