@@ -127,10 +127,10 @@ static inline void depthwise_run(DEPTHWISE_TENSORS(), const depthwise_t *w, cons
 // them, the input's and output's rows packed). The general run above keeps its sums in a private array, loaded and
 // stored around each multiply-add (9 times an output for 3 x 3), and works out each filter element's range of
 // outputs per block: about 17 instructions an output. Here, per row of outputs, the filter's KH input rows are first
-// copied into private rows padded with zeros (a plain copy, vectorised; a row that meets no input is all zeros), so
-// that every block of 8 outputs reads them without a check; the block's 8 sums stay in one float8 across the whole
-// window, each filter element's 8 lanes one vector load (two and a shuffle at stride 2), the filter's elements
-// loaded once per row.
+// copied into private rows padded with zeros (a plain copy, vectorised; a row that meets no input is all zeros; a
+// row the previous row of outputs copied is kept, padded_rows_t), so that every block of 8 outputs reads them
+// without a check; the block's 8 sums stay in one float8 across the whole window, each filter element's 8 lanes one
+// vector load (two and a shuffle at stride 2), the filter's elements loaded once per row.
 //
 // The same bits as the general run: each lane sums the same terms in the same order (the filter's rows, then within
 // a row its elements), each `x * f + sum` contracted as the general run's are, plus a term 0 * f for each padding
