@@ -14,8 +14,8 @@ Cases, FLOAT32 but the last, keepdims (the reduced axes kept with size 1):
 
     SUM, AVERAGE, MAX, ARGMAX, LOG_SUM_EXP over the innermost axis (axis 1): 4096 groups of 4096 contiguous elements
     SUM over the outer axis (axis 0): 4096 groups, each a column (a step of 4096 elements)
-    --outer adds MAX over the outer axis, and SUM over the outer axis of (16, 1M): 1M groups of 16 elements, a step
-    of 1M (the name says "16 rows")
+    --outer adds MAX, ARGMAX and FLOAT16 SUM over the outer axis, and SUM over the outer axis of (16, 1M): 1M groups
+    of 16 elements, a step of 1M (the name says "16 rows")
     L2 over both axes: one group of 16M elements
     SUM over the innermost axis, FLOAT16
 
@@ -183,7 +183,12 @@ def reduce_case(function: str, axes: tuple[int, ...], shape: Shape, dtype: type 
 
 def cases(shape: Shape, more_outer: bool = False) -> list[Case]:
     inner, outer = (1,), (0,)
-    extra = [reduce_case("MAX", outer, shape), reduce_case("SUM", outer, (16, shape[0] * shape[1] // 16))]
+    extra = [
+        reduce_case("MAX", outer, shape),
+        reduce_case("ARGMAX", outer, shape),
+        reduce_case("SUM", outer, shape, np.float16),
+        reduce_case("SUM", outer, (16, shape[0] * shape[1] // 16)),
+    ]
     return [
         reduce_case("SUM", inner, shape),
         reduce_case("SUM", outer, shape),
@@ -339,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="(256, 256) and few repeats: a smoke run")
     parser.add_argument("--json", type=Path, help="output file (default benchmarks/results/reduce-<time>.json)")
     parser.add_argument("--only", help="comma-separated words: run only the cases whose name holds one (FLOAT16,outer)")
-    parser.add_argument("--outer", action="store_true", help="also MAX over the outer axis, SUM over it of (16, N/16)")
+    parser.add_argument(
+        "--outer", action="store_true", help="also MAX, ARGMAX, FLOAT16 SUM over axis 0; SUM over it of (16, N/16)"
+    )
     args = parser.parse_args(argv)
     n = parse_size("64K" if args.quick else args.size)
     side = math.isqrt(n)
