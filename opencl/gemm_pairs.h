@@ -153,8 +153,28 @@ static inline void integer_tiles(TENSORS, uint8 sizes, STRIDES)
         }
         for (ulong r = 0; r < tile_rows; ++r) {
             const uint *row = (const uint *)sums[r];
+#if QUANTIZED
+            // gemm.cl's EPILOGUE with the row's own values (A's and the output's scale, the output's zero point, the
+            // bias) read once rather than per output: the same arithmetic, so the same bits (the bias added to the
+            // folded sum is the same sum modulo 2^32).
+            const ulong m = m0 + r;
+            const float row_scale = a_scale[AT(a_scale_strides, a_scale_offset, b0, b1, m, 0, 0)];
+            const float row_out_scale = out_scale[AT(out_scale_strides, out_scale_offset, b0, b1, m, 0, 0)];
+            const float row_zero =
+                HAS_OUT_ZERO ? (float)out_zero[AT(out_zero_strides, out_zero_offset, b0, b1, m, 0, 0)] : 0.0f;
+            const uint row_bias = BIASED(0u, b0, b1, m);
+            const ulong out_at = AT(out_strides, out_offset, b0, b1, m, n0, 0);
+            const ulong scale_at = AT(b_scale_strides, b_scale_offset, b0, b1, 0, n0, 0);
+            for (ulong j = 0; j < tile_columns; ++j) {
+                const uint sum = row[j] - A_LIFT * column_sums[j] - column_zeros[j] * row_sums[r] + row_bias;
+                const float q = requantize(as_int(sum), row_scale, b_scale[scale_at + j * b_scale_strides.s3],
+                                           row_out_scale, row_zero);
+                out[out_at + j * out_strides.s3] = CONCAT(saturate_, OUT_T)(q);
+            }
+#else
             for (ulong j = 0; j < tile_columns; ++j)
                 EPILOGUE(row[j] - A_LIFT * column_sums[j] - column_zeros[j] * row_sums[r], b0, b1, m0 + r, n0 + j);
+#endif
         }
     }
 }
