@@ -111,7 +111,8 @@ static inline void window_row(__global const A_T *b, ulong at, const __private r
         const ulong from = at + (ulong)recipe->start;
         const int lo = recipe->lo, hi = recipe->hi;
         // A whole run at stride 1 (most layers) or 2 (the downsampling ones) over a packed row: a constant step,
-        // which the compiler copies as whole vectors (at 2, two loads and a shuffle per vector).
+        // which the compiler can copy as whole vectors (at 1, two loads), where a step known only at run time
+        // keeps the loop scalar.
         if (WHOLE_RUN(recipe) && step == 1) {
             for (int j = 0; j < CPU_COLUMNS; ++j)
                 row[j] = FLOAT_OF(b[from + (ulong)j]);
