@@ -1,6 +1,7 @@
-// convolution_window.h: the window arithmetic convolution.cl's two kernels share: which input element a filter
-// element meets (source_of), the range of a FORWARD run that meets one (forward_range), and the odometer that walks
-// a work-item's runs of the innermost dimension (first_run, next_run). BACKWARD comes from the including file.
+// convolution_window.h: the window arithmetic that convolution.cl's unfold and depthwise.cl's kernel share: which
+// input element a filter element meets (source_of), the range of a FORWARD run that meets one (forward_range), and
+// the odometer that walks a work-item's runs of the innermost dimension (first_run, next_run). BACKWARD comes from
+// the including file.
 #ifndef CONVOLUTION_WINDOW_H
 #define CONVOLUTION_WINDOW_H
 

@@ -1,5 +1,5 @@
 // requantize.h: the quantized products' result from their exact integer sum, written once for gemm.cl's epilogue
-// (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION through im2col) and convolution.cl's depth-wise
+// (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION through im2col) and depthwise.cl's depth-wise
 // kernel (QUANTIZED_LINEAR_CONVOLUTION with one channel a group), so both paths of one operator compute the same bits.
 #ifndef REQUANTIZE_H
 #define REQUANTIZE_H

@@ -100,7 +100,7 @@ class ConvolutionOperatorDesc(ConvolutionWindowDesc):
         self.check_fused_activation(level, self.fused_activation)
 
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
-        """A depth-wise convolution in one launch (convolution.cl's ``depthwise``), any other as im2col."""
+        """A depth-wise convolution in one launch (depthwise.cl's ``depthwise``), any other as im2col."""
         geometry = self.geometry()
         if not geometry.depthwise:
             return super().plan(profile)

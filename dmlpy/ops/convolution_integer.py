@@ -6,7 +6,7 @@ window rule, after taking away the zero points and (the quantized form) multiply
 scale and zero point hold one value; the filter's one value or one per output channel; the quantized output's one
 value. They run as ``_convolution``'s plan (the input unfolded, its padding the input's zero point, gemm.cl's integer
 contraction per batch and group, each operator's epilogue); a depth-wise one (GroupCount = InputChannelCount =
-OutputChannelCount) as one launch of convolution.cl's direct ``depthwise``, the same exact integer sum and
+OutputChannelCount) as one launch of depthwise.cl's direct ``depthwise``, the same exact integer sum and
 requantization (``opencl/requantize.h``, shared with gemm.cl).
 
 Where a page disagrees with itself: both say of DimensionCount "only a value of 2 is supported", while their FL 4_0
@@ -73,7 +73,7 @@ class _IntegerConvolutionDesc(ConvolutionWindowDesc):
     """The operator's tensors in gemm.cl's binding order, ``filter_tensor`` standing for A, ``input_tensor`` for B."""
 
     def plan(self, profile: LaunchProfile = CPU_PROFILE) -> OperatorPlan:
-        """A depth-wise convolution in one launch (convolution.cl's ``depthwise``, the same integer sum and
+        """A depth-wise convolution in one launch (depthwise.cl's ``depthwise``, the same integer sum and
         requantization as gemm.cl's), any other as im2col."""
         geometry = self.geometry()
         if not geometry.depthwise:

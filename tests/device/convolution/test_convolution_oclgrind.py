@@ -42,7 +42,7 @@ def test_the_sample_takes_every_operator_direction_and_layout() -> None:
 
 
 def runs_its_kernels(label: str, recorded: dict[str, Any]) -> bool:
-    """A depth-wise CONVOLUTION, convolution.cl's direct kernel alone; any other the contraction of the label's
+    """A depth-wise CONVOLUTION, depthwise.cl's direct kernel alone; any other the contraction of the label's
     operator, and the unfold but for the pointwise filter over a packed input, which the contraction reads as it is
     (a strided input's spatial axes are not one run, so it is unfolded), and CONVOLUTION FORWARD under the "cpu"
     profile, whose contraction reads the input through the window (IMPLICIT)."""

@@ -1,5 +1,5 @@
 """A depth-wise CONVOLUTION_INTEGER or QUANTIZED_LINEAR_CONVOLUTION (GroupCount = InputChannelCount =
-OutputChannelCount) runs in one launch of convolution.cl's ``depthwise``, exactly (cases.integer_case's NumPy sums
+OutputChannelCount) runs in one launch of depthwise.cl's ``depthwise``, exactly (cases.integer_case's NumPy sums
 and gemm.cl's requantization order): every input, filter and output type pair of the support tables, zero points per
 output channel, one value or none, a bias or none, rows of one partial block and of several (the kernel's 64-output
 blocks) at strides 1 (packed, the vectorised loop) and 2, 1-D, dilations, strided tensors at offsets."""

@@ -426,8 +426,8 @@ def test_each_plans_the_unfold_and_the_contraction() -> None:
     """A 3 x 3 window unfolds the input (convolution.cl) for gemm.cl's contraction of the operator's epilogue, but
     CONVOLUTION's under the "cpu" profile, whose contraction reads the input through the window (IMPLICIT); a
     1 x 1 one reads the input as it is; CONVOLUTION's Mode CONVOLUTION copies the filter reversed first; one channel a
-    group (the examples' one channel) is convolution.cl's direct depth-wise kernel for all three."""
-    # Two output channels: one would be a depth-wise convolution, convolution.cl's direct kernel.
+    group (the examples' one channel) is depthwise.cl's direct depth-wise kernel for all three."""
+    # Two output channels: one would be a depth-wise convolution, depthwise.cl's direct kernel.
     two = {"FilterTensor": tensor(U8, (2, 1, 2, 2)), "OutputTensor": tensor(I32, (1, 2, 2, 2))}
     quantized_two = {"FilterTensor": tensor(U8, (2, 1, 1, 1)), "OutputTensor": tensor(U8, (1, 2, 7, 7))}
     for desc, operator in (
@@ -467,7 +467,7 @@ def test_dmlpy_validate_and_explain_a_convolution_file(run: Run, write_json: Any
     assert refused_run.returncode == 1 and "CONVOLUTION.OutputTensor.Sizes is [1, 1, 3, 4]" in refused_run.stdout
     explained = run("explain", str(path))
     assert explained.returncode == 0, explained.stderr
-    # One channel in and out: a depth-wise convolution, convolution.cl's direct kernel in one launch.
+    # One channel in and out: a depth-wise convolution, depthwise.cl's direct kernel in one launch.
     assert "depthwise in opencl/depthwise.cl" in explained.stdout and "gemm.cl" not in explained.stdout
     two = write_json(
         json.loads(dml.OperatorDesc.model_validate(conv(w=(2, 1, 3, 3), y=(1, 2, 3, 3))).model_dump_json()), "two.json"
