@@ -76,15 +76,22 @@
 #ifndef BAND
 #define BAND 64u  // BANDS_WALK's groups a work-item, a multiple of 8 (dmlpy/kernels/reduction.py's BAND)
 #endif
-// BANDS_WALK's rows a vector walks before the next vector (reduce_band): PoCL's code keeps a band's eight states on
-// the stack, so there each vector walks 8 rows with its state in registers (1.5x faster on (4096, 4096)); Intel's
-// runtime ran that order 2.4x slower than a row at a time, all vectors a row (docs/performance.md, Reductions).
+// BANDS_WALK's order (reduce_band): each vector down BAND_RUN rows before the next vector (band_in_runs), or a row
+// at a time, every vector. The compilers want opposite orders, and on short columns each the other's: on (4096, 4096)
+// PoCL ran runs 1.5x faster (its code keeps a band's eight states on the stack, a run's in registers), Intel's runtime
+// 2.4x slower; on (16, 1M), least of 31 in one process, runs took PoCL 3.35 ms against 3.06 a row at a time and
+// Intel's runtime 2.76 against 4.34 (docs/performance.md, Reductions). SHORT_COLUMNS: fewer rows than the rows plan
+// takes (dmlpy/kernels/reduce_split.py's 2 * MIN_CHUNK_ROWS).
 #ifndef BAND_RUN
-#ifdef DML_ELEMENTWISE_BUILTINS
 #define BAND_RUN 8u
-#else
-#define BAND_RUN 1u
 #endif
+#ifndef SHORT_COLUMNS
+#define SHORT_COLUMNS 64u
+#endif
+#ifdef DML_ELEMENTWISE_BUILTINS
+#define RUNS_WHEN_TALL true
+#else
+#define RUNS_WHEN_TALL false
 #endif
 #define SCALAR_WALK 0
 #define LANES_WALK 1
@@ -228,63 +235,63 @@ static inline bool reduce_band(const Tensors *t, const Groups *g, ulong first, u
     for (uint v = 0; v < vectors; ++v) {
         lanes_first(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)(0u));
     }
-#if BAND_RUN == 1
-    // A row at a time, every vector of the band.
+    if ((g->length >= SHORT_COLUMNS) == RUNS_WHEN_TALL) {
+        // The rows BAND_RUN at a time, each vector down the run's rows before the next vector. A run ends at a
+        // compensated block's end, so a sum's blocks fold where lanes_take would fold them: the same bits for any run.
+        for (ulong i0 = 1; i0 < g->length;) {
+            ulong i1 = min(g->length, i0 + BAND_RUN);
 #if SUMMED
-    uint in_block = 1u;  // lanes_first's row
+            i1 = min(i1, (i0 / COMPENSATED_BLOCK + 1) * COMPENSATED_BLOCK);
 #endif
-    for (ulong i = 1; i < g->length; ++i) {
-        cursor_next(&cursor, g);
-        for (uint v = 0; v < vectors; ++v) {
-#if SUMMED
-            lanes_term(&lanes[v], lanes_at(t, cursor.at, 8 * v));
-#else
-            lanes_take_by(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)((uint)i), exact);
-#endif
-        }
-#if SUMMED
-        if (++in_block == COMPENSATED_BLOCK) {
             for (uint v = 0; v < vectors; ++v) {
-                blocked_lanes_fold(&lanes[v]);
-            }
-            in_block = 0u;
-        }
-#endif
-    }
-#else
-    // The rows BAND_RUN at a time, each vector down the run's rows before the next vector. A run ends at a
-    // compensated block's end, so a sum's blocks fold where lanes_take would fold them: the same bits for any run.
-    for (ulong i0 = 1; i0 < g->length;) {
-        ulong i1 = min(g->length, i0 + BAND_RUN);
+                Cursor row = cursor;
+                lanes_t state = lanes[v];
+                for (ulong i = i0; i < i1; ++i) {
+                    cursor_next(&row, g);
 #if SUMMED
-        i1 = min(i1, (i0 / COMPENSATED_BLOCK + 1) * COMPENSATED_BLOCK);
+                    lanes_term(&state, lanes_at(t, row.at, 8 * v));
+#else
+                    lanes_take_by(&state, lanes_at(t, row.at, 8 * v), (uint8)((uint)i), exact);
 #endif
-        for (uint v = 0; v < vectors; ++v) {
-            Cursor row = cursor;
-            lanes_t state = lanes[v];
+                }
+                lanes[v] = state;
+            }
             for (ulong i = i0; i < i1; ++i) {
-                cursor_next(&row, g);
-#if SUMMED
-                lanes_term(&state, lanes_at(t, row.at, 8 * v));
-#else
-                lanes_take_by(&state, lanes_at(t, row.at, 8 * v), (uint8)((uint)i), exact);
-#endif
+                cursor_next(&cursor, g);
             }
-            lanes[v] = state;
+#if SUMMED
+            if (i1 % COMPENSATED_BLOCK == 0) {  // rows 0 .. i1 - 1 taken: a whole block since the last fold
+                for (uint v = 0; v < vectors; ++v) {
+                    blocked_lanes_fold(&lanes[v]);
+                }
+            }
+#endif
+            i0 = i1;
         }
-        for (ulong i = i0; i < i1; ++i) {
+    } else {
+        // A row at a time, every vector of the band.
+#if SUMMED
+        uint in_block = 1u;  // lanes_first's row
+#endif
+        for (ulong i = 1; i < g->length; ++i) {
             cursor_next(&cursor, g);
-        }
-#if SUMMED
-        if (i1 % COMPENSATED_BLOCK == 0) {  // rows 0 .. i1 - 1 taken: a whole block since the last fold
             for (uint v = 0; v < vectors; ++v) {
-                blocked_lanes_fold(&lanes[v]);
+#if SUMMED
+                lanes_term(&lanes[v], lanes_at(t, cursor.at, 8 * v));
+#else
+                lanes_take_by(&lanes[v], lanes_at(t, cursor.at, 8 * v), (uint8)((uint)i), exact);
+#endif
             }
+#if SUMMED
+            if (++in_block == COMPENSATED_BLOCK) {
+                for (uint v = 0; v < vectors; ++v) {
+                    blocked_lanes_fold(&lanes[v]);
+                }
+                in_block = 0u;
+            }
+#endif
         }
-#endif
-        i0 = i1;
     }
-#endif
     if (!exact) {
         for (uint v = 0; v < vectors; ++v) {
             if (lanes_took_nan(&lanes[v])) {
