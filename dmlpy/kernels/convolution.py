@@ -309,8 +309,9 @@ def unfold_kernel(input_desc: BufferTensorDesc, g: Geometry, fill: bool, profile
 ROW_BLOCK_FILTERS = (3, 5)
 """The filter sizes along each spatial axis the fast path takes (compiled in, so that its loops unroll)."""
 ROW_BLOCK_SPAN = 320
-"""The fast path's padded input rows, floats each (private memory, DEPTHWISE_KH of them): a row of outputs whose
-blocks of 8 read more (wider than 312 at stride 1, 152 at stride 2) takes the general run."""
+"""The fast path's padded input rows, floats each (private memory, DEPTHWISE_KH + 1 of them: the filter's rows and a
+row of zeros): a row of outputs whose blocks of 8 read more (wider than 312 at stride 1, 152 at stride 2) takes the
+general run."""
 
 
 def row_blocks(

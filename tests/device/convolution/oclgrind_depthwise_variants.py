@@ -36,14 +36,15 @@ GAPS = {"input_tensor": 3, "filter_tensor": 1, "bias_tensor": 2, "output_tensor"
 SHAPES = {
     "3x3/1": Shape((1, 2, 4, 19), (3, 3), 2, start=(1, 1), end=(1, 1), groups=2),
     "3x3/2": Shape((1, 2, 5, 22), (3, 3), 2, strides=(2, 2), start=(1, 1), end=(1, 1), groups=2),
-    "5x5/1": Shape((1, 2, 5, 17), (5, 5), 2, dilations=(2, 1), start=(2, 2), end=(2, 2), groups=2),
+    "5x5/1": Shape((1, 2, 11, 17), (5, 5), 2, dilations=(2, 1), start=(2, 2), end=(2, 2), groups=2),
     "5x5/2": Shape((1, 2, 5, 20), (5, 5), 2, strides=(1, 2), start=(2, 2), end=(2, 1), groups=2),
     "3x5-narrow": Shape((1, 2, 3, 5), (3, 5), 2, start=(0, 3), end=(1, 0), groups=2),
     "3x3-d3": Shape((2, 2, 7, 9), (3, 3), 2, dilations=(3, 1), start=(3, 1), end=(3, 1), groups=2),
 }
-"""Rows of 19, 11, 17, 10, 6 and 9 outputs: whole blocks and partial ones; at stride 2 the second load of a block's
+"""Rows of 19, 11, 17, 10, 4 and 9 outputs: whole blocks and partial ones; at stride 2 the second load of a block's
 last filter element reaches the padded row's last element; the padded rows kept from row to row (a slot per input
-row modulo the filter's rows), and none kept under a row dilation of 3 ("3x3-d3", two batches)."""
+row modulo the filter's rows; "5x5/1": seven rows of outputs under a row dilation of 2), and none kept under a row
+dilation of 3 ("3x3-d3", two batches)."""
 
 
 def every_variant() -> list[str]:

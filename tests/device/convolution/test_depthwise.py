@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import dmlpy as dml
+from dmlpy.kernels.launch import CPU_PROFILE
 from tests.device.convolution.cases import RELU, Shape, convolution_case, past_bound, reference
 from tests.device.convolution.test_convolution import MODES, TYPES, run_and_check
 from tests.device.matrix.cases import gamma
@@ -97,9 +98,17 @@ def defines(desc: Any, profile: Any) -> dict[str, str]:
     return dict(step.lowered.kernel.defines)
 
 
-def general_device(device: Any) -> Any:
-    """The same OpenCL device under the "gpu" profile, whose kernel is the general run."""
-    return dml.create_device(cl_device=device.queue.device, launch_profile="gpu")
+def under_profile(device: Any, profile: str) -> Any:
+    """The same OpenCL device under ``profile``: "cpu" takes the fast path, "gpu"'s kernel is the general run."""
+    return dml.create_device(cl_device=device.queue.device, launch_profile=profile)
+
+
+def fast_and_general(device: Any, desc: Any, inputs: dict[str, Any]) -> tuple[Any, Any]:
+    """``desc``'s output by the fast path and by the general run, on ``device``'s OpenCL device whatever the
+    fixture's profile."""
+    fast, general = (under_profile(device, profile) for profile in ("cpu", "gpu"))
+    assert row_blocks(desc, fast.launch_profile) and not row_blocks(desc, general.launch_profile)
+    return run_structured(fast, desc, inputs)["output_tensor"], run_structured(general, desc, inputs)["output_tensor"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -130,13 +139,40 @@ def test_row_blocks_give_the_general_runs_bits_infinities_nans_and_signed_zeros_
     w[2, 0] = [[-0.0, -0.0, 1.0], [-0.0, -1e-30, 1.0], [-0.0, -0.0, 1.0]]
     b[0, 2] = -0.0
     inputs = {**case.inputs, "filter_tensor": w, "input_tensor": x, "bias_tensor": b}
-    assert row_blocks(case.desc, device.launch_profile)
-    fast = run_structured(device, case.desc, inputs)["output_tensor"]
-    general = run_structured(general_device(device), case.desc, inputs)["output_tensor"]
+    fast, general = fast_and_general(device, case.desc, inputs)
     assert np.array_equal(fast.view(np.uint32), general.view(np.uint32))
     assert np.all(np.isfinite(fast[0, 0, :, 0])) and np.isinf(fast[0, 0, :, 1:]).any()
     assert np.isnan(fast[0, 1, 1:4, 19:]).all() and np.isfinite(fast[0, 1, 0]).all()
     assert np.all(fast[0, 2, :, -1] == 0)
+
+
+WIDEST_ROWS = {
+    "5x5/1 312 outputs a row": Shape((1, 2, 5, 312), (5, 5), 2, start=(2, 2), end=(2, 2), groups=2),
+    "3x3/2 152 outputs a row": Shape((1, 2, 3, 304), (3, 3), 2, strides=(2, 2), start=(1, 1), end=(0, 0), groups=2),
+}
+"""The widest rows whose padded input rows fit ROW_BLOCK_SPAN at each row stride."""
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", [*ROW_BLOCK_SHAPES, *WIDEST_ROWS])
+def test_row_blocks_give_the_general_runs_bits_on_every_shape(device: Any, name: str, mode: str) -> None:
+    """Each output's window terms in the general run's order: the same bits, not only within the bound (a sum in
+    another order, the filter's rows reversed say, would pass the bound and fail here)."""
+    case = convolution_case(T.FLOAT32, {**ROW_BLOCK_SHAPES, **WIDEST_ROWS}[name], mode=mode, fused=RELU)
+    fast, general = fast_and_general(device, case.desc, case.inputs)
+    assert np.array_equal(fast.view(np.uint32), general.view(np.uint32))
+
+
+@pytest.mark.parametrize(("row_stride", "widest"), [(1, 312), (2, 152)])
+def test_rows_past_the_private_rows_span_take_the_general_run(row_stride: int, widest: int) -> None:
+    """ROW_BLOCK_SPAN bounds a work-item's private rows: the widest row of outputs that fits takes the fast path,
+    one output more does not (its blocks of 8 would read past the private rows)."""
+    for outputs, fast in ((widest, True), (widest + 1, False)):
+        width = (outputs - 1) * row_stride + 3 - 2  # a 3 x 3 window, one column of padding each side
+        shape = Shape((1, 2, 4, width), (3, 3), 2, strides=(1, row_stride), start=(1, 1), end=(1, 1), groups=2)
+        desc = convolution_case(T.FLOAT32, shape).desc
+        assert row_blocks(desc, CPU_PROFILE) == fast, (row_stride, outputs)
 
 
 def test_row_blocks_as_a_graph_node(device: Any) -> None:
