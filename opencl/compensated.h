@@ -107,6 +107,22 @@ static inline void blocked_lanes_fold(BlockedLanes *s)
     s->in_block = 0u;
 }
 
+// Knuth's TwoSum lane by lane: a + b as hi + lo exactly (lo the rounding error of hi, NaN where hi is not finite),
+// in 6 vector operations whichever operand is larger. The one copy: the lanes' compensated sums below and
+// softmax_lanes.h's differences from a row's maximum.
+typedef struct {
+    float8 hi, lo;
+} DifferenceLanes;
+
+static inline DifferenceLanes two_sum_lanes(float8 a, float8 b)
+{
+    const float8 hi = a + b;
+    const float8 b_part = hi - a;
+    const float8 a_part = hi - b_part;
+    const DifferenceLanes sum = {hi, (a - a_part) + (b - b_part)};
+    return sum;
+}
+
 // Knuth's TwoSum in place of Neumaier's choice, for the terms of the hot loops (softmax.cl's rows, LOG_SUM_EXP's
 // lanes): the same error term, recovered exactly without knowing which operand is larger, in 6 vector operations
 // against 9 (no magnitudes, comparison or select; PoCL's loop also keeps two constants fewer). The same bits as
@@ -115,11 +131,9 @@ static inline void blocked_lanes_fold(BlockedLanes *s)
 // sum is not finite both compensations are NaN or infinite and compensated_total takes the plain sum, which is the same.
 static inline void two_sum_lanes_add(CompensatedLanes *s, float8 term)
 {
-    const float8 total = s->sum + term;
-    const float8 term_part = total - s->sum;
-    const float8 sum_part = total - term_part;
-    s->compensation += (s->sum - sum_part) + (term - term_part);
-    s->sum = total;
+    const DifferenceLanes sum = two_sum_lanes(s->sum, term);
+    s->compensation += sum.lo;
+    s->sum = sum.hi;
 }
 
 static inline void blocked_lanes_add(BlockedLanes *s, float8 term)

@@ -529,13 +529,10 @@ static inline float scaled_elu_float(float x, float alpha, float gamma)
 {
     return x > 0.0f ? gamma * x : gamma * (alpha * expm1_float(x));
 }
-// exp_float(m) for m = -|x| <= 0 without its upper clamp (it changes no lane there): the lower clamp as a select
-// that takes a NaN to EXP_LOWEST, the NaN restored after, as exp_float does; one division of the chosen numerator.
+// e^-|x| by exp_of_nonpositive (exp_float's bits without its upper clamp); one division of the chosen numerator.
 static inline float sigmoid_float(float x)
 {
-    const float m = -abs_float(x);
-    const float e_of_clamped = exp_of_reduced(exp_reduce_within(m > EXP_LOWEST ? m : EXP_LOWEST));
-    const float e = m != m ? m + m : e_of_clamped;
+    const float e = exp_of_nonpositive(-abs_float(x));
     return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
 }
 static inline float scaled_tanh_float(float x, float alpha, float beta) { return alpha * TANH(beta * x); }

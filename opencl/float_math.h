@@ -51,6 +51,9 @@ static inline float with_sign_of(float x, float y)
 {
     return as_float((as_uint(x) & ~SIGN_BIT) | (as_uint(y) & SIGN_BIT));
 }
+// y with x's sign bit or-ed in, for a y computed on |x| that is never negative (a NaN's sign bit is kept or set):
+// one operation fewer than with_sign_of, and a NaN y stays a NaN.
+static inline float or_sign_of(float y, float x) { return as_float(as_uint(y) | (as_uint(x) & SIGN_BIT)); }
 // 2^k as a float, for -126 <= k <= 127 (the exponent field k + 127; callers keep k there).
 static inline float power_of_two(int k) { return as_float((uint)(k + 127) << 23); }
 
@@ -112,6 +115,13 @@ static inline float exp_of_reduced(exp_reduced e)
 static inline float exp_float(float x)
 {
     const float y = exp_of_reduced(exp_reduce(x));
+    return x != x ? x + x : y;
+}
+// exp_float(x) for x <= 0 or a NaN: its upper clamp changes no such lane and is left out; the lower clamp as a
+// select that takes a NaN to EXP_LOWEST, the NaN restored after, as exp_float does. The same bits as exp_float.
+static inline float exp_of_nonpositive(float x)
+{
+    const float y = exp_of_reduced(exp_reduce_within(x > EXP_LOWEST ? x : EXP_LOWEST));
     return x != x ? x + x : y;
 }
 // e^x for x in [-87, 88] (not NaN), where e^x is a normal float: 2^k as one addition to the exponent field, exact,
@@ -213,7 +223,7 @@ static inline float tanh_float(float x)
     p = FMA(p, s, -0x1.55555p-2f);
     const float e = exp_normal(2.0f * (a < 9.1f ? a : 9.1f)); // in [1, e^18.2], a NaN's too
     const float y = a > 0.875f ? 1.0f - 2.0f / (e + 1.0f) : FMA(a, p * s, a);
-    return as_float(as_uint(y) | (as_uint(x) & SIGN_BIT));
+    return or_sign_of(y, x);
 }
 
 // --------------------------------------------------------------------------------------------------- erf, erfc
@@ -279,7 +289,7 @@ static inline float erf_float(float x)
     l = FMA(l, t, -0x1.215d6cp+0f);
     l = FMA(l, t, 0x1.630abp-12f);
     const float y = a >= ERF_SPLIT ? 1.0f - exp_normal(l) : erf_near_0(a); // l in [-18, 0.001]
-    return as_float(as_uint(y) | (as_uint(x) & SIGN_BIT));
+    return or_sign_of(y, x);
 }
 // erfc(x) = 1 - erf(x) near 0 (from 0.81 to 1.19, no cancellation worth an ulp), erfc_tail(x) above, and
 // 2 - erfc_tail(-x) below -0.9277 (from 1.81 to 2).

@@ -61,26 +61,12 @@ static inline float8 exp_lanes(float8 x)
     return x != x ? x + x : y;
 }
 
-// x - maximum as hi + lo exactly, lane by lane: exact_difference's TwoSum, lo 0 where hi is not finite (|hi| < inf
-// as a comparison of its bits with the sign cleared: isfinite is a library call on PoCL). two_sum_lanes leaves lo
-// as TwoSum gives it (NaN where hi is infinite), for terms_lanes, which needs no test.
-typedef struct {
-    float8 hi, lo;
-} DifferenceLanes;
-
-static inline DifferenceLanes two_sum_lanes(float8 x, float maximum)
-{
-    const float negated = -maximum;
-    const float8 hi = x + negated;
-    const float8 x_part = hi - negated;
-    const float8 negated_part = hi - x_part;
-    const DifferenceLanes difference = {hi, (x - x_part) + (negated - negated_part)};
-    return difference;
-}
-
+// x - maximum as hi + lo exactly, lane by lane: exact_difference's TwoSum (compensated.h's two_sum_lanes), lo 0
+// where hi is not finite (|hi| < inf as a comparison of its bits with the sign cleared: isfinite is a library call
+// on PoCL). terms_lanes takes lo as TwoSum gives it (NaN where hi is infinite), since it needs no test.
 static inline DifferenceLanes difference_lanes(float8 x, float maximum)
 {
-    DifferenceLanes difference = two_sum_lanes(x, maximum);
+    DifferenceLanes difference = two_sum_lanes(x, (float8)(-maximum));
     const int8 finite = as_float8(as_uint8(difference.hi) & 0x7fffffffu) < INFINITY;
     difference.lo = finite ? difference.lo : 0.0f;
     return difference;
@@ -96,7 +82,7 @@ static inline DifferenceLanes difference_lanes(float8 x, float maximum)
 // (a call per eight terms).
 __attribute__((always_inline)) static inline float8 terms_lanes(float8 x, float maximum)
 {
-    const DifferenceLanes difference = two_sum_lanes(x, maximum);
+    const DifferenceLanes difference = two_sum_lanes(x, (float8)(-maximum));
     const float8 e = exp_lanes_within(difference.hi);
     return difference.hi > EXP_LOWEST ? FMA_LANES(e, difference.lo, e) : 0.0f;
 }
