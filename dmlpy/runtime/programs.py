@@ -33,10 +33,12 @@ def device_options(device: cl.Device) -> tuple[str, ...]:
     payload (the exhaustive float16 tests check it) and the check measured up to 1.3x slower on strided
     float32 there; and the Round extension's half tensors converted through integer bits (DML_HALF_BITS,
     opencl/half_bits.h; the element-wise template converts them so on every device), which its vectoriser
-    handles where vload_half and vstore_half run element by element. Everywhere else every rounding keeps NaN
-    bits itself: NVIDIA's built-ins do not."""
+    handles where vload_half and vstore_half run element by element; and the integer products' pairs of
+    16-bit products summed under a mask that changes no value (DML_PAIR_MASK, opencl/gemm_pairs.h), without which
+    its LLVM 14 loses the vpmaddwd, where Intel's compiler makes VNNI's vpdpwssd of the plain sum. Everywhere else
+    every rounding keeps NaN bits itself: NVIDIA's built-ins do not."""
     if device.platform.name == POCL_PLATFORM:
-        return ("-DDML_ELEMENTWISE_BUILTINS=1", "-DDML_KEEP_NAN_BITS=0", "-DDML_HALF_BITS=1")
+        return ("-DDML_ELEMENTWISE_BUILTINS=1", "-DDML_KEEP_NAN_BITS=0", "-DDML_HALF_BITS=1", "-DDML_PAIR_MASK=1")
     return ()
 
 
