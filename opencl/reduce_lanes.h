@@ -86,7 +86,8 @@ static inline void lanes_term(lanes_t *lanes, float8 x)
 #endif
 }
 
-// lanes_term, each lane's block folded when full: blocked_lanes_add's steps.
+// lanes_term, each lane's block folded when full: blocked_lanes_add's block folding (its terms by lanes_term's
+// Neumaier sums, not TwoSum).
 static inline void lanes_take(lanes_t *lanes, float8 x, uint8 index)
 {
     lanes_term(lanes, x);
