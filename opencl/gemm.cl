@@ -1,7 +1,8 @@
 // gemm.cl: DirectML's matrix products (dmlpy/ops/gemm.py, matrix_multiply_integer.py; laid out by
 // dmlpy/kernels/contraction.py): GEMM (OPERATOR 0), MATRIX_MULTIPLY_INTEGER (1), QUANTIZED_LINEAR_MATRIX_MULTIPLY
 // (2) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (3), one kernel, `contraction`, whose tensors are the operator's; and the
-// convolutions' products (dmlpy/kernels/convolution.py: the filter times the unfolded input): CONVOLUTION as GEMM,
+// convolutions' products (dmlpy/kernels/convolution.py: the filter times the unfolded input, or, IMPLICIT, the input
+// read through the window into the panel by gemm_window.h): CONVOLUTION as GEMM,
 // CONVOLUTION_INTEGER as MATRIX_MULTIPLY_INTEGER, QUANTIZED_LINEAR_CONVOLUTION (4), QUANTIZED_LINEAR_MATRIX_MULTIPLY
 // with an INT32 bias per row added to the sum.
 //

@@ -10,8 +10,10 @@ launches. The steps, each only where it is needed:
 1. the filter copied packed as {GroupCount, M, K} (``movement.window_copy``) where it is not one already: a
    flipped filter (CONVOLUTION FORWARD, CROSS_CORRELATION BACKWARD: steps of -1 along the spatial axes), BACKWARD's
    {InputChannelCount, OutputChannelCount / GroupCount, ...} (its first two axes swapped), or K not one stride;
-2. the input unfolded (``unfold_kernel``) but for a pointwise FORWARD convolution (a 1 x 1 filter, strides 1, no
-   padding) whose input's spatial axes are one stride: the input is then the matrix as it is;
+2. the input unfolded (``unfold_kernel``) but for a FORWARD float convolution under the "cpu" profile, whose
+   contraction reads its panel through the window itself (``opencl/gemm_window.h``, IMPLICIT), and a pointwise
+   FORWARD convolution (a 1 x 1 filter, strides 1, no padding) whose input's spatial axes are one stride: the input
+   is then the matrix as it is;
 3. the contraction, the bias and FusedActivation in its epilogue, into the output, or, where the output's spatial
    axes are not one stride, into a packed temporary copied out after (``movement.strided_copy``).
 

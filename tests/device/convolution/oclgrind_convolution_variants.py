@@ -56,6 +56,10 @@ WIDE = Shape((1, 2, 3, 21), (9, 8), 2, start=(4, 3), end=(4, 4))
 """A FORWARD window the "cpu" profile's contraction reads through (gemm_window.h): rows of 21 outputs, so that tiles
 of 16 columns lie in one row (padded at either end) or straddle two; 72 filter elements, past the 64 a tile keeps
 recipes for; K 144, past a 128-deep block."""
+WIDE_STRIDE_2 = Shape((1, 3, 9, 40), (3, 3), 2, strides=(2, 2), start=(1, 1), end=(1, 1))
+"""Rows of 20 outputs at stride 2: the first tile's 16 columns read whole runs of the input with a step of 2."""
+FORWARD_SHAPES = {"pointwise": POINTWISE, "wide": WIDE, "wide2": WIDE_STRIDE_2}
+"""The FORWARD-only windows: the contraction reads the input itself or through the window."""
 INTEGER_SHAPES = {
     "1d": Shape((2, 3, 11), (3,), 6, strides=(2,), dilations=(2,), start=(2,), end=(1,), groups=3),
     "2d": Shape((1, 4, 5, 6), (3, 3), 4, strides=(1, 2), start=(1, 1), end=(2, 0), groups=2),
@@ -83,7 +87,7 @@ def every_variant() -> list[str]:
     ]
     pointwise = [
         f"CONV {t} CROSS_CORRELATION forward {shape} {layout}"
-        for shape in ("pointwise", "wide")
+        for shape in FORWARD_SHAPES
         for t in ("FLOAT32", "FLOAT16")
         for layout in LAYOUTS
     ]
@@ -119,7 +123,7 @@ def case_of(label: str) -> Case:
     gaps = GAPS if words[-1] == "strided" else None
     if words[0] == "CONV":
         data_type, mode, direction, shape_name = T[words[1]], words[2], words[3], words[4]
-        shape = {"pointwise": POINTWISE, "wide": WIDE}.get(shape_name) or SHAPES[shape_name]
+        shape = FORWARD_SHAPES.get(shape_name) or SHAPES[shape_name]
         fused = RELU if every_variant().index(label) % 2 else None
         return convolution_case(data_type, shape._replace(backward=direction == "backward"), mode=mode,
                                 fused=fused, gaps=gaps)  # fmt: skip

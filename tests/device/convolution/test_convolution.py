@@ -1,4 +1,5 @@
-"""CONVOLUTION runs (the input unfolded by opencl/convolution.cl, gemm.cl's contraction; dmlpy/kernels/convolution.py)
+"""CONVOLUTION runs (gemm.cl's contraction over the input unfolded by opencl/convolution.cl, or under the "cpu" profile
+read through the window by the contraction itself, IMPLICIT, with the same bits; dmlpy/kernels/convolution.py)
 against cases.py's float64 reference within the bound docs/operators/convolution.md derives: every data type of its
 support table, both modes and directions, 1-D, 2-D and 3-D, strides, dilations, asymmetric padding, output padding,
 groups and depth-wise, a bias, a fused activation, strided tensors (the filter copied, the output staged), a
@@ -81,14 +82,36 @@ def test_strided_tensors_at_offsets(device: Any, backward: bool) -> None:
     run_and_check(device, case, {"input_tensor": 16, "filter_tensor": 32, "output_tensor": 48})
 
 
-def test_the_window_read_by_the_contraction(device: Any) -> None:
-    """FORWARD under the "cpu" profile: gemm.cl's panel reads the input through the window (gemm_window.h, no unfold).
-    Rows of 21 outputs (tiles of 16 columns inside one row, padded at either end, or across two), 72 filter elements
-    (past the 64 a tile keeps recipes for), K 144 (past a 128-deep block), 2 x 3 = 6 row tiles' worth of channels."""
-    case = convolution_case(T.FLOAT32, Shape((1, 2, 3, 21), (9, 8), 6, start=(4, 3), end=(4, 4)), fused=RELU)
+WINDOW_READS = {
+    "rows of 21, 9 x 8": Shape((1, 2, 3, 21), (9, 8), 6, start=(4, 3), end=(4, 4)),
+    "rows of 20 at stride 2": Shape((1, 3, 9, 40), (3, 3), 5, strides=(2, 2), start=(1, 1), end=(1, 1)),
+}
+"""Rows of 21 outputs (tiles of 16 columns inside one row, padded at either end, or across two), 72 filter elements
+(past the 64 a tile keeps recipes for), K 144 (past a 128-deep block), 2 x 3 = 6 row tiles' worth of channels; and
+rows of 20 outputs at stride 2, whose first tile's 16 columns read whole runs with a step of 2."""
+
+
+@pytest.mark.parametrize("name", WINDOW_READS)
+def test_the_window_read_by_the_contraction(device: Any, name: str) -> None:
+    """FORWARD under the "cpu" profile: gemm.cl's panel reads the input through the window (gemm_window.h, no
+    unfold); under "gpu" the unfold."""
+    case = convolution_case(T.FLOAT32, WINDOW_READS[name], fused=RELU)
     contraction = case.desc.plan(device.launch_profile).steps[-1].lowered.kernel
     assert (dict(contraction.defines).get("IMPLICIT") == "1") != device.launch_profile.grid_stride
     run_and_check(device, case)
+
+
+@pytest.mark.one_profile
+@pytest.mark.parametrize("name", WINDOW_READS)
+def test_the_window_read_gives_the_unfolds_bits(device: Any, name: str) -> None:
+    """The panel read through the window holds the values the unfolded columns would, in the same places, so the
+    contraction sums the same terms in the same order: the same bits as the "gpu" profile's unfold and contraction
+    (not only within the bound: a panel in another order, or a padding cell taken from the wrong place but small,
+    would pass the bound and fail here)."""
+    case = convolution_case(T.FLOAT32, WINDOW_READS[name], fused=RELU)
+    implicit, unfolded = (dml.create_device(cl_device=device.queue.device, launch_profile=p) for p in ("cpu", "gpu"))
+    got = [run_structured(d, case.desc, case.inputs)["output_tensor"] for d in (implicit, unfolded)]
+    assert np.array_equal(got[0].view(np.uint32), got[1].view(np.uint32))
 
 
 @pytest.mark.parametrize("data_type", [T.FLOAT32, T.FLOAT16], ids=lambda t: t.name)

@@ -24,7 +24,7 @@ def _check(device: Any, case: Any) -> None:
 @pytest.mark.parametrize("a_type", [T.UINT8, T.INT8], ids=lambda t: t.name)
 @pytest.mark.parametrize("a_by_columns", [False, True], ids=["rows", "columns"])
 def test_blocks_tiles_and_steps(device: Any, a_type: Any, a_by_columns: bool) -> None:
-    """M 70 (a full 64-row tile and 6 rows), N 35 (two 16-column tiles and 3), K 301 (128 + 128 + 45)."""
+    """M 70 (a full 64-row tile and 6 rows), N 35 (a 32-column tile and 3), K 301 (128 + 128 + 45)."""
     _check(device, random_case(a_type, 70, 301, 35, a_by_columns=a_by_columns))
 
 
