@@ -80,13 +80,10 @@
 // at a time, every vector. The compilers want opposite orders, and on short columns each the other's: on (4096, 4096)
 // PoCL ran runs 1.5x faster (its code keeps a band's eight states on the stack, a run's in registers), Intel's runtime
 // 2.4x slower; on (16, 1M), least of 31 in one process, runs took PoCL 3.35 ms against 3.06 a row at a time and
-// Intel's runtime 2.76 against 4.34 (docs/performance.md, Reductions). SHORT_COLUMNS: fewer rows than the rows plan
-// takes (dmlpy/kernels/reduce_split.py's 2 * MIN_CHUNK_ROWS).
+// Intel's runtime 2.76 against 4.34 (docs/performance.md, Reductions). SHORT_COLUMNS (dmlpy/kernels/reduction.py's,
+// set with WALK): fewer rows than the rows plan takes.
 #ifndef BAND_RUN
 #define BAND_RUN 8u
-#endif
-#ifndef SHORT_COLUMNS
-#define SHORT_COLUMNS 64u
 #endif
 #ifdef DML_ELEMENTWISE_BUILTINS
 #define RUNS_WHEN_TALL true

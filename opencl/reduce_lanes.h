@@ -122,9 +122,23 @@ static inline float state_result(state_t s, ulong length)
 {
     return sum_result(s, length);
 }
+// The end of state_result lane by lane, from a blocked sum's totals: blocked_total's fold of the empty block,
+// compensated_total and the function's finish, each step as the scalar one, so the same bits.
+static inline void lanes_finish(CompensatedLanes s, ulong length, result_t results[8])
+{
+    const float8 zero = (float8)(0.0f);
+    compensated_lanes_add(&s, zero);
+    s.compensation += zero;
+    const int8 finite = as_float8(as_uint8(s.sum) & (uint8)0x7fffffffu) < (float8)(INFINITY);
+    float totals[8];
+    vstore8(finite ? s.sum + s.compensation : s.sum, 0, totals);
+    for (int lane = 0; lane < 8; ++lane) {
+        results[lane] = sum_finish(totals[lane], length);
+    }
+}
+
 // Each lane's result as state_from_lane and state_result give it, the eight at once (BANDS_WALK, whose lanes are
-// eight groups): blocked_take_lane into an empty sum and blocked_total's fold, each step as the scalar one, so the
-// same bits; then the function's finish lane by lane.
+// eight groups): blocked_take_lane into an empty sum, then lanes_finish.
 static inline void lanes_results(const lanes_t *lanes, ulong length, result_t results[8])
 {
     const float8 zero = (float8)(0.0f);
@@ -134,14 +148,7 @@ static inline void lanes_results(const lanes_t *lanes, ulong length, result_t re
     compensated_lanes_add(&s, lanes->total.sum);
     compensated_lanes_add(&s, lanes->block.sum);
     s.compensation += lanes->total.compensation + lanes->block.compensation;
-    compensated_lanes_add(&s, zero);  // blocked_total's fold
-    s.compensation += zero;
-    const int8 finite = as_float8(as_uint8(s.sum) & (uint8)0x7fffffffu) < (float8)(INFINITY);
-    float totals[8];
-    vstore8(finite ? s.sum + s.compensation : s.sum, 0, totals);  // compensated_total
-    for (int lane = 0; lane < 8; ++lane) {
-        results[lane] = sum_finish(totals[lane], length);
-    }
+    lanes_finish(s, length, results);
 }
 #elif EXTREME
 typedef struct {

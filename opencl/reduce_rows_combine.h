@@ -21,19 +21,8 @@ static inline void combined_take(combined_t *s, uint8 first, uint8 second, ulong
     s->compensation += as_float8(second);
 }
 
-// state_result's steps lane by lane: blocked_total's fold of the empty block, compensated_total, sum_finish.
-static inline void combined_results(combined_t s, ulong length, result_t results[8])
-{
-    const float8 zero = (float8)(0.0f);
-    compensated_lanes_add(&s, zero);
-    s.compensation += zero;
-    const int8 finite = as_float8(as_uint8(s.sum) & (uint8)0x7fffffffu) < (float8)(INFINITY);
-    float totals[8];
-    vstore8(finite ? s.sum + s.compensation : s.sum, 0, totals);
-    for (int lane = 0; lane < 8; ++lane) {
-        results[lane] = sum_finish(totals[lane], length);
-    }
-}
+// state_result's steps lane by lane (reduce_lanes.h's lanes_finish).
+static inline void combined_results(combined_t s, ulong length, result_t results[8]) { lanes_finish(s, length, results); }
 #else
 // The extremes' and the product's lanes: combine_take's first record, then state_take's rule per chunk (the NaN
 // rule, lanes_take_by exact), chunk c's indices from c times chunk_length.

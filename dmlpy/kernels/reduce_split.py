@@ -23,6 +23,7 @@ from dmlpy.kernels.launch import KernelParameter, LaunchProfile, LoweredOperator
 from dmlpy.kernels.plan import OperatorPlan, PlannedStep, PlanRef
 from dmlpy.kernels.reduction import (
     LANES,
+    SHORT_COLUMNS,
     VECTOR_LIMIT,
     reduce_defines,
     reduction_kernel,
@@ -173,9 +174,9 @@ ROWS_CHUNK = 256
 and records of 1/128 of the input for the combine to read. SUM over axis 0 of (4096, 4096), least of 11 in one
 process on the loaded 2-core machine: chunks of 128, 256 and 512 rows 4.4, 3.8, 3.5 ms on PoCL (MAX 4.3, 4.3, 3.7; a
 read 3.0): the combine's share shrinks with the chunks, and fewer chunks leave a larger CPU idle."""
-MIN_CHUNK_ROWS = 32
-"""The fewest rows of a chunk: fewer rows than this stay with one launch's bands (which read few rows mostly in
-order already)."""
+MIN_CHUNK_ROWS = SHORT_COLUMNS // 2
+"""The fewest rows of a chunk, two chunks at least: columns shorter than SHORT_COLUMNS stay with one launch's bands
+(which read few rows mostly in order already)."""
 
 
 def _row_chunk(rows: int) -> int | None:
@@ -188,7 +189,7 @@ def _row_chunk(rows: int) -> int | None:
 
 def _rows_plan(call: _Reduction) -> OperatorPlan | None:
     """Tall columns in chunks of rows (ROWS_WALK), where one dimension is reduced after coalescing, at least
-    2 * MIN_CHUNK_ROWS long (a chunk's rows divide it) and shorter than VECTOR_LIMIT (the combine's lanes keep
+    SHORT_COLUMNS long (a chunk's rows divide it) and shorter than VECTOR_LIMIT (the combine's lanes keep
     indices as uint), the innermost kept one is contiguous in the input and a multiple
     of LANES, and reduce.cl's vector walks serve the function; else None. The records lie in two planes per chunk (the
     columns' first words, then their second words), so that eight columns' states are one run of each."""
@@ -197,7 +198,7 @@ def _rows_plan(call: _Reduction) -> OperatorPlan | None:
         return None
     rows, columns = layout.sizes[kept_rank], layout.sizes[kept_rank - 1]
     input_strides, output_strides = layout.strides
-    chunk = _row_chunk(rows) if rows >= 2 * MIN_CHUNK_ROWS else None
+    chunk = _row_chunk(rows) if rows >= SHORT_COLUMNS else None
     if chunk is None or input_strides[kept_rank - 1] != 1 or columns % LANES or rows >= VECTOR_LIMIT:
         return None
     chunks, row_step = rows // chunk, input_strides[kept_rank]

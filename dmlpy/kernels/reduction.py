@@ -91,6 +91,11 @@ input 1.5-1.8); and the first 64 rows measured alike on (16, 1M). Wider bands le
 16) and their state no longer fits the first-level cache with the input's lines."""
 
 
+SHORT_COLUMNS = 64
+"""Columns of fewer rows are short: BANDS_WALK walks them in the other order (reduce.cl's SHORT_COLUMNS), and the rows
+plan (reduce_split.py) takes none of them, its chunks at least half this long."""
+
+
 def reduce_walk(
     layout: ElementwiseLayout,
     kept_rank: int,
@@ -113,7 +118,7 @@ def reduce_walk(
         if layout.rank - kept_rank == 1 and contiguous(kept_rank) and length >= LANES:
             return (("WALK", "1"),), 1
         if bands and kept_rank and contiguous(kept_rank - 1) and layout.sizes[kept_rank - 1] >= LANES:
-            return (("WALK", "2"), ("BAND", f"{BAND}u")), BAND
+            return (("WALK", "2"), ("BAND", f"{BAND}u"), ("SHORT_COLUMNS", f"{SHORT_COLUMNS}u")), BAND
     return (("WALK", "0"),), 1
 
 

@@ -5,6 +5,7 @@ docs/operators/reduction.md derives for each float result (``bound``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,14 +121,21 @@ def mismatch(function: Any, x: npt.NDArray[Any], axes: tuple[int, ...], got: npt
 
 
 def reduce_desc(
-    function: Any, data_type: Any, shape: tuple[int, ...], axes: tuple[int, ...], strides: Any = None
+    function: Any,
+    data_type: Any,
+    shape: tuple[int, ...],
+    axes: tuple[int, ...],
+    strides: Any = None,
+    output_strides: Callable[[tuple[int, ...]], Any] | None = None,
 ) -> Any:
-    """REDUCE of ``function`` over ``axes`` of an input of ``shape`` (``strides``: None packed), its output packed."""
+    """REDUCE of ``function`` over ``axes`` of an input of ``shape`` (``strides``: None packed), its output packed or
+    at ``output_strides(its sizes)``."""
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    out_strides = None if output_strides is None else output_strides(out_sizes)
     return dml.ReduceOperatorDesc(
         function=function,
         input_tensor=tensor(data_type, shape, strides),
-        output_tensor=tensor(dml.TensorDataType.UINT32 if function in ARG else data_type, out_sizes),
+        output_tensor=tensor(dml.TensorDataType.UINT32 if function in ARG else data_type, out_sizes, out_strides),
         axes=axes,
     )
 

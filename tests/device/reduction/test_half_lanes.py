@@ -2,7 +2,7 @@
 NumPy's float16 -> float32 conversion on all 65,536 halves: every non-NaN value bit for bit, and every NaN with the
 sign and payload half_bits_to_float keeps (its 10 bits 13 places up, the float's exponent all ones). And the FLOAT16
 sums' own load (reduce_lanes.h's load_lanes: vload_half8 outside PoCL) through REDUCE SUM: each half alone among
-zeros in a group of eight comes back as itself."""
+zeros in a group of eight, every non-NaN half back as itself (-0 as +0) and every NaN as a NaN."""
 
 from __future__ import annotations
 

@@ -52,6 +52,30 @@ def test_each_function_in_chunks_of_rows(device: Any, function: Any, data_type: 
         assert problem is None, f"strides {strides}: {problem}"
 
 
+def every_other(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides, doubled: each element followed by an unused one."""
+    return tuple(2 * s for s in padded_strides(sizes, 0))
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes", "walks"),
+    [(SHAPE, AXES, ["3", "3"]), ((16, 64), (0,), ["2"])],
+    ids=["rows", "bands"],
+)
+@pytest.mark.parametrize("function", [F.SUM, F.MAX, F.ARGMAX], ids=lambda f: f.name)
+def test_eight_results_to_an_output_at_strides(
+    device: Any, shape: tuple[int, ...], axes: tuple[int, ...], walks: list[str], function: Any
+) -> None:
+    """The rows combine's and the bands' eight results a store (reduce_lanes.h's store_eight): at constant offsets
+    where the output is packed along the kept groups (the other tests), through the output's strides where it is not
+    (every element's stride doubled here: a gap after each)."""
+    x = values(T.FLOAT32, function, 7, shape)
+    desc = reduce_desc(function, T.FLOAT32, shape, axes, output_strides=every_other)
+    assert _walks(desc) == walks and desc.output_tensor.desc.strides[-1] != 1
+    problem = mismatch(function, x, axes, run_reduce(device, desc, x))
+    assert problem is None, problem
+
+
 def test_two_strips_of_a_row(device: Any) -> None:
     """4104 columns: a strip of 4096 (ROWS_STRIP) and one of 8."""
     shape, axes = (64, 4104), (0,)
