@@ -117,7 +117,7 @@ static inline float exp_float(float x)
     const float y = exp_of_reduced(exp_reduce(x));
     return x != x ? x + x : y;
 }
-// exp_float(x) for x <= 0 or a NaN: its upper clamp changes no such lane and is left out; the lower clamp as a
+// exp_float(x) for x <= 0 or a NaN: its upper clamp changes no such lane and is not applied; the lower clamp as a
 // select that takes a NaN to EXP_LOWEST, the NaN restored after, as exp_float does. The same bits as exp_float.
 static inline float exp_of_nonpositive(float x)
 {
